@@ -1,0 +1,67 @@
+// Bundles the extension host code, the CLI and the webview apps. `--watch` rebuilds on change.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import * as esbuild from "esbuild";
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const watch = process.argv.includes("--watch");
+const define = { __RLENV_VERSION__: JSON.stringify(pkg.version) };
+// Optional native parts of dockerode's ssh transport: never bundled (Electron's ABI differs).
+const nativeOptional = ["cpu-features", "ssh2"];
+
+/** Node targets: the extension (CommonJS, `vscode` external) and the `rlenv` CLI. */
+const nodeBuilds = [
+  { entryPoints: { extension: "src/extension/main.ts" }, external: ["vscode", ...nativeOptional] },
+  { entryPoints: { cli: "src/cli/main.ts" }, external: nativeOptional, banner: { js: "#!/usr/bin/env node" } },
+];
+
+/** Browser targets: one bundle per app folder in webviews/src/apps/<name>/main.ts. */
+const appsDir = "webviews/src/apps";
+const webApps = existsSync(appsDir)
+  ? readdirSync(appsDir).filter((n) => existsSync(path.join(appsDir, n, "main.ts")))
+  : [];
+
+const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none" };
+
+const configs = [
+  ...nodeBuilds.map((b) => ({
+    ...common,
+    ...b,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    outdir: "dist",
+    mainFields: ["module", "main"],
+    // The CLI's banner comes from src; strip the duplicate shebang esbuild keeps.
+  })),
+  ...webApps.map((name) => ({
+    ...common,
+    entryPoints: { [name]: path.join(appsDir, name, "main.ts") },
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    outdir: "dist/webviews",
+    minify: !watch,
+    loader: { ".ttf": "file", ".css": "css" },
+    assetNames: "[name]",
+  })),
+];
+
+// Monaco's editor worker is its own bundle, loaded by the webview from the extension.
+if (existsSync("node_modules/monaco-editor/esm/vs/editor/editor.worker.js") && webApps.length > 0) {
+  configs.push({
+    ...common,
+    entryPoints: { "editor.worker": "monaco-editor/esm/vs/editor/editor.worker.js" },
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    outdir: "dist/webviews",
+    minify: !watch,
+  });
+}
+
+if (watch) {
+  for (const c of configs) await (await esbuild.context(c)).watch();
+} else {
+  await Promise.all(configs.map((c) => esbuild.build(c)));
+}

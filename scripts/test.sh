@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite: typecheck, lint, build, bring up services (Docker, the sandbox
+# image, Chromium, Slurm, code-server) where this machine allows, then unit, integration,
+# extension-host and browser suites. Missing services are named plainly and their
+# tests skip with that reason. Exit status is non-zero if any stage fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .test-artifacts/tap && mkdir -p .test-artifacts/tap .test-artifacts/services
+failed=()
+stage() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "━━ $name"
+  if "$@"; then echo "━━ $name: ok ($((SECONDS - t0)) s)"; else echo "━━ $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
+}
+
+stage typecheck npm run --silent typecheck
+stage lint npm run --silent lint
+stage build npm run --silent build
+stage schema-fresh npx tsx scripts/write-schemas.ts --check
+stage services bash test/setup/all.sh
+# shellcheck disable=SC1091
+[ -f .test-artifacts/services/env ] && set -a && . .test-artifacts/services/env && set +a
+stage unit bash scripts/run-node-tests.sh test/unit
+stage integration bash scripts/run-node-tests.sh test/integration
+[ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
+[ -d test/e2e ] && stage e2e bash scripts/run-node-tests.sh test/e2e
+
+echo
+echo "services:"; cat .test-artifacts/services/summary 2>/dev/null | sed 's/^/  /'
+pass=0; fail=0; skip=0
+for f in .test-artifacts/tap/*.tap; do
+  [ -f "$f" ] || continue
+  p=$(grep -E '^# pass ' "$f" | tail -1 | awk '{print $3}'); pass=$((pass + ${p:-0}))
+  x=$(grep -E '^# fail ' "$f" | tail -1 | awk '{print $3}'); fail=$((fail + ${x:-0}))
+  s=$(grep -E '^# skipped ' "$f" | tail -1 | awk '{print $3}'); skip=$((skip + ${s:-0}))
+done
+if [ -f .test-artifacts/extension-counts ]; then
+  read -r ep ef < .test-artifacts/extension-counts; pass=$((pass + ep)); fail=$((fail + ef))
+fi
+if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ ${#failed[@]} -eq 0 ] && [ "$fail" -eq 0 ]

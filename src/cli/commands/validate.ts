@@ -1,0 +1,54 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+
+export interface ValidateStaticResult {
+  dir: string;
+  name?: string;
+  tasks: number;
+  problems: Problem[];
+}
+
+/** Static validation of environment folders: schema, paths, tasks. */
+export function validateStatic(dirs: string[]): ValidateStaticResult[] {
+  return dirs.map((d) => {
+    const { env, problems } = loadEnvironment(d);
+    return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
+  });
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command("validate")
+    .description("Check environment folders: manifest, tasks, paths (and with --run, oracle and nop rollouts)")
+    .argument("[dirs...]", "environment folders", ["."])
+    .option("--json", "print results as JSON")
+    .option("--run", "also roll out the oracle (must reach the threshold) and nop (must not) on every task")
+    .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto", "auto")
+    .option("--concurrency <n>", "concurrent rollouts for --run", (v) => Number.parseInt(v, 10))
+    .option("--tasks <ids...>", "only these task ids (with --run)")
+    .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
+    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean }) => {
+      const results = validateStatic(dirs);
+      const cwd = process.cwd();
+      let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
+      let runReport: unknown;
+      if (opts.run && !failed) {
+        const { validateByRollouts } = await import("./validate-run");
+        const r = await validateByRollouts(dirs, opts);
+        runReport = r.report;
+        failed ||= !r.ok;
+      }
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`);
+      } else {
+        for (const r of results) {
+          for (const p of r.problems) process.stdout.write(`${formatProblem(p, cwd)}\n`);
+          const errors = r.problems.filter((p) => p.severity === "error").length;
+          const label = r.name ?? path.relative(cwd, r.dir);
+          process.stderr.write(errors ? `✗ ${label}: ${errors} problem${errors === 1 ? "" : "s"}, ${r.tasks} tasks loaded\n` : `✓ ${label}: ${r.tasks} tasks\n`);
+        }
+      }
+      process.exitCode = failed ? 1 : 0;
+    });
+}

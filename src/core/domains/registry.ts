@@ -1,0 +1,18 @@
+import type { Domain } from "../schema/common";
+import type { DomainPlugin } from "./types";
+
+/**
+ * Domain plugins by name. Each domain folder exports its plugin; add it here.
+ * Loaded lazily so the CLI and the extension only load the domains they use.
+ */
+const loaders: Partial<Record<Domain, () => Promise<DomainPlugin>>> = {
+  // code: () => import("./code").then((m) => m.codeDomain),
+  // scene3d: () => import("./scene3d").then((m) => m.scene3dDomain),
+  // document: () => import("./document").then((m) => m.documentDomain),
+};
+
+export async function loadDomain(domain: Domain): Promise<DomainPlugin> {
+  const load = loaders[domain] ?? loaders.code;
+  if (!load) throw new Error(`domain '${domain}' has no plugin registered in core/domains/registry.ts`);
+  return load();
+}

@@ -1,0 +1,72 @@
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import type { Sandbox } from "../sandbox/types";
+import type { Artifacts, ContentPart, RewardComponent, TrajectoryEvent } from "../schema/trajectory";
+import type { VerifierConfig } from "../schema/verifier";
+
+/** Per-rollout state shared by a domain's tools and verifiers (the scene, the document index…). */
+export type RolloutState = Map<string, unknown>;
+
+export interface ToolContext {
+  env: Environment;
+  task: LoadedTask;
+  /**
+   * The rollout's sandbox, acquired on first use: domains whose tools run in-process
+   * (builtin scenes, document search) never pay for one.
+   */
+  sandbox(): Promise<Sandbox>;
+  state: RolloutState;
+  signal: AbortSignal;
+  /** Milliseconds allowed for this call (the step timeout). */
+  timeoutMs: number;
+}
+
+export interface ToolResult {
+  /** Shown to the policy (truncated by the engine to tool_output_limit). */
+  output: string | ContentPart[];
+  exitCode?: number | null;
+  status?: "ok" | "error" | "timeout" | "oom" | "killed";
+  /** A tool error the agent can read and recover from (bad arguments, missing file). */
+  error?: string;
+  artifacts?: Artifacts;
+  /** Set by submit tools: the rollout ends after this call; `answer` is what the verifiers grade. */
+  submit?: { answer?: unknown };
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object, shown to the policy. */
+  parameters: Record<string, unknown>;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface VerifyContext {
+  env: Environment;
+  task: LoadedTask;
+  sandbox(): Promise<Sandbox>;
+  state: RolloutState;
+  /** The submitted answer (from submit / submit_report), if any. */
+  answer: unknown;
+  /** Events so far, for verifiers that look at the process (citations, tool use). */
+  events: readonly TrajectoryEvent[];
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/** A verifier turns the final state into a score in [0, 1]. Throwing is recorded as an error and scores 0. */
+export interface Verifier<C extends VerifierConfig = VerifierConfig> {
+  type: C["type"];
+  verify(config: C, ctx: VerifyContext): Promise<Omit<RewardComponent, "name" | "type" | "weight">>;
+}
+
+/** What a domain contributes: its tools, its verifiers, and per-rollout set-up. */
+export interface DomainPlugin {
+  name: string;
+  tools(env: Environment): ToolDefinition[];
+  verifiers?: Verifier[];
+  /** Called once per rollout after the sandbox is reset, before the first turn. */
+  setup?(ctx: ToolContext): Promise<void>;
+  /** Called when the rollout ends, whatever the outcome. */
+  teardown?(ctx: ToolContext): Promise<void>;
+}

@@ -1,0 +1,160 @@
+import type { z } from "zod";
+import { didYouMean } from "./suggest";
+
+/** What a zod issue means, said for a person, plus where to point and an optional fix. */
+export interface Explained {
+  /** Path of the node to point at (may extend the issue path to a key). */
+  path: PropertyKey[];
+  /** Point at the key of the last path segment rather than its value. */
+  atKey: boolean;
+  message: string;
+  fix?: { kind: "rename-field"; from: string; to: string } | { kind: "insert-field"; field: string; value: unknown };
+}
+
+function article(type: string): string {
+  switch (type) {
+    case "object":
+      return "an object";
+    case "array":
+      return "a list";
+    case "string":
+      return "a string";
+    case "number":
+    case "int":
+      return "a number";
+    case "boolean":
+      return "true or false";
+    case "null":
+      return "null";
+    case "undefined":
+      return "nothing";
+    default:
+      return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function getAt(root: unknown, path: ReadonlyArray<PropertyKey>): { found: boolean; value: unknown } {
+  let cur: unknown = root;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return { found: false, value: undefined };
+    const rec = cur as Record<PropertyKey, unknown>;
+    if (!(seg in rec)) return { found: false, value: undefined };
+    cur = rec[seg];
+  }
+  return { found: true, value: cur };
+}
+
+/** Known keys of the object schema at a path, for "did you mean" on unknown fields. */
+export type KeysAt = (path: ReadonlyArray<PropertyKey>) => string[];
+
+export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: KeysAt): Explained[] {
+  const path = issue.path as PropertyKey[];
+  switch (issue.code) {
+    case "invalid_type": {
+      const at = getAt(data, path);
+      if (!at.found || at.value === undefined) {
+        const field = String(path[path.length - 1] ?? "");
+        return [
+          {
+            path: path.slice(0, -1),
+            atKey: false,
+            message: `missing required field '${field}' (${article(issue.expected)})`,
+            fix: { kind: "insert-field", field, value: placeholderFor(issue.expected) },
+          },
+        ];
+      }
+      return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}` }];
+    }
+    case "unrecognized_keys": {
+      const known = keysAt(path);
+      return issue.keys.map((key) => {
+        const guess = didYouMean(key, known);
+        return {
+          path: [...path, key],
+          atKey: true,
+          message: guess ? `unknown field '${key}' (did you mean '${guess}'?)` : `unknown field '${key}'`,
+          ...(guess ? { fix: { kind: "rename-field" as const, from: key, to: guess } } : {}),
+        };
+      });
+    }
+    case "invalid_value": {
+      const at = getAt(data, path);
+      const allowed = issue.values.map((v) => String(v));
+      const got = at.found ? JSON.stringify(at.value) : "nothing";
+      const guess = typeof at.value === "string" ? didYouMean(at.value, allowed) : undefined;
+      return [
+        {
+          path,
+          atKey: false,
+          message: `expected one of ${allowed.join(", ")}, got ${got}${guess ? ` (did you mean '${guess}'?)` : ""}`,
+        },
+      ];
+    }
+    case "invalid_union": {
+      const note = (issue as { note?: string }).note;
+      const options = (issue as { options?: unknown[] }).options;
+      if (note === "No matching discriminator" && options) {
+        const at = getAt(data, path);
+        if (!at.found) {
+          return [{ path: path.slice(0, -1), atKey: false, message: `missing '${String(path[path.length - 1])}': one of ${options.join(", ")}` }];
+        }
+        const guess = typeof at.value === "string" ? didYouMean(at.value, options.map(String)) : undefined;
+        return [
+          {
+            path,
+            atKey: false,
+            message: `unknown ${String(path[path.length - 1])} ${JSON.stringify(at.value)}: expected one of ${options.join(", ")}${guess ? ` (did you mean '${guess}'?)` : ""}`,
+          },
+        ];
+      }
+      // A plain union: report the branch that got furthest, else a summary.
+      const branches = (issue.errors ?? []) as z.core.$ZodIssue[][];
+      const best = branches.slice().sort((a, b) => depth(b) - depth(a))[0];
+      if (best && best.length > 0 && depth(best) > path.length) return best.flatMap((i) => explainIssue(i, data, keysAt));
+      return [{ path, atKey: false, message: `does not match any allowed form` }];
+    }
+    case "too_small": {
+      const min = Number(issue.minimum);
+      if (issue.origin === "array") return [{ path, atKey: false, message: `needs at least ${min} item${min === 1 ? "" : "s"}` }];
+      if (issue.origin === "string") return [{ path, atKey: false, message: min === 1 ? "must not be empty" : `must be at least ${min} characters` }];
+      return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at least" : "more than"} ${min}` }];
+    }
+    case "too_big": {
+      const max = Number(issue.maximum);
+      if (issue.origin === "array") return [{ path, atKey: false, message: `allows at most ${max} items` }];
+      if (issue.origin === "string") return [{ path, atKey: false, message: `must be at most ${max} characters` }];
+      return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}` }];
+    }
+    case "invalid_format":
+      return [{ path, atKey: false, message: issue.message.startsWith("Invalid") ? `invalid ${issue.format}` : issue.message }];
+    default:
+      return [{ path, atKey: false, message: issue.message }];
+  }
+}
+
+function depth(issues: z.core.$ZodIssue[]): number {
+  return Math.max(0, ...issues.map((i) => i.path.length));
+}
+
+function placeholderFor(expected: string): unknown {
+  switch (expected) {
+    case "string":
+      return "";
+    case "number":
+      return 0;
+    case "array":
+      return [];
+    case "object":
+      return {};
+    case "boolean":
+      return false;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,166 @@
+import type { Span } from "./problem";
+
+/** Offsets of one value (and its key, inside an object) in the source text. */
+interface Range {
+  start: number;
+  end: number;
+  keyStart?: number;
+  keyEnd?: number;
+}
+
+export class JsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A strict JSON parser that records where every value is, so that a schema problem
+ * deep in a task line can be reported at its exact column. JSON.parse in Node 20 gives
+ * no offsets for syntax errors; this one does.
+ */
+export function parseJsonWithPositions(text: string): { value: unknown; ranges: Map<string, Range> } {
+  const ranges = new Map<string, Range>();
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
+  };
+  const fail = (msg: string): never => {
+    throw new JsonSyntaxError(msg, i);
+  };
+  const describe = () => (i >= text.length ? "end of input" : `'${text[i]}'`);
+  const str = (): string => {
+    const start = i;
+    i++;
+    for (;;) {
+      if (i >= text.length) {
+        i = start;
+        fail("unterminated string");
+      }
+      const c = text.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c === 0x5c) i += text[i + 1] === "u" ? 6 : 2;
+      else if (c < 0x20) fail("control character in string (escape it as \\n, \\t, …)");
+      else i++;
+    }
+    i++;
+    try {
+      return JSON.parse(text.slice(start, i)) as string;
+    } catch {
+      i = start;
+      return fail("invalid escape in string");
+    }
+  };
+  const value = (path: PropertyKey[], key?: { start: number; end: number }): unknown => {
+    ws();
+    const start = i;
+    let v: unknown;
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const obj: Record<string, unknown> = {};
+      ws();
+      if (text[i] === "}") i++;
+      else
+        for (;;) {
+          ws();
+          if (text[i] !== '"') fail(`expected a quoted field name, found ${describe()}`);
+          const ks = i;
+          const k = str();
+          const ke = i;
+          ws();
+          if (text[i] !== ":") fail(`expected ':' after field name, found ${describe()}`);
+          i++;
+          obj[k] = value([...path, k], { start: ks, end: ke });
+          ws();
+          if (text[i] === ",") {
+            i++;
+            continue;
+          }
+          if (text[i] === "}") {
+            i++;
+            break;
+          }
+          fail(`expected ',' or '}', found ${describe()}`);
+        }
+      v = obj;
+    } else if (c === "[") {
+      i++;
+      const arr: unknown[] = [];
+      ws();
+      if (text[i] === "]") i++;
+      else
+        for (;;) {
+          arr.push(value([...path, arr.length]));
+          ws();
+          if (text[i] === ",") {
+            i++;
+            continue;
+          }
+          if (text[i] === "]") {
+            i++;
+            break;
+          }
+          fail(`expected ',' or ']', found ${describe()}`);
+        }
+      v = arr;
+    } else if (c === '"') v = str();
+    else {
+      const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+      if (!m) fail(`unexpected ${describe()}`);
+      i += m![0].length;
+      v = JSON.parse(m![0]);
+    }
+    ranges.set(JSON.stringify(path), { start, end: i, keyStart: key?.start, keyEnd: key?.end });
+    return v;
+  };
+  const v = value([]);
+  ws();
+  if (i < text.length) fail(`unexpected ${describe()} after the JSON value`);
+  return { value: v, ranges };
+}
+
+/** Offset → 1-based line and column. */
+export class LineMap {
+  private readonly starts: number[] = [0];
+  constructor(
+    text: string,
+    private readonly lineOffset = 0,
+  ) {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.starts.push(i + 1);
+  }
+  pos(offset: number): { line: number; column: number } {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1 + this.lineOffset, column: offset - this.starts[lo]! + 1 };
+  }
+  span(start: number, end: number): Span {
+    const a = this.pos(start);
+    const b = this.pos(end);
+    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
+  }
+}
+
+export class JsonPositionIndex {
+  constructor(
+    private readonly ranges: Map<string, Range>,
+    private readonly lines: LineMap,
+  ) {}
+  spanOf(path: ReadonlyArray<PropertyKey>, atKey = false): Span {
+    for (let n = path.length; n >= 0; n--) {
+      const r = this.ranges.get(JSON.stringify(path.slice(0, n)));
+      if (!r) continue;
+      if (atKey && n === path.length && r.keyStart !== undefined) return this.lines.span(r.keyStart, r.keyEnd ?? r.keyStart);
+      return this.lines.span(r.start, r.end);
+    }
+    return this.lines.span(0, 0);
+  }
+}

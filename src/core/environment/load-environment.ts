@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { BUILTIN_TOOLS } from "../schema/builtins";
+import { type Manifest as ManifestT, Manifest } from "../schema/manifest";
+import type { CustomTool } from "../schema/tool";
+import { hashEnvironment } from "./hash";
+import { type LoadedTask, loadTasks } from "./load-tasks";
+import { PositionIndex } from "./positions";
+import { type Problem, START_OF_FILE } from "./problem";
+import { resolveInside } from "./safe-path";
+import { didYouMean } from "./suggest";
+import { validateValue } from "./validate-value";
+
+export const MANIFEST_FILE = "environment.yaml";
+
+/** A loaded, validated environment: everything a rollout needs, paths resolved. */
+export interface Environment {
+  dir: string;
+  manifestPath: string;
+  manifest: ManifestT;
+  tasks: LoadedTask[];
+  /** Prompt templates, file contents already read. */
+  prompts: { system: string; user: string };
+  builtinTools: string[];
+  customTools: CustomTool[];
+  /** Content hash of the folder, recorded in every trajectory. */
+  hash: string;
+  /** Absolute path of the Dockerfile when the sandbox is built, of documents/assets when given. */
+  paths: { build?: string; documents?: string; assets?: string; tasks: string };
+}
+
+export interface LoadResult {
+  /** Null when the manifest itself cannot be used; otherwise holds every task that loaded. */
+  env: Environment | null;
+  problems: Problem[];
+}
+
+const DEFAULT_USER = "{{task.prompt}}";
+
+export function loadEnvironment(dirOrManifest: string): LoadResult {
+  const given = path.resolve(dirOrManifest);
+  const isFile = existsSync(given) && statSync(given).isFile();
+  const dir = isFile ? path.dirname(given) : given;
+  const manifestPath = isFile ? given : path.join(dir, MANIFEST_FILE);
+  if (!existsSync(manifestPath)) {
+    return { env: null, problems: [{ file: manifestPath, ...START_OF_FILE, path: "", message: `no ${MANIFEST_FILE} here: an environment is a folder with an ${MANIFEST_FILE}`, severity: "error" }] };
+  }
+  return loadManifestText(dir, manifestPath, readFileSync(manifestPath, "utf8"));
+}
+
+/** Load from manifest text (the editor passes unsaved buffer contents). */
+export function loadManifestText(dir: string, manifestPath: string, text: string): LoadResult {
+  const problems: Problem[] = [];
+  const pos = new PositionIndex(text);
+  if (pos.doc.errors.length > 0) {
+    for (const e of pos.doc.errors) {
+      problems.push({ file: manifestPath, ...pos.span(e.pos[0], e.pos[1]), path: "", message: `invalid YAML: ${e.message.split("\n")[0]}`, severity: "error" });
+    }
+    return { env: null, problems };
+  }
+  const raw = pos.doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    return { env: null, problems: [{ file: manifestPath, ...pos.spanOf([]), path: "", message: "the manifest must be a mapping of fields (name, domain, tasks, reward, …)", severity: "error" }] };
+  }
+  const res = validateValue(Manifest, raw, manifestPath, pos);
+  problems.push(...res.problems);
+  const manifest = res.data;
+  if (!manifest) return { env: null, problems };
+
+  const here = (p: PropertyKey[], message: string, atKey = false): Problem => ({
+    file: manifestPath,
+    ...pos.spanOf(p, atKey),
+    path: p.map((s) => (typeof s === "number" ? `[${s}]` : s)).join(".").replace(/\.\[/g, "["),
+    message,
+    severity: "error",
+  });
+  const resolveField = (p: PropertyKey[], rel: string | undefined, kind: "file" | "dir" | "any"): string | undefined => {
+    if (rel === undefined) return undefined;
+    const r = resolveInside(dir, rel);
+    if (!r.ok) {
+      problems.push(here(p, r.message));
+      return undefined;
+    }
+    if (!existsSync(r.path)) {
+      problems.push(here(p, `'${rel}' does not exist`));
+      return undefined;
+    }
+    const st = statSync(r.path);
+    if (kind === "file" && !st.isFile()) problems.push(here(p, `'${rel}' is not a file`));
+    else if (kind === "dir" && !st.isDirectory()) problems.push(here(p, `'${rel}' is not a folder`));
+    else return r.path;
+    return undefined;
+  };
+
+  // Tools: built-ins must exist for the domain; names must be unique.
+  const known = BUILTIN_TOOLS[manifest.domain];
+  const builtinTools: string[] = [];
+  const customTools: CustomTool[] = [];
+  const names = new Set<string>();
+  manifest.tools.forEach((t, i) => {
+    const name = typeof t === "string" ? t : t.name;
+    if (names.has(name)) problems.push(here(["tools", i], `tool '${name}' is listed twice`));
+    names.add(name);
+    if (typeof t === "string") {
+      if (!known.includes(t)) {
+        const g = didYouMean(t, known);
+        problems.push(here(["tools", i], `unknown built-in tool '${t}' for domain ${manifest.domain}${g ? ` (did you mean '${g}'?)` : `; built-ins: ${known.join(", ")}`}`));
+      } else builtinTools.push(t);
+    } else customTools.push(t);
+  });
+
+  const tasksPath = resolveField(["tasks"], manifest.tasks, "any");
+  const systemPath = resolveField(["prompt", "system_file"], manifest.prompt.system_file, "file");
+  const userPath = resolveField(["prompt", "user_file"], manifest.prompt.user_file, "file");
+  const build = resolveField(["sandbox", "build"], manifest.sandbox.build, "file");
+  const documents = resolveField(["documents", "path"], manifest.documents?.path, "dir");
+  const assets = resolveField(["scene", "assets"], manifest.scene?.assets, "dir");
+  if (manifest.prompt.system && manifest.prompt.system_file) problems.push(here(["prompt", "system_file"], "give either system or system_file, not both"));
+  if (manifest.prompt.user && manifest.prompt.user_file) problems.push(here(["prompt", "user_file"], "give either user or user_file, not both"));
+  if (manifest.domain === "document" && !manifest.documents) problems.push(here([], "a document environment needs a 'documents' section naming its folder"));
+
+  let tasks: LoadedTask[] = [];
+  if (tasksPath) {
+    const t = loadTasks(tasksPath, dir);
+    tasks = t.tasks;
+    problems.push(...t.problems);
+  }
+
+  const env: Environment = {
+    dir,
+    manifestPath,
+    manifest,
+    tasks,
+    prompts: {
+      system: systemPath ? readFileSync(systemPath, "utf8") : (manifest.prompt.system ?? ""),
+      user: userPath ? readFileSync(userPath, "utf8") : (manifest.prompt.user ?? DEFAULT_USER),
+    },
+    builtinTools,
+    customTools,
+    hash: tasksPath ? hashEnvironment(dir) : "",
+    paths: { tasks: tasksPath ?? path.join(dir, manifest.tasks), ...(build ? { build } : {}), ...(documents ? { documents } : {}), ...(assets ? { assets } : {}) },
+  };
+  return { env, problems };
+}

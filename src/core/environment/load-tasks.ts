@@ -1,0 +1,163 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { Task } from "../schema/task";
+import { JsonPositionIndex, JsonSyntaxError, LineMap, parseJsonWithPositions } from "./json-positions";
+import { PositionIndex } from "./positions";
+import { formatPath, type Problem, START_OF_FILE } from "./problem";
+import { isSafeRelativePath, resolveInside } from "./safe-path";
+import { validateValue } from "./validate-value";
+
+/** A validated task and where it came from, so editors can point at it. */
+export interface LoadedTask extends Task {
+  source: { file: string; line: number };
+}
+
+const FILE_MAP_FIELDS: Array<(t: Task) => [string[], Record<string, string> | undefined]> = [
+  (t) => [["files"], t.files],
+  (t) => [["visible_tests"], t.visible_tests],
+  (t) => [["tests", "files"], t.tests?.files],
+  (t) => [["solution", "files"], t.solution?.files],
+];
+
+/** Seed, test and solution file paths must stay inside the sandbox workdir. */
+function checkFilePaths(task: Task, file: string, spanOf: (p: PropertyKey[], atKey: boolean) => ReturnType<LineMap["span"]>, prefix: string): Problem[] {
+  const out: Problem[] = [];
+  for (const get of FILE_MAP_FIELDS) {
+    const [base, files] = get(task);
+    for (const name of Object.keys(files ?? {})) {
+      if (isSafeRelativePath(name)) continue;
+      const p = [...base, name];
+      out.push({ file, ...spanOf(p, true), path: formatPath(p, prefix), message: `file path '${name}' must be relative and stay inside the workdir`, severity: "error" });
+    }
+  }
+  return out;
+}
+
+function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
+  const tasks: LoadedTask[] = [];
+  const problems: Problem[] = [];
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines.forEach((raw, idx) => {
+    const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (text.trim() === "") return;
+    const lineNo = idx + 1;
+    const prefix = `tasks[${idx}]`;
+    const lm = new LineMap(text, idx);
+    let parsed: ReturnType<typeof parseJsonWithPositions>;
+    try {
+      parsed = parseJsonWithPositions(text);
+    } catch (e) {
+      const off = e instanceof JsonSyntaxError ? e.offset : 0;
+      problems.push({ file, ...lm.span(off, off), path: prefix, message: `invalid JSON: ${(e as Error).message}`, severity: "error" });
+      return;
+    }
+    const positions = new JsonPositionIndex(parsed.ranges, lm);
+    const res = validateValue(Task, parsed.value, file, positions, prefix);
+    problems.push(...res.problems);
+    if (!res.data) return;
+    const pathProblems = checkFilePaths(res.data, file, (p, k) => positions.spanOf(p, k), prefix);
+    problems.push(...pathProblems);
+    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file, line: lineNo } });
+  });
+  return { tasks, problems };
+}
+
+/** Read every file under a folder into a path → text map. */
+function readTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      const st = statSync(path.join(dir, r));
+      if (st.isDirectory()) walk(r);
+      else if (st.isFile()) out[r] = readFileSync(path.join(dir, r), "utf8");
+    }
+  };
+  if (existsSync(dir)) walk("");
+  return out;
+}
+
+/**
+ * A folder per task: `<id>/task.yaml` (or task.json) with the fields of a task, plus
+ * optional `files/` (seed), `visible_tests/`, `tests/` (hidden) and `solution/` folders
+ * whose files are merged into the task.
+ */
+function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; problems: Problem[] } {
+  const tasks: LoadedTask[] = [];
+  const problems: Problem[] = [];
+  const names = readdirSync(root).filter((n) => statSync(path.join(root, n)).isDirectory()).sort();
+  names.forEach((name, idx) => {
+    const dir = path.join(root, name);
+    const prefix = `tasks[${idx}]`;
+    const inside = resolveInside(envDir, path.relative(envDir, dir));
+    if (!inside.ok) {
+      problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: inside.message, severity: "error" });
+      return;
+    }
+    const yamlFile = ["task.yaml", "task.yml", "task.json"].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+    if (!yamlFile) {
+      problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: `task folder '${name}' has no task.yaml`, severity: "error" });
+      return;
+    }
+    const text = readFileSync(yamlFile, "utf8");
+    const positions = new PositionIndex(text);
+    const yerr = positions.doc.errors[0];
+    if (yerr) {
+      const [s, e] = [yerr.pos[0], yerr.pos[1]];
+      problems.push({ file: yamlFile, ...positions.span(s, e), path: prefix, message: `invalid YAML: ${yerr.message.split("\n")[0]}`, severity: "error" });
+      return;
+    }
+    const raw = (positions.doc.toJS() ?? {}) as Record<string, unknown>;
+    const value = typeof raw === "object" && raw !== null ? { id: name, ...raw } : raw;
+    if (value && typeof value === "object") {
+      const v = value as Record<string, unknown>;
+      const merge = (field: string, sub: string, into?: string) => {
+        const tree = readTree(path.join(dir, sub));
+        if (Object.keys(tree).length === 0) return;
+        if (into) {
+          const parent = (v[field] ?? {}) as Record<string, unknown>;
+          v[field] = { ...parent, [into]: { ...tree, ...((parent[into] as object) ?? {}) } };
+        } else v[field] = { ...tree, ...((v[field] as object) ?? {}) };
+      };
+      merge("files", "files");
+      merge("visible_tests", "visible_tests");
+      merge("tests", "tests", "files");
+      merge("solution", "solution", "files");
+    }
+    const res = validateValue(Task, value, yamlFile, positions, prefix);
+    problems.push(...res.problems);
+    if (!res.data) return;
+    const pathProblems = checkFilePaths(res.data, yamlFile, (p, k) => positions.spanOf(p, k), prefix);
+    problems.push(...pathProblems);
+    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file: yamlFile, line: 1 } });
+  });
+  return { tasks, problems };
+}
+
+export function loadTasks(tasksPath: string, envDir: string): { tasks: LoadedTask[]; problems: Problem[] } {
+  const st = statSync(tasksPath);
+  const result = st.isDirectory() ? loadTaskFolders(tasksPath, envDir) : loadJsonl(tasksPath);
+  // Task ids are how runs, the editor and the CLI name tasks: they must be unique.
+  const seen = new Map<string, LoadedTask>();
+  const unique: LoadedTask[] = [];
+  for (const t of result.tasks) {
+    const first = seen.get(t.id);
+    if (first) {
+      result.problems.push({
+        file: t.source.file,
+        line: t.source.line,
+        column: 1,
+        endLine: t.source.line,
+        endColumn: 1,
+        path: "id",
+        message: `duplicate task id '${t.id}' (first defined at line ${first.source.line})`,
+        severity: "error",
+      });
+      continue;
+    }
+    seen.set(t.id, t);
+    unique.push(t);
+  }
+  result.problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
+  return { tasks: unique, problems: result.problems };
+}

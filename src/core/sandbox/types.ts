@@ -1,0 +1,65 @@
+import type { FileDiff } from "../schema/trajectory";
+
+/** How an exec ended. `error` is an infrastructure failure (the sandbox itself broke). */
+export type ExecStatus = "ok" | "timeout" | "oom" | "killed" | "error";
+
+export interface ExecOptions {
+  stdin?: string | Buffer;
+  env?: Record<string, string>;
+  /** Relative to the workdir, or absolute inside the sandbox. */
+  cwd?: string;
+  /** Milliseconds; the process tree is killed at the deadline and status is `timeout`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Bytes kept of stdout+stderr together; the rest is cut and `truncated` set. */
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  status: ExecStatus;
+  /** Null when killed by a signal or never started. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** Output beyond maxOutputBytes was cut; original size in bytes. */
+  truncated?: { originalBytes: number };
+  /** Human-readable reason for a non-ok status: "killed after 5 s timeout", "out of memory (OOM kill)". */
+  reason?: string;
+}
+
+/** One isolated place where model-written code runs. */
+export interface Sandbox {
+  readonly id: string;
+  readonly backend: "docker" | "process";
+  /** Absolute workdir inside the sandbox. */
+  readonly workdir: string;
+  /** Run `sh -c command` (string) or argv (array) in the sandbox. Never throws for a failing command. */
+  exec(command: string | string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Write files relative to the workdir (or absolute inside the sandbox where allowed). */
+  writeFiles(files: Record<string, string | Buffer>, opts?: { mode?: number }): Promise<void>;
+  /** Read files relative to the workdir; a missing file maps to null. */
+  readFiles(paths: string[]): Promise<Record<string, Buffer | null>>;
+  /** Changes in the workdir against the seed files given at reset. */
+  diff(): Promise<FileDiff[]>;
+  /** Restore the workdir to exactly these seed files (fast reset for warm reuse). */
+  reset(seed: Record<string, string | Buffer>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SandboxRequest {
+  image?: string;
+  workdir: string;
+  user?: string;
+  limits: { cpus: number; memoryBytes: number; pids: number; outputBytes: number; tmpfsBytes: number };
+  labels?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Hands out sandboxes (a warm pool where the backend has one). */
+export interface SandboxProvider {
+  readonly backend: "docker" | "process";
+  acquire(req: SandboxRequest): Promise<Sandbox>;
+  /** Close every sandbox and stop warming. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { Domain, RelativePath, Slug } from "./common";
+import { ToolEntry } from "./tool";
+import { VerifierConfig } from "./verifier";
+
+export const SandboxLimits = z.strictObject({
+  cpus: z.number().positive().default(1).describe("CPU cores (fractions allowed)"),
+  memory: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*[kmgKMG]i?[bB]?$/, "a size such as 512m or 2g")
+    .default("1g")
+    .describe("Memory limit; swap is disabled"),
+  pids: z.number().int().positive().default(256),
+  output: z.number().int().positive().default(1_000_000).describe("Bytes of stdout+stderr kept per exec"),
+  tmpfs: z.string().default("256m").describe("Size of /tmp"),
+});
+
+export const SandboxTimeouts = z.strictObject({
+  step: z.number().positive().default(30).describe("Seconds for one tool call"),
+  rollout: z.number().positive().default(600).describe("Seconds for a whole rollout"),
+});
+
+export const SandboxSpec = z
+  .strictObject({
+    image: z.string().optional().describe("Image name, e.g. rlenv/python:bookworm"),
+    build: RelativePath.optional().describe("A Dockerfile in the environment, built on a local base image"),
+    workdir: z.string().startsWith("/").default("/workspace"),
+    network: z.enum(["none"]).default("none").describe("Sandboxes have no network"),
+    user: z.string().default("1000:1000"),
+    limits: SandboxLimits.default(SandboxLimits.parse({})),
+    timeouts: SandboxTimeouts.default(SandboxTimeouts.parse({})),
+    reset: z.enum(["restore", "recreate"]).default("restore").describe("How a warm sandbox is reset between rollouts"),
+  })
+  .refine((s) => !(s.image && s.build), { message: "give either image or build, not both" });
+export type SandboxSpec = z.infer<typeof SandboxSpec>;
+
+export const PromptSpec = z.strictObject({
+  system: z.string().optional().describe("System prompt template; {{task.prompt}}, {{task.metadata.x}}, {{env.name}}"),
+  user: z.string().optional().describe("User prompt template; defaults to {{task.prompt}}"),
+  system_file: RelativePath.optional(),
+  user_file: RelativePath.optional(),
+});
+
+export const ValidationSpec = z.strictObject({
+  oracle: z.strictObject({ min: z.number().min(0).max(1).default(1) }).default({ min: 1 }),
+  nop: z.strictObject({ max: z.number().min(0).max(1).default(0) }).default({ max: 0 }),
+});
+
+export const SceneConfig = z.strictObject({
+  backend: z.enum(["builtin", "blender"]).default("builtin"),
+  assets: RelativePath.optional().describe("Folder of glTF/GLB assets the agent may place"),
+});
+
+export const DocumentsConfig = z.strictObject({
+  path: RelativePath.describe("Folder of documents (PDF, HTML, Markdown, text, CSV)"),
+  chunk_tokens: z.number().int().positive().default(200),
+});
+
+export const Manifest = z.strictObject({
+  name: Slug,
+  domain: Domain,
+  description: z.string().default(""),
+  version: z.string().optional(),
+  sandbox: SandboxSpec.default(SandboxSpec.parse({})),
+  tasks: RelativePath.describe("A JSONL file of tasks or a folder with one task folder each"),
+  prompt: PromptSpec.default({}),
+  tools: z.array(ToolEntry).default([]),
+  max_turns: z.number().int().positive().default(20),
+  tool_output_limit: z.number().int().positive().default(16_000).describe("Characters of a tool result shown to the policy"),
+  reward: z.array(VerifierConfig).min(1, "at least one verifier is needed"),
+  validation: ValidationSpec.default(ValidationSpec.parse({})),
+  scene: SceneConfig.optional(),
+  documents: DocumentsConfig.optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type Manifest = z.infer<typeof Manifest>;

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { RolloutStatus } from "./trajectory";
+
+export const PolicyConfig = z.object({
+  kind: z.enum(["oracle", "nop", "replay", "openai", "human"]),
+  model: z.string().optional(),
+  base_url: z.string().optional(),
+  replay: z.string().optional().describe("replay: the trajectory file or run folder"),
+  temperature: z.number().optional(),
+  top_p: z.number().optional(),
+  max_tokens: z.number().int().positive().optional(),
+  seed: z.number().int().optional(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+export type PolicyConfig = z.infer<typeof PolicyConfig>;
+
+export const RunConfig = z.object({
+  policy: PolicyConfig,
+  tasks: z.array(z.string()).optional().describe("Task ids; all when absent"),
+  k: z.number().int().positive().default(1).describe("Samples per task"),
+  concurrency: z.number().int().positive().default(4).describe("Concurrent sandboxes"),
+  policy_concurrency: z.number().int().positive().optional().describe("In-flight policy requests"),
+  sandbox: z.enum(["docker", "process", "auto"]).default("auto"),
+  seed: z.number().int().optional(),
+  shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).optional(),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+
+export const RunStatus = z.enum(["running", "completed", "cancelled", "failed", "interrupted"]);
+
+/** `runs/<run-id>/run.json` */
+export const RunRecord = z.object({
+  id: z.string(),
+  created: z.string().describe("ISO time"),
+  ended: z.string().optional(),
+  status: RunStatus,
+  env: z.object({ name: z.string(), hash: z.string(), domain: z.string(), path: z.string() }),
+  config: RunConfig,
+  host: z.string().optional(),
+  version: z.string().optional(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** `runs/<run-id>/summary.json`, derived from the trajectories. */
+export const RunSummary = z.object({
+  run_id: z.string(),
+  rollouts: z.number().int().nonnegative(),
+  mean_reward: z.number().nullable(),
+  pass_at_k: z.record(z.string(), z.number()),
+  statuses: z.record(RolloutStatus, z.number().int()).or(z.record(z.string(), z.number().int())),
+  per_task: z.array(
+    z.object({
+      task: z.string(),
+      n: z.number().int(),
+      passed: z.number().int(),
+      mean_reward: z.number().nullable(),
+      pass_at_k: z.record(z.string(), z.number()),
+    }),
+  ),
+  utilisation: z
+    .object({
+      policy: z.number().min(0).max(1),
+      sandbox_busy_ms: z.number().nonnegative(),
+      max_queue_depth: z.number().int().nonnegative(),
+      wall_ms: z.number().nonnegative(),
+    })
+    .optional(),
+});
+export type RunSummary = z.infer<typeof RunSummary>;

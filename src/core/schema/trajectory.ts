@@ -1,0 +1,196 @@
+import { z } from "zod";
+
+/**
+ * The trajectory event stream: one JSON object per line of `rollouts/<id>.jsonl`,
+ * append-only. A crashed writer leaves a readable prefix; readers skip a torn last line.
+ */
+const at = {
+  seq: z.number().int().nonnegative().describe("Position of the event in the file, from 0"),
+  t: z.number().describe("Milliseconds since the Unix epoch"),
+};
+
+export const Usage = z.object({
+  prompt_tokens: z.number().int().nonnegative().default(0),
+  completion_tokens: z.number().int().nonnegative().default(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const ContentPart = z.union([
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }),
+]);
+export type ContentPart = z.infer<typeof ContentPart>;
+
+export const ChatToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string().describe("The raw JSON text the policy produced"),
+});
+export type ChatToolCall = z.infer<typeof ChatToolCall>;
+
+export const StartEvent = z.object({
+  type: z.literal("start"),
+  ...at,
+  run_id: z.string(),
+  rollout_id: z.string(),
+  env: z.object({ name: z.string(), hash: z.string(), domain: z.string() }),
+  task: z.object({ id: z.string(), prompt: z.string() }),
+  policy: z.object({ kind: z.string(), model: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() }),
+  sample: z.number().int().nonnegative(),
+  seed: z.number().int().optional(),
+  sandbox: z.object({ backend: z.string(), image: z.string().optional(), id: z.string().optional() }),
+});
+
+export const MessageEvent = z.object({
+  type: z.literal("message"),
+  ...at,
+  role: z.enum(["system", "user", "assistant"]),
+  content: z.union([z.string(), z.array(ContentPart)]).nullable(),
+  tool_calls: z.array(ChatToolCall).optional(),
+  usage: Usage.optional(),
+  latency_ms: z.number().nonnegative().optional(),
+  turn: z.number().int().nonnegative().optional(),
+});
+
+export const ToolCallEvent = z.object({
+  type: z.literal("tool_call"),
+  ...at,
+  id: z.string(),
+  name: z.string(),
+  arguments: z.unknown().describe("Parsed arguments, or the raw string when they were not valid JSON"),
+  edited: z.boolean().optional().describe("Changed by a person in the debugger before it ran"),
+  turn: z.number().int().nonnegative().optional(),
+});
+
+export const FileDiff = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+  binary: z.boolean().optional(),
+});
+export type FileDiff = z.infer<typeof FileDiff>;
+
+export const Citation = z.object({
+  document: z.string(),
+  page: z.number().int().optional(),
+  start: z.number().int().nonnegative(),
+  end: z.number().int().nonnegative(),
+  text: z.string().optional(),
+});
+export type Citation = z.infer<typeof Citation>;
+
+export const SceneNode = z.object({
+  name: z.string(),
+  kind: z.string(),
+  parent: z.string().nullable(),
+  position: z.tuple([z.number(), z.number(), z.number()]).describe("World-space position"),
+  rotation: z.tuple([z.number(), z.number(), z.number()]).describe("World-space Euler XYZ, degrees"),
+  scale: z.tuple([z.number(), z.number(), z.number()]),
+  dimensions: z.tuple([z.number(), z.number(), z.number()]).describe("World-space size of the oriented box"),
+  color: z.string().optional(),
+  material: z.record(z.string(), z.unknown()).optional(),
+  bbox: z.object({ min: z.tuple([z.number(), z.number(), z.number()]), max: z.tuple([z.number(), z.number(), z.number()]) }),
+  asset: z.string().optional(),
+});
+export type SceneNode = z.infer<typeof SceneNode>;
+
+export const SceneSnapshot = z.object({
+  nodes: z.array(SceneNode),
+  gltf: z.string().optional().describe("Base64 glTF binary where the backend exports one"),
+});
+export type SceneSnapshot = z.infer<typeof SceneSnapshot>;
+
+export const Artifacts = z.object({
+  diff: z.array(FileDiff).optional(),
+  scene: SceneSnapshot.optional(),
+  citations: z.array(Citation).optional(),
+  images: z.array(z.object({ mime: z.string(), data: z.string().describe("base64") })).optional(),
+  cases: z.array(z.record(z.string(), z.unknown())).optional().describe("Per-case results of a stdio run"),
+});
+export type Artifacts = z.infer<typeof Artifacts>;
+
+export const ObservationEvent = z.object({
+  type: z.literal("observation"),
+  ...at,
+  tool_call_id: z.string(),
+  name: z.string(),
+  output: z.union([z.string(), z.array(ContentPart)]),
+  exit_code: z.number().int().nullable().optional(),
+  status: z.enum(["ok", "error", "timeout", "oom", "killed"]).default("ok"),
+  duration_ms: z.number().nonnegative(),
+  truncated: z.object({ original_chars: z.number().int(), kept_chars: z.number().int() }).optional(),
+  error: z.string().optional(),
+  artifacts: Artifacts.optional(),
+  turn: z.number().int().nonnegative().optional(),
+});
+
+export const RewardComponent = z.object({
+  name: z.string(),
+  type: z.string(),
+  weight: z.number(),
+  score: z.number().min(0).max(1),
+  passed: z.boolean().optional(),
+  reason: z.string().optional(),
+  error: z.string().optional(),
+  skipped: z.string().optional().describe("Why the verifier did not run; never counted as passed"),
+  details: z.unknown().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+export type RewardComponent = z.infer<typeof RewardComponent>;
+
+export const RewardEvent = z.object({
+  type: z.literal("reward"),
+  ...at,
+  total: z.number().min(0).max(1),
+  components: z.array(RewardComponent),
+});
+
+export const ErrorEvent = z.object({
+  type: z.literal("error"),
+  ...at,
+  where: z.enum(["sandbox", "policy", "tool", "verifier", "engine"]),
+  message: z.string(),
+  infra: z.boolean().default(false).describe("Infrastructure failure (retried) rather than a task failure"),
+  stderr: z.string().optional(),
+  stack: z.string().optional(),
+});
+
+export const RolloutStatus = z.enum(["completed", "truncated", "timeout", "error", "cancelled"]);
+export type RolloutStatus = z.infer<typeof RolloutStatus>;
+
+export const EndEvent = z.object({
+  type: z.literal("end"),
+  ...at,
+  status: RolloutStatus,
+  reason: z.string().optional(),
+  reward: z.number().min(0).max(1).nullable(),
+  turns: z.number().int().nonnegative(),
+  usage: Usage,
+  timings: z.object({
+    total_ms: z.number().nonnegative(),
+    policy_ms: z.number().nonnegative(),
+    sandbox_ms: z.number().nonnegative(),
+    verify_ms: z.number().nonnegative(),
+  }),
+});
+
+export const TrajectoryEvent = z.discriminatedUnion("type", [
+  StartEvent,
+  MessageEvent,
+  ToolCallEvent,
+  ObservationEvent,
+  RewardEvent,
+  ErrorEvent,
+  EndEvent,
+]);
+export type TrajectoryEvent = z.infer<typeof TrajectoryEvent>;
+export type StartEvent = z.infer<typeof StartEvent>;
+export type MessageEvent = z.infer<typeof MessageEvent>;
+export type ToolCallEvent = z.infer<typeof ToolCallEvent>;
+export type ObservationEvent = z.infer<typeof ObservationEvent>;
+export type RewardEvent = z.infer<typeof RewardEvent>;
+export type ErrorEvent = z.infer<typeof ErrorEvent>;
+export type EndEvent = z.infer<typeof EndEvent>;
+/** An event before the writer stamps `seq` and `t`. */
+export type TrajectoryEventInput = TrajectoryEvent extends infer E ? (E extends TrajectoryEvent ? Omit<E, "seq" | "t"> : never) : never;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Brings up what the suites need, each part in its own script. A part that cannot come
+# up says why; its tests then skip with that reason. Writes .test-artifacts/services/env
+# (variables the tests read) and .test-artifacts/services/summary (one line a part).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=.test-artifacts/services
+mkdir -p "$out"; : > "$out/env"; : > "$out/summary"
+for part in apt docker image chromium slurm code-server; do
+  script="test/setup/$part.sh"
+  [ -f "$script" ] || continue
+  t0=$SECONDS
+  bash "$script" > "$out/$part.log" 2>&1; rc=$?
+  msg=$(grep -v '^\s*$' "$out/$part.log" | tail -1)
+  if [ $rc -eq 0 ]; then
+    echo "✓ $part ($((SECONDS - t0)) s): $msg" | tee -a "$out/summary"
+  else
+    echo "✗ $part missing: $msg (log: $out/$part.log)" | tee -a "$out/summary"
+    printf 'RLENV_MISSING_%s=%q\n' "${part//-/_}" "$msg" >> "$out/env"
+  fi
+done
+exit 0
