@@ -24,6 +24,8 @@ function article(type: string): string {
       return "a number";
     case "boolean":
       return "true or false";
+    case "record":
+      return "an object";
     case "null":
       return "null";
     case "undefined":
@@ -113,11 +115,15 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
           },
         ];
       }
-      // A plain union: report the branch that got furthest, else a summary.
+      // A plain union (a tool given by name or as an object): explain the branch that
+      // accepts the value's kind, so the message names the field that is really wrong.
       const branches = (issue.errors ?? []) as z.core.$ZodIssue[][];
-      const best = branches.slice().sort((a, b) => depth(b) - depth(a))[0];
-      if (best && best.length > 0 && depth(best) > path.length) return best.flatMap((i) => explainIssue(i, data, keysAt));
-      return [{ path, atKey: false, message: `does not match any allowed form` }];
+      const fitting = branches.filter((b) => !b.some((i) => i.code === "invalid_type" && i.path.length === 0));
+      if (fitting.length === 1) {
+        return fitting[0]!.flatMap((i) => explainIssue({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data, keysAt));
+      }
+      const kind = kindOf(getAt(data, path).value);
+      return [{ path, atKey: false, message: `${article(kind)} is not allowed here` }];
     }
     case "too_small": {
       const min = Number(issue.minimum);
@@ -132,6 +138,7 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
       return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}` }];
     }
     case "invalid_format":
+      if (issue.format === "starts_with") return [{ path, atKey: false, message: `must start with '${(issue as { prefix?: string }).prefix ?? ""}'` }];
       return [{ path, atKey: false, message: issue.message.startsWith("Invalid") ? `invalid ${issue.format}` : issue.message }];
     default:
       return [{ path, atKey: false, message: issue.message }];

@@ -9,7 +9,7 @@ import { validateValue } from "./validate-value";
 
 /** A validated task and where it came from, so editors can point at it. */
 export interface LoadedTask extends Task {
-  source: { file: string; line: number };
+  source: { file: string; line: number; index: number };
 }
 
 const FILE_MAP_FIELDS: Array<(t: Task) => [string[], Record<string, string> | undefined]> = [
@@ -57,7 +57,7 @@ function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
     if (!res.data) return;
     const pathProblems = checkFilePaths(res.data, file, (p, k) => positions.spanOf(p, k), prefix);
     problems.push(...pathProblems);
-    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file, line: lineNo } });
+    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file, line: lineNo, index: idx } });
   });
   return { tasks, problems };
 }
@@ -129,7 +129,7 @@ function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; p
     if (!res.data) return;
     const pathProblems = checkFilePaths(res.data, yamlFile, (p, k) => positions.spanOf(p, k), prefix);
     problems.push(...pathProblems);
-    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file: yamlFile, line: 1 } });
+    if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file: yamlFile, line: 1, index: idx } });
   });
   return { tasks, problems };
 }
@@ -149,7 +149,7 @@ export function loadTasks(tasksPath: string, envDir: string): { tasks: LoadedTas
         column: 1,
         endLine: t.source.line,
         endColumn: 1,
-        path: "id",
+        path: `tasks[${t.source.index}].id`,
         message: `duplicate task id '${t.id}' (first defined at line ${first.source.line})`,
         severity: "error",
       });

@@ -33,8 +33,10 @@ export function formatProblem(p: Problem, relativeTo?: string): string {
 export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ""): string {
   let out = prefix;
   for (const seg of path) {
+    const name = String(seg);
     if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${String(seg)}` : String(seg);
+    else if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name)) out += `[${JSON.stringify(name)}]`;
+    else out += out ? `.${name}` : name;
   }
   return out;
 }

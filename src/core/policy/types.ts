@@ -1,3 +1,4 @@
+import type { Sandbox } from "../sandbox/types";
 import type { ChatToolCall, ContentPart, Usage } from "../schema/trajectory";
 
 export type ChatMessage =
@@ -26,14 +27,37 @@ export interface PolicyReply {
   latencyMs: number;
 }
 
+/** What a policy may touch before the first turn (the oracle writes files directly when no tool can). */
+export interface PolicyPrepareContext {
+  tools: readonly ToolSpec[];
+  sandbox(): Promise<Sandbox>;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
 /** One agent's decision-maker for one rollout. Infra failures throw PolicyInfraError. */
 export interface Policy {
   readonly kind: string;
   readonly model?: string;
+  /** Sampling parameters, recorded in the trajectory's start event. */
+  readonly params?: Record<string, unknown>;
+  /** Optional: called once after the sandbox is reset, before the first turn. */
+  prepare?(ctx: PolicyPrepareContext): Promise<void>;
   next(req: PolicyRequest): Promise<PolicyReply>;
 }
 
 /** A failure of the policy server (5xx, reset, timeout after retries): the rollout is retried, not scored. */
 export class PolicyInfraError extends Error {
   override name = "PolicyInfraError";
+}
+
+/** A request the server refused (4xx: bad request, context too long): the rollout fails, never retried. */
+export class PolicyRequestError extends Error {
+  override name = "PolicyRequestError";
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
 }

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { RunRecord, RunSummary } from "../../schema/run";
+
+/** Messages of the run dashboard app. */
+
+export const RolloutRow = z.object({
+  /** Path of the rollout file relative to the served root: what the viewer opens. */
+  file: z.string(),
+  id: z.string(),
+  task: z.string().nullable(),
+  sample: z.number().int().nullable(),
+  status: z.string(),
+  reward: z.number().nullable(),
+  turns: z.number().int().nullable(),
+  duration_ms: z.number().nullable(),
+  tokens: z.number().int().nullable(),
+  started: z.number().nullable(),
+  ended: z.number().nullable(),
+  problems: z.array(z.string()),
+});
+export type RolloutRow = z.infer<typeof RolloutRow>;
+
+export const Bin = z.object({ from: z.number(), to: z.number(), count: z.number().int() });
+export type Bin = z.infer<typeof Bin>;
+
+export const TaskPass = z.object({ task: z.string(), n: z.number().int(), passed: z.number().int(), mean_reward: z.number().nullable(), pass_at_k: z.record(z.string(), z.number()) });
+export type TaskPass = z.infer<typeof TaskPass>;
+
+export const UtilisationPoint = z.object({ t: z.number(), policy_in_flight: z.number(), rollouts_running: z.number() });
+export type UtilisationPoint = z.infer<typeof UtilisationPoint>;
+
+export const Dashboard = z.object({
+  dir: z.string(),
+  record: RunRecord.nullable(),
+  summary: RunSummary.nullable(),
+  problems: z.array(z.string()),
+  rollouts: z.array(RolloutRow),
+  rewardHistogram: z.array(Bin),
+  durationHistogram: z.array(Bin),
+  statuses: z.record(z.string(), z.number().int()),
+  perTask: z.array(TaskPass),
+  meanReward: z.number().nullable(),
+  utilisation: z.array(UtilisationPoint),
+  /** Fraction of wall time with at least one policy request in flight. */
+  policyBusy: z.number().nullable(),
+});
+export type Dashboard = z.infer<typeof Dashboard>;
+
+export const DashboardMethods = {
+  run: { params: z.object({ dir: z.string() }), result: Dashboard },
+} as const;

@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/**
+ * The envelope every webview app speaks with its host, whichever backend carries it
+ * (VS Code postMessage or the `rlenv view` HTTP server). Parsed on both sides.
+ * The app opens with `ready`; the host answers `init`; requests are matched by id.
+ */
+export const AppName = z.enum(["trajectory", "dashboard"]);
+export type AppName = z.infer<typeof AppName>;
+
+export const InitContext = z.object({
+  app: AppName,
+  /** A file (trajectory) or run folder (dashboard), relative to the served root. */
+  target: z.string(),
+  /** A second file for the compare view. */
+  compare: z.string().optional(),
+  /** Follow the file while a rollout writes it (live panel). */
+  live: z.boolean().default(false),
+  /** Where the app's own bundles live (for Monaco's worker). */
+  assetBase: z.string(),
+  backend: z.enum(["webview", "http"]),
+});
+export type InitContext = z.infer<typeof InitContext>;
+
+export const FromApp = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("ready") }),
+  z.object({ kind: z.literal("request"), id: z.number().int(), method: z.string(), params: z.unknown() }),
+  /** Saved by the host so a reloaded panel starts where the user left it. */
+  z.object({ kind: z.literal("snapshot"), state: z.record(z.string(), z.unknown()) }),
+]);
+export type FromApp = z.infer<typeof FromApp>;
+
+export const FromHost = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("init"), context: InitContext, snapshot: z.record(z.string(), z.unknown()).nullable() }),
+  z.object({ kind: z.literal("response"), id: z.number().int(), ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional() }),
+  /** The file grew (live panel): the app asks for fresh meta. */
+  z.object({ kind: z.literal("changed") }),
+]);
+export type FromHost = z.infer<typeof FromHost>;

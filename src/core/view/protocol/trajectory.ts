@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { Citation, FileDiff, RolloutStatus, SceneSnapshot, TrajectoryEvent } from "../../schema/trajectory";
+
+/** Messages of the trajectory viewer app: method name → params and result schemas. */
+
+export const RowKind = z.enum(["prompt", "turn", "reward", "error", "end"]);
+export type RowKind = z.infer<typeof RowKind>;
+
+/** One line of the timeline: a turn (assistant message + its tool calls and observations) or a lone event. */
+export const RowSummary = z.object({
+  index: z.number().int(),
+  kind: RowKind,
+  turn: z.number().int().nullable(),
+  title: z.string(),
+  preview: z.string(),
+  tools: z.array(z.string()),
+  /** The worst observation status in the row, or the end status. */
+  status: z.string().nullable(),
+  tokens: z.number().int().nullable(),
+  latency_ms: z.number().nullable(),
+  duration_ms: z.number().nullable(),
+  t: z.number().nullable(),
+  has: z.object({ diff: z.boolean(), scene: z.boolean(), citations: z.boolean(), images: z.boolean() }),
+});
+export type RowSummary = z.infer<typeof RowSummary>;
+
+export const LineProblem = z.object({ line: z.number().int(), message: z.string() });
+export type LineProblem = z.infer<typeof LineProblem>;
+
+export const TrajectoryMeta = z.object({
+  file: z.string(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+  rows: z.number().int(),
+  complete: z.boolean(),
+  domain: z.string().nullable(),
+  start: TrajectoryEvent.nullable(),
+  end: TrajectoryEvent.nullable(),
+  reward: TrajectoryEvent.nullable(),
+  problems: z.array(LineProblem),
+  /** Rows that carry a scene snapshot, for the 3D scrubber. */
+  sceneRows: z.array(z.number().int()),
+});
+export type TrajectoryMeta = z.infer<typeof TrajectoryMeta>;
+
+export const StepEntry = z.union([
+  z.object({ line: z.number().int(), event: TrajectoryEvent }),
+  z.object({ line: z.number().int(), problem: z.string() }),
+]);
+export type StepEntry = z.infer<typeof StepEntry>;
+
+export const StepDetail = z.object({ row: z.number().int(), entries: z.array(StepEntry) });
+export type StepDetail = z.infer<typeof StepDetail>;
+
+export const CheckResult = z.object({ name: z.string(), target: z.string().nullable(), passed: z.boolean(), reason: z.string().optional() });
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const SceneAtRow = z.object({
+  /** The row the snapshot came from (the last one at or before the asked row), null when none. */
+  row: z.number().int().nullable(),
+  scene: SceneSnapshot.nullable(),
+  images: z.array(z.object({ row: z.number().int(), mime: z.string(), data: z.string() })),
+  checks: z.array(CheckResult),
+});
+export type SceneAtRow = z.infer<typeof SceneAtRow>;
+
+export const DocPage = z.object({ row: z.number().int(), tool: z.string(), document: z.string().nullable(), page: z.number().int().nullable(), text: z.string() });
+export type DocPage = z.infer<typeof DocPage>;
+
+export const FieldResult = z.object({ field: z.string(), expected: z.unknown(), got: z.unknown(), passed: z.boolean().nullable(), score: z.number().nullable() });
+export type FieldResult = z.infer<typeof FieldResult>;
+
+export const DocumentsView = z.object({
+  pages: z.array(DocPage),
+  citations: z.array(Citation.extend({ row: z.number().int() })),
+  report: z.unknown(),
+  fields: z.array(FieldResult),
+});
+export type DocumentsView = z.infer<typeof DocumentsView>;
+
+export const AlignedPair = z.object({ a: z.number().int().nullable(), b: z.number().int().nullable() });
+
+export const TrajectoryMethods = {
+  meta: { params: z.object({ file: z.string() }), result: TrajectoryMeta },
+  rows: { params: z.object({ file: z.string(), from: z.number().int().nonnegative(), to: z.number().int().nonnegative() }), result: z.array(RowSummary) },
+  step: { params: z.object({ file: z.string(), row: z.number().int().nonnegative() }), result: StepDetail },
+  diff: { params: z.object({ file: z.string(), row: z.number().int().nonnegative().nullable() }), result: z.array(FileDiff) },
+  scene: { params: z.object({ file: z.string(), row: z.number().int().nonnegative() }), result: SceneAtRow },
+  documents: { params: z.object({ file: z.string() }), result: DocumentsView },
+  align: { params: z.object({ a: z.string(), b: z.string() }), result: z.array(AlignedPair) },
+} as const;
+
+export type RolloutStatusName = z.infer<typeof RolloutStatus>;

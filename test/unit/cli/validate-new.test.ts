@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { rlenv } from "../../support/cli";
+import { makeEnvDir } from "../../support/tmp-env";
+
+test("rlenv new scaffolds environments that rlenv validate accepts", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-new-"));
+  try {
+    for (const domain of ["code", "scene3d", "document"]) {
+      const r = rlenv(["new", domain, `my-${domain}`], { cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`created my-${domain}/`));
+    }
+    const v = rlenv(["validate", "my-code", "my-scene3d", "my-document"], { cwd: dir });
+    assert.equal(v.code, 0, v.stdout + v.stderr);
+    assert.match(v.stderr, /✓ my-code: 1 tasks/);
+    const again = rlenv(["new", "code", "my-code"], { cwd: dir });
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /exists and is not empty/);
+    const bad = rlenv(["new", "chemistry", "x"], { cwd: dir });
+    assert.match(bad.stderr, /unknown domain 'chemistry'/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("rlenv validate prints file:line:col problems, exits 1, and --json is machine-readable", () => {
+  const { dir, cleanup } = makeEnvDir({
+    "environment.yaml": "name: b\ndomain: code\ntasks: t.jsonl\nreward:\n  - type: exact\nmax_turn: 3\n",
+    "t.jsonl": '{"id":"a","prompt":"x"}\n{"id":"b"}\n',
+  });
+  try {
+    const r = rlenv(["validate", "."], { cwd: dir });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "environment.yaml:6:1: error: max_turn: unknown field 'max_turn' (did you mean 'max_turns'?)\n");
+    const j = rlenv(["validate", "--json", dir]);
+    assert.equal(j.code, 1);
+    const parsed = JSON.parse(j.stdout) as { ok: boolean; environments: Array<{ problems: Array<{ line: number; column: number; path: string }> }> };
+    assert.equal(parsed.ok, false);
+    assert.deepEqual(
+      parsed.environments[0]!.problems.map((p) => [p.line, p.column, p.path]),
+      [[6, 1, "max_turn"]],
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+test("rlenv --version and --help", () => {
+  assert.match(rlenv(["--version"]).stdout, /^(\d+\.\d+\.\d+|dev)\n$/);
+  const h = rlenv(["validate", "--help"]);
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /--json/);
+});
