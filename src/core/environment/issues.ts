@@ -145,10 +145,6 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
   }
 }
 
-function depth(issues: z.core.$ZodIssue[]): number {
-  return Math.max(0, ...issues.map((i) => i.path.length));
-}
-
 function placeholderFor(expected: string): unknown {
   switch (expected) {
     case "string":

@@ -1,0 +1,71 @@
+import type { Sandbox } from "../../sandbox/types";
+import type { FileDiff } from "../../schema/trajectory";
+import type { ToolContext } from "../types";
+
+const KNOWN = "code.knownFiles";
+
+/** Files no agent wrote on purpose: byte-code caches and test-runner caches. */
+export function isNoise(rel: string): boolean {
+  return /(^|\/)(__pycache__|\.pytest_cache|\.mypy_cache)(\/|$)|\.py[co]$/.test(rel);
+}
+
+/**
+ * What the rollout knows of each changed file's current text (null: deleted), so each
+ * observation carries only the change its own call made, not everything since the seed.
+ */
+function known(ctx: Pick<ToolContext, "state">): Map<string, string | null> {
+  let m = ctx.state.get(KNOWN) as Map<string, string | null> | undefined;
+  if (!m) {
+    m = new Map();
+    ctx.state.set(KNOWN, m);
+  }
+  return m;
+}
+
+/** The text a file had before this call, when the rollout already knows it without asking the sandbox. */
+export function knownText(ctx: Pick<ToolContext, "state" | "task">, rel: string): string | null | undefined {
+  const m = known(ctx);
+  if (m.has(rel)) return m.get(rel) ?? null;
+  const seed = ctx.task.files?.[rel];
+  return seed;
+}
+
+/** Note a change a file tool made and return it as an observation diff. */
+export function noteChange(ctx: Pick<ToolContext, "state">, rel: string, before: string | null, after: string | null): FileDiff {
+  known(ctx).set(rel, after);
+  const status = before === null ? "added" : after === null ? "deleted" : "modified";
+  return { path: rel, status, before, after };
+}
+
+/** Mark files as present without reporting them (visible tests written at set-up). */
+export function noteQuietly(ctx: Pick<ToolContext, "state">, files: Record<string, string>): void {
+  const m = known(ctx);
+  for (const [rel, text] of Object.entries(files)) m.set(rel, text);
+}
+
+/**
+ * After a command that may touch any file: compare the sandbox's diff against the seed
+ * with what the rollout knew, and return only what this command changed.
+ */
+export async function changesSinceLastCall(ctx: Pick<ToolContext, "state" | "task">, sandbox: Sandbox): Promise<FileDiff[]> {
+  const m = known(ctx);
+  const seed = ctx.task.files ?? {};
+  const current = new Map<string, FileDiff>();
+  for (const d of await sandbox.diff()) if (!isNoise(d.path)) current.set(d.path, d);
+  const out: FileDiff[] = [];
+  for (const [rel, d] of current) {
+    const was = m.has(rel) ? (m.get(rel) ?? null) : d.before;
+    if (was === d.after) continue;
+    out.push({ ...d, before: was, status: was === null ? "added" : d.after === null ? "deleted" : "modified" });
+    m.set(rel, d.after);
+  }
+  // A file the rollout had changed and that is back to its seed no longer shows in the diff.
+  for (const [rel, text] of m) {
+    if (current.has(rel)) continue;
+    const seedText = seed[rel] ?? null;
+    if (text === seedText) continue;
+    out.push({ path: rel, status: seedText === null ? "deleted" : text === null ? "added" : "modified", before: text, after: seedText });
+    m.set(rel, seedText);
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+}

@@ -1,0 +1,131 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import type { ChatToolCall, Usage } from "../schema/trajectory";
+import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
+import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
+
+export interface OpenAIPolicyOptions {
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  /** Milliseconds for one HTTP request; a request past it is retried like a connection error. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, on 429, 5xx, connection errors and timeouts only. */
+  retries?: number;
+  backoff?: BackoffOptions;
+  /** Use server-sent events; the reply is assembled from the deltas. */
+  stream?: boolean;
+}
+
+/** The key from the environment: RLENV_API_KEY first, then OPENAI_API_KEY; local servers accept any. */
+export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.RLENV_API_KEY ?? env.OPENAI_API_KEY ?? "EMPTY";
+}
+
+/** Whether a failed request is worth another try: rate limits, server errors, the network. Never a 4xx. */
+export function isRetryable(e: unknown): boolean {
+  if (e instanceof APIUserAbortError) return false;
+  if (e instanceof APIConnectionError) return true; // includes APIConnectionTimeoutError
+  if (e instanceof APIError) return e.status === undefined || e.status === 429 || e.status >= 500;
+  return false;
+}
+
+/** Any OpenAI-compatible Chat Completions server (vLLM, SGLang, Ollama, TGI, OpenAI). */
+export class OpenAIPolicy implements Policy {
+  readonly kind = "openai";
+  readonly model: string;
+  readonly params: Record<string, unknown>;
+  private readonly client: OpenAI;
+
+  constructor(private readonly opts: OpenAIPolicyOptions) {
+    this.model = opts.model;
+    // Retries are ours (backoff with jitter, abortable, counted); the client must not add its own.
+    this.client = new OpenAI({ baseURL: opts.baseURL, apiKey: opts.apiKey ?? apiKeyFromEnv(), maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
+    this.params = Object.fromEntries(
+      Object.entries({ temperature: opts.temperature, top_p: opts.topP, max_tokens: opts.maxTokens, seed: opts.seed, stream: opts.stream }).filter(([, v]) => v !== undefined),
+    );
+  }
+
+  async next(req: PolicyRequest): Promise<PolicyReply> {
+    const retries = this.opts.retries ?? 3;
+    let last: unknown;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (req.signal.aborted) throw abortReason(req.signal);
+      const started = performance.now();
+      try {
+        const reply = this.opts.stream ? await this.streamOnce(req) : await this.once(req);
+        return { ...reply, latencyMs: performance.now() - started };
+      } catch (e) {
+        if (req.signal.aborted) throw abortReason(req.signal);
+        if (!isRetryable(e)) {
+          if (e instanceof APIError) throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
+          throw e;
+        }
+        last = e;
+        if (attempt < retries) await sleep(backoffDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF), req.signal);
+      }
+    }
+    const why = last instanceof Error ? last.message : String(last);
+    throw new PolicyInfraError(`policy server at ${this.opts.baseURL} failed ${retries + 1} times: ${why}`);
+  }
+
+  private body(req: PolicyRequest) {
+    return {
+      model: this.opts.model,
+      messages: toOpenAIMessages(req.messages),
+      ...(req.tools.length > 0 ? { tools: toOpenAITools(req.tools) } : {}),
+      ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
+      ...(this.opts.topP !== undefined ? { top_p: this.opts.topP } : {}),
+      ...(this.opts.maxTokens !== undefined ? { max_tokens: this.opts.maxTokens } : {}),
+      ...(this.opts.seed !== undefined ? { seed: this.opts.seed } : {}),
+    };
+  }
+
+  private async once(req: PolicyRequest): Promise<Omit<PolicyReply, "latencyMs">> {
+    const res = await this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: req.signal });
+    const msg = res.choices[0]?.message;
+    if (!msg) throw new PolicyRequestError("policy server answered with no choices");
+    const calls: ChatToolCall[] = [];
+    for (const c of msg.tool_calls ?? []) {
+      if (c.type === "function") calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
+    }
+    return { content: msg.content ?? null, tool_calls: calls, ...(res.usage ? { usage: usageOf(res.usage) } : {}) };
+  }
+
+  private async streamOnce(req: PolicyRequest): Promise<Omit<PolicyReply, "latencyMs">> {
+    const stream = await this.client.chat.completions.create(
+      { ...this.body(req), stream: true, stream_options: { include_usage: true } },
+      { signal: req.signal },
+    );
+    let content = "";
+    let sawContent = false;
+    const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    let usage: Usage | undefined;
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = usageOf(chunk.usage);
+      const delta = chunk.choices[0]?.delta;
+      if (!delta) continue;
+      if (typeof delta.content === "string") {
+        content += delta.content;
+        sawContent = true;
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        const cur = calls.get(tc.index) ?? { id: "", name: "", arguments: "" };
+        if (tc.id) cur.id = tc.id;
+        if (tc.function?.name) cur.name += tc.function.name;
+        if (tc.function?.arguments) cur.arguments += tc.function.arguments;
+        calls.set(tc.index, cur);
+      }
+    }
+    const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+    return { content: sawContent ? content : null, tool_calls: ordered, ...(usage ? { usage } : {}) };
+  }
+}
+
+function usageOf(u: { prompt_tokens?: number; completion_tokens?: number }): Usage {
+  return { prompt_tokens: u.prompt_tokens ?? 0, completion_tokens: u.completion_tokens ?? 0 };
+}

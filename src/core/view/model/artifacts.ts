@@ -1,0 +1,196 @@
+import type { FileDiff, ObservationEvent, RewardEvent, SceneSnapshot, ToolCallEvent, TrajectoryEvent } from "../../schema/trajectory";
+import type { CheckResult, DocPage, DocumentsView, FieldResult } from "../protocol/trajectory";
+import { contentText } from "./summarise";
+
+/** One row's events, with the row index they belong to. */
+export interface RowEvents {
+  row: number;
+  events: TrajectoryEvent[];
+}
+
+function observations(rows: RowEvents[]): Array<{ row: number; obs: ObservationEvent }> {
+  return rows.flatMap((r) => r.events.filter((e): e is ObservationEvent => e.type === "observation").map((obs) => ({ row: r.row, obs })));
+}
+
+/**
+ * The files changed over a span of steps: for each path the first `before` and the
+ * last `after`, so a file edited three times shows one diff from the original.
+ * A file added then deleted drops out.
+ */
+export function mergeDiffs(diffs: FileDiff[]): FileDiff[] {
+  const byPath = new Map<string, FileDiff>();
+  for (const d of diffs) {
+    const prev = byPath.get(d.path);
+    if (!prev) {
+      byPath.set(d.path, { ...d });
+      continue;
+    }
+    const before = prev.before;
+    const after = d.after;
+    if (before === null && after === null) {
+      byPath.delete(d.path);
+      continue;
+    }
+    const status = before === null ? "added" : after === null ? "deleted" : "modified";
+    byPath.set(d.path, { path: d.path, status, before, after, binary: prev.binary || d.binary });
+  }
+  return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
+}
+
+export function diffsOf(rows: RowEvents[]): FileDiff[] {
+  return observations(rows).flatMap(({ obs }) => obs.artifacts?.diff ?? []);
+}
+
+/** The last scene snapshot among the rows, with the row it came from. */
+export function lastScene(rows: RowEvents[]): { row: number; scene: SceneSnapshot } | null {
+  let found: { row: number; scene: SceneSnapshot } | null = null;
+  for (const { row, obs } of observations(rows)) if (obs.artifacts?.scene) found = { row, scene: obs.artifacts.scene };
+  return found;
+}
+
+export function imagesOf(rows: RowEvents[]): Array<{ row: number; mime: string; data: string }> {
+  return observations(rows).flatMap(({ row, obs }) => (obs.artifacts?.images ?? []).map((i) => ({ row, ...i })));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function str(v: unknown): string | null {
+  return typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
+}
+
+/**
+ * Per-check results of scene verifiers, read from `details.checks` of reward
+ * components. A check names its object in `target`, `node`, `object` or `objects[0]`.
+ */
+export function sceneChecks(reward: RewardEvent | null): CheckResult[] {
+  if (!reward) return [];
+  const out: CheckResult[] = [];
+  for (const c of reward.components) {
+    const checks = isRecord(c.details) ? c.details.checks : undefined;
+    if (!Array.isArray(checks)) continue;
+    for (const [i, raw] of checks.entries()) {
+      if (!isRecord(raw) || typeof raw.passed !== "boolean") continue;
+      const objects = Array.isArray(raw.objects) ? raw.objects : [];
+      const target = str(raw.target) ?? str(raw.node) ?? str(raw.object) ?? str(objects[0]);
+      const reason = str(raw.reason) ?? str(raw.message);
+      out.push({ name: str(raw.name) ?? str(raw.type) ?? `${c.name}#${i}`, target, passed: raw.passed, ...(reason ? { reason } : {}) });
+    }
+  }
+  return out;
+}
+
+const READ_TOOLS = new Set(["read", "find", "search", "read_page", "read_document", "list_documents"]);
+const REPORT_TOOLS = new Set(["submit_report", "submit"]);
+
+function parseArgs(call: ToolCallEvent | undefined): Record<string, unknown> {
+  if (!call) return {};
+  if (isRecord(call.arguments)) return call.arguments;
+  if (typeof call.arguments === "string") {
+    try {
+      const v: unknown = JSON.parse(call.arguments);
+      return isRecord(v) ? v : {};
+    } catch {
+      return {};
+    }
+  }
+  return {};
+}
+
+/** Gold-vs-submitted fields, read from `details.fields` of reward components (an array or a map by field). */
+export function fieldResults(reward: RewardEvent | null): FieldResult[] {
+  if (!reward) return [];
+  const out: FieldResult[] = [];
+  for (const c of reward.components) {
+    const fields = isRecord(c.details) ? c.details.fields : undefined;
+    const list: Array<[string | null, unknown]> = Array.isArray(fields)
+      ? fields.map((f) => [null, f])
+      : isRecord(fields)
+        ? Object.entries(fields)
+        : [];
+    for (const [key, raw] of list) {
+      if (!isRecord(raw)) continue;
+      const field = key ?? str(raw.field) ?? str(raw.name) ?? "?";
+      out.push({
+        field,
+        expected: raw.expected ?? raw.gold ?? null,
+        got: raw.got ?? raw.actual ?? raw.submitted ?? null,
+        passed: typeof raw.passed === "boolean" ? raw.passed : null,
+        score: typeof raw.score === "number" ? raw.score : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** Pages the agent read, the spans it cited, its submitted report and the gold comparison. */
+export function documentsView(rows: RowEvents[], reward: RewardEvent | null): DocumentsView {
+  const calls = new Map<string, ToolCallEvent>();
+  let report: unknown = null;
+  for (const r of rows)
+    for (const e of r.events)
+      if (e.type === "tool_call") {
+        calls.set(e.id, e);
+        if (REPORT_TOOLS.has(e.name)) report = e.arguments;
+      }
+  const pages: DocPage[] = [];
+  const citations: DocumentsView["citations"] = [];
+  for (const { row, obs } of observations(rows)) {
+    for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row });
+    if (!READ_TOOLS.has(obs.name)) continue;
+    const args = parseArgs(calls.get(obs.tool_call_id));
+    const page = typeof args.page === "number" ? args.page : null;
+    pages.push({ row, tool: obs.name, document: str(args.document) ?? str(args.doc) ?? str(args.path), page, text: contentText(obs.output) });
+  }
+  return { pages, citations, report, fields: fieldResults(reward) };
+}
+
+/** Highlight ranges for a page's text: citations on that document/page, clipped to the text. */
+export function citedRanges(page: DocPage, citations: DocumentsView["citations"]): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const c of citations) {
+    if (page.document !== null && c.document !== page.document) continue;
+    if (c.page !== undefined && page.page !== null && c.page !== page.page) continue;
+    let [s, e] = [c.start, c.end];
+    // A citation of text not at its offsets (offsets into the whole document) is found by its text.
+    if (c.text && page.text.slice(s, e) !== c.text) {
+      const at = page.text.indexOf(c.text);
+      if (at < 0) continue;
+      [s, e] = [at, at + c.text.length];
+    }
+    s = Math.max(0, Math.min(s, page.text.length));
+    e = Math.max(s, Math.min(e, page.text.length));
+    if (e > s) ranges.push([s, e]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
+
+/**
+ * Aligns two rollouts' turns for side-by-side view: longest common subsequence on each
+ * turn's tool signature, so matching actions sit on the same line and extra turns get gaps.
+ */
+export function alignRows(a: string[], b: string[]): Array<{ a: number | null; b: number | null }> {
+  const n = a.length;
+  const m = b.length;
+  // Large inputs fall back to index alignment: LCS is O(n·m) memory.
+  if (n * m > 4_000_000) return Array.from({ length: Math.max(n, m) }, (_, i) => ({ a: i < n ? i : null, b: i < m ? i : null }));
+  const dp = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) dp[i]![j] = a[i] === b[j] ? dp[i + 1]![j + 1]! + 1 : Math.max(dp[i + 1]![j]!, dp[i]![j + 1]!);
+  const out: Array<{ a: number | null; b: number | null }> = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) out.push({ a: i++, b: j++ });
+    else if (j >= m || (i < n && dp[i + 1]![j]! >= dp[i]![j + 1]!)) out.push({ a: i++, b: null });
+    else out.push({ a: null, b: j++ });
+  }
+  return out;
+}
