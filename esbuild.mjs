@@ -12,6 +12,8 @@ const nativeOptional = ["cpu-features", "ssh2"];
 /** Node targets: the extension (CommonJS, `vscode` external) and the `rlenv` CLI. */
 const nodeBuilds = [
   { entryPoints: { extension: "src/extension/main.ts" }, external: ["vscode", ...nativeOptional] },
+  // The rollout engine (policies, sandboxes, domains: several MB), required by the extension on first run, never at activation.
+  { entryPoints: { "extension-engine": "src/extension/rollouts/engine-bundle.ts" }, external: ["vscode", ...nativeOptional] },
   { entryPoints: { cli: "src/cli/main.ts" }, external: nativeOptional, banner: { js: "#!/usr/bin/env node" } },
 ];
 
@@ -34,18 +36,32 @@ const configs = [
     mainFields: ["module", "main"],
     // The CLI's banner comes from src; strip the duplicate shebang esbuild keeps.
   })),
-  ...webApps.map((name) => ({
+];
+
+// The webview apps: ES modules with code splitting, so an app's first paint does not wait
+// for Monaco or three.js. `<app>/<part>.lazy.ts` is an extra entry `<app>-<part>` (its CSS
+// lands in `<app>-<part>.css`, which the app links when it loads the part).
+if (webApps.length > 0) {
+  const entryPoints = {};
+  for (const name of webApps) {
+    entryPoints[name] = path.join(appsDir, name, "main.ts");
+    for (const f of readdirSync(path.join(appsDir, name)).filter((f) => f.endsWith(".lazy.ts")))
+      entryPoints[`${name}-${f.slice(0, -".lazy.ts".length)}`] = path.join(appsDir, name, f);
+  }
+  configs.push({
     ...common,
-    entryPoints: { [name]: path.join(appsDir, name, "main.ts") },
+    entryPoints,
     platform: "browser",
-    format: "iife",
+    format: "esm",
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     target: "es2022",
     outdir: "dist/webviews",
     minify: !watch,
     loader: { ".ttf": "file", ".css": "css" },
     assetNames: "[name]",
-  })),
-];
+  });
+}
 
 // Monaco's editor worker is its own bundle, loaded by the webview from the extension.
 if (existsSync("node_modules/monaco-editor/esm/vs/editor/editor.worker.js") && webApps.length > 0) {

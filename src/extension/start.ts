@@ -1,8 +1,84 @@
 import * as vscode from "vscode";
+import { EnvironmentCodeLens } from "./codelens/provider";
+import { COMMAND_SPECS } from "./commands/all";
+import { registerCommands } from "./commands/table";
+import type { ExtensionCtx } from "./context";
+import { EnvironmentDiagnostics } from "./diagnostics/collection";
+import { ProblemQuickFixes } from "./diagnostics/quick-fixes";
+import { EnvironmentIndex } from "./environments/index";
+import { EnvironmentsTree } from "./environments/tree";
+import { ResultsStore } from "./rollouts/results";
+import { RunsTree } from "./runs/tree";
+import { Settings } from "./settings/settings";
+import { StatusBar } from "./status/status-bar";
+import { activateTestExplorer, type TestExplorer } from "./tests/controller";
+import { activateRunners } from "./runners/activate";
+import { activateViewer } from "./viewer/activate";
+
+/** What `activate` returns: the shared context and the Test Explorer, for the extension-host suites. */
+export interface ExtensionApi {
+  ctx: ExtensionCtx;
+  tests: TestExplorer;
+  /** Milliseconds start-up took (activation budget: 100 ms). */
+  startMs: number;
+}
+
+/** Files the editor features look at: manifests, JSONL task sets and task folders' task.yaml/json. */
+const ENVIRONMENT_FILES: vscode.DocumentSelector = [
+  { scheme: "file", pattern: "**/environment.yaml" },
+  { scheme: "file", pattern: "**/*.jsonl" },
+  { scheme: "file", pattern: "**/task.{yaml,yml,json}" },
+];
 
 /** Builds the extension's features; reports its own start-up failure (VS Code shows none). */
-export async function startExtension(context: vscode.ExtensionContext): Promise<void> {
+export async function startExtension(context: vscode.ExtensionContext): Promise<ExtensionApi | undefined> {
+  const started = performance.now();
   const log = vscode.window.createOutputChannel("RL Env Studio", { log: true });
   context.subscriptions.push(log);
-  log.info("RL Env Studio started");
+  try {
+    const ctx = buildContext(context, log);
+    const tests = activateFeatures(ctx);
+    const startMs = performance.now() - started;
+    log.info(`RL Env Studio started in ${startMs.toFixed(1)} ms (workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted: nothing is executed"})`);
+    return { ctx, tests, startMs };
+  } catch (e) {
+    log.error(`start-up failed: ${e instanceof Error && e.stack ? e.stack : String(e)}`);
+    void vscode.window.showErrorMessage(`RL Env Studio failed to start: ${e instanceof Error ? e.message : String(e)}. See the "RL Env Studio" output.`);
+    return undefined;
+  }
+}
+
+function buildContext(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ExtensionCtx {
+  const settings = new Settings(context.secrets);
+  const environments = new EnvironmentIndex(log);
+  const results = new ResultsStore(context.workspaceState);
+  const runs = new RunsTree(settings);
+  context.subscriptions.push(environments, results, runs);
+  return { extension: context, log, settings, environments, results, runs };
+}
+
+function activateFeatures(ctx: ExtensionCtx): TestExplorer {
+  const subs = ctx.extension.subscriptions;
+  const diagnostics = new EnvironmentDiagnostics(ctx.environments);
+  const environmentsTree = new EnvironmentsTree(ctx.environments, ctx.results);
+  const codeLens = new EnvironmentCodeLens(ctx.environments, ctx.results);
+  const tests = activateTestExplorer(ctx);
+  subs.push(
+    ...registerCommands(ctx, COMMAND_SPECS),
+    diagnostics,
+    vscode.languages.registerCodeActionsProvider(ENVIRONMENT_FILES, new ProblemQuickFixes(diagnostics), { providedCodeActionKinds: ProblemQuickFixes.kinds }),
+    environmentsTree,
+    vscode.window.createTreeView("rlenv.environments", { treeDataProvider: environmentsTree, showCollapseAll: true }),
+    vscode.window.createTreeView("rlenv.runs", { treeDataProvider: ctx.runs }),
+    codeLens,
+    vscode.languages.registerCodeLensProvider(ENVIRONMENT_FILES, codeLens),
+    new StatusBar(ctx.settings),
+    tests,
+    vscode.workspace.onDidGrantWorkspaceTrust(() => ctx.log.info("workspace trusted: validation and rollouts enabled")),
+  );
+  void ctx.environments.refresh();
+  // Features of other issues: one line each, below (they take ctx.extension and ctx.log).
+  activateViewer(ctx.extension, ctx.log);
+  activateRunners(ctx.extension, ctx.log, () => (vscode.workspace.workspaceFolders?.[0] ? ctx.settings.runsDir(vscode.workspace.workspaceFolders[0]) : undefined));
+  return tests;
 }

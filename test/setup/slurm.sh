@@ -7,6 +7,7 @@
 # Writes RLENV_SLURM_URL, RLENV_SLURM_TOKEN_FILE, RLENV_SLURM_USER, RLENV_SLURM_CONF,
 # RLENV_SLURM_PARTITION, RLENV_SLURM_SHARED into .test-artifacts/services/env (appends).
 set -euo pipefail
+trap 'echo "slurm: setup failed at line $LINENO: $BASH_COMMAND (logs: ${base:-?}/log)"' ERR
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
 base=${RLENV_SLURM_DIR:-/tmp/rlenv-slurm}
@@ -27,7 +28,11 @@ url="http://127.0.0.1:$rest_port"
 user=root
 
 up() { scontrol ping 2>/dev/null | grep -q "is UP" && scontrol show node "$host" 2>/dev/null | grep -qE "State=(IDLE|MIXED|ALLOCATED)"; }
-rest_up() { [ -f "$base/token" ] && curl -fsS -o /dev/null -H "X-SLURM-USER-NAME: $user" -H "X-SLURM-USER-TOKEN: $(cat "$base/token")" "$url/slurm/v0.0.38/diag"; }
+# Node, not curl: node is what the suites run on, curl may not be installed.
+rest_up() {
+  [ -f "$base/token" ] && node -e 'fetch(process.argv[1], { headers: { "X-SLURM-USER-NAME": process.argv[2], "X-SLURM-USER-TOKEN": process.argv[3] } }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
+    "$url/slurm/v0.0.38/diag" "$user" "$(cat "$base/token")"
+}
 
 if ! up; then
   # Stop leftovers of an earlier, broken start (only the pids this script recorded).
@@ -43,10 +48,9 @@ if ! up; then
 
   # munge: own key and socket so nothing of the host's is touched.
   dd if=/dev/urandom of="$base/munge/munge.key" bs=1024 count=1 status=none
-  chown root:root "$base/munge"; chmod 0700 "$base/munge"; chmod 0400 "$base/munge/munge.key"
+  chmod 0755 "$base/munge"; chmod 0400 "$base/munge/munge.key"  # slurmrestd (nobody) talks to the socket
   munged --force --key-file="$base/munge/munge.key" --socket="$base/munge/munge.socket" \
     --pid-file="$base/run/munged.pid" --log-file="$base/log/munged.log" --seed-file="$base/munge/seed"
-  chmod 0755 "$base/munge"  # slurmrestd (nobody) talks to the socket
 
   # The dummy GPU: a character device with NVIDIA's major number; nothing opens it.
   mknod "$base/dev/nvidia0" c 195 0
@@ -95,8 +99,8 @@ EOF
 AutoDetect=off
 NodeName=$host Name=gpu File=$base/dev/nvidia0
 EOF
-  echo "CgroupPlugin=disabled" > "$base/etc/cgroup.conf"
-  chmod 0644 "$base/etc/slurm.conf" "$base/etc/gres.conf" "$base/etc/cgroup.conf"
+  chmod 0644 "$base/etc/slurm.conf" "$base/etc/gres.conf"
+  mkdir -p "$base/spool/slurmd-$host"
 
   slurmctld -i
   slurmd

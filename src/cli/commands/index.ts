@@ -1,6 +1,11 @@
 import type { Command } from "commander";
+import { registerExport } from "./export";
+import { registerImage } from "./image";
 import { registerNew } from "./new";
+import { registerRun } from "./run";
+import { REMOTE_COMMANDS } from "./runner";
 import { registerValidate } from "./validate";
+import { registerView } from "./view";
 
 /** Every subcommand, one file each. Add a line here for a new one. */
-export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew];
+export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport];

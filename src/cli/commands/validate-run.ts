@@ -1,7 +1,63 @@
-/** Oracle/nop rollouts for `rlenv validate --run`; provided by the rollout engine. */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadEnvironment } from "../../core/environment";
+import { runEnvironment } from "../../core/rollout";
+import { createSandboxProvider } from "../../core/sandbox/index";
+
+interface TaskVerdict {
+  id: string;
+  oracle: number | null;
+  nop: number | null;
+  ok: boolean;
+  problems: string[];
+}
+
+interface EnvVerdict {
+  dir: string;
+  name: string;
+  ok: boolean;
+  runs: { oracle: string; nop: string };
+  tasks: TaskVerdict[];
+}
+
+/**
+ * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
+ * validation.oracle.min and its nop must stay at or below validation.nop.max.
+ */
 export async function validateByRollouts(
-  _dirs: string[],
-  _opts: { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean },
+  dirs: string[],
+  opts: { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean },
 ): Promise<{ ok: boolean; report: unknown }> {
-  throw new Error("validate --run needs the rollout engine, which is not built yet");
+  const backend = opts.sandbox === "docker" || opts.sandbox === "process" ? opts.sandbox : "auto";
+  const provider = await createSandboxProvider({ backend, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}) });
+  const runsDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
+  const out: EnvVerdict[] = [];
+  try {
+    for (const dir of dirs) {
+      const { env } = loadEnvironment(dir);
+      if (!env) continue; // static validation already reported why
+      const only = opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t));
+      if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
+      const config = { concurrency: opts.concurrency ?? 4, sandbox: backend, ...(only ? { tasks: only } : {}) } as const;
+      const oracle = await runEnvironment({ env, config: { ...config, policy: { kind: "oracle" } }, runsDir, sandboxProvider: provider });
+      const nop = await runEnvironment({ env, config: { ...config, policy: { kind: "nop" } }, runsDir, sandboxProvider: provider });
+      const { min } = env.manifest.validation.oracle;
+      const { max } = env.manifest.validation.nop;
+      const tasks = oracle.rollouts.map((o): TaskVerdict => {
+        const n = nop.rollouts.find((x) => x.task === o.task);
+        const problems: string[] = [];
+        if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}${o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}, needs ≥ ${min}`);
+        if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
+        return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems };
+      });
+      out.push({ dir: env.dir, name: env.manifest.name, ok: tasks.every((t) => t.ok), runs: { oracle: oracle.runDir, nop: nop.runDir }, tasks });
+      if (!opts.json) {
+        for (const t of tasks) process.stderr.write(`${t.ok ? "✓" : "✗"} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${t.ok ? "" : ` — ${t.problems.join("; ")}`}\n`);
+      }
+    }
+  } finally {
+    await provider.shutdown();
+  }
+  return { ok: out.every((e) => e.ok), report: { runs_dir: runsDir, environments: out } };
 }

@@ -6,13 +6,20 @@ import type { DomainPlugin } from "./types";
  * Loaded lazily so the CLI and the extension only load the domains they use.
  */
 const loaders: Partial<Record<Domain, () => Promise<DomainPlugin>>> = {
-  // code: () => import("./code").then((m) => m.codeDomain),
-  // scene3d: () => import("./scene3d").then((m) => m.scene3dDomain),
-  // document: () => import("./document").then((m) => m.documentDomain),
+  code: () => import("./code").then((m) => m.codeDomain),
+  custom: () => import("./code").then((m) => m.customDomain),
+  scene3d: () => import("./scene3d").then((m) => m.scene3dDomain),
+  document: () => import("./document").then((m) => m.documentDomain),
 };
 
 export async function loadDomain(domain: Domain): Promise<DomainPlugin> {
-  const load = loaders[domain] ?? loaders.code;
-  if (!load) throw new Error(`domain '${domain}' has no plugin registered in core/domains/registry.ts`);
-  return load();
+  const plugin = await findDomain(domain);
+  if (!plugin) throw new Error(`domain '${domain}' has no plugin registered in core/domains/registry.ts`);
+  return plugin;
+}
+
+/** The domain's plugin, or null when none is registered (the engine then offers custom tools and `submit` only). */
+export async function findDomain(domain: Domain): Promise<DomainPlugin | null> {
+  const load = loaders[domain];
+  return load ? load() : null;
 }

@@ -1,5 +1,6 @@
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
+import type { Problem } from "../environment/problem";
 import type { Sandbox } from "../sandbox/types";
 import type { Artifacts, ContentPart, RewardComponent, TrajectoryEvent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
@@ -69,4 +70,9 @@ export interface DomainPlugin {
   setup?(ctx: ToolContext): Promise<void>;
   /** Called when the rollout ends, whatever the outcome. */
   teardown?(ctx: ToolContext): Promise<void>;
+  /**
+   * Static problems in the domain's parts of the tasks (hidden targets, checks), positioned
+   * like the loader's, for `rlenv validate` and editor diagnostics. Optional.
+   */
+  checkTasks?(env: Environment): Promise<Problem[]>;
 }

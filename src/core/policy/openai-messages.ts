@@ -17,7 +17,7 @@ export function toOpenAIMessages(messages: readonly ChatMessage[]): ChatCompleti
             ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
             : {}),
         };
-      case "tool":
+      default:
         // Tool messages carry text only on most servers: images are described by their parts' text.
         return {
           role: "tool",

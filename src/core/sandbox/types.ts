@@ -54,6 +54,11 @@ export interface SandboxRequest {
   limits: { cpus: number; memoryBytes: number; pids: number; outputBytes: number; tmpfsBytes: number };
   labels?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Whether a closed sandbox may be reset (workdir and /tmp emptied, processes killed) and
+   * handed to a later acquire instead of removed: the manifest's `sandbox.reset: restore`.
+   */
+  reuse?: boolean;
 }
 
 /** Hands out sandboxes (a warm pool where the backend has one). */

@@ -11,6 +11,7 @@ export const PolicyConfig = z.object({
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
   timeout_ms: z.number().int().positive().optional(),
+  stream: z.boolean().optional().describe("openai: use server-sent events"),
 });
 export type PolicyConfig = z.infer<typeof PolicyConfig>;
 

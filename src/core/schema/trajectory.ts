@@ -39,6 +39,10 @@ export const StartEvent = z.object({
   sample: z.number().int().nonnegative(),
   seed: z.number().int().optional(),
   sandbox: z.object({ backend: z.string(), image: z.string().optional(), id: z.string().optional() }),
+  tools: z
+    .array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }))
+    .optional()
+    .describe("The tools offered to the policy, as it saw them (for chat exports)"),
 });
 
 export const MessageEvent = z.object({
@@ -88,6 +92,10 @@ export const SceneNode = z.object({
   rotation: z.tuple([z.number(), z.number(), z.number()]).describe("World-space Euler XYZ, degrees"),
   scale: z.tuple([z.number(), z.number(), z.number()]),
   dimensions: z.tuple([z.number(), z.number(), z.number()]).describe("World-space size of the oriented box"),
+  center: z
+    .tuple([z.number(), z.number(), z.number()])
+    .optional()
+    .describe("World-space centre of the oriented box; the position when absent (they differ for off-centre assets)"),
   color: z.string().optional(),
   material: z.record(z.string(), z.unknown()).optional(),
   bbox: z.object({ min: z.tuple([z.number(), z.number(), z.number()]), max: z.tuple([z.number(), z.number(), z.number()]) }),

@@ -43,7 +43,10 @@ export const NumericVerifier = z.strictObject({
 });
 
 export const FieldSpec = z.strictObject({
-  comparator: z.enum(["exact", "text", "number", "money", "percent", "date", "entities", "judge", "json"]).default("text"),
+  comparator: z
+    .enum(["exact", "text", "number", "money", "percent", "date", "entities", "judge", "json", "auto"])
+    .default("text")
+    .describe("auto: the task's target picks (target.grading.<field>.comparator), else the gold value's form does"),
   weight: z.number().nonnegative().default(1),
   rel_tol: z.number().nonnegative().optional(),
   abs_tol: z.number().nonnegative().optional(),

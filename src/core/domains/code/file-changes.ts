@@ -22,12 +22,16 @@ function known(ctx: Pick<ToolContext, "state">): Map<string, string | null> {
   return m;
 }
 
+/** What the engine seeds the workdir with at reset: the task's files and its visible tests. */
+function seedFiles(ctx: Pick<ToolContext, "task">): Record<string, string> {
+  return { ...(ctx.task.files ?? {}), ...(ctx.task.visible_tests ?? {}) };
+}
+
 /** The text a file had before this call, when the rollout already knows it without asking the sandbox. */
 export function knownText(ctx: Pick<ToolContext, "state" | "task">, rel: string): string | null | undefined {
   const m = known(ctx);
   if (m.has(rel)) return m.get(rel) ?? null;
-  const seed = ctx.task.files?.[rel];
-  return seed;
+  return seedFiles(ctx)[rel];
 }
 
 /** Note a change a file tool made and return it as an observation diff. */
@@ -37,19 +41,13 @@ export function noteChange(ctx: Pick<ToolContext, "state">, rel: string, before:
   return { path: rel, status, before, after };
 }
 
-/** Mark files as present without reporting them (visible tests written at set-up). */
-export function noteQuietly(ctx: Pick<ToolContext, "state">, files: Record<string, string>): void {
-  const m = known(ctx);
-  for (const [rel, text] of Object.entries(files)) m.set(rel, text);
-}
-
 /**
  * After a command that may touch any file: compare the sandbox's diff against the seed
  * with what the rollout knew, and return only what this command changed.
  */
 export async function changesSinceLastCall(ctx: Pick<ToolContext, "state" | "task">, sandbox: Sandbox): Promise<FileDiff[]> {
   const m = known(ctx);
-  const seed = ctx.task.files ?? {};
+  const seed = seedFiles(ctx);
   const current = new Map<string, FileDiff>();
   for (const d of await sandbox.diff()) if (!isNoise(d.path)) current.set(d.path, d);
   const out: FileDiff[] = [];

@@ -14,9 +14,6 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
     const want = expectKind === "any" ? g.kind : expectKind;
     if (want === "money" && a.kind === "percent") return verdict(false, `${show(actual)} is a percentage, a money amount was expected`);
     if (want === "percent" && a.kind === "money") return verdict(false, `${show(actual)} is a money amount, a percentage was expected`);
-    if (want === "plain" && g.kind === "plain" && a.kind === "percent" && expectKind === "any") {
-      // "5.4%" for a gold "5.4" is the same figure; "0.054" is not accepted for a plain gold.
-    }
     if (sameQuantity(a, g, opts)) return verdict(true, `${show(actual)} matches ${show(gold)}`);
     // A percentage written as a fraction ("0.308" for "30.8%").
     if (want === "percent" && a.kind === "plain" && Math.abs(a.value) <= 1.5) {

@@ -45,7 +45,7 @@ const SCALES: Record<string, number> = {
 // sign/paren, currency, digits with thousands separators and decimals, optional close paren,
 // optional percent or scale word. Written as one pattern so a match gives every part's position.
 const QUANTITY =
-  /(?<open>\()?\s?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?/giu;
+  /(?<open>\()?\s?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?/giu;
 
 function countDigits(num: string): { decimals: number; significant: number } {
   const plain = num.replace(/,/g, "");
@@ -64,8 +64,10 @@ export function findQuantities(text: string): Quantity[] {
     const g = m.groups ?? {};
     const num = g.num ?? "";
     // A digit run glued to letters ("10-K", "Q2", "FY2022") is a label, not a quantity.
-    const before = text[m.index - 1] ?? "";
-    if (!g.open && !g.minus && !g.cur && /[\p{L}_]/u.test(before)) continue;
+    const start = m.index + (m[0].length - m[0].trimStart().length);
+    const before = text[start - 1] ?? "";
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 2);
+    if (!g.open && !g.minus && !g.cur && (/[\p{L}_]/u.test(before) || /^-\p{L}/u.test(after))) continue;
     const negative = Boolean(g.minus || g.minus2 || (g.open && g.close));
     const mantissa = Number(num.replace(/,/g, "")) * (negative ? -1 : 1);
     if (!Number.isFinite(mantissa)) continue;
@@ -77,7 +79,7 @@ export function findQuantities(text: string): Quantity[] {
     const { decimals, significant } = countDigits(num);
     let end = m.index + m[0].length;
     if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]$/i);
-    out.push({ value: mantissa * scale, mantissa, scale, kind, decimals, significant, start: m.index, end });
+    out.push({ value: mantissa * scale, mantissa, scale, kind, decimals, significant, start, end });
   }
   return out;
 }

@@ -61,7 +61,8 @@ function str(v: unknown): string | null {
 
 /**
  * Per-check results of scene verifiers, read from `details.checks` of reward
- * components. A check names its object in `target`, `node`, `object` or `objects[0]`.
+ * components (the scene domain writes {label, passed, reason, objects}). The objects a
+ * check names come from `objects`, `target`, `node` or `object`.
  */
 export function sceneChecks(reward: RewardEvent | null): CheckResult[] {
   if (!reward) return [];
@@ -72,16 +73,19 @@ export function sceneChecks(reward: RewardEvent | null): CheckResult[] {
     for (const [i, raw] of checks.entries()) {
       if (!isRecord(raw) || typeof raw.passed !== "boolean") continue;
       const objects = Array.isArray(raw.objects) ? raw.objects : [];
-      const target = str(raw.target) ?? str(raw.node) ?? str(raw.object) ?? str(objects[0]);
+      const targets = [...objects, raw.target, raw.node, raw.object].map(str).filter((x): x is string => x !== null);
       const reason = str(raw.reason) ?? str(raw.message);
-      out.push({ name: str(raw.name) ?? str(raw.type) ?? `${c.name}#${i}`, target, passed: raw.passed, ...(reason ? { reason } : {}) });
+      out.push({ name: str(raw.label) ?? str(raw.name) ?? str(raw.check) ?? str(raw.type) ?? `${c.name}#${i}`, targets: [...new Set(targets)], passed: raw.passed, ...(reason ? { reason } : {}) });
     }
   }
   return out;
 }
 
+/** Tools whose output is document text; their citation artifacts mark what was read, not what was cited. */
 const READ_TOOLS = new Set(["read", "find", "search", "read_page", "read_document", "list_documents"]);
 const REPORT_TOOLS = new Set(["submit_report", "submit"]);
+/** The document domain's read header: "NAME p.N of M (chars A-B of L)". */
+const READ_HEADER = /^(.+?) p\.(\d+) of \d+ \(chars (\d+)-(\d+) of \d+\)\n/;
 
 function parseArgs(call: ToolCallEvent | undefined): Record<string, unknown> {
   if (!call) return {};
@@ -97,26 +101,34 @@ function parseArgs(call: ToolCallEvent | undefined): Record<string, unknown> {
   return {};
 }
 
-/** Gold-vs-submitted fields, read from `details.fields` of reward components (an array or a map by field). */
-export function fieldResults(reward: RewardEvent | null): FieldResult[] {
+function getPath(v: unknown, dotted: string): unknown {
+  let cur = v;
+  for (const k of dotted.split(".")) cur = isRecord(cur) ? cur[k] : Array.isArray(cur) ? cur[Number(k)] : undefined;
+  return cur;
+}
+
+/**
+ * Submitted-vs-gold per field, from `details.fields` of reward components (an array of
+ * outcomes or a map by field). The submitted value is read from the report when the
+ * outcome does not carry it.
+ */
+export function fieldResults(reward: RewardEvent | null, report: unknown): FieldResult[] {
   if (!reward) return [];
   const out: FieldResult[] = [];
   for (const c of reward.components) {
     const fields = isRecord(c.details) ? c.details.fields : undefined;
-    const list: Array<[string | null, unknown]> = Array.isArray(fields)
-      ? fields.map((f) => [null, f])
-      : isRecord(fields)
-        ? Object.entries(fields)
-        : [];
+    const list: Array<[string | null, unknown]> = Array.isArray(fields) ? fields.map((f) => [null, f]) : isRecord(fields) ? Object.entries(fields) : [];
     for (const [key, raw] of list) {
       if (!isRecord(raw)) continue;
       const field = key ?? str(raw.field) ?? str(raw.name) ?? "?";
+      const got = raw.got ?? raw.actual ?? raw.submitted ?? getPath(report, field) ?? null;
       out.push({
         field,
         expected: raw.expected ?? raw.gold ?? null,
-        got: raw.got ?? raw.actual ?? raw.submitted ?? null,
+        got,
         passed: typeof raw.passed === "boolean" ? raw.passed : null,
         score: typeof raw.score === "number" ? raw.score : null,
+        reason: str(raw.reason) ?? str(raw.error),
       });
     }
   }
@@ -136,13 +148,31 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
   const pages: DocPage[] = [];
   const citations: DocumentsView["citations"] = [];
   for (const { row, obs } of observations(rows)) {
-    for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row });
-    if (!READ_TOOLS.has(obs.name)) continue;
+    const read = READ_TOOLS.has(obs.name);
+    if (!read) for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row });
+    if (!read || obs.status !== "ok") continue;
     const args = parseArgs(calls.get(obs.tool_call_id));
-    const page = typeof args.page === "number" ? args.page : null;
-    pages.push({ row, tool: obs.name, document: str(args.document) ?? str(args.doc) ?? str(args.path), page, text: contentText(obs.output) });
+    let text = contentText(obs.output);
+    let page = typeof args.page === "number" ? args.page : null;
+    let document = str(args.document) ?? str(args.doc) ?? str(args.path);
+    let offset = 0;
+    const header = READ_HEADER.exec(text);
+    if (header) {
+      document ??= header[1]!;
+      page ??= Number(header[2]);
+      offset = Number(header[3]);
+      text = text.slice(header[0].length);
+    }
+    pages.push({ row, tool: obs.name, document, page, text, offset });
   }
-  return { pages, citations, report, fields: fieldResults(reward) };
+  if (typeof report === "string") {
+    try {
+      report = JSON.parse(report);
+    } catch {
+      // A report that is not JSON is shown as the text it is.
+    }
+  }
+  return { pages, citations, report, fields: fieldResults(reward, report) };
 }
 
 /** Highlight ranges for a page's text: citations on that document/page, clipped to the text. */
@@ -151,7 +181,7 @@ export function citedRanges(page: DocPage, citations: DocumentsView["citations"]
   for (const c of citations) {
     if (page.document !== null && c.document !== page.document) continue;
     if (c.page !== undefined && page.page !== null && c.page !== page.page) continue;
-    let [s, e] = [c.start, c.end];
+    let [s, e] = [c.start - page.offset, c.end - page.offset];
     // A citation of text not at its offsets (offsets into the whole document) is found by its text.
     if (c.text && page.text.slice(s, e) !== c.text) {
       const at = page.text.indexOf(c.text);

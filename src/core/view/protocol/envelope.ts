@@ -19,6 +19,8 @@ export const InitContext = z.object({
   /** Where the app's own bundles live (for Monaco's worker). */
   assetBase: z.string(),
   backend: z.enum(["webview", "http"]),
+  /** The served folder (webview backend only): a restored panel re-opens from it. */
+  root: z.string().optional(),
 });
 export type InitContext = z.infer<typeof InitContext>;
 
@@ -27,6 +29,8 @@ export const FromApp = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("request"), id: z.number().int(), method: z.string(), params: z.unknown() }),
   /** Saved by the host so a reloaded panel starts where the user left it. */
   z.object({ kind: z.literal("snapshot"), state: z.record(z.string(), z.unknown()) }),
+  /** Open another app (the dashboard opens the viewer on a rollout, or two to compare). */
+  z.object({ kind: z.literal("open"), app: AppName, target: z.string(), compare: z.string().optional() }),
 ]);
 export type FromApp = z.infer<typeof FromApp>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Citation, FileDiff, RolloutStatus, SceneSnapshot, TrajectoryEvent } from "../../schema/trajectory";
+import { Citation, FileDiff, type RolloutStatus, SceneSnapshot, TrajectoryEvent } from "../../schema/trajectory";
 
 /** Messages of the trajectory viewer app: method name → params and result schemas. */
 
@@ -33,6 +33,8 @@ export const TrajectoryMeta = z.object({
   lines: z.number().int(),
   rows: z.number().int(),
   complete: z.boolean(),
+  /** The index is still being built (a large file): rows grows until this is false. */
+  indexing: z.boolean(),
   domain: z.string().nullable(),
   start: TrajectoryEvent.nullable(),
   end: TrajectoryEvent.nullable(),
@@ -52,7 +54,7 @@ export type StepEntry = z.infer<typeof StepEntry>;
 export const StepDetail = z.object({ row: z.number().int(), entries: z.array(StepEntry) });
 export type StepDetail = z.infer<typeof StepDetail>;
 
-export const CheckResult = z.object({ name: z.string(), target: z.string().nullable(), passed: z.boolean(), reason: z.string().optional() });
+export const CheckResult = z.object({ name: z.string(), targets: z.array(z.string()), passed: z.boolean(), reason: z.string().optional() });
 export type CheckResult = z.infer<typeof CheckResult>;
 
 export const SceneAtRow = z.object({
@@ -64,10 +66,27 @@ export const SceneAtRow = z.object({
 });
 export type SceneAtRow = z.infer<typeof SceneAtRow>;
 
-export const DocPage = z.object({ row: z.number().int(), tool: z.string(), document: z.string().nullable(), page: z.number().int().nullable(), text: z.string() });
+export const DocPage = z.object({
+  row: z.number().int(),
+  tool: z.string(),
+  document: z.string().nullable(),
+  page: z.number().int().nullable(),
+  /** The page text as the tool returned it, without its header line. */
+  text: z.string(),
+  /** Character offset of `text` within the page (a read that started mid-page). */
+  offset: z.number().int(),
+});
 export type DocPage = z.infer<typeof DocPage>;
 
-export const FieldResult = z.object({ field: z.string(), expected: z.unknown(), got: z.unknown(), passed: z.boolean().nullable(), score: z.number().nullable() });
+export const FieldResult = z.object({
+  field: z.string(),
+  /** The gold value where the verifier recorded it (the hidden target is not in the trajectory otherwise). */
+  expected: z.unknown(),
+  got: z.unknown(),
+  passed: z.boolean().nullable(),
+  score: z.number().nullable(),
+  reason: z.string().nullable(),
+});
 export type FieldResult = z.infer<typeof FieldResult>;
 
 export const DocumentsView = z.object({

@@ -26,7 +26,9 @@ export const bashTool: ToolDefinition = {
     const r = await sandbox.exec(["bash", "-c", command.value ?? ""], { timeoutMs, signal: ctx.signal });
     const result = execToolResult(r);
     if (r.status === "error") return result;
-    const diff = await changesSinceLastCall(ctx, sandbox);
+    // The diff is a courtesy for the viewer: a sandbox that cannot list its changes
+    // (say, the command filled the disk) still returns the command's own result.
+    const diff = await changesSinceLastCall(ctx, sandbox).catch(() => []);
     return diff.length > 0 ? { ...result, artifacts: { diff } } : result;
   },
 };

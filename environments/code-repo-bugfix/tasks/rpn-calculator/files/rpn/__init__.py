@@ -1,0 +1,3 @@
+from .evaluator import evaluate
+
+__all__ = ["evaluate"]

@@ -1,0 +1,5 @@
+from slugkit import slugify
+
+
+def test_simple():
+    assert slugify("hello") == "hello"

@@ -1,0 +1,3 @@
+from .convert import convert
+
+__all__ = ["convert"]

@@ -1,0 +1,42 @@
+import { existsSync, statSync } from "node:fs";
+import type { Command } from "commander";
+import Docker from "dockerode";
+import { formatProblem, loadEnvironment } from "../../core/environment";
+import { buildBaseImage } from "../../core/sandbox/image/build-base";
+import { buildEnvironmentImage } from "../../core/sandbox/image/build-env";
+import { listRecipes } from "../../core/sandbox/image/recipe";
+
+/** `rlenv image build [names...]`: base images from recipes, or an environment's own Dockerfile. */
+export function registerImage(program: Command): void {
+  const image = program.command("image").description("Sandbox images: Debian base images from recipes, environment images from sandbox/Dockerfile");
+  image
+    .command("build")
+    .description("Build base images (all recipes by default) or the image of an environment folder with sandbox.build; cached by content hash")
+    .argument("[names...]", "recipe names (python), image tags (rlenv/python:bookworm) or environment folders")
+    .option("--force", "rebuild even when the image is up to date")
+    .action(async (names: string[], opts: { force?: boolean }) => {
+      const docker = new Docker();
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const recipes = listRecipes();
+      const targets = names.length > 0 ? names : recipes.map((r) => r.name);
+      for (const name of targets) {
+        const recipe = recipes.find((r) => r.name === name || r.tag === name);
+        if (recipe) {
+          const r = await buildBaseImage(docker, recipe, { force: !!opts.force, log });
+          process.stdout.write(`${r.tag}${r.built ? " built" : " up to date"}\n`);
+          continue;
+        }
+        if (existsSync(name) && statSync(name).isDirectory()) {
+          const { env, problems } = loadEnvironment(name);
+          if (!env) {
+            for (const p of problems) log(formatProblem(p, process.cwd()));
+            throw new Error(`${name}: the environment does not load`);
+          }
+          const r = await buildEnvironmentImage(docker, env, { force: !!opts.force, log });
+          process.stdout.write(`${r.tag}${r.built ? " built" : " up to date"}\n`);
+          continue;
+        }
+        throw new Error(`"${name}" is neither a recipe (${recipes.map((r) => r.name).join(", ")}), an image tag of one, nor an environment folder`);
+      }
+    });
+}

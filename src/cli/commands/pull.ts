@@ -1,0 +1,18 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { runnerClientFor } from "../../core/remote/client-config";
+
+export function registerPull(program: Command): void {
+  program
+    .command("pull")
+    .description("Download a job's run folder into runs/ (works while it runs: a snapshot)")
+    .argument("<job>", "job id")
+    .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
+    .option("--runs <dir>", "runs folder", "runs")
+    .action(async (jobId: string, o: { runner?: string; runs: string }) => {
+      const client = runnerClientFor(o.runner);
+      const r = await client.pull(jobId, path.resolve(o.runs));
+      process.stdout.write(`${path.relative(process.cwd(), r.dir) || r.dir}\n`);
+      process.stderr.write(`pulled ${r.files} files of job ${jobId} (${r.state})\n`);
+    });
+}

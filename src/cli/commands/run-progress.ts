@@ -1,0 +1,50 @@
+import type { RunProgress } from "../../core/rollout";
+
+const fmtTime = (s: number | null) => {
+  if (s === null || !Number.isFinite(s)) return "--:--";
+  const m = Math.floor(s / 60);
+  return `${m}:${String(Math.round(s % 60)).padStart(2, "0")}`;
+};
+const fmtReward = (r: number | null) => (r === null ? "-" : r.toFixed(3));
+
+/**
+ * Progress for `rlenv run`: a live bar rewritten in place on a terminal, plain lines
+ * (one per finished rollout) when stderr is a file or a pipe.
+ */
+export function progressPrinter(stream: NodeJS.WriteStream, quiet = false): { onProgress: (e: RunProgress) => void; finish: () => void } {
+  const tty = stream.isTTY === true;
+  let bar = "";
+  const clear = () => {
+    if (tty && bar) stream.write("\r\x1b[2K");
+  };
+  const redraw = () => {
+    if (tty && bar) stream.write(bar);
+  };
+  return {
+    onProgress(e) {
+      if (e.type === "log") {
+        clear();
+        stream.write(`${e.level === "info" ? "" : `${e.level}: `}${e.message}\n`);
+        redraw();
+      } else if (e.type === "rollout-end") {
+        if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${e.reason && e.status !== "completed" ? ` (${e.reason})` : ""}\n`);
+        else if (tty && e.status === "error") {
+          clear();
+          stream.write(`error: ${e.task} #${e.sample}: ${e.reason ?? ""}\n`);
+          redraw();
+        }
+      } else if (e.type === "progress") {
+        if (tty) {
+          const width = 24;
+          const filled = e.total === 0 ? width : Math.round((e.done / e.total) * width);
+          bar = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${e.done}/${e.total}  mean reward ${fmtReward(e.meanReward)}  ${e.rate.toFixed(2)}/s  ETA ${fmtTime(e.eta)}  policy ${e.policyInFlight} in flight`;
+          stream.write(`\r\x1b[2K${bar}`);
+        }
+      }
+    },
+    finish() {
+      if (tty && bar) stream.write("\n");
+      bar = "";
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { formatProblem, loadEnvironment } from "../../core/environment";
+import { runEnvironment } from "../../core/rollout";
+import type { PolicyConfig, RunConfig } from "../../core/schema/run";
+import { progressPrinter } from "./run-progress";
+
+interface RunOptions {
+  policy: string;
+  model?: string;
+  baseUrl?: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  timeoutMs?: number;
+  stream?: boolean;
+  tasks?: string[];
+  k: number;
+  concurrency: number;
+  policyConcurrency?: number;
+  sandbox: "docker" | "process" | "auto";
+  runs: string;
+  runId?: string;
+  shard?: string;
+  json?: boolean;
+  unsafeNoSandbox?: boolean;
+}
+
+const int = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got '${v}'`);
+  return n;
+};
+const num = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got '${v}'`);
+  return n;
+};
+
+/** `--policy oracle|nop|openai|replay:FILE` plus the openai flags, as a PolicyConfig. */
+export function policyFromFlags(o: RunOptions): PolicyConfig {
+  const [kind, arg] = o.policy.includes(":") ? [o.policy.slice(0, o.policy.indexOf(":")), o.policy.slice(o.policy.indexOf(":") + 1)] : [o.policy, undefined];
+  if (kind !== "oracle" && kind !== "nop" && kind !== "openai" && kind !== "replay") throw new Error(`--policy must be oracle, nop, openai or replay:FILE, got '${o.policy}'`);
+  if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
+  return {
+    kind,
+    ...(arg ? { replay: path.resolve(arg) } : {}),
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.baseUrl ? { base_url: o.baseUrl } : {}),
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o.topP !== undefined ? { top_p: o.topP } : {}),
+    ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.timeoutMs !== undefined ? { timeout_ms: o.timeoutMs } : {}),
+    ...(o.stream ? { stream: true } : {}),
+  };
+}
+
+export function parseShard(s: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(s);
+  if (!m) throw new Error(`--shard must look like i/N (e.g. 0/4), got '${s}'`);
+  const index = Number(m[1]);
+  const count = Number(m[2]);
+  if (count < 1 || index >= count) throw new Error(`--shard ${s}: need 0 ≤ i < N`);
+  return { index, count };
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("Roll out a policy on an environment's tasks; writes runs/<run-id>/ (trajectories, summary)")
+    .argument("[dir]", "environment folder", ".")
+    .option("--policy <policy>", "oracle, nop, openai or replay:FILE|RUN_DIR", "oracle")
+    .option("--model <name>", "openai: model name")
+    .option("--base-url <url>", "openai: server URL, e.g. http://127.0.0.1:8000/v1 (or RLENV_BASE_URL); key from RLENV_API_KEY or OPENAI_API_KEY")
+    .option("--temperature <t>", "openai: sampling temperature", num("--temperature"))
+    .option("--top-p <p>", "openai: nucleus sampling", num("--top-p"))
+    .option("--max-tokens <n>", "openai: completion token limit per turn", int("--max-tokens"))
+    .option("--seed <n>", "base seed (sample i gets seed + i)", int("--seed"))
+    .option("--timeout-ms <ms>", "openai: request timeout", int("--timeout-ms"))
+    .option("--stream", "openai: stream replies")
+    .option("--tasks <ids...>", "only these task ids")
+    .option("-k, --samples <n>", "samples per task", int("-k"), 1)
+    .option("--concurrency <n>", "concurrent rollouts (sandboxes)", int("--concurrency"), 4)
+    .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
+    .option("--sandbox <backend>", "docker, process or auto", "auto")
+    .option("--runs <dir>", "where run folders go", "runs")
+    .option("--run-id <id>", "name of the run folder (default: time, env, random)")
+    .option("--shard <i/N>", "run only shard i of N (tasks split round-robin)")
+    .option("--json", "print the summary as JSON on stdout")
+    .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
+    .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
+      const opts: RunOptions = { ...o, k: o.samples };
+      if (!["docker", "process", "auto"].includes(opts.sandbox)) throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
+      const { env, problems } = loadEnvironment(dir);
+      const errors = problems.filter((p) => p.severity === "error");
+      if (!env || errors.length > 0) {
+        for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
+        throw new Error(`${dir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`);
+      }
+      const config: RunConfig = {
+        policy: policyFromFlags(opts),
+        k: opts.k,
+        concurrency: Math.max(1, opts.concurrency),
+        sandbox: opts.sandbox,
+        ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
+        ...(opts.tasks ? { tasks: opts.tasks } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
+      };
+      // First Ctrl-C: stop cleanly (sandboxes closed, trajectories end `cancelled`); second: leave now.
+      const ac = new AbortController();
+      const onSigint = () => {
+        if (ac.signal.aborted) process.exit(130);
+        process.stderr.write("\nstopping: closing sandboxes (Ctrl-C again to quit at once)\n");
+        ac.abort(new Error("interrupted (Ctrl-C)"));
+      };
+      process.on("SIGINT", onSigint);
+      process.on("SIGTERM", onSigint);
+      const printer = progressPrinter(process.stderr);
+      try {
+        const r = await runEnvironment({
+          env,
+          config,
+          runsDir: path.resolve(opts.runs),
+          ...(opts.runId ? { runId: opts.runId } : {}),
+          signal: ac.signal,
+          onProgress: printer.onProgress,
+          ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
+        });
+        printer.finish();
+        const s = r.summary;
+        if (opts.json) process.stdout.write(`${JSON.stringify({ run_dir: r.runDir, status: r.record.status, summary: s }, null, 2)}\n`);
+        else {
+          const pk = Object.entries(s.pass_at_k).map(([k, v]) => `pass@${k} ${v.toFixed(3)}`).join("  ");
+          const st = Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(", ");
+          process.stderr.write(`${r.record.status}: ${s.rollouts} rollouts (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`);
+          if (s.utilisation) process.stderr.write(`policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`);
+          process.stdout.write(`${r.runDir}\n`);
+        }
+        process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 ? 1 : 0;
+      } finally {
+        printer.finish();
+        process.off("SIGINT", onSigint);
+        process.off("SIGTERM", onSigint);
+      }
+    });
+}

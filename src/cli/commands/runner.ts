@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Command } from "commander";
+import type { Executor } from "../../core/remote/executor";
+import { JobManager } from "../../core/remote/jobs";
+import { LocalExecutor } from "../../core/remote/local-executor";
+import { DEFAULT_MAX_UPLOAD, startRunnerServer } from "../../core/remote/server";
+import { SlurmClient } from "../../core/remote/slurm-client";
+import { SlurmExecutor } from "../../core/remote/slurm-executor";
+import { loadOrCreateToken } from "../../core/remote/token";
+import { VERSION } from "../version";
+import { registerJobs } from "./jobs";
+import { registerLogs } from "./logs";
+import { registerPull } from "./pull";
+import { registerSubmit } from "./submit";
+
+interface ServeOptions {
+  port: string;
+  host: string;
+  data: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  maxJobs: string;
+  maxUploadMb: string;
+  resume: boolean;
+  slurmUrl?: string;
+  slurmUser: string;
+  slurmTokenFile?: string;
+  slurmPartition?: string;
+  slurmPollMs: string;
+}
+
+/** The argv that starts this same CLI (node, its loader flags, the script) for work units. */
+export function selfCommand(): string[] {
+  const script = process.argv[1];
+  if (!script) throw new Error("cannot tell how this CLI was started");
+  return [process.execPath, ...process.execArgv, path.resolve(script)];
+}
+
+export function registerRunner(program: Command): void {
+  const runner = program.command("runner").description("Run jobs for remote clients (on a GPU host or a cluster's login node)");
+  runner
+    .command("serve")
+    .description("Serve the runner HTTP API; prints the URL and where the token is")
+    .option("--port <port>", "port to listen on (0: any free one)", "7800")
+    .option("--host <host>", "address to bind", "127.0.0.1")
+    .option("--data <dir>", "data dir: token, job journal, job folders (on a shared filesystem for Slurm)", ".rlenv-runner")
+    .option("--tls-cert <file>", "serve HTTPS with this certificate (PEM)")
+    .option("--tls-key <file>", "private key of --tls-cert (PEM)")
+    .option("--max-jobs <n>", "jobs run at once", "2")
+    .option("--max-upload-mb <n>", "largest accepted bundle upload", String(DEFAULT_MAX_UPLOAD / 1024 / 1024))
+    .option("--no-resume", "leave interrupted jobs interrupted at start-up")
+    .option("--slurm-url <url>", "slurmrestd URL: enables the slurm executor")
+    .option("--slurm-user <name>", "X-SLURM-USER-NAME", process.env.USER ?? "root")
+    .option("--slurm-token-file <file>", "file holding the Slurm JWT (else $SLURM_JWT)")
+    .option("--slurm-partition <name>", "default partition")
+    .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
+    .action(async (o: ServeOptions) => {
+      if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
+      const dataDir = path.resolve(o.data);
+      const { token, file, created } = loadOrCreateToken(dataDir);
+      const executors: Partial<Record<"local" | "slurm", Executor>> = { local: new LocalExecutor() };
+      if (o.slurmUrl) {
+        const jwt = o.slurmTokenFile ? readFileSync(o.slurmTokenFile, "utf8").trim() : process.env.SLURM_JWT;
+        if (!jwt) throw new Error("--slurm-url needs --slurm-token-file or $SLURM_JWT");
+        const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt });
+        await client.ping();
+        executors.slurm = new SlurmExecutor({ client, ...(o.slurmPartition ? { partition: o.slurmPartition } : {}), pollMs: Number(o.slurmPollMs) });
+      }
+      const jobs = new JobManager({
+        dataDir,
+        version: VERSION,
+        rlenvCommand: selfCommand(),
+        executors,
+        maxConcurrentJobs: Number(o.maxJobs),
+        resumeInterrupted: o.resume,
+      });
+      const problems = await jobs.init();
+      for (const p of problems) process.stderr.write(`runner: journal: ${p}\n`);
+      const srv = await startRunnerServer({
+        jobs,
+        token,
+        version: VERSION,
+        host: o.host,
+        port: Number(o.port),
+        maxUploadBytes: Number(o.maxUploadMb) * 1024 * 1024,
+        ...(o.tlsCert && o.tlsKey ? { tls: { cert: o.tlsCert, key: o.tlsKey } } : {}),
+      });
+      // One line a test or a supervisor can parse.
+      process.stdout.write(`runner listening on ${srv.url} (token ${created ? "created" : "in"} ${file}; executors: ${Object.keys(executors).join(", ")}; ${jobs.list().length} job(s) in the journal)\n`);
+      const stop = async () => {
+        await jobs.shutdown();
+        await srv.close();
+        process.exit(0);
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+  runner
+    .command("token")
+    .description("Print the runner's token (made on first use), to put into a client's credentials")
+    .option("--data <dir>", "the runner's data dir", ".rlenv-runner")
+    .action((o: { data: string }) => {
+      process.stdout.write(`${loadOrCreateToken(path.resolve(o.data)).token}\n`);
+    });
+}
+
+/** The runner and its client commands, registered together from commands/index.ts. */
+export const REMOTE_COMMANDS: Array<(program: Command) => void> = [registerRunner, registerSubmit, registerJobs, registerLogs, registerPull];

@@ -1,0 +1,88 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { loadEnvironment } from "../../core/environment";
+import type { JobSpecInput } from "../../core/remote/api";
+import { runnerClientFor } from "../../core/remote/client-config";
+import { formatEvent } from "./logs";
+
+interface SubmitOptions {
+  runner?: string;
+  policy: string;
+  model?: string;
+  baseUrl?: string;
+  policyCommand?: string;
+  policyPort?: string;
+  tasks?: string[];
+  k: string;
+  concurrency: string;
+  sandbox: "docker" | "process" | "auto";
+  executor: "local" | "slurm";
+  shards?: string;
+  gpus?: string;
+  partition?: string;
+  retries?: string;
+  name?: string;
+  idempotencyKey?: string;
+  follow?: boolean;
+  json?: boolean;
+}
+
+export function registerSubmit(program: Command): void {
+  program
+    .command("submit")
+    .description("Submit an environment with a run config to a runner; prints the job id")
+    .argument("[dir]", "environment folder", ".")
+    .option("--runner <name>", "runner name from runners.yaml, or its URL ($RLENV_RUNNER)")
+    .option("--policy <kind>", "oracle, nop, replay:FILE or openai", "oracle")
+    .option("--model <model>", "model name (openai)")
+    .option("--base-url <url>", "OpenAI-compatible server the runner reaches (openai)")
+    .option("--policy-command <cmd>", "start the policy server with this command on the runner ($PORT); waits for /v1/models")
+    .option("--policy-port <port>", "port for --policy-command", "8000")
+    .option("--tasks <ids...>", "only these task ids")
+    .option("-k <n>", "samples per task", "1")
+    .option("--concurrency <n>", "concurrent sandboxes", "4")
+    .option("--sandbox <backend>", "docker, process or auto", "auto")
+    .option("--executor <kind>", "local or slurm", "local")
+    .option("--shards <n>", "slurm: array tasks, each rlenv run --shard i/N")
+    .option("--gpus <n>", "slurm: --gres=gpu:N for each shard")
+    .option("--partition <name>", "slurm partition")
+    .option("--retries <n>", "slurm: resubmissions of a failed shard")
+    .option("--name <name>", "a name for the job")
+    .option("--idempotency-key <key>", "a retried submit with the same key makes one job")
+    .option("-f, --follow", "stream the job's events until it ends")
+    .option("--json", "print the job record as JSON")
+    .action(async (dir: string, o: SubmitOptions) => {
+      const { env, problems } = loadEnvironment(dir);
+      const first = problems.find((p) => p.severity === "error");
+      if (!env || first) throw new Error(`${path.relative(process.cwd(), first?.file ?? dir)}:${first?.line ?? 1}:${first?.column ?? 1}: ${first?.message ?? "does not load"} (run rlenv validate)`);
+      const [kind, replay] = o.policy.startsWith("replay:") ? ["replay", o.policy.slice(7)] : [o.policy, undefined];
+      const spec: JobSpecInput = {
+        ...(o.name ? { name: o.name } : {}),
+        executor: o.executor,
+        config: {
+          policy: { kind: kind as "oracle", ...(o.model ? { model: o.model } : {}), ...(o.baseUrl ? { base_url: o.baseUrl } : {}), ...(replay ? { replay } : {}) },
+          ...(o.tasks ? { tasks: o.tasks } : {}),
+          k: Number(o.k),
+          concurrency: Number(o.concurrency),
+          sandbox: o.sandbox,
+        },
+        ...(o.executor === "slurm"
+          ? { slurm: { shards: Number(o.shards ?? 1), gpus_per_shard: Number(o.gpus ?? 0), ...(o.partition ? { partition: o.partition } : {}), ...(o.retries ? { max_retries: Number(o.retries) } : {}) } }
+          : {}),
+        ...(o.policyCommand ? { policy_server: { command: o.policyCommand, port: Number(o.policyPort ?? 8000) } } : {}),
+      };
+      const client = runnerClientFor(o.runner);
+      const { job, created } = await client.submit(dir, spec, o.idempotencyKey);
+      if (o.json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
+      else process.stdout.write(`${job.id}\n`);
+      process.stderr.write(`${created ? "submitted" : "already submitted"}: job ${job.id} (${job.env.name}, ${job.progress.total} rollouts, ${job.spec.executor})\n`);
+      if (o.follow) {
+        let final = "";
+        await client.followEvents(job.id, (ev) => {
+          process.stderr.write(`${formatEvent(ev)}\n`);
+          if (ev.type === "state") final = ev.state;
+        });
+        process.exitCode = final === "completed" ? 0 : 1;
+      }
+    });
+}

@@ -1,0 +1,21 @@
+import type { Command } from "commander";
+
+/** `rlenv view RUN|FILE`: the trajectory viewer or run dashboard in a browser, served on loopback. */
+export function registerView(program: Command): void {
+  program
+    .command("view")
+    .description("Open a rollout file (trajectory viewer) or a run folder (dashboard) in the browser, served on 127.0.0.1 with a random token")
+    .argument("<path>", "runs/<id> folder or runs/<id>/rollouts/<rollout>.jsonl")
+    .option("--port <n>", "port to listen on (default: any free port)", (v) => Number.parseInt(v, 10))
+    .option("--json", "print {url} as JSON on one line (for scripts)")
+    .action(async (p: string, opts: { port?: number; json?: boolean }) => {
+      const { startViewServer, targetFor } = await import("../../core/view");
+      const target = targetFor(p);
+      const running = await startViewServer(target, opts.port !== undefined ? { port: opts.port } : {});
+      if (opts.json) process.stdout.write(`${JSON.stringify({ url: running.url, app: target.app })}\n`);
+      else process.stdout.write(`Serving ${target.app} for ${p}\nOpen ${running.url}\n(Ctrl-C to stop)\n`);
+      const stop = () => void running.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,47 @@
+import type { Environment } from "../../environment/load-environment";
+import type { LoadedTask } from "../../environment/load-tasks";
+import { StdioCase } from "../../schema/verifier";
+import { shq } from "./shell-quote";
+
+/** How run_tests runs a task's visible tests. */
+export type VisibleTestPlan =
+  | { kind: "command"; command: string; files: Record<string, string> }
+  | { kind: "stdio"; program: string; cases: StdioCase[]; files: Record<string, string> }
+  | { kind: "none"; message: string };
+
+const DEFAULT_PROGRAM = "python3 solution.py";
+
+function metadataCommand(meta: Record<string, unknown> | undefined): string | undefined {
+  const v = meta?.test_command;
+  return typeof v === "string" && v.trim() !== "" ? v : undefined;
+}
+
+/**
+ * Decide how to run the visible tests, in this order: a `test_command` in the task's or
+ * the manifest's metadata; for a stdio verifier, the cases in the visible `*.json` files
+ * run through its program; for a pytest verifier, pytest on the visible test files;
+ * otherwise each visible `.py` file with python3 and each `.sh` with bash.
+ */
+export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTestPlan {
+  const files = task.visible_tests ?? {};
+  const names = Object.keys(files).sort();
+  const explicit = metadataCommand(task.metadata) ?? metadataCommand(env.manifest.metadata);
+  if (explicit) return { kind: "command", command: explicit, files };
+  if (names.length === 0) return { kind: "none", message: "this task has no visible tests; read the task and check your work with bash" };
+  const verifier = env.manifest.reward.find((v) => v.type === "tests");
+  if (verifier?.type === "tests" && verifier.format === "stdio") {
+    const cases: StdioCase[] = [];
+    for (const n of names.filter((x) => x.endsWith(".json"))) {
+      const parsed = StdioCase.array().safeParse(JSON.parse(files[n] ?? "[]"));
+      if (parsed.success) cases.push(...parsed.data);
+    }
+    if (cases.length > 0) return { kind: "stdio", program: verifier.program ?? DEFAULT_PROGRAM, cases, files };
+  }
+  if (verifier?.type === "tests" && verifier.format === "pytest") {
+    return { kind: "command", command: `python3 -m pytest -q -p no:cacheprovider ${names.filter((n) => n.endsWith(".py")).map(shq).join(" ")}`, files };
+  }
+  const runnable = names.filter((n) => n.endsWith(".py") || n.endsWith(".sh"));
+  if (runnable.length === 0) return { kind: "none", message: `no runnable visible tests (files: ${names.join(", ")})` };
+  const steps = runnable.map((n) => `echo "== ${n}"; ${n.endsWith(".py") ? "python3" : "bash"} ${shq(n)} || rc=1`);
+  return { kind: "command", command: `rc=0; ${steps.join("; ")}; exit $rc`, files };
+}

@@ -1,0 +1,60 @@
+import { SandboxInfraError } from "../../rollout/errors";
+import type { ContentPart, SceneSnapshot } from "../../schema/trajectory";
+import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";
+
+/**
+ * A mistake the agent can read and fix (a missing object, a duplicate name): the tool
+ * returns it as an error observation and the rollout goes on.
+ */
+export class SceneToolError extends Error {
+  override name = "SceneToolError";
+}
+
+/**
+ * The 3D program itself broke (Blender crashed, hung or could not start). It is a failure
+ * of what runs in the sandbox, so it travels as a SandboxInfraError: the engine ends the
+ * rollout as an error and records the message, which carries the program's stderr; the
+ * run goes on. `stderr` is also kept apart for callers that want it alone.
+ */
+export class SceneBackendCrash extends SandboxInfraError {
+  override name = "SceneBackendCrash";
+  constructor(
+    readonly summary: string,
+    readonly stderr: string,
+  ) {
+    super(stderr.trim() ? `${summary}\nBlender's stderr:\n${stderr.trimEnd()}` : summary);
+  }
+}
+
+/** What a tool call on a backend returns besides the new snapshot. */
+export interface StepResult {
+  /** Text for the policy. */
+  text: string;
+  /** Extra content (an image from render_view). */
+  parts?: ContentPart[];
+}
+
+/**
+ * One scene for one rollout. Every mutating call is atomic: it either applies fully or
+ * throws SceneToolError and leaves the scene as it was.
+ */
+export interface SceneBackend {
+  readonly kind: "builtin" | "blender";
+  add(args: AddObjectArgs): Promise<StepResult>;
+  update(args: UpdateObjectArgs): Promise<StepResult>;
+  remove(name: string): Promise<StepResult>;
+  group(args: GroupArgs): Promise<StepResult>;
+  /** A PNG, where the backend can render; throws SceneToolError where it cannot. */
+  render(args: RenderViewArgs): Promise<StepResult>;
+  /** Blender only: run a Python snippet with bpy. */
+  runPython?(code: string): Promise<StepResult>;
+  /** Nodes sorted by name, world-space; `gltf` where the backend exports one. */
+  snapshot(): Promise<SceneSnapshot>;
+  close(): Promise<void>;
+}
+
+/** The message for a call on a missing object: it names the objects that exist. */
+export function missingObjectMessage(name: string, existing: readonly string[]): string {
+  const list = existing.length ? existing.map((n) => `'${n}'`).join(", ") : "none (the scene is empty)";
+  return `no object named '${name}'; objects in the scene: ${list}`;
+}

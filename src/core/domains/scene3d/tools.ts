@@ -1,0 +1,110 @@
+import type { z } from "zod";
+import type { Environment } from "../../environment/load-environment";
+import type { ToolContext, ToolDefinition, ToolResult } from "../types";
+import { missingObjectMessage, type SceneBackend, SceneToolError, type StepResult } from "./backend";
+import { backendKind, rememberSnapshot, sceneOf } from "./rollout-scene";
+import {
+  AddObjectArgs,
+  GroupArgs,
+  parametersOf,
+  parseArgs,
+  QuerySceneArgs,
+  RemoveObjectArgs,
+  RenderViewArgs,
+  RunBpyArgs,
+  SubmitArgs,
+  UpdateObjectArgs,
+} from "./tool-args";
+
+/**
+ * One scene tool: parse the arguments, run the step on the rollout's backend, and attach
+ * the scene snapshot. Agent mistakes become error observations; a backend crash
+ * (SceneBackendCrash) propagates and ends the rollout.
+ */
+function sceneTool<S extends z.ZodType>(
+  name: string,
+  description: string,
+  schema: S,
+  step: (backend: SceneBackend, args: z.infer<S>, ctx: ToolContext) => Promise<StepResult & { submit?: ToolResult["submit"] }>,
+): ToolDefinition {
+  return {
+    name,
+    description,
+    parameters: parametersOf(schema),
+    async run(raw, ctx): Promise<ToolResult> {
+      const backend = await sceneOf(ctx);
+      const parsed = parseArgs(schema, raw);
+      let result: StepResult & { submit?: ToolResult["submit"] };
+      let failed: string | undefined;
+      if (!parsed.ok) failed = parsed.message;
+      else {
+        try {
+          result = await step(backend, parsed.value, ctx);
+        } catch (e) {
+          if (!(e instanceof SceneToolError)) throw e;
+          failed = e.message;
+        }
+      }
+      const scene = await rememberSnapshot(ctx.state, backend);
+      if (failed !== undefined) return { output: `error: ${failed}`, status: "error", error: failed, exitCode: 1, artifacts: { scene } };
+      const r = result!;
+      const out: ToolResult = { output: r.parts ? [{ type: "text", text: r.text }, ...r.parts] : r.text, status: "ok", exitCode: 0, artifacts: { scene } };
+      const image = r.parts?.find((p) => p.type === "image_url");
+      if (image && image.type === "image_url") {
+        const m = /^data:([^;]+);base64,(.*)$/.exec(image.image_url.url);
+        if (m) out.artifacts = { ...out.artifacts, images: [{ mime: m[1]!, data: m[2]! }] };
+      }
+      if (r.submit) out.submit = r.submit;
+      return out;
+    },
+  };
+}
+
+/** The scene graph as compact JSON: what query_scene shows. */
+async function describeScene(backend: SceneBackend, only?: string): Promise<string> {
+  const { nodes } = await backend.snapshot();
+  const chosen = only ? nodes.filter((n) => n.name === only) : nodes;
+  if (only && chosen.length === 0) {
+    throw new SceneToolError(missingObjectMessage(only, nodes.map((n) => n.name)));
+  }
+  if (chosen.length === 0) return "the scene is empty";
+  return chosen.map((n) => JSON.stringify({ ...n, material: undefined })).join("\n");
+}
+
+export function sceneTools(env: Environment): ToolDefinition[] {
+  const tools: ToolDefinition[] = [
+    sceneTool(
+      "add_object",
+      "Add an object (a primitive, an empty group node, or a glTF asset) to the scene. Names are unique. Z is up; rotation is Euler XYZ in degrees.",
+      AddObjectArgs,
+      (b, a) => b.add(a),
+    ),
+    sceneTool("update_object", "Change an object's name, transform, size, colour, material or parent. Only the given fields change.", UpdateObjectArgs, (b, a) => b.update(a)),
+    sceneTool("remove_object", "Remove an object and everything parented to it.", RemoveObjectArgs, (b, a) => b.remove(a.name)),
+    sceneTool("group", "Create an empty named `name` and parent the given objects to it, keeping where they are in the world.", GroupArgs, (b, a) => b.group(a)),
+    sceneTool(
+      "query_scene",
+      "List the scene graph: each object's kind, parent, world position, rotation, scale, dimensions, centre and bounding box, one JSON object a line.",
+      QuerySceneArgs,
+      async (b, a) => ({ text: await describeScene(b, a.name) }),
+    ),
+    sceneTool("render_view", "Render the scene to a PNG image from a named camera or a given viewpoint.", RenderViewArgs, (b, a) => b.render(a)),
+    sceneTool("submit", "Finish: the scene as it is now is graded.", SubmitArgs, async (_b, a) => ({ text: "submitted", submit: { answer: a.message ?? null } })),
+  ];
+  if (backendKind(env) === "blender") {
+    tools.splice(
+      tools.length - 1,
+      0,
+      sceneTool(
+        "run_bpy",
+        "Run a Python snippet inside Blender (bpy, math and mathutils are imported). Objects it creates appear in the scene; print() output is returned.",
+        RunBpyArgs,
+        async (b, a) => {
+          if (!b.runPython) throw new SceneToolError("run_bpy needs the blender backend");
+          return b.runPython(a.code);
+        },
+      ),
+    );
+  }
+  return tools;
+}

@@ -1,0 +1,45 @@
+import type { LoadedTask } from "../environment/load-tasks";
+import type { PolicyConfig } from "../schema/run";
+import { NopPolicy } from "./nop";
+import { apiKeyFromEnv, OpenAIPolicy } from "./openai";
+import { OraclePolicy } from "./oracle";
+import { findReplayFile, ReplayPolicy } from "./replay";
+import type { Policy } from "./types";
+
+export * from "./types";
+export { OpenAIPolicy, apiKeyFromEnv, isRetryable } from "./openai";
+export { OraclePolicy } from "./oracle";
+export { NopPolicy } from "./nop";
+export { ReplayPolicy, findReplayFile } from "./replay";
+export { PlannedPolicy, type PlannedTurn } from "./scripted";
+
+/** A fresh policy for one rollout (policies keep per-rollout state: the oracle's plan, the replay position). */
+export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: number): Policy {
+  switch (config.kind) {
+    case "oracle":
+      return new OraclePolicy(task.solution);
+    case "nop":
+      return new NopPolicy();
+    case "replay":
+      if (!config.replay) throw new Error("policy replay needs a trajectory file or run folder (replay:FILE)");
+      return new ReplayPolicy(findReplayFile(config.replay, task.id, sample));
+    case "openai": {
+      const baseURL = config.base_url ?? process.env.RLENV_BASE_URL ?? process.env.OPENAI_BASE_URL;
+      if (!config.model) throw new Error("policy openai needs a model (--model)");
+      if (!baseURL) throw new Error("policy openai needs a base URL (--base-url, RLENV_BASE_URL or OPENAI_BASE_URL)");
+      return new OpenAIPolicy({
+        baseURL,
+        model: config.model,
+        apiKey: apiKeyFromEnv(),
+        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+        ...(config.top_p !== undefined ? { topP: config.top_p } : {}),
+        ...(config.max_tokens !== undefined ? { maxTokens: config.max_tokens } : {}),
+        ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
+        ...(config.timeout_ms !== undefined ? { timeoutMs: config.timeout_ms } : {}),
+        ...(config.stream ? { stream: true } : {}),
+      });
+    }
+    case "human":
+      throw new Error("policy human is played in the editor's debugger, not by the rollout engine");
+  }
+}

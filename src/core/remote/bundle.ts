@@ -1,0 +1,218 @@
+import { createReadStream, createWriteStream, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import tar from "tar-stream";
+
+/** Limits on what an uploaded bundle may unpack to. */
+export interface UnpackLimits {
+  maxBytes: number;
+  maxFiles: number;
+}
+
+export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxBytes: 512 * 1024 * 1024, maxFiles: 20_000 };
+
+/** A bundle that may not be unpacked; `status` is the HTTP status to answer with. */
+export class BundleError extends Error {
+  override name = "BundleError";
+  constructor(
+    message: string,
+    readonly status: 400 | 413,
+  ) {
+    super(message);
+  }
+}
+
+/** The entry name as a safe relative path, or a reason it is not one. */
+export function safeEntryPath(name: string): { ok: true; rel: string } | { ok: false; reason: string } {
+  if (name.includes("\0")) return { ok: false, reason: "NUL in the name" };
+  if (name.startsWith("/") || /^[A-Za-z]:[\\/]/.test(name)) return { ok: false, reason: "absolute path" };
+  if (name.includes("\\")) return { ok: false, reason: "backslash in the name" };
+  const parts = name.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.some((p) => p === "..")) return { ok: false, reason: "`..` in the path" };
+  return { ok: true, rel: parts.join("/") };
+}
+
+/**
+ * Unpacks a tar stream into `dest` (which must not exist yet), refusing anything but plain
+ * files and folders inside it: no `..`, no absolute names, no links, no devices or FIFOs,
+ * and no more than the limits. On any refusal `dest` is removed: nothing is left written.
+ */
+export async function unpackBundle(source: Readable, dest: string, limits: UnpackLimits = DEFAULT_UNPACK_LIMITS): Promise<{ files: number; bytes: number }> {
+  await mkdir(dest, { recursive: false, mode: 0o755 });
+  const extract = tar.extract();
+  let files = 0;
+  let bytes = 0;
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on("entry", (header, stream, next) => {
+      const fail = (err: Error) => {
+        // Destroying the extractor errors the current entry stream too; that error is this one.
+        stream.on("error", () => {});
+        stream.resume();
+        extract.destroy(err);
+      };
+      const where = safeEntryPath(header.name);
+      if (!where.ok) return fail(new BundleError(`bundle entry ${JSON.stringify(header.name)} refused: ${where.reason}`, 400));
+      const target = path.join(dest, where.rel);
+      if (header.type === "directory") {
+        mkdirSync(target, { recursive: true, mode: 0o755 });
+        stream.resume();
+        stream.on("end", () => next());
+        return;
+      }
+      if (header.type !== "file" && header.type !== "contiguous-file") {
+        return fail(new BundleError(`bundle entry ${JSON.stringify(header.name)} refused: ${header.type} entries are not allowed (only files and folders)`, 400));
+      }
+      if (where.rel === "") return fail(new BundleError("bundle entry with an empty name", 400));
+      files += 1;
+      bytes += header.size ?? 0;
+      if (files > limits.maxFiles) return fail(new BundleError(`bundle has more than ${limits.maxFiles} files`, 413));
+      if (bytes > limits.maxBytes) return fail(new BundleError(`bundle unpacks to more than ${limits.maxBytes} bytes`, 413));
+      mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
+      // Executable bits survive (tools are scripts); setuid/setgid/sticky and group/other write do not.
+      const mode = (header.mode ?? 0o644) & 0o755;
+      const out = createWriteStream(target, { mode, flags: "wx" });
+      pipeline(stream, out).then(() => next(), fail);
+    });
+    extract.on("finish", resolve);
+    extract.on("error", reject);
+  });
+  try {
+    await Promise.all([pipeline(source, extract).catch((e: unknown) => Promise.reject(e)), done]);
+  } catch (err) {
+    await rm(dest, { recursive: true, force: true });
+    if (err instanceof BundleError) throw err;
+    throw new BundleError(`bundle is not a readable tar: ${(err as Error).message}`, 400);
+  }
+  return { files, bytes };
+}
+
+/** What to leave out of a packed folder (names at any depth). */
+const SKIP = new Set([".git", "node_modules", "runs", ".rlenv"]);
+
+/**
+ * Packs `dir` as a tar stream under `prefix/`, plus extra in-memory files at the root.
+ * Links are refused (the runner would refuse them too); files are streamed, not buffered.
+ */
+export function packDirectory(dir: string, prefix: string, extra: Record<string, string | Buffer> = {}, opts: { skip?: Set<string> } = {}): Readable {
+  const pack = tar.pack();
+  const skip = opts.skip ?? SKIP;
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    for (const name of readdirSync(abs).sort()) {
+      if (skip.has(name)) continue;
+      const a = path.join(abs, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(a);
+      if (st.isSymbolicLink()) throw new Error(`${a}: symbolic link to ${readlinkSync(a)}; bundles carry plain files only`);
+      if (st.isDirectory()) {
+        pack.entry({ name: `${prefix}/${r}/`, type: "directory", mode: 0o755 });
+        await walk(a, r);
+      } else if (st.isFile()) {
+        await new Promise<void>((resolve, reject) => {
+          const entry = pack.entry({ name: `${prefix}/${r}`, size: st.size, mode: st.mode & 0o755, mtime: st.mtime }, (err) => (err ? reject(err) : resolve()));
+          // The entry errors too when the upload is cut off; that is the pack's error to report.
+          entry.on("error", reject);
+          createReadStream(a).on("error", reject).pipe(entry);
+        });
+      }
+    }
+  };
+  (async () => {
+    for (const [name, content] of Object.entries(extra)) pack.entry({ name, mode: 0o644 }, content);
+    if (prefix) pack.entry({ name: `${prefix}/`, type: "directory", mode: 0o755 });
+    await walk(dir, "");
+    pack.finalize();
+  })().catch((err: unknown) => pack.destroy(err as Error));
+  return pack as unknown as Readable;
+}
+
+/** Packs a folder whose files may be growing (a live run): each file as read at that moment. */
+export function packLiveFolder(dir: string, prefix: string): Readable {
+  const pack = tar.pack();
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const a = path.join(abs, name);
+      const r = rel ? `${rel}/${name}` : name;
+      let st: ReturnType<typeof lstatSync>;
+      try {
+        st = lstatSync(a);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        pack.entry({ name: `${prefix}/${r}/`, type: "directory", mode: 0o755 });
+        await walk(a, r);
+      } else if (st.isFile()) {
+        // Read whole: a growing file must not change size between header and body.
+        let body: Buffer;
+        try {
+          body = readFileSync(a);
+        } catch {
+          continue;
+        }
+        pack.entry({ name: `${prefix}/${r}`, mode: 0o644, mtime: st.mtime }, body);
+      }
+    }
+  };
+  (async () => {
+    pack.entry({ name: `${prefix}/`, type: "directory", mode: 0o755 });
+    await walk(dir, "");
+    pack.finalize();
+  })().catch((err: unknown) => pack.destroy(err as Error));
+  return pack as unknown as Readable;
+}
+
+/**
+ * Client side of a pull: writes the files under `stripPrefix/` of a tar stream into
+ * `dest`, skipping anything that is not a plain file or folder or would land outside.
+ */
+export async function unpackToDir(source: Readable, dest: string, stripPrefix: string): Promise<number> {
+  let files = 0;
+  const extract = tar.extract();
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on("entry", (header, stream, next) => {
+      const where = safeEntryPath(header.name);
+      const rel = where.ok ? where.rel : "";
+      const inside = rel === stripPrefix || rel.startsWith(`${stripPrefix}/`) ? rel.slice(stripPrefix.length).replace(/^\//, "") : null;
+      if (!where.ok || inside === null || (header.type !== "file" && header.type !== "directory")) {
+        stream.resume();
+        stream.on("end", () => next());
+        return;
+      }
+      const target = path.join(dest, inside);
+      if (header.type === "directory") {
+        mkdirSync(target, { recursive: true });
+        stream.resume();
+        stream.on("end", () => next());
+        return;
+      }
+      mkdirSync(path.dirname(target), { recursive: true });
+      files += 1;
+      // Trajectories are small: one write each is much faster than a stream per file.
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: unknown) => {
+        chunks.push(c as Buffer);
+      });
+      stream.on("error", reject);
+      stream.on("end", () => {
+        try {
+          writeFileSync(target, Buffer.concat(chunks));
+          next();
+        } catch (e) {
+          reject(e);
+        }
+      });
+    });
+    extract.on("finish", resolve);
+    extract.on("error", reject);
+  });
+  await Promise.all([pipeline(source, extract), done]);
+  return files;
+}

@@ -1,0 +1,47 @@
+import type { JobRecord, WorkUnit } from "./api";
+
+/**
+ * What an executor gets to run one job. The job manager owns the record; executors
+ * change it only through `update`, which persists it in the journal at once.
+ */
+export interface ExecutionContext {
+  readonly jobId: string;
+  readonly jobDir: string;
+  /** The unpacked environment folder (on a cluster: inside the shared folder). */
+  readonly envDir: string;
+  job(): JobRecord;
+  update(mutate: (job: JobRecord) => void): void;
+  log(line: string, unit?: string): void;
+  /** Aborted on cancel (DELETE) and on runner shutdown. */
+  readonly signal: AbortSignal;
+  /** argv that starts the `rlenv` CLI (node + cli script). */
+  readonly rlenvCommand: readonly string[];
+  /** Where a unit's `rlenv run --runs` writes. */
+  unitRunsDir(unit: WorkUnit): string;
+  /** Set by the job manager when it started a policy server for the job. */
+  readonly policyBaseUrl?: string;
+}
+
+/**
+ * Runs a job's work units somewhere: on this machine (`local`), as Slurm array tasks
+ * (`slurm`), and next as a Kubernetes Indexed Job — each an implementation of this.
+ */
+export interface Executor {
+  readonly kind: "local" | "slurm" | "kubernetes";
+  /** Splits a new job into units (one local unit, N shards…). */
+  plan(job: JobRecord): WorkUnit[];
+  /**
+   * Runs every unit that is not done until all have ended, a unit failed past its
+   * retries, or the signal aborts (then everything it started is stopped before it resolves).
+   */
+  execute(ctx: ExecutionContext): Promise<void>;
+  /**
+   * After the runner restarted under a job: deal with units the previous runner process
+   * left `running` — end the stale processes, or re-adopt cluster jobs that live on.
+   */
+  recover(ctx: ExecutionContext): Promise<void>;
+}
+
+export function unitEnded(u: WorkUnit): boolean {
+  return u.superseded_by !== undefined || u.state === "completed" || u.state === "failed" || u.state === "cancelled";
+}

@@ -1,0 +1,440 @@
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { loadEnvironment } from "../environment";
+import { BUNDLE_ENV_DIR, BUNDLE_JOB_FILE, type JobEvent, type JobEventInput, type JobRecord, JobSpec, type JobState, TERMINAL_STATES, type WorkUnit } from "./api";
+import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle";
+import type { ExecutionContext, Executor } from "./executor";
+import { queryGpus } from "./gpus";
+import { JobJournal } from "./journal";
+import { mergeRun, mergedRunDir } from "./merge";
+import { startPolicyServer, type StartedPolicyServer } from "./policy-server";
+import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
+
+export interface JobManagerOptions {
+  dataDir: string;
+  version: string;
+  /** argv that starts the `rlenv` CLI for work units. */
+  rlenvCommand: string[];
+  executors: Partial<Record<"local" | "slurm" | "kubernetes", Executor>>;
+  maxConcurrentJobs?: number;
+  /** Resume interrupted jobs at start-up (default true). */
+  resumeInterrupted?: boolean;
+  limits?: UnpackLimits;
+  /** Seconds between GPU samples while a job runs (0: none). */
+  gpuSampleS?: number;
+}
+
+interface Active {
+  abort: AbortController;
+  /** Why it was aborted: a user's cancel, or the runner shutting down. */
+  reason?: "cancel" | "shutdown";
+  done: Promise<void>;
+}
+
+/** A submit refused for its content: HTTP 400 with the field at fault. */
+export class JobSpecError extends Error {
+  override name = "JobSpecError";
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The runner's jobs: accepts bundles, queues and runs jobs on an executor, journals
+ * every change, streams events, and picks everything up again after a restart.
+ * Events: `event` (jobId, JobEvent).
+ */
+export class JobManager extends EventEmitter {
+  readonly journal: JobJournal;
+  private readonly jobs = new Map<string, JobRecord>();
+  private readonly active = new Map<string, Active>();
+  private readonly queue: string[] = [];
+  private readonly byKey = new Map<string, string>();
+  private readonly pendingKeys = new Map<string, Promise<{ job: JobRecord; created: boolean }>>();
+  readonly started = Date.now();
+  /** Rollout ends seen by this process, for rollouts/s. */
+  readonly rolloutEnds: number[] = [];
+  lastGpuUtilisation: number | undefined;
+  /** A finished job's rollouts as its watcher saw them, handed to the final merge. */
+  private readonly finalView = new Map<string, RolloutFileState[]>();
+  /** Live watchers of running jobs: a pull while running reuses what they know. */
+  private readonly watchers = new Map<string, RolloutWatcher>();
+  private gpuTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: JobManagerOptions) {
+    super();
+    this.journal = new JobJournal(opts.dataDir);
+  }
+
+  get capacity(): number {
+    return this.opts.maxConcurrentJobs ?? 2;
+  }
+
+  /** Reads the journal; jobs a killed runner left running are marked interrupted and resumed. */
+  async init(): Promise<string[]> {
+    const { jobs, problems } = this.journal.loadAll();
+    for (const job of jobs) {
+      this.jobs.set(job.id, job);
+      if (job.idempotency_key) this.byKey.set(job.idempotency_key, job.id);
+    }
+    for (const job of jobs) {
+      if (job.state === "running" || job.state === "interrupted") {
+        if (job.state === "running") {
+          this.update(job.id, (j) => {
+            j.state = "interrupted";
+            j.interruptions += 1;
+          });
+          this.emitEvent(job.id, { type: "state", state: "interrupted", reason: "the runner stopped while the job ran" });
+        }
+        const executor = this.opts.executors[job.spec.executor];
+        if (executor) await executor.recover(this.context(job.id, new AbortController().signal));
+        if (this.opts.resumeInterrupted ?? true) this.enqueue(job.id);
+      } else if (job.state === "queued") {
+        this.enqueue(job.id);
+      }
+    }
+    this.pump();
+    return problems;
+  }
+
+  list(): JobRecord[] {
+    return [...this.jobs.values()].sort((a, b) => b.created.localeCompare(a.created));
+  }
+
+  get(id: string): JobRecord | undefined {
+    return this.jobs.get(id);
+  }
+
+  executorKinds(): string[] {
+    return Object.keys(this.opts.executors);
+  }
+
+  queued(): number {
+    return this.queue.length;
+  }
+
+  runningCount(): number {
+    return this.active.size;
+  }
+
+  jobDir(id: string): string {
+    return this.journal.jobDir(id);
+  }
+
+  /** Accepts a bundle (tar: job.json + env/). The same idempotency key returns the first job. */
+  async submit(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
+    if (idempotencyKey) {
+      const known = this.byKey.get(idempotencyKey);
+      if (known) {
+        body.resume();
+        const job = this.jobs.get(known);
+        if (job) return { job, created: false };
+      }
+      const inFlight = this.pendingKeys.get(idempotencyKey);
+      if (inFlight) {
+        body.resume();
+        return inFlight;
+      }
+    }
+    const p = this.accept(body, idempotencyKey);
+    if (idempotencyKey) this.pendingKeys.set(idempotencyKey, p);
+    try {
+      return await p;
+    } finally {
+      if (idempotencyKey) this.pendingKeys.delete(idempotencyKey);
+    }
+  }
+
+  private async accept(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
+    const tmpRoot = path.join(this.opts.dataDir, "tmp");
+    mkdirSync(tmpRoot, { recursive: true });
+    const id = `j${new Date().toISOString().replace(/[-:TZ.]/g, "").slice(0, 14)}-${randomBytes(3).toString("hex")}`;
+    const staging = path.join(tmpRoot, id);
+    await unpackBundle(body, staging, this.opts.limits ?? DEFAULT_UNPACK_LIMITS);
+    try {
+      const specFile = path.join(staging, BUNDLE_JOB_FILE);
+      if (!existsSync(specFile)) throw new JobSpecError(`the bundle has no ${BUNDLE_JOB_FILE}`, BUNDLE_JOB_FILE);
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(specFile, "utf8"));
+      } catch (e) {
+        throw new JobSpecError(`${BUNDLE_JOB_FILE} is not JSON: ${(e as Error).message}`, BUNDLE_JOB_FILE);
+      }
+      const parsed = JobSpec.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue?.path.join(".") ?? "";
+        throw new JobSpecError(`${BUNDLE_JOB_FILE}: ${field ? `${field}: ` : ""}${issue?.message ?? "invalid"}`, field);
+      }
+      const spec = parsed.data;
+      if (!this.opts.executors[spec.executor]) throw new JobSpecError(`executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`, "executor");
+      const envDir = path.join(staging, BUNDLE_ENV_DIR);
+      const { env, problems } = loadEnvironment(envDir);
+      const errors = problems.filter((p) => p.severity === "error");
+      if (!env || errors.length > 0) {
+        const p = errors[0] ?? problems[0];
+        throw new JobSpecError(`environment does not load: ${p ? `${path.relative(envDir, p.file) || p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}`, p?.path);
+      }
+      const selected = spec.config.tasks?.length ? env.tasks.filter((t) => spec.config.tasks?.includes(t.id)).length : env.tasks.length;
+      const executor = this.opts.executors[spec.executor];
+      const record: JobRecord = {
+        id,
+        ...(spec.name ? { name: spec.name } : {}),
+        state: "queued",
+        created: new Date().toISOString(),
+        env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, tasks: selected },
+        spec,
+        ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
+        progress: { done: 0, total: selected * spec.config.k, mean_reward: null },
+        units: [],
+        interruptions: 0,
+        run_id: `${env.manifest.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${id}`,
+      };
+      record.units = executor?.plan(record) ?? [];
+      renameSync(staging, this.journal.jobDir(id));
+      this.jobs.set(id, record);
+      this.journal.save(record);
+      if (idempotencyKey) this.byKey.set(idempotencyKey, id);
+      this.emitEvent(id, { type: "state", state: "queued" });
+      this.enqueue(id);
+      this.pump();
+      return { job: record, created: true };
+    } catch (e) {
+      rmSync(staging, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Cancels a queued or running job; resolves once everything it started has stopped. */
+  async cancel(id: string): Promise<JobRecord | undefined> {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    if (TERMINAL_STATES.includes(job.state)) return job;
+    const qi = this.queue.indexOf(id);
+    if (qi >= 0) this.queue.splice(qi, 1);
+    const act = this.active.get(id);
+    if (act) {
+      act.reason = "cancel";
+      act.abort.abort();
+      await act.done;
+    } else {
+      this.finish(id, "cancelled", "cancelled before it started");
+    }
+    return this.jobs.get(id);
+  }
+
+  /** Resumes an interrupted job (a runner started with --no-resume leaves them so). */
+  resume(id: string): JobRecord | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    if (job.state !== "interrupted") throw new JobSpecError(`job ${id} is ${job.state}, not interrupted`, "state");
+    this.enqueue(id);
+    this.pump();
+    return job;
+  }
+
+  /** Stops running jobs without marking them cancelled (a restart resumes them). */
+  async shutdown(): Promise<void> {
+    if (this.gpuTimer) clearInterval(this.gpuTimer);
+    const all = [...this.active.values()];
+    for (const a of all) {
+      a.reason = "shutdown";
+      a.abort.abort();
+    }
+    await Promise.all(all.map((a) => a.done));
+  }
+
+  /** Brings the merged run folder up to date (also while the job runs) and returns it. */
+  refreshRun(id: string): string | undefined {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    // A finished job's folder was merged for good when it ended.
+    if (!TERMINAL_STATES.includes(job.state)) {
+      const live = this.watchers.get(id);
+      if (live) live.scan();
+      mergeRun(job, this.jobDir(id), this.opts.version, false, live?.all());
+    }
+    return mergedRunDir(this.jobDir(id));
+  }
+
+  eventsAfter(id: string, after: number): JobEvent[] {
+    return this.journal.eventsAfter(id, after);
+  }
+
+  private enqueue(id: string): void {
+    if (!this.queue.includes(id) && !this.active.has(id)) this.queue.push(id);
+  }
+
+  private pump(): void {
+    while (this.active.size < this.capacity && this.queue.length > 0) {
+      const id = this.queue.shift();
+      if (!id) break;
+      const abort = new AbortController();
+      const act: Active = { abort, done: Promise.resolve() };
+      this.active.set(id, act);
+      act.done = this.runJob(id, abort.signal, act)
+        .catch((e: unknown) => {
+          this.finish(id, act.reason === "cancel" ? "cancelled" : "failed", (e as Error).message);
+        })
+        .finally(() => {
+          this.active.delete(id);
+          this.pump();
+        });
+    }
+    this.sampleGpus();
+  }
+
+  private async runJob(id: string, signal: AbortSignal, act: Active): Promise<void> {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    const executor = this.opts.executors[job.spec.executor];
+    if (!executor) throw new Error(`executor ${job.spec.executor} is not configured`);
+    this.update(id, (j) => {
+      j.state = "running";
+      j.started ??= new Date().toISOString();
+    });
+    this.emitEvent(id, { type: "state", state: "running" });
+    const watcher = this.watch(id);
+    watcher.start();
+    this.watchers.set(id, watcher);
+    let server: StartedPolicyServer | undefined;
+    try {
+      const ps = job.spec.policy_server;
+      let policyBaseUrl: string | undefined;
+      if (ps && "url" in ps) policyBaseUrl = ps.url;
+      else if (ps && executor.kind === "local") {
+        server = await startPolicyServer(ps.command, ps.port, ps.ready_timeout_s, signal, (line) => this.emitEvent(id, { type: "log", line }));
+        policyBaseUrl = server.baseUrl;
+      }
+      await executor.execute(this.context(id, signal, policyBaseUrl));
+    } finally {
+      await server?.stop();
+      watcher.stop();
+      this.watchers.delete(id);
+    }
+    if (act.reason === "shutdown") return;
+    this.finalView.set(id, watcher.all());
+    const units = this.jobs.get(id)?.units ?? [];
+    const failed = units.find((u) => u.state === "failed" && !u.superseded_by);
+    if (act.reason === "cancel") this.finish(id, "cancelled", "cancelled by request");
+    else if (failed) this.finish(id, "failed", failed.error ?? `unit ${failed.id} failed`);
+    else this.finish(id, "completed");
+  }
+
+  private finish(id: string, state: JobState, reason?: string): void {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    this.update(id, (j) => {
+      j.state = state;
+      j.ended = new Date().toISOString();
+      if (state === "failed" && reason) j.error = reason;
+    });
+    const updated = this.jobs.get(id);
+    if (updated) {
+      try {
+        mergeRun(updated, this.jobDir(id), this.opts.version, true, this.finalView.get(id));
+        this.finalView.delete(id);
+      } catch (e) {
+        this.emitEvent(id, { type: "log", line: `merging the run folder failed: ${(e as Error).message}` });
+      }
+    }
+    this.emitEvent(id, { type: "state", state, ...(reason ? { reason } : {}) });
+  }
+
+  /** Follows the units' trajectories: rollout-end and progress events. */
+  private watch(id: string): RolloutWatcher {
+    const unitDir = (u: WorkUnit) => path.join(this.jobDir(id), u.runs_dir);
+    let lastSave = 0;
+    let lastProgress = 0;
+    const watcher = new RolloutWatcher(
+      () => (this.jobs.get(id)?.units ?? []).filter((u) => u.keep !== "none").map((u) => ({ id: u.id, dir: unitDir(u) })),
+      (end) => {
+        this.rolloutEnds.push(Date.now());
+        if (this.rolloutEnds.length > 10_000) this.rolloutEnds.splice(0, 5_000);
+        this.emitEvent(id, { type: "rollout-end", ...end });
+        const job = this.jobs.get(id);
+        if (!job) return;
+        const keep = new Map(job.units.map((u) => [u.id, u.keep]));
+        let done = 0;
+        let sum = 0;
+        let scored = 0;
+        for (const r of watcher.all()) {
+          if (!r.end || keep.get(r.unit) === "none" || !isFinished(r.end.status)) continue;
+          done += 1;
+          if (r.end.reward !== null) {
+            sum += r.end.reward;
+            scored += 1;
+          }
+        }
+        const progress = { done, total: job.progress.total, mean_reward: scored ? sum / scored : null };
+        const elapsed = (Date.now() - Date.parse(job.started ?? job.created)) / 1000;
+        job.progress = progress;
+        // The journal gets progress at most once a second; events carry every step.
+        if (Date.now() - lastSave > 1000) {
+          lastSave = Date.now();
+          this.journal.save(job);
+        }
+        // Progress at most every 100 ms (rollout-end events carry each one), and always the last.
+        if (Date.now() - lastProgress >= 100 || done === job.progress.total) {
+          lastProgress = Date.now();
+          this.emitEvent(id, { type: "progress", ...progress, rate: elapsed > 0 ? done / elapsed : 0 });
+        }
+      },
+    );
+    return watcher;
+  }
+
+  private context(id: string, signal: AbortSignal, policyBaseUrl?: string): ExecutionContext {
+    const jobDir = this.jobDir(id);
+    return {
+      jobId: id,
+      jobDir,
+      envDir: path.join(jobDir, BUNDLE_ENV_DIR),
+      job: () => {
+        const j = this.jobs.get(id);
+        if (!j) throw new Error(`job ${id} vanished`);
+        return j;
+      },
+      update: (mutate) => this.update(id, mutate),
+      log: (line, unit) => this.emitEvent(id, { type: "log", line, ...(unit ? { unit } : {}) }),
+      signal,
+      rlenvCommand: this.opts.rlenvCommand,
+      unitRunsDir: (u) => path.join(jobDir, u.runs_dir),
+      ...(policyBaseUrl ? { policyBaseUrl } : {}),
+    };
+  }
+
+  private update(id: string, mutate: (job: JobRecord) => void): void {
+    const job = this.jobs.get(id);
+    if (!job) return;
+    mutate(job);
+    this.journal.save(job);
+  }
+
+  private emitEvent(id: string, input: JobEventInput): void {
+    const ev = this.journal.append(id, input);
+    this.emit("event", id, ev);
+  }
+
+  /** GPU utilisation samples into running jobs' event streams. */
+  private sampleGpus(): void {
+    const every = this.opts.gpuSampleS ?? 5;
+    if (every <= 0 || this.gpuTimer) return;
+    this.gpuTimer = setInterval(async () => {
+      if (this.active.size === 0) return;
+      const { gpus } = await queryGpus();
+      if (gpus.length === 0) return;
+      this.lastGpuUtilisation = gpus.reduce((a, g) => a + g.utilization, 0) / gpus.length / 100;
+      for (const id of this.active.keys()) {
+        this.emitEvent(id, { type: "gpu", gpus: gpus.map((g) => ({ index: g.index, utilization: g.utilization, memory_used_mib: g.memory_used_mib })) });
+      }
+    }, every * 1000);
+    this.gpuTimer.unref();
+  }
+}

@@ -1,0 +1,133 @@
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs";
+import type { RunRecord, RunSummary } from "../schema/run";
+import type { JobRecord, WorkUnit } from "./api";
+import { keptRollouts } from "./remainder";
+import type { RolloutFileState } from "./rollout-watch";
+
+/** The merged run folder of a job, as `rlenv pull` brings it home. */
+export function mergedRunDir(jobDir: string): string {
+  return path.join(jobDir, "run");
+}
+
+/**
+ * Brings the job's run folder up to date from its units' run folders: every kept
+ * rollout file (copied again when it grew), and `run.json` for the whole job. Safe to
+ * call while units still run; `final` also writes `summary.json`.
+ */
+export function mergeRun(job: JobRecord, jobDir: string, version: string, final: boolean, known?: RolloutFileState[]): { rollouts: number } {
+  const runDir = mergedRunDir(jobDir);
+  const outRollouts = path.join(runDir, "rollouts");
+  mkdirSync(outRollouts, { recursive: true });
+  const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
+  const kept = keptRollouts(job, unitDir, known);
+  const taken = new Set<string>();
+  for (const r of kept) {
+    // Rollout ids are unique within a run; across units the unit id makes them so.
+    let name = path.basename(r.file);
+    if (taken.has(name)) name = `${r.unit}-${name}`;
+    taken.add(name);
+    const dest = path.join(outRollouts, name);
+    if (existsSync(dest)) {
+      const [a, b] = [statSync(r.file), statSync(dest)];
+      if (a.ino === b.ino && a.dev === b.dev) continue;
+      if (a.size === b.size) continue;
+      rmSync(dest);
+    }
+    // A hard link costs nothing and grows with the trajectory; a copy where links cannot go.
+    try {
+      linkSync(r.file, dest);
+    } catch {
+      copyFileSync(r.file, dest);
+    }
+  }
+  // What an earlier merge took that the run no longer keeps (an interrupted rollout redone since).
+  for (const name of readdirSync(outRollouts)) if (!taken.has(name)) rmSync(path.join(outRollouts, name), { force: true });
+  const first = firstUnitRun(job, unitDir);
+  const record: RunRecord = {
+    id: job.run_id,
+    created: job.started ?? job.created,
+    ...(job.ended ? { ended: job.ended } : {}),
+    status: job.state === "queued" ? "running" : job.state,
+    env: { name: job.env.name, hash: job.env.hash, domain: job.env.domain, path: first?.env.path ?? "" },
+    config: job.spec.config,
+    host: hostname(),
+    version,
+  };
+  writeFileSync(path.join(runDir, "run.json"), `${JSON.stringify(record, null, 2)}\n`);
+  if (final) {
+    const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
+    const utilisation = meanUtilisation(job, unitDir);
+    writeJsonAtomic(path.join(runDir, SUMMARY_FILE), utilisation ? { ...summary, utilisation } : summary);
+  }
+  return { rollouts: kept.length };
+}
+
+/** The run.json one of the units wrote (for fields the runner does not know itself). */
+function firstUnitRun(job: JobRecord, unitDir: (u: WorkUnit) => string): RunRecord | undefined {
+  for (const u of job.units) {
+    const dir = unitDir(u);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const f = path.join(dir, name, "run.json");
+      if (existsSync(f)) {
+        try {
+          return JSON.parse(readFileSync(f, "utf8")) as RunRecord;
+        } catch {
+          // being written
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The units' own utilisation figures, weighted by their wall time (shards run side by side). */
+function meanUtilisation(job: JobRecord, unitDir: (u: WorkUnit) => string): RunSummary["utilisation"] | undefined {
+  const found: NonNullable<RunSummary["utilisation"]>[] = [];
+  for (const u of job.units) {
+    if (u.keep === "none") continue;
+    const dir = unitDir(u);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const f = path.join(dir, name, SUMMARY_FILE);
+      if (!existsSync(f)) continue;
+      try {
+        const s = JSON.parse(readFileSync(f, "utf8")) as RunSummary;
+        if (s.utilisation) found.push(s.utilisation);
+      } catch {
+        // a unit killed while writing it
+      }
+    }
+  }
+  if (found.length === 0) return undefined;
+  const wall = found.reduce((a, u) => a + u.wall_ms, 0);
+  return {
+    policy: wall > 0 ? found.reduce((a, u) => a + u.policy * u.wall_ms, 0) / wall : 0,
+    sandbox_busy_ms: found.reduce((a, u) => a + u.sandbox_busy_ms, 0),
+    max_queue_depth: Math.max(...found.map((u) => u.max_queue_depth)),
+    wall_ms: Math.max(...found.map((u) => u.wall_ms)),
+  };
+}
+
+/**
+ * When one unit did the whole job and kept everything, its own summary is the job's
+ * (same trajectories); reusing it saves reading every trajectory again.
+ */
+function singleUnitSummary(job: JobRecord, unitDir: (u: WorkUnit) => string): RunSummary | undefined {
+  const kept = job.units.filter((u) => u.keep !== "none");
+  const only = kept[0];
+  if (kept.length !== 1 || !only || only.keep !== "all" || only.state !== "completed") return undefined;
+  const dir = unitDir(only);
+  const runs = existsSync(dir) ? readdirSync(dir) : [];
+  if (runs.length !== 1 || !runs[0]) return undefined;
+  const f = path.join(dir, runs[0], SUMMARY_FILE);
+  if (!existsSync(f)) return undefined;
+  try {
+    return { ...(JSON.parse(readFileSync(f, "utf8")) as RunSummary), run_id: job.run_id };
+  } catch {
+    return undefined;
+  }
+}

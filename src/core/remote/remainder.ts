@@ -1,0 +1,74 @@
+import path from "node:path";
+import { loadEnvironment } from "../environment";
+import type { JobRecord, WorkUnit } from "./api";
+import type { ExecutionContext } from "./executor";
+import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
+
+/** Task ids the job covers, in the environment's order. */
+export function jobTaskIds(envDir: string, job: JobRecord): string[] {
+  const { env, problems } = loadEnvironment(envDir);
+  if (!env) throw new Error(`environment in ${envDir} no longer loads: ${problems[0]?.message ?? "unknown problem"}`);
+  const wanted = job.spec.config.tasks;
+  const ids = env.tasks.map((t) => t.id);
+  return wanted && wanted.length > 0 ? ids.filter((id) => wanted.includes(id)) : ids;
+}
+
+/**
+ * Rollout files of every unit whose output the merged run keeps, as the merge will see
+ * them; `known` is a live watcher's view (saves reading every file again).
+ */
+export function keptRollouts(job: JobRecord, unitDir: (u: WorkUnit) => string, known?: RolloutFileState[]): RolloutFileState[] {
+  const units = job.units.filter((u) => u.keep !== "none");
+  let all = known;
+  if (!all) {
+    const watcher = new RolloutWatcher(
+      () => units.map((u) => ({ id: u.id, dir: unitDir(u) })),
+      () => {},
+    );
+    watcher.scan();
+    all = watcher.all();
+  }
+  const keepOf = new Map(units.map((u) => [u.id, u.keep]));
+  return all.filter((r) => keepOf.get(r.unit) === "all" || (r.end !== undefined && isFinished(r.end.status)));
+}
+
+/**
+ * Replaces the job's interrupted units by remainder units that cover exactly the
+ * samples not yet finished: tasks grouped by how many samples they still miss, one
+ * `rlenv run --tasks … -k m` per group. Finished rollouts are never run again.
+ */
+export function planRemainder(ctx: ExecutionContext): void {
+  const job = ctx.job();
+  const interrupted = job.units.filter((u) => u.state === "interrupted" && !u.superseded_by);
+  if (interrupted.length === 0) return;
+  // Interrupted output keeps only finished rollouts; the rest is redone.
+  ctx.update((j) => {
+    for (const u of j.units) if (u.state === "interrupted" && !u.superseded_by) u.keep = "finished";
+  });
+  const finished = new Map<string, number>();
+  for (const r of keptRollouts(ctx.job(), (u) => ctx.unitRunsDir(u))) {
+    if (r.end && isFinished(r.end.status) && r.task) finished.set(r.task, (finished.get(r.task) ?? 0) + 1);
+  }
+  const k = job.spec.config.k;
+  const byMissing = new Map<number, string[]>();
+  for (const id of jobTaskIds(ctx.envDir, job)) {
+    const missing = k - (finished.get(id) ?? 0);
+    if (missing > 0) byMissing.set(missing, [...(byMissing.get(missing) ?? []), id]);
+  }
+  const n = job.units.length;
+  const added: WorkUnit[] = [...byMissing.entries()].map(([m, tasks], i) => ({
+    id: `u${n + i}`,
+    tasks,
+    k: m,
+    state: "pending",
+    attempts: 0,
+    runs_dir: path.join("units", `u${n + i}`),
+    keep: "all",
+  }));
+  ctx.update((j) => {
+    const replacement = added.map((a) => a.id).join(",") || "nothing (all finished)";
+    for (const u of j.units) if (u.state === "interrupted" && !u.superseded_by) u.superseded_by = replacement;
+    j.units.push(...added);
+  });
+  ctx.log(`resume: ${[...finished.values()].reduce((a, b) => a + b, 0)} finished rollouts kept; ${added.length} remainder unit(s) for ${[...byMissing.values()].flat().length} task(s)`);
+}

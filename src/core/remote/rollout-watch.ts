@@ -1,0 +1,128 @@
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import path from "node:path";
+import type { RolloutEnd } from "./api";
+
+/** What the watcher knows of one rollout file. */
+export interface RolloutFileState {
+  unit: string;
+  /** Absolute path. */
+  file: string;
+  /** Path inside the unit's run folder, e.g. `rollouts/abc.jsonl`. */
+  rel: string;
+  task?: string;
+  sample?: number;
+  end?: { status: string; reward: number | null };
+}
+
+/** Rollout ends that count as done work: a resumed job does not redo them. */
+export function isFinished(status: string): boolean {
+  return status !== "cancelled";
+}
+
+/**
+ * Follows the trajectories that `rlenv run` processes write under each unit's runs
+ * folder (local disk or a cluster's shared folder alike) by reading what each file
+ * gained since the last look. Polling, not fs.watch: it also works on NFS, and a
+ * 50 ms tick keeps rollout-end events well under the 100 ms latency goal.
+ */
+export class RolloutWatcher {
+  private readonly files = new Map<string, RolloutFileState & { offset: number; partial: string }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly units: () => Array<{ id: string; dir: string }>,
+    private readonly onEnd: (end: RolloutEnd, state: RolloutFileState) => void,
+    private readonly intervalMs = 50,
+  ) {}
+
+  start(): void {
+    this.scan();
+    this.timer = setInterval(() => this.scan(), this.intervalMs);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.scan();
+  }
+
+  all(): RolloutFileState[] {
+    return [...this.files.values()];
+  }
+
+  /** One pass over every unit's rollout files; public so a final pass can be forced. */
+  scan(): void {
+    for (const unit of this.units()) {
+      for (const runDir of listDirs(unit.dir)) {
+        const rolloutsDir = path.join(unit.dir, runDir, "rollouts");
+        if (!existsSync(rolloutsDir)) continue;
+        let names: string[];
+        try {
+          names = readdirSync(rolloutsDir);
+        } catch {
+          continue;
+        }
+        for (const name of names) {
+          if (!name.endsWith(".jsonl")) continue;
+          // Plain concatenation: this runs for every file on every tick.
+          const file = `${rolloutsDir}/${name}`;
+          let st = this.files.get(file);
+          if (!st) {
+            st = { unit: unit.id, file, rel: `rollouts/${name}`, offset: 0, partial: "" };
+            this.files.set(file, st);
+          }
+          if (!st.end) this.readNew(st);
+        }
+      }
+    }
+  }
+
+  private readNew(st: RolloutFileState & { offset: number; partial: string }): void {
+    let size: number;
+    try {
+      size = statSync(st.file).size;
+    } catch {
+      return;
+    }
+    if (size <= st.offset) return;
+    const fd = openSync(st.file, "r");
+    try {
+      const buf = Buffer.alloc(size - st.offset);
+      readSync(fd, buf, 0, buf.length, st.offset);
+      st.offset = size;
+      const text = st.partial + buf.toString("utf8");
+      const lines = text.split("\n");
+      st.partial = lines.pop() ?? "";
+      for (const line of lines) this.onLine(st, line);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private onLine(st: RolloutFileState, line: string): void {
+    if (!line.includes('"type":"start"') && !line.includes('"type":"end"')) return;
+    let ev: { type?: string; task?: { id?: string }; sample?: number; status?: string; reward?: number | null };
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (ev.type === "start") {
+      st.task = ev.task?.id;
+      st.sample = ev.sample;
+    } else if (ev.type === "end" && typeof ev.status === "string") {
+      st.end = { status: ev.status, reward: typeof ev.reward === "number" ? ev.reward : null };
+      this.onEnd({ task: st.task ?? "?", sample: st.sample ?? 0, status: ev.status, reward: st.end.reward, file: st.rel, unit: st.unit }, st);
+    }
+  }
+}
+
+function listDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The slice of slurmrestd's REST API (openapi/v0.0.38, JWT auth) the slurm executor
+ * uses: submit a batch script (an array), read the states of its tasks, cancel it.
+ */
+export interface SlurmConnection {
+  url: string;
+  user: string;
+  token: string;
+  /** openapi plugin version in the path. */
+  version?: string;
+}
+
+export interface SlurmSubmit {
+  name: string;
+  script: string;
+  cwd: string;
+  stdout: string;
+  array?: string;
+  partition?: string;
+  gres?: string;
+  timeLimitMin?: number;
+  environment: Record<string, string>;
+}
+
+export interface SlurmTaskState {
+  jobId: number;
+  arrayJobId: number;
+  /** null for a still-folded pending array record. */
+  arrayTaskId: number | null;
+  /** e.g. "1-3,5" on a folded pending record. */
+  arrayTaskString?: string;
+  state: string;
+  /** The wait status (exit code << 8). */
+  exitCode: number;
+}
+
+export class SlurmError extends Error {
+  override name = "SlurmError";
+}
+
+/** States after which a Slurm job does nothing more. */
+export const SLURM_DONE = new Set(["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT"]);
+
+export class SlurmClient {
+  constructor(private readonly conn: SlurmConnection) {}
+
+  private get base(): string {
+    return `${this.conn.url.replace(/\/$/, "")}/slurm/${this.conn.version ?? "v0.0.38"}`;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers: {
+        "X-SLURM-USER-NAME": this.conn.user,
+        "X-SLURM-USER-TOKEN": this.conn.token,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      throw new SlurmError(`slurmrestd ${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+    }
+    const errors = Array.isArray(json.errors) ? (json.errors as Array<{ error?: string; error_number?: number; description?: string }>) : [];
+    if (!res.ok || errors.length > 0) {
+      const e = errors[0];
+      const err = new SlurmError(`slurmrestd ${method} ${path}: HTTP ${res.status}${e ? `, error ${e.error_number ?? "?"}: ${e.error ?? e.description ?? ""}` : ""}`);
+      (err as SlurmError & { errorNumber?: number }).errorNumber = e?.error_number;
+      throw err;
+    }
+    return json;
+  }
+
+  async ping(): Promise<void> {
+    await this.call("GET", "/diag");
+  }
+
+  async submit(s: SlurmSubmit): Promise<number> {
+    const job: Record<string, unknown> = {
+      name: s.name,
+      current_working_directory: s.cwd,
+      standard_output: s.stdout,
+      environment: s.environment,
+    };
+    if (s.array) job.array = s.array;
+    if (s.partition) job.partition = s.partition;
+    if (s.gres) job.gres = s.gres;
+    if (s.timeLimitMin) job.time_limit = s.timeLimitMin;
+    const r = await this.call("POST", "/job/submit", { script: s.script, job });
+    if (typeof r.job_id !== "number") throw new SlurmError("slurmrestd accepted the job but returned no job_id");
+    return r.job_id;
+  }
+
+  /** Task records of a job (every array task once it is split); [] when Slurm no longer knows it. */
+  async tasks(jobId: number): Promise<SlurmTaskState[]> {
+    let r: Record<string, unknown>;
+    try {
+      r = await this.call("GET", `/job/${jobId}`);
+    } catch (e) {
+      // An unknown id answers HTTP 500 with error 2017 "Invalid job id specified", not 404.
+      if ((e as { errorNumber?: number }).errorNumber === 2017) return [];
+      throw e;
+    }
+    const jobs = Array.isArray(r.jobs) ? (r.jobs as Array<Record<string, unknown>>) : [];
+    return jobs.map((j) => ({
+      jobId: Number(j.job_id),
+      arrayJobId: Number(j.array_job_id ?? 0),
+      arrayTaskId: typeof j.array_task_id === "number" ? j.array_task_id : null,
+      ...(typeof j.array_task_string === "string" && j.array_task_string ? { arrayTaskString: j.array_task_string } : {}),
+      state: String(j.job_state ?? "UNKNOWN"),
+      exitCode: Number(j.exit_code ?? 0),
+    }));
+  }
+
+  /** Cancels a job, or one array task as "ARRAYID_INDEX" (a plain array id cancels every task). */
+  async cancel(jobId: number | string): Promise<void> {
+    try {
+      await this.call("DELETE", `/job/${jobId}`);
+    } catch (e) {
+      if ((e as { errorNumber?: number }).errorNumber === 2017) return;
+      throw e;
+    }
+  }
+}
+
+/** Whether array task `i` is in a folded range string like "0-3,7". */
+export function inArrayRange(range: string, i: number): boolean {
+  // "%N" after the range is a throttle, not part of it.
+  const body = range.split("%")[0] ?? "";
+  for (const part of body.split(",")) {
+    const [a, b] = part.split("-").map((x) => Number.parseInt(x, 10));
+    if (a === undefined || Number.isNaN(a)) continue;
+    if (i === a || (b !== undefined && !Number.isNaN(b) && i >= a && i <= b)) return true;
+  }
+  return false;
+}

@@ -1,0 +1,201 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { SlurmOptions, WorkUnit } from "./api";
+import type { ExecutionContext, Executor } from "./executor";
+import { unitEnded } from "./executor";
+import { runArgs, unitFinishedRun } from "./run-args";
+import { shq } from "./shell-quote";
+import { inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
+
+export interface SlurmExecutorOptions {
+  client: SlurmClient;
+  partition?: string;
+  /** How often shard states are read. */
+  pollMs?: number;
+  /** PATH (and the like) the batch script runs with on the compute node. */
+  environment?: Record<string, string>;
+}
+
+/**
+ * Runs a job as a Slurm array, one task per shard, each `rlenv run --shard i/N` writing
+ * into the job's folder (which must be on a filesystem the compute nodes share). A
+ * failed shard is resubmitted (a one-task array for that index) up to `max_retries`;
+ * the merged run takes each shard's last attempt. DELETE cancels every Slurm job.
+ */
+export class SlurmExecutor implements Executor {
+  readonly kind = "slurm" as const;
+
+  constructor(private readonly opts: SlurmExecutorOptions) {}
+
+  plan(job: { spec: { slurm?: SlurmOptions | undefined } }): WorkUnit[] {
+    const n = job.spec.slurm?.shards ?? 1;
+    return Array.from({ length: n }, (_, i) => ({
+      id: `s${i}`,
+      shard: { index: i, count: n },
+      state: "pending" as const,
+      attempts: 0,
+      runs_dir: path.join("units", `s${i}`, "a1"),
+      keep: "all" as const,
+    }));
+  }
+
+  async recover(ctx: ExecutionContext): Promise<void> {
+    // Slurm jobs outlive the runner: units recorded running are simply watched again.
+    ctx.log(`recovering: re-adopting ${ctx.job().units.filter((u) => u.state === "running").length} running shard(s) from Slurm`);
+  }
+
+  async execute(ctx: ExecutionContext): Promise<void> {
+    const opts = ctx.job().spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2 };
+    // Units not yet in Slurm; after a runner restart the others are watched, never submitted twice.
+    const pending = ctx.job().units.filter((u) => u.state === "pending" && u.slurm_job_id === undefined);
+    if (pending.length > 0) await this.submit(ctx, pending, 1);
+    const pollMs = this.opts.pollMs ?? 1000;
+    while (!ctx.signal.aborted) {
+      const running = ctx.job().units.filter((u) => !unitEnded(u));
+      if (running.length === 0) return;
+      const byJob = new Map<number, SlurmTaskState[]>();
+      for (const id of new Set(running.map((u) => u.slurm_job_id).filter((x): x is number => x !== undefined))) {
+        byJob.set(id, await this.opts.client.tasks(id));
+      }
+      const retry: WorkUnit[] = [];
+      for (const unit of running) {
+        const index = unit.shard?.index ?? 0;
+        const tasks = unit.slurm_job_id === undefined ? [] : (byJob.get(unit.slurm_job_id) ?? []);
+        const task = tasks.find((t) => t.arrayTaskId === index) ?? tasks.find((t) => t.arrayTaskId === null && t.arrayTaskString !== undefined && inArrayRange(t.arrayTaskString, index));
+        const state = task?.state ?? "UNKNOWN";
+        if (!SLURM_DONE.has(state) && state !== "UNKNOWN") {
+          if (unit.state !== "running" && state === "RUNNING") this.setUnit(ctx, unit.id, { state: "running" });
+          continue;
+        }
+        const exit = task ? task.exitCode >> 8 : null;
+        // Exit 1 with a summary written: some rollouts ended in error, recorded in their trajectories.
+        if (state === "COMPLETED" || (state === "FAILED" && exit === 1 && unitFinishedRun(ctx.unitRunsDir(unit)))) {
+          this.setUnit(ctx, unit.id, { state: "completed", exit_code: exit });
+          ctx.log(`shard ${index} completed`, unit.id);
+        } else if (unit.attempts <= opts.max_retries) {
+          this.logTail(ctx, unit);
+          ctx.log(`shard ${index} ended ${state}${exit !== null ? ` (exit ${exit})` : ""}: resubmitting (attempt ${unit.attempts + 1} of ${opts.max_retries + 1})`, unit.id);
+          retry.push(unit);
+        } else {
+          this.logTail(ctx, unit);
+          this.setUnit(ctx, unit.id, { state: "failed", exit_code: exit, error: `shard ${index} ended ${state} after ${unit.attempts} attempt(s)` });
+          ctx.log(`shard ${index} failed for good: ${state}`, unit.id);
+          // One shard failed past its retries: the job fails; the others are stopped.
+          await this.cancelAll(ctx);
+          return;
+        }
+      }
+      for (const unit of retry) {
+        const attempt = unit.attempts + 1;
+        this.setUnit(ctx, unit.id, { runs_dir: path.join("units", unit.id, `a${attempt}`) });
+        await this.submit(ctx, [unit], attempt);
+      }
+      await sleep(pollMs, ctx.signal);
+    }
+    await this.cancelAll(ctx);
+  }
+
+  private async cancelAll(ctx: ExecutionContext): Promise<void> {
+    const ids = new Set(ctx.job().units.map((u) => u.slurm_job_id).filter((x): x is number => x !== undefined));
+    for (const id of ids) await this.opts.client.cancel(id);
+    ctx.update((job) => {
+      for (const u of job.units) if (!unitEnded(u)) u.state = "cancelled";
+    });
+  }
+
+  /** One sbatch array for these units (all at the same attempt). */
+  private async submit(ctx: ExecutionContext, units: WorkUnit[], attempt: number): Promise<void> {
+    const job = ctx.job();
+    const opts = job.spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2 };
+    for (const u of units) mkdirSync(ctx.unitRunsDir({ ...u, runs_dir: path.join("units", u.id, `a${attempt}`) }), { recursive: true });
+    const count = units[0]?.shard?.count ?? 1;
+    const logDir = path.join(ctx.jobDir, "logs");
+    mkdirSync(logDir, { recursive: true });
+    const script = this.script(ctx, count, attempt);
+    const jobId = await this.opts.client.submit({
+      name: `rlenv-${ctx.jobId}`,
+      script,
+      cwd: ctx.jobDir,
+      stdout: path.join(logDir, `shard-%a-a${attempt}.log`),
+      array: units.map((u) => u.shard?.index ?? 0).join(","),
+      ...(opts.partition ?? this.opts.partition ? { partition: opts.partition ?? this.opts.partition } : {}),
+      ...(opts.gpus_per_shard > 0 ? { gres: `gpu:${opts.gpus_per_shard}` } : {}),
+      ...(opts.time_limit_min ? { timeLimitMin: opts.time_limit_min } : {}),
+      environment: {
+        PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/tmp",
+        ...this.opts.environment,
+        RLENV_JOB: ctx.jobId,
+      },
+    });
+    ctx.log(`submitted Slurm array job ${jobId} (shards ${units.map((u) => u.shard?.index).join(",")}, attempt ${attempt})`);
+    ctx.update((j) => {
+      for (const u of j.units) {
+        if (!units.some((x) => x.id === u.id)) continue;
+        u.slurm_job_id = jobId;
+        u.attempts = attempt;
+        u.state = "pending";
+        u.runs_dir = path.join("units", u.id, `a${attempt}`);
+      }
+    });
+  }
+
+  /** The batch script: optionally start the policy server and wait for /v1/models, then run the shard. */
+  private script(ctx: ExecutionContext, count: number, attempt: number): string {
+    const job = ctx.job();
+    const runs = `${ctx.jobDir}/units/s$i/a${attempt}`;
+    const args = runArgs(ctx.envDir, "@RUNS@", job.spec.config, {}, ctx.policyBaseUrl)
+      .map((a) => (a === "@RUNS@" ? `"${runs}"` : shq(a)))
+      .join(" ");
+    const rlenv = ctx.rlenvCommand.map(shq).join(" ");
+    // The runner's own folder: loader flags such as `--import tsx` resolve from there.
+    const lines = ["#!/bin/bash", "i=$SLURM_ARRAY_TASK_ID", `cd ${shq(process.cwd())}`, `mkdir -p "${runs}"`, 'echo "rlenv shard $i on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"'];
+    let baseUrl = "";
+    const ps = job.spec.policy_server;
+    if (ps && "command" in ps) {
+      lines.push(
+        `export PORT=$((${ps.port} + i))`,
+        `( ${ps.command} ) > "${runs}/policy-server.log" 2>&1 &`,
+        "psrv=$!",
+        "trap 'kill $psrv 2>/dev/null; wait $psrv 2>/dev/null' EXIT",
+        // Ready when /v1/models answers 200; node is there already (it runs rlenv).
+        `${shq(process.execPath)} -e ${shq(READY_CHECK)} "http://127.0.0.1:$PORT/v1/models" ${ps.ready_timeout_s} || { echo "policy server not ready on port $PORT"; exit 3; }`,
+      );
+      baseUrl = ' --base-url "http://127.0.0.1:$PORT/v1"';
+    }
+    lines.push(`${rlenv} ${args} --shard "$i/${count}"${baseUrl}`);
+    return `${lines.join("\n")}\n`;
+  }
+
+  /** The end of a failed shard's output, into the job's log (what went wrong on the node). */
+  private logTail(ctx: ExecutionContext, unit: WorkUnit): void {
+    const file = path.join(ctx.jobDir, "logs", `shard-${unit.shard?.index ?? 0}-a${unit.attempts}.log`);
+    if (!existsSync(file)) return;
+    for (const line of readFileSync(file, "utf8").trimEnd().split("\n").slice(-10)) ctx.log(`  ${line}`, unit.id);
+  }
+
+  private setUnit(ctx: ExecutionContext, id: string, patch: Partial<WorkUnit>): void {
+    ctx.update((job) => {
+      const u = job.units.find((x) => x.id === id);
+      if (u) Object.assign(u, patch);
+    });
+  }
+}
+
+/** Polls a URL until it answers 2xx or the timeout (s) passes; exit 0 when ready. */
+const READY_CHECK = `const [url, t] = process.argv.slice(1); const end = Date.now() + Number(t) * 1000;
+(async () => { while (Date.now() < end) { try { const r = await fetch(url); if (r.ok) process.exit(0); } catch {} await new Promise((r) => setTimeout(r, 500)); } process.exit(1); })();`;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

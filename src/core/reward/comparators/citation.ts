@@ -1,0 +1,48 @@
+import { type FieldResult, show } from "./field-result";
+import { findQuantities, parseQuantity, sameQuantity } from "./quantity";
+import { normalizeText } from "./text-norm";
+
+/** A citation as a report gives it: a document and a 1-based page. */
+export interface CitedPage {
+  document: string;
+  page: number;
+}
+
+/** Looks up a page's text; undefined when the document or page does not exist. */
+export type PageLookup = (document: string, page: number) => string | undefined;
+
+/** Whether `text` states `value`: the same figure (any scale convention) or the same words. */
+export function pageStates(text: string, value: unknown): boolean {
+  const q = parseQuantity(value);
+  if (q) {
+    // Filings write "$ 16,388" across table cells; the quantity reader skips the gap.
+    return findQuantities(text).some((p) => sameQuantity(p, q) || sameQuantity(q, p));
+  }
+  if (typeof value !== "string") return false;
+  const needle = normalizeText(value);
+  return needle.length > 0 && normalizeText(text).includes(needle);
+}
+
+/** The citation check: some cited page exists and contains the value. */
+export function checkCitations(value: unknown, citations: unknown, lookup: PageLookup): FieldResult {
+  const cited = Array.isArray(citations) ? citations.filter(isCitedPage) : [];
+  if (cited.length === 0) return { score: 0, passed: false, reason: "no citation with a document and a page was given" };
+  const missing: string[] = [];
+  for (const c of cited) {
+    const text = lookup(c.document, c.page);
+    if (text === undefined) {
+      missing.push(`${c.document} p.${c.page}`);
+      continue;
+    }
+    if (pageStates(text, value)) return { score: 1, passed: true, reason: `${c.document} p.${c.page} states ${show(value)}` };
+  }
+  const where = cited.map((c) => `${c.document} p.${c.page}`).join(", ");
+  const bad = missing.length ? ` (${missing.join(", ")} does not exist)` : "";
+  return { score: 0, passed: false, reason: `no cited page states ${show(value)}: ${where}${bad}` };
+}
+
+function isCitedPage(c: unknown): c is CitedPage {
+  if (!c || typeof c !== "object") return false;
+  const o = c as Record<string, unknown>;
+  return typeof o.document === "string" && typeof o.page === "number" && Number.isInteger(o.page);
+}

@@ -1,0 +1,87 @@
+import OpenAI from "openai";
+import { abortReason, backoffDelay, sleep } from "../policy/backoff";
+import { apiKeyFromEnv, isRetryable } from "../policy/openai";
+
+export interface JudgeRequest {
+  baseURL?: string;
+  model?: string;
+  question: string;
+  answer: string;
+  rubric: readonly string[];
+  signal: AbortSignal;
+  timeoutMs: number;
+  retries?: number;
+}
+
+export interface JudgedItem {
+  item: string;
+  passed: boolean;
+  reason: string;
+}
+
+export interface JudgeResult {
+  score: number;
+  items: JudgedItem[];
+  model: string;
+  /** The judge's reply as received, kept for audit. */
+  raw: string;
+}
+
+const SYSTEM = `You grade an answer against a rubric. For each numbered rubric item decide whether the answer satisfies it.
+Reply with JSON only: {"items": [{"index": 1, "passed": true, "reason": "…"}, …]} with one entry per item.`;
+
+/** Where the judge lives: the verifier's own settings, else RLENV_JUDGE_* , else the policy's server. */
+export function judgeEndpoint(baseURL?: string, model?: string): { baseURL: string; model: string } {
+  const url = baseURL ?? process.env.RLENV_JUDGE_BASE_URL ?? process.env.RLENV_BASE_URL ?? process.env.OPENAI_BASE_URL;
+  const m = model ?? process.env.RLENV_JUDGE_MODEL;
+  if (!url) throw new Error("judge: no base URL (set base_url on the verifier or RLENV_JUDGE_BASE_URL)");
+  if (!m) throw new Error("judge: no model (set model on the verifier or RLENV_JUDGE_MODEL)");
+  return { baseURL: url, model: m };
+}
+
+/** Ask an OpenAI-compatible judge model to score `answer` item by item; the score is the fraction of items passed. */
+export async function judgeRubric(req: JudgeRequest): Promise<JudgeResult> {
+  const { baseURL, model } = judgeEndpoint(req.baseURL, req.model);
+  const client = new OpenAI({ baseURL, apiKey: process.env.RLENV_JUDGE_API_KEY ?? apiKeyFromEnv(), maxRetries: 0, timeout: req.timeoutMs });
+  const rubric = req.rubric.map((r, i) => `${i + 1}. ${r}`).join("\n");
+  const user = `## Question\n${req.question}\n\n## Answer\n${req.answer}\n\n## Rubric\n${rubric}`;
+  const retries = req.retries ?? 2;
+  let raw = "";
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const res = await client.chat.completions.create(
+        { model, temperature: 0, messages: [{ role: "system", content: SYSTEM }, { role: "user", content: user }] },
+        { signal: req.signal },
+      );
+      raw = res.choices[0]?.message.content ?? "";
+      break;
+    } catch (e) {
+      if (req.signal.aborted) throw abortReason(req.signal);
+      if (!isRetryable(e) || attempt >= retries) throw e;
+      await sleep(backoffDelay(attempt), req.signal);
+    }
+  }
+  const items = parseJudgeReply(raw, req.rubric);
+  const score = items.length === 0 ? 0 : items.filter((i) => i.passed).length / items.length;
+  return { score, items, model, raw };
+}
+
+/** Read the judge's JSON (possibly wrapped in prose or a code fence); an item it skipped counts as failed. */
+export function parseJudgeReply(raw: string, rubric: readonly string[]): JudgedItem[] {
+  const start = raw.indexOf("{");
+  const end = raw.lastIndexOf("}");
+  if (start < 0 || end < start) throw new Error(`judge reply holds no JSON object: ${raw.slice(0, 200)}`);
+  const parsed = JSON.parse(raw.slice(start, end + 1)) as { items?: unknown };
+  if (!Array.isArray(parsed.items)) throw new Error("judge reply has no 'items' array");
+  const byIndex = new Map<number, { passed: boolean; reason: string }>();
+  parsed.items.forEach((it: unknown, i: number) => {
+    if (it === null || typeof it !== "object") return;
+    const o = it as Record<string, unknown>;
+    const index = typeof o.index === "number" ? o.index : i + 1;
+    byIndex.set(index, { passed: o.passed === true, reason: typeof o.reason === "string" ? o.reason : "" });
+  });
+  return rubric.map((item, i) => {
+    const got = byIndex.get(i + 1);
+    return got ? { item, ...got } : { item, passed: false, reason: "the judge gave no verdict for this item" };
+  });
+}

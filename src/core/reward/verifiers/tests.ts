@@ -1,0 +1,71 @@
+import type { Verifier } from "../../domains/types";
+import type { VerifierConfig } from "../../schema/verifier";
+import { runChecked, tail } from "../exec-in-sandbox";
+import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../test-reports";
+
+type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
+
+/** Trailing spaces on each line and trailing newlines never decide a stdio case. */
+const normalizeStdout = (s: string) => s.replace(/[ \t]+$/gm, "").replace(/\n+$/, "");
+
+/**
+ * Runs tests in the sandbox after the task's hidden test files are copied in (the agent
+ * never sees them), and scores passed/total (or all-or-nothing with mode: all).
+ */
+export const testsVerifier: Verifier<TestsConfig> = {
+  type: "tests",
+  async verify(config, ctx) {
+    const hidden = ctx.task.tests;
+    const sb = await ctx.sandbox();
+    if (hidden?.files && Object.keys(hidden.files).length > 0) await sb.writeFiles(hidden.files);
+    let counts: TestCounts;
+    let details: Record<string, unknown> = {};
+    if (config.format === "stdio") {
+      const program = config.program ?? hidden?.command ?? config.command;
+      if (!program) throw new Error("tests (stdio) needs 'program': the command that runs the submitted program");
+      const cases = hidden?.cases ?? [];
+      if (cases.length === 0) throw new Error(`task '${ctx.task.id}' has no tests.cases for the stdio format`);
+      counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
+      const results: Array<Record<string, unknown>> = [];
+      for (const [i, c] of cases.entries()) {
+        const timeoutMs = c.timeout ? c.timeout * 1000 : ctx.timeoutMs;
+        const r = await sb.exec(program, { stdin: c.stdin, timeoutMs, signal: ctx.signal });
+        const ok = r.status === "ok" && r.exitCode === 0 && normalizeStdout(r.stdout) === normalizeStdout(c.stdout);
+        if (ok) counts.passed++;
+        else {
+          counts.failed++;
+          counts.failures.push(`case ${i + 1}`);
+        }
+        results.push({ case: i + 1, passed: ok, status: r.status, exit_code: r.exitCode, expected: c.stdout, got: tail(r.stdout, 500), stderr: tail(r.stderr, 500) });
+      }
+      details = { cases: results };
+    } else {
+      const command = hidden?.command ?? config.command;
+      if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
+      const r = await runChecked(ctx, command);
+      details = { exit_code: r.exitCode, stdout: tail(r.stdout), stderr: tail(r.stderr, 1000) };
+      if (config.format === "exit-code") {
+        counts = r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [command] };
+      } else if (config.format === "tap") {
+        counts = parseTap(r.stdout);
+      } else {
+        const report = config.report ? (await sb.readFiles([config.report]))[config.report] : null;
+        if (report) counts = parseJUnit(report.toString("utf8"));
+        else if (config.format === "pytest") {
+          const summary = parsePytestSummary(`${r.stdout}\n${r.stderr}`);
+          if (!summary) throw new Error(`could not find pytest's summary line in the output (exit ${r.exitCode})`);
+          counts = summary;
+        } else throw new Error(`the JUnit report '${config.report ?? "(report not set)"}' was not written (exit ${r.exitCode})`);
+      }
+    }
+    const total = counts.passed + counts.failed;
+    const allPassed = total > 0 && counts.failed === 0;
+    const score = total === 0 ? 0 : config.mode === "all" ? (allPassed ? 1 : 0) : counts.passed / total;
+    return {
+      score,
+      passed: allPassed,
+      reason: total === 0 ? "no tests ran" : `${counts.passed}/${total} tests passed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`,
+      details: { ...details, passed: counts.passed, total, skipped: counts.skipped, failures: counts.failures.slice(0, 50) },
+    };
+  },
+};

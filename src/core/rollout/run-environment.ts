@@ -1,0 +1,240 @@
+import { setMaxListeners } from "node:events";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { z } from "zod";
+import { findDomain } from "../domains/registry";
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { abortReason, type BackoffOptions, backoffDelay, sleep } from "../policy/backoff";
+import { createPolicy } from "../policy/index";
+import { type Policy, PolicyRequestError } from "../policy/types";
+import { ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
+import { summarize } from "../runs/summarize";
+import { createSandboxProvider } from "../sandbox/index";
+import type { SandboxProvider } from "../sandbox/types";
+import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
+import type { RolloutStatus } from "../schema/trajectory";
+import { newRunId, rolloutId } from "./ids";
+import { Limiter } from "./limiter";
+import { type RolloutHooks, type RolloutResult, runRollout } from "./run-rollout";
+import { buildToolset } from "./toolset";
+
+/** What a run reports as it goes (the CLI's progress bar, the extension's dashboard, the runner's stream). */
+export type RunProgress =
+  | { type: "rollout-start"; task: string; sample: number; rolloutId: string; file: string; attempt: number }
+  | { type: "rollout-end"; task: string; sample: number; rolloutId: string; status: RolloutStatus; reward: number | null; file: string; reason?: string; infra: boolean }
+  | {
+      type: "progress";
+      done: number;
+      total: number;
+      meanReward: number | null;
+      /** Rollouts finished per second so far. */
+      rate: number;
+      /** Seconds left at the current rate; null before the first rollout ends. */
+      eta: number | null;
+      policyInFlight: number;
+      policyQueue: number;
+      sandboxesBusy: number;
+    }
+  | { type: "log"; level: "info" | "warn" | "error"; message: string };
+
+export type PolicyFactory = (ctx: { env: Environment; task: LoadedTask; sample: number; config: RunConfig }) => Policy;
+
+export interface RunEnvironmentOptions {
+  env: Environment;
+  config: z.input<typeof RunConfig>;
+  runsDir: string;
+  runId?: string;
+  signal?: AbortSignal;
+  onProgress?: (e: RunProgress) => void;
+  /** Shared provider (kept open); otherwise one is made from config.sandbox and shut down at the end. */
+  sandboxProvider?: SandboxProvider;
+  /** Make the policy for one rollout; defaults to config.policy. */
+  policyFactory?: PolicyFactory;
+  hooks?: RolloutHooks;
+  /** Attempts per rollout when the infrastructure fails (sandbox start, policy server down); task failures never retry. */
+  maxInfraAttempts?: number;
+  infraBackoff?: BackoffOptions;
+  unsafeNoSandbox?: boolean;
+}
+
+export interface RunEnvironmentResult {
+  runDir: string;
+  record: RunRecord;
+  summary: RunSummary;
+  rollouts: RolloutResult[];
+}
+
+/** The tasks a run covers: the named ones (all when none are named), then this shard's share. */
+export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
+  let tasks = env.tasks;
+  if (config.tasks && config.tasks.length > 0) {
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    const unknown = config.tasks.filter((id) => !byId.has(id));
+    if (unknown.length > 0) throw new Error(`unknown task id${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `'${u}'`).join(", ")} in ${env.manifest.name}; tasks: ${tasks.map((t) => t.id).slice(0, 20).join(", ")}`);
+    tasks = config.tasks.map((id) => byId.get(id)!);
+  }
+  // Shards split by task, so every sample of a task lands in one shard and pass@k stays whole.
+  if (config.shard) {
+    const { index, count } = config.shard;
+    if (index >= count) throw new Error(`shard ${index}/${count}: the index must be below the count`);
+    tasks = tasks.filter((_, i) => i % count === index);
+  }
+  return tasks;
+}
+
+/** A policy that could not be made fails its rollout with the reason, recorded in the trajectory. */
+function brokenPolicy(kind: string, err: Error): Policy {
+  return {
+    kind,
+    next: async () => {
+      throw new PolicyRequestError(err.message);
+    },
+  };
+}
+
+/**
+ * N tasks × k samples through the agent loop, with separate limits for sandboxes
+ * (concurrent rollouts) and in-flight policy requests; infra failures retry with
+ * backoff, task failures don't; the signal stops everything (running rollouts end
+ * `cancelled`). Writes runs/<id>/run.json, rollouts/*.jsonl and summary.json.
+ */
+export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEnvironmentResult> {
+  const config = RunConfig.parse(opts.config);
+  const env = opts.env;
+  const signal = opts.signal ?? new AbortController().signal;
+  // Every running rollout listens on the run's signal; dozens are expected, not a leak.
+  setMaxListeners(Math.max(100, 4 * ((opts.config.concurrency ?? 4) + 8)), signal);
+  const progress = opts.onProgress ?? (() => {});
+  const tasks = selectTasks(env, config);
+  if (tasks.length === 0) throw new Error(`${env.manifest.name}: no tasks to run${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ""}`);
+  const domain = await findDomain(env.manifest.domain);
+  const toolset = buildToolset(env, domain);
+  const makePolicy: PolicyFactory = opts.policyFactory ?? (({ task, sample, config: c }) => createPolicy(c.policy, task, sample));
+
+  const runId = opts.runId ?? newRunId(env.manifest.name);
+  const runDir = path.resolve(opts.runsDir, runId);
+  if (existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${opts.runsDir}`);
+  mkdirSync(path.join(runDir, ROLLOUTS_DIR), { recursive: true });
+  const record: RunRecord = {
+    id: runId,
+    created: new Date().toISOString(),
+    status: "running",
+    env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir },
+    config,
+    host: os.hostname(),
+  };
+  writeJsonAtomic(path.join(runDir, RUN_FILE), record);
+
+  const ownProvider = !opts.sandboxProvider;
+  let provider: SandboxProvider;
+  try {
+    provider = opts.sandboxProvider ?? (await createSandboxProvider({ backend: config.sandbox, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}), warn: (m) => progress({ type: "log", level: "warn", message: m }) }));
+  } catch (e) {
+    writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
+    throw e;
+  }
+
+  const items = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
+  const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
+  const maxAttempts = opts.maxInfraAttempts ?? 3;
+  const results: RolloutResult[] = [];
+  let sandboxBusyMs = 0;
+  let running = 0;
+  const t0 = performance.now();
+
+  const report = () => {
+    const done = results.length;
+    const elapsed = (performance.now() - t0) / 1000;
+    const scored = results.filter((r) => r.status !== "cancelled");
+    const rate = elapsed > 0 ? done / elapsed : 0;
+    progress({
+      type: "progress",
+      done,
+      total: items.length,
+      meanReward: scored.length === 0 ? null : scored.reduce((s, r) => s + (r.reward ?? 0), 0) / scored.length,
+      rate,
+      eta: done === 0 || rate === 0 ? null : (items.length - done) / rate,
+      policyInFlight: policyLimit.inFlight,
+      policyQueue: policyLimit.queueDepth,
+      sandboxesBusy: running,
+    });
+  };
+
+  const runItem = async (task: LoadedTask, sample: number): Promise<RolloutResult> => {
+    const id = rolloutId(task.id, sample);
+    const file = path.join(runDir, ROLLOUTS_DIR, `${id}.jsonl`);
+    for (let attempt = 1; ; attempt++) {
+      let policy: Policy;
+      try {
+        policy = makePolicy({ env, task, sample, config });
+      } catch (e) {
+        policy = brokenPolicy(config.policy.kind, e as Error);
+      }
+      progress({ type: "rollout-start", task: task.id, sample, rolloutId: id, file, attempt });
+      const res = await runRollout({
+        env,
+        task,
+        sample,
+        policy,
+        sandboxProvider: provider,
+        file,
+        runId,
+        rolloutId: id,
+        domain,
+        toolset,
+        signal,
+        ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
+        ...(opts.hooks ? { hooks: opts.hooks } : {}),
+        meter: { policyCall: (fn, s) => policyLimit.run(fn, s), sandboxBusy: (ms) => (sandboxBusyMs += ms) },
+      });
+      if (!res.infra || attempt >= maxAttempts || signal.aborted) return res;
+      // Keep the failed attempt for the record, out of the run's rollouts.
+      const attemptsDir = path.join(runDir, "attempts");
+      mkdirSync(attemptsDir, { recursive: true });
+      renameSync(file, path.join(attemptsDir, `${id}.try${attempt}.jsonl`));
+      progress({ type: "log", level: "warn", message: `${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${maxAttempts}` });
+      try {
+        await sleep(backoffDelay(attempt - 1, opts.infraBackoff), signal);
+      } catch {
+        return res;
+      }
+    }
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (!signal.aborted) {
+      const item = items[next++];
+      if (!item) return;
+      running++;
+      const res = await runItem(item.task, item.sample).finally(() => running--);
+      results.push(res);
+      progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}) });
+      report();
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: Math.min(config.concurrency, items.length) }, worker));
+  } finally {
+    if (ownProvider) await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
+  }
+
+  const wallMs = performance.now() - t0;
+  results.sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
+  const summary = summarize(
+    runId,
+    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward })),
+    {
+      k: config.k,
+      utilisation: { policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0, sandbox_busy_ms: sandboxBusyMs, max_queue_depth: policyLimit.maxQueueDepth, wall_ms: wallMs },
+    },
+  );
+  writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summary);
+  const final: RunRecord = { ...record, status: signal.aborted ? "cancelled" : "completed", ended: new Date().toISOString() };
+  writeJsonAtomic(path.join(runDir, RUN_FILE), final);
+  if (signal.aborted) progress({ type: "log", level: "warn", message: `run cancelled: ${abortReason(signal).message}` });
+  return { runDir, record: final, summary, rollouts: results };
+}

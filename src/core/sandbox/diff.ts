@@ -1,0 +1,34 @@
+import type { FileDiff } from "../schema/trajectory";
+
+/** A text file decodes as UTF-8 without NUL bytes; anything else is shown as binary. */
+function asText(b: Buffer): string | null {
+  if (b.includes(0)) return null;
+  const s = b.toString("utf8");
+  return Buffer.from(s, "utf8").equals(b) ? s : null;
+}
+
+/** Changes from `seed` to `current` (paths relative to the workdir), sorted by path. */
+export function diffFiles(seed: ReadonlyMap<string, Buffer>, current: ReadonlyMap<string, Buffer>): FileDiff[] {
+  const out: FileDiff[] = [];
+  const paths = new Set([...seed.keys(), ...current.keys()]);
+  for (const p of [...paths].sort()) {
+    const before = seed.get(p);
+    const after = current.get(p);
+    if (before && after && before.equals(after)) continue;
+    const status = !before ? "added" : !after ? "deleted" : "modified";
+    const bt = before ? asText(before) : null;
+    const at = after ? asText(after) : null;
+    const binary = (before !== undefined && bt === null) || (after !== undefined && at === null);
+    out.push({ path: p, status, before: binary ? null : bt, after: binary ? null : at, ...(binary ? { binary } : {}) });
+  }
+  return out;
+}
+
+export function toBuffer(v: string | Buffer): Buffer {
+  return typeof v === "string" ? Buffer.from(v, "utf8") : v;
+}
+
+/** Seed files as a map of normalised relative paths. */
+export function seedMap(seed: Record<string, string | Buffer>): Map<string, Buffer> {
+  return new Map(Object.entries(seed).map(([p, v]) => [p.replace(/^\.\//, ""), toBuffer(v)]));
+}

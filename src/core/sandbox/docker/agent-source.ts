@@ -1,0 +1,282 @@
+/**
+ * The in-sandbox agent (Python 3, which every sandbox image has), passed to the container as
+ * "python3 -u -c AGENT_SOURCE": nothing is written into the read-only image. Protocol, one JSON
+ * object a line: requests {id, op: exec|kill|wipe|write|read|ping, ...} on stdin; one answer per
+ * request on stdout ({id, exit, signal, stdout, stderr (base64), total, ending, oom, pids_hit, ms}
+ * for exec; {id, ok}, {id, files} or {id, error} otherwise); {id: 0, ready: true} once at start.
+ */
+export const AGENT_SOURCE = String.raw`# The in-sandbox agent: started once per container, it reads JSON requests (one a line) on
+# stdin and answers one JSON line each on stdout, spawning commands itself so a tool call
+# costs a process spawn, not a docker exec round trip. Single-threaded: one selector
+# loop serves every running command, its pipes, deadlines and the SIGCHLD wake-up.
+import base64, json, os, selectors, shutil, signal, subprocess, sys, time
+
+sel = selectors.DefaultSelector()
+OUT = sys.stdout.buffer
+OOM = ("/sys/fs/cgroup/memory.events", "oom_kill", "/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")
+PIDS = ("/sys/fs/cgroup/pids.events", "max", "/sys/fs/cgroup/pids/pids.events", "max")
+
+
+def counter(spec):
+    for path, key in ((spec[0], spec[1]), (spec[2], spec[3])):
+        try:
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition(" ")
+                    if k == key:
+                        return int(v)
+        except OSError:
+            pass
+    return 0
+
+
+def send(msg):
+    OUT.write(json.dumps(msg).encode() + b"\n")
+    OUT.flush()
+
+
+def session_members(sid):
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            fields = stat[stat.rindex(b")") + 2:].split()
+            if int(fields[3]) == sid or int(fields[2]) == sid:
+                pids.append(int(name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return pids
+
+
+def kill_tree(sid):
+    # The command leads its own session; kill its group and every process still in it.
+    for _ in range(3):
+        try:
+            os.killpg(sid, signal.SIGKILL)
+        except OSError:
+            pass
+        for pid in session_members(sid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+class Job:
+    def __init__(self, req, proc):
+        self.id = req["id"]
+        self.proc = proc
+        self.cap = int(req.get("max_output") or 1000000)
+        t = req.get("timeout_ms")
+        self.started = time.monotonic()
+        self.deadline = self.started + t / 1000.0 if t else None
+        self.kept = 0
+        self.total = 0
+        self.out = {"stdout": [], "stderr": []}
+        self.open = 2
+        self.status = None
+        self.exited_at = None
+        self.ending = None
+        self.stdin = base64.b64decode(req.get("stdin") or "")
+        self.oom0 = counter(OOM)
+        self.pids0 = counter(PIDS)
+
+    def add(self, name, chunk):
+        self.total += len(chunk)
+        room = self.cap - self.kept
+        if room > 0:
+            piece = chunk[:room]
+            self.out[name].append(piece)
+            self.kept += len(piece)
+
+
+jobs = {}
+
+
+def start(req):
+    env = dict(os.environ)
+    env.update(req.get("env") or {})
+    try:
+        proc = subprocess.Popen(req["argv"], cwd=req.get("cwd"), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
+    except OSError as e:
+        send({"id": req["id"], "error": "cannot run %s: %s" % (req["argv"][0] if req["argv"] else "", e.strerror or e)})
+        return
+    job = Job(req, proc)
+    jobs[proc.pid] = job
+    for f, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
+        os.set_blocking(f.fileno(), False)
+        sel.register(f.fileno(), selectors.EVENT_READ, ("out", (job, name, f)))
+    if job.stdin:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE, ("in", job))
+    else:
+        proc.stdin.close()
+
+
+def finish(job):
+    for f in (job.proc.stdout, job.proc.stderr, job.proc.stdin):
+        try:
+            sel.unregister(f.fileno())
+        except (KeyError, ValueError):
+            pass
+        try:
+            f.close()
+        except OSError:
+            pass
+    del jobs[job.proc.pid]
+    st = job.status
+    send({
+        "id": job.id,
+        "exit": os.WEXITSTATUS(st) if os.WIFEXITED(st) else None,
+        "signal": os.WTERMSIG(st) if os.WIFSIGNALED(st) else None,
+        "stdout": base64.b64encode(b"".join(job.out["stdout"])).decode(),
+        "stderr": base64.b64encode(b"".join(job.out["stderr"])).decode(),
+        "total": job.total,
+        "ending": job.ending,
+        "oom": counter(OOM) > job.oom0,
+        "pids_hit": counter(PIDS) > job.pids0,
+        "ms": (time.monotonic() - job.started) * 1000.0,
+    })
+
+
+def wipe(paths):
+    # Reset: kill every command, then empty the workdir and /tmp (the folders stay).
+    for job in list(jobs.values()):
+        job.ending = job.ending or "killed"
+        kill_tree(job.proc.pid)
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in (1, me):
+            try:
+                os.kill(int(name), signal.SIGKILL)
+            except OSError:
+                pass
+    for root in paths:
+        for name in os.listdir(root):
+            p = os.path.join(root, name)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+
+
+def handle(req):
+    op = req.get("op")
+    try:
+        if op == "exec":
+            start(req)
+        elif op == "kill":
+            for job in jobs.values():
+                if job.id == req["target"]:
+                    job.ending = job.ending or "killed"
+                    kill_tree(job.proc.pid)
+            send({"id": req["id"], "ok": True})
+        elif op == "wipe":
+            wipe(req["paths"])
+            send({"id": req["id"], "ok": True})
+        elif op == "write":
+            for path, data in req["files"].items():
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(base64.b64decode(data))
+                if req.get("mode") is not None:
+                    os.chmod(path, req["mode"])
+            send({"id": req["id"], "ok": True})
+        elif op == "read":
+            files = {}
+            for path in req["paths"]:
+                try:
+                    with open(path, "rb") as f:
+                        files[path] = base64.b64encode(f.read()).decode()
+                except OSError:
+                    files[path] = None
+            send({"id": req["id"], "files": files})
+        else:
+            send({"id": req.get("id"), "ok": True})
+    except Exception as e:  # a bad request must not take the agent down
+        send({"id": req.get("id"), "error": "%s: %s" % (type(e).__name__, e)})
+
+
+def main():
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    os.set_blocking(0, False)
+    sel.register(0, selectors.EVENT_READ, ("req", None))
+    sel.register(wake_r, selectors.EVENT_READ, ("wake", None))
+    buf = b""
+    send({"id": 0, "ready": True, "pid": os.getpid()})
+    while True:
+        now = time.monotonic()
+        waits = [j.deadline - now for j in jobs.values() if j.deadline and j.ending is None]
+        waits += [j.exited_at + 0.2 - now for j in jobs.values() if j.exited_at]
+        timeout = max(0.0, min(waits)) if waits else None
+        for key, _ in sel.select(timeout):
+            kind, data = key.data
+            if kind == "req":
+                chunk = os.read(0, 1 << 20)
+                if not chunk:
+                    for job in list(jobs.values()):
+                        kill_tree(job.proc.pid)
+                    return
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    if line.strip():
+                        handle(json.loads(line))
+            elif kind == "wake":
+                try:
+                    os.read(wake_r, 4096)
+                except OSError:
+                    pass
+            elif kind == "out":
+                job, name, f = data
+                try:
+                    chunk = os.read(f.fileno(), 1 << 16)
+                except BlockingIOError:
+                    continue
+                if chunk:
+                    job.add(name, chunk)
+                else:
+                    sel.unregister(f.fileno())
+                    job.open -= 1
+            elif kind == "in":
+                job = data
+                try:
+                    n = os.write(job.proc.stdin.fileno(), job.stdin[:1 << 16])
+                    job.stdin = job.stdin[n:]
+                except OSError:
+                    job.stdin = b""
+                if not job.stdin:
+                    sel.unregister(job.proc.stdin.fileno())
+                    job.proc.stdin.close()
+        now = time.monotonic()
+        for pid, job in list(jobs.items()):
+            if job.status is None:
+                try:
+                    got, st = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    got, st = pid, 0
+                if got:
+                    job.status = st
+                    job.proc.returncode = 0  # reaped here; keep Popen from waiting again
+                    job.exited_at = now
+            if job.deadline and job.ending is None and now >= job.deadline:
+                job.ending = "timeout"
+                kill_tree(pid)
+            # Done when both pipes are closed, or shortly after exit if a stray holds them.
+            if job.status is not None and (job.open == 0 or now >= job.exited_at + 0.2):
+                finish(job)
+
+
+main()
+`;

@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type { Duplex } from "node:stream";
+import type Docker from "dockerode";
+import type { SandboxRequest } from "../types";
+import { AgentClient } from "./agent-client";
+import { AGENT_SOURCE } from "./agent-source";
+
+/** Labels on every sandbox container: the owner pid and host let a later start reap orphans. */
+export const OWNER_LABEL = "rlenv.owner";
+export const HOST_LABEL = "rlenv.host";
+export const SANDBOX_LABEL = "rlenv.sandbox";
+
+/** The container spec of one sandbox: no network, no capabilities, read-only root, limits. */
+export function containerSpec(req: SandboxRequest, name: string): Docker.ContainerCreateOptions {
+  const l = req.limits;
+  return {
+    name,
+    Image: req.image,
+    Cmd: ["python3", "-u", "-c", AGENT_SOURCE],
+    User: req.user ?? "1000:1000",
+    WorkingDir: req.workdir,
+    Env: [`HOME=${req.workdir}`, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=/tmp"],
+    Labels: { ...req.labels, [OWNER_LABEL]: String(process.pid), [HOST_LABEL]: os.hostname(), [SANDBOX_LABEL]: "1" },
+    OpenStdin: true,
+    StdinOnce: false,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: "none",
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      PidsLimit: l.pids,
+      Memory: l.memoryBytes,
+      MemorySwap: l.memoryBytes, // equal to Memory: no swap
+      NanoCpus: Math.round(l.cpus * 1e9),
+      ReadonlyRootfs: true,
+      Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${l.tmpfsBytes},mode=1777` },
+      // An anonymous volume: writable, starts as a copy of the image's (empty, user-owned)
+      // workdir, reachable by putArchive/getArchive, and removed with the container.
+      Mounts: [{ Type: "volume", Source: "", Target: req.workdir }],
+      Init: true,
+      LogConfig: { Type: "none", Config: {} },
+    },
+  };
+}
+
+/** A started sandbox container with its agent answering. */
+export interface LiveContainer {
+  container: Docker.Container;
+  agent: AgentClient;
+  name: string;
+}
+
+export async function startContainer(docker: Docker, req: SandboxRequest): Promise<LiveContainer> {
+  const name = `rlenv-${process.pid}-${randomBytes(5).toString("hex")}`;
+  const container = await docker.createContainer(containerSpec(req, name));
+  try {
+    const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
+    const agent = new AgentClient(stream);
+    await container.start();
+    await agent.ready;
+    return { container, agent, name };
+  } catch (e) {
+    await container.remove({ force: true, v: true }).catch(() => {});
+    throw e;
+  }
+}

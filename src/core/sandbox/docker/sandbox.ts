@@ -1,0 +1,199 @@
+import path from "node:path";
+import type { Readable } from "node:stream";
+import type { FileDiff } from "../../schema/trajectory";
+import { diffFiles, seedMap, toBuffer } from "../diff";
+import { formatOutput } from "../output";
+import { resolveSandboxPath } from "../paths";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest } from "../types";
+import type { LiveContainer } from "./container";
+import { packFiles, unpackFiles } from "./tar";
+
+/** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
+const AGENT_GRACE_MS = 5000;
+
+function owner(user: string | undefined): { uid: number; gid: number } {
+  const [u, g] = (user ?? "1000:1000").split(":").map(Number);
+  return { uid: Number.isInteger(u) ? (u as number) : 1000, gid: Number.isInteger(g) ? (g as number) : 1000 };
+}
+
+/**
+ * One container, its agent spawning the commands. Files under the workdir (a volume) move as
+ * tar archives through the engine; /tmp (a tmpfs the engine cannot reach) through the agent.
+ */
+export class DockerSandbox implements Sandbox {
+  readonly backend = "docker" as const;
+  readonly id: string;
+  readonly workdir: string;
+  private seed = new Map<string, Buffer>();
+  private closed = false;
+
+  constructor(
+    readonly live: LiveContainer,
+    readonly req: SandboxRequest,
+    private readonly onClose: (s: DockerSandbox) => Promise<void>,
+  ) {
+    this.id = live.name;
+    this.workdir = req.workdir;
+  }
+
+  get healthy(): boolean {
+    return !this.closed && !this.live.agent.broken;
+  }
+
+  async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const started = performance.now();
+    const fail = (reason: string): ExecResult => ({ status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason });
+    if (this.closed) return fail("sandbox is closed");
+    let cwd: string;
+    try {
+      cwd = resolveSandboxPath(this.workdir, opts.cwd ?? ".");
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    let id = -1;
+    const kill = () => {
+      if (id >= 0) this.live.agent.request({ op: "kill", target: id }).catch(() => {});
+    };
+    if (opts.signal?.aborted) return { ...fail("cancelled"), status: "killed" };
+    opts.signal?.addEventListener("abort", kill, { once: true });
+    let guard: NodeJS.Timeout | undefined;
+    try {
+      const reply = this.live.agent.request(
+        {
+          op: "exec",
+          argv,
+          cwd,
+          env: opts.env ?? {},
+          stdin: opts.stdin === undefined ? "" : toBuffer(opts.stdin).toString("base64"),
+          timeout_ms: opts.timeoutMs ?? null,
+          max_output: opts.maxOutputBytes ?? this.req.limits.outputBytes,
+        },
+        (n) => {
+          id = n;
+        },
+      );
+      const limit = opts.timeoutMs;
+      const timeout = limit
+        ? new Promise<never>((_, reject) => {
+            guard = setTimeout(() => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)), limit + AGENT_GRACE_MS);
+          })
+        : null;
+      const r = await (timeout ? Promise.race([reply, timeout]) : reply);
+      if (r.error) return fail(r.error);
+      const out = formatOutput(Buffer.from(r.stdout ?? "", "base64"), Buffer.from(r.stderr ?? "", "base64"), r.total ?? 0);
+      const durationMs = performance.now() - started;
+      const exitCode = r.exit ?? null;
+      if (r.ending === "timeout") return { status: "timeout", exitCode: null, ...out, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
+      if (r.ending === "killed") return { status: "killed", exitCode: null, ...out, durationMs, reason: "cancelled" };
+      // A shell in between turns the SIGKILL into exit status 137.
+      if (r.oom && (r.signal === 9 || r.exit === 137)) return { status: "oom", exitCode: null, ...out, durationMs, reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)` };
+      return {
+        status: "ok",
+        exitCode: r.signal ? 128 + r.signal : exitCode,
+        ...out,
+        durationMs,
+        ...(r.pids_hit ? { reason: `fork refused: pids limit of ${this.req.limits.pids} reached` } : {}),
+      };
+    } catch (e) {
+      return fail(await this.explain(e as Error));
+    } finally {
+      if (guard) clearTimeout(guard);
+      opts.signal?.removeEventListener("abort", kill);
+    }
+  }
+
+  /** Adds the container's own state (OOM-killed, exited) to an agent failure. */
+  private async explain(e: Error): Promise<string> {
+    try {
+      const s = (await this.live.container.inspect()).State;
+      if (s.OOMKilled) return `out of memory: the sandbox container was OOM-killed (${e.message})`;
+      if (!s.Running) return `the sandbox container exited with ${s.ExitCode} (${e.message})`;
+    } catch {}
+    return e.message;
+  }
+
+  /** Splits sandbox paths into workdir-relative ones (archives) and others (/tmp, through the agent). */
+  private place(paths: string[]): { work: Map<string, string>; other: Map<string, string> } {
+    const work = new Map<string, string>();
+    const other = new Map<string, string>();
+    for (const p of paths) {
+      const abs = resolveSandboxPath(this.workdir, p);
+      if (abs.startsWith(`${this.workdir}/`)) work.set(p, path.posix.relative(this.workdir, abs));
+      else other.set(p, abs);
+    }
+    return { work, other };
+  }
+
+  async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
+    const { work, other } = this.place(Object.keys(files));
+    if (work.size > 0) {
+      const entries = new Map([...work].map(([p, rel]) => [rel, toBuffer(files[p] ?? "")]));
+      const archive = await packFiles(entries, owner(this.req.user), opts.mode);
+      await this.live.container.putArchive(archive, { path: this.workdir });
+    }
+    if (other.size > 0) {
+      const payload = Object.fromEntries([...other].map(([p, abs]) => [abs, toBuffer(files[p] ?? "").toString("base64")]));
+      const r = await this.live.agent.request({ op: "write", files: payload, mode: opts.mode ?? null });
+      if (r.error) throw new Error(`writing ${[...other.keys()].join(", ")}: ${r.error}`);
+    }
+  }
+
+  async readFiles(paths: string[]): Promise<Record<string, Buffer | null>> {
+    const { work, other } = this.place(paths);
+    const out: Record<string, Buffer | null> = {};
+    await Promise.all(
+      [...work].map(async ([p, rel]) => {
+        try {
+          const stream = (await this.live.container.getArchive({ path: path.posix.join(this.workdir, rel) })) as unknown as Readable;
+          const files = await unpackFiles(stream);
+          out[p] = files.get(path.posix.basename(rel)) ?? null;
+        } catch {
+          out[p] = null; // 404: no such file (a folder also reads as null: it has no single content)
+        }
+      }),
+    );
+    if (other.size > 0) {
+      const r = await this.live.agent.request({ op: "read", paths: [...other.values()] });
+      for (const [p, abs] of other) {
+        const b64 = r.files?.[abs];
+        out[p] = typeof b64 === "string" ? Buffer.from(b64, "base64") : null;
+      }
+    }
+    return out;
+  }
+
+  /** Every file of the workdir, as the engine archives it. */
+  async snapshot(): Promise<Map<string, Buffer>> {
+    const stream = (await this.live.container.getArchive({ path: `${this.workdir}/.` })) as unknown as Readable;
+    return unpackFiles(stream, "./");
+  }
+
+  async diff(): Promise<FileDiff[]> {
+    return diffFiles(this.seed, await this.snapshot());
+  }
+
+  /** Restore in place: kill every command, empty the workdir and /tmp, write the seed. */
+  async reset(seed: Record<string, string | Buffer>): Promise<void> {
+    if (this.live.agent.broken) throw new Error(`the sandbox cannot be reset: ${this.live.agent.broken.message}`);
+    const r = await this.live.agent.request({ op: "wipe", paths: [this.workdir, "/tmp"] });
+    if (r.error) throw new Error(`resetting the sandbox: ${r.error}`);
+    this.seed = seedMap(seed);
+    if (this.seed.size > 0) await this.writeFiles(seed);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.onClose(this);
+  }
+
+  /** Stops the agent and removes the container with its workdir volume. */
+  async destroy(): Promise<void> {
+    this.closed = true;
+    this.live.agent.close();
+    await this.live.container.remove({ force: true, v: true }).catch((e: { statusCode?: number }) => {
+      if (e.statusCode !== 404 && e.statusCode !== 409) throw e;
+    });
+  }
+}

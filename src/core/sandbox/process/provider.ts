@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import { chownSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
+import { SandboxCgroup, sweepOrphanCgroups } from "./cgroup";
+import { detectIsolation, type IsolationMode } from "./isolation";
+import { ProcessSandbox } from "./sandbox";
+
+export interface ProcessProviderOptions {
+  /** Run commands with no isolation at all when neither bwrap nor unshare works. */
+  unsafeNoSandbox?: boolean;
+  /** Force a mode (tests; null acts as a host where nothing isolates); default: the strongest that works. */
+  mode?: IsolationMode | null;
+  /** Where sandbox folders live; default <tmpdir>/rlenv-sandboxes. */
+  baseDir?: string;
+  /** Use cgroups for limits where writable (default true; false tests the rlimit fallback). */
+  cgroups?: boolean;
+  /** Told once when running without isolation. */
+  warn?: (message: string) => void;
+}
+
+export const UNSAFE_WARNING =
+  "WARNING: --unsafe-no-sandbox: neither bubblewrap nor unshare can isolate commands here, so model-written code runs " +
+  "as YOU, with your files, your network and no limits. Use it only for code you trust.";
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Removes sandbox folders and cgroups left by an owner process that is gone. */
+export function sweepProcessOrphans(baseDir: string): number {
+  let removed = sweepOrphanCgroups(isAlive);
+  let names: string[] = [];
+  try {
+    names = readdirSync(baseDir);
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const owner = Number(n.split("-")[0]);
+    if (!Number.isInteger(owner) || isAlive(owner)) continue;
+    rmSync(path.join(baseDir, n), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
+/** Hands out process sandboxes: cheap to make, so there is no pool. */
+export class ProcessSandboxProvider implements SandboxProvider {
+  readonly backend = "process" as const;
+  readonly mode: IsolationMode;
+  readonly baseDir: string;
+  private readonly open = new Set<ProcessSandbox>();
+  private readonly cgroups: boolean;
+
+  constructor(opts: ProcessProviderOptions = {}) {
+    const detected = opts.mode === undefined ? detectIsolation() : opts.mode;
+    if (!detected) {
+      if (!opts.unsafeNoSandbox) {
+        throw new Error(
+          "no sandbox is available: Docker does not answer, bubblewrap (bwrap) is not installed or not permitted, and unshare needs root. " +
+            "Install bubblewrap (apt-get install bubblewrap) or Docker, or pass --unsafe-no-sandbox to run commands unisolated.",
+        );
+      }
+      (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(UNSAFE_WARNING);
+    }
+    this.mode = detected ?? "none";
+    this.cgroups = opts.cgroups ?? true;
+    this.baseDir = opts.baseDir ?? path.join(os.tmpdir(), "rlenv-sandboxes");
+    mkdirSync(this.baseDir, { recursive: true });
+    sweepProcessOrphans(this.baseDir);
+  }
+
+  async acquire(req: SandboxRequest): Promise<Sandbox> {
+    req.signal?.throwIfAborted();
+    const id = `${process.pid}-${randomBytes(4).toString("hex")}`;
+    const root = path.join(this.baseDir, id);
+    const dirs = { root, work: path.join(root, "work"), tmp: path.join(root, "tmp"), mnt: path.join(root, "mnt") };
+    for (const d of [dirs.work, dirs.tmp, dirs.mnt]) mkdirSync(d, { recursive: true, mode: 0o755 });
+    if (this.mode === "unshare") {
+      // The command runs as the sandbox user on the host itself: it must own its folders.
+      const [u, g] = (req.user ?? "1000:1000").split(":").map(Number);
+      for (const d of [dirs.work, dirs.tmp]) chownSync(d, u ?? 1000, g ?? u ?? 1000);
+    }
+    const cgroup = this.mode === "none" || !this.cgroups ? null : SandboxCgroup.create(id, req.limits);
+    const sb = new ProcessSandbox(id, req, dirs, this.mode, cgroup, (s) => this.open.delete(s));
+    this.open.add(sb);
+    return sb;
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.open].map((s) => s.close()));
+  }
+}

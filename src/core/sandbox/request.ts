@@ -1,0 +1,34 @@
+import type { Environment } from "../environment/load-environment";
+import { parseSize } from "./size";
+import type { SandboxRequest } from "./types";
+
+/** The image an environment builds from its own Dockerfile: a stable name per environment and content. */
+export function builtImageTag(env: Environment): string {
+  return `rlenv/env-${env.manifest.name}:${env.hash.replace(/^sha256:/, "").slice(0, 12)}`;
+}
+
+/**
+ * Maps an environment's `sandbox` spec to a SandboxRequest: sizes parsed to bytes, the image
+ * named (or, for `build:`, the tag `rlenv image build` gives the environment's Dockerfile).
+ */
+export function sandboxRequest(env: Environment, labels: Record<string, string> = {}, signal?: AbortSignal): SandboxRequest {
+  const s = env.manifest.sandbox;
+  return {
+    image: s.build ? builtImageTag(env) : (s.image ?? DEFAULT_IMAGE),
+    workdir: s.workdir,
+    user: s.user,
+    limits: {
+      cpus: s.limits.cpus,
+      memoryBytes: parseSize(s.limits.memory),
+      pids: s.limits.pids,
+      outputBytes: s.limits.output,
+      tmpfsBytes: parseSize(s.limits.tmpfs),
+    },
+    labels,
+    reuse: s.reset === "restore",
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/** The image used when a manifest names none. */
+export const DEFAULT_IMAGE = "rlenv/python:bookworm";

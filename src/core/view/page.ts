@@ -1,0 +1,54 @@
+import { randomBytes } from "node:crypto";
+import type { AppName } from "./protocol/envelope";
+
+export interface PageOptions {
+  app: AppName;
+  title: string;
+  /** Origin(s) the page may load scripts, styles, fonts and images from (a webview's cspSource, or 'self'). */
+  cspSource: string;
+  scriptUri: string;
+  styleUri: string;
+  backend: "webview" | "http";
+  /** Extra connect-src origins (the HTTP backend's API). */
+  connectSrc?: string;
+}
+
+export const nonce = (): string => randomBytes(18).toString("base64");
+
+const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * The one HTML page of every app, for both backends: no inline script, a nonce on the
+ * bundle, and a CSP that allows nothing else to run. Styles may be inline because
+ * Monaco injects its own <style> elements; scripts never.
+ */
+export function renderPage(o: PageOptions): string {
+  const n = nonce();
+  const csp = [
+    "default-src 'none'",
+    // Our own bundle folder is allowed too: Monaco's worker imports its script from there.
+    `script-src 'nonce-${n}' ${o.cspSource}`,
+    `style-src ${o.cspSource} 'unsafe-inline'`,
+    `img-src ${o.cspSource} data: blob:`,
+    `font-src ${o.cspSource} data:`,
+    `worker-src blob:`,
+    `connect-src ${o.connectSrc ?? o.cspSource}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeAttr(o.title)}</title>
+<link rel="stylesheet" href="${escapeAttr(o.styleUri)}">
+</head>
+<body data-app="${o.app}" data-backend="${o.backend}" data-worker="${escapeAttr(o.scriptUri.replace(/[^/]*$/, "editor.worker.js"))}">
+<div id="app"><p class="loading">Loading…</p></div>
+<script type="module" nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,140 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { FromApp, type FromHost, InitContext } from "../protocol/envelope";
+import { renderPage } from "../page";
+import { ASSET_TYPES, findAssetsDir } from "./assets";
+import { ViewRequestError, ViewService } from "./view-service";
+
+export interface ViewTarget {
+  /** The folder requests are confined to. */
+  root: string;
+  app: "trajectory" | "dashboard";
+  /** File or run folder relative to root. */
+  target: string;
+}
+
+/** What `rlenv view PATH` serves: a rollout file (its run folder is the root when there is one) or a run folder. */
+export function targetFor(p: string): ViewTarget {
+  const abs = path.resolve(p);
+  if (!existsSync(abs)) throw new Error(`${p}: no such file or folder`);
+  if (statSync(abs).isDirectory()) {
+    if (!existsSync(path.join(abs, "rollouts")) && !existsSync(path.join(abs, "run.json")))
+      throw new Error(`${p}: not a run folder (no run.json or rollouts/)`);
+    return { root: abs, app: "dashboard", target: "." };
+  }
+  const dir = path.dirname(abs);
+  const root = path.basename(dir) === "rollouts" ? path.dirname(dir) : dir;
+  return { root, app: "trajectory", target: path.relative(root, abs).split(path.sep).join("/") };
+}
+
+export interface RunningViewServer {
+  url: string;
+  token: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 1024 * 1024;
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new ViewRequestError("request too large");
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * `rlenv view`: serves the apps and their API on 127.0.0.1 only. Every page and API
+ * call needs the random token (in the page URL; the app sends it back as a bearer
+ * token), so other local users and web pages cannot read the run.
+ */
+export async function startViewServer(t: ViewTarget, opts: { port?: number; assetsDir?: string } = {}): Promise<RunningViewServer> {
+  const token = randomBytes(24).toString("base64url");
+  const assets = opts.assetsDir ?? findAssetsDir();
+  const service = new ViewService(t.root);
+  const tokenBuf = Buffer.from(token);
+  const authorised = (given: string | null | undefined) => {
+    const b = Buffer.from(given ?? "");
+    return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const msg = err instanceof Error ? err.message : String(err);
+      if (!res.headersSent) send(res, err instanceof ViewRequestError ? 400 : 500, "text/plain; charset=utf-8", msg);
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (url.pathname.startsWith("/assets/")) {
+      const name = url.pathname.slice("/assets/".length);
+      const type = ASSET_TYPES[path.extname(name)];
+      if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) return send(res, 404, "text/plain", "not found");
+      return send(res, 200, type, readFileSync(path.join(assets, name)));
+    }
+    if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
+    if (url.pathname === "/" && req.method === "GET") {
+      if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
+      const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
+      const page = renderPage({ app, title: `RL Env Studio: ${app}`, cspSource: "'self'", scriptUri: `/assets/${app}.js`, styleUri: `/assets/${app}.css`, backend: "http" });
+      return send(res, 200, "text/html; charset=utf-8", page);
+    }
+    if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
+    if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
+    if (url.pathname === "/api/init" && req.method === "GET") {
+      const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
+      const file = url.searchParams.get("file");
+      const compare = url.searchParams.get("compare");
+      const context = InitContext.parse({
+        app,
+        target: app === t.app ? (file ?? t.target) : (file ?? "."),
+        ...(compare ? { compare } : {}),
+        live: url.searchParams.get("live") === "1",
+        assetBase: "/assets/",
+        backend: "http",
+      });
+      const msg: FromHost = { kind: "init", context, snapshot: null };
+      return send(res, 200, "application/json", JSON.stringify(msg));
+    }
+    if (url.pathname === "/api/request" && req.method === "POST") {
+      const parsed = FromApp.safeParse(JSON.parse(await readBody(req)));
+      if (!parsed.success || parsed.data.kind !== "request") throw new ViewRequestError("expected a request message");
+      const { id, method, params } = parsed.data;
+      let reply: FromHost;
+      try {
+        reply = { kind: "response", id, ok: true, result: await service.handle(method, params) };
+      } catch (err) {
+        reply = { kind: "response", id, ok: false, error: err instanceof Error ? err.message : String(err) };
+      }
+      return send(res, 200, "application/json", JSON.stringify(reply));
+    }
+    return send(res, 404, "text/plain", "not found");
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/?token=${token}`;
+  return {
+    url,
+    token,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

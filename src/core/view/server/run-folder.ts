@@ -1,0 +1,90 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { RunRecord, RunSummary } from "../../schema/run";
+import type { Dashboard, RolloutRow } from "../protocol/dashboard";
+import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
+import type { TrajectoryIndex } from "./trajectory-index";
+
+function readJson<T>(file: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, problems: string[]): T | null {
+  if (!existsSync(file)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    problems.push(`${file}: not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+  const r = schema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  problems.push(`${file}: ${issue ? `${issue.path.map(String).join(".")}: ${issue.message}` : "invalid"}`);
+  return null;
+}
+
+/** Rollout files of a run folder, sorted by name. */
+export function rolloutFiles(runDir: string): string[] {
+  const dir = path.join(runDir, "rollouts");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+/** One table row from an indexed rollout file. */
+export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): RolloutRow {
+  const m = idx.meta(rel);
+  const start = m.start?.type === "start" ? m.start : null;
+  const end = m.end?.type === "end" ? m.end : null;
+  const reward = m.reward?.type === "reward" ? m.reward.total : (end?.reward ?? null);
+  return {
+    file: rel,
+    id: start?.rollout_id ?? path.basename(file, ".jsonl"),
+    task: start?.task.id ?? null,
+    sample: start?.sample ?? null,
+    status: end?.status ?? "running",
+    reward,
+    turns: end?.turns ?? null,
+    duration_ms: end?.timings.total_ms ?? null,
+    tokens: end ? end.usage.prompt_tokens + end.usage.completion_tokens : null,
+    started: start?.t ?? null,
+    ended: end?.t ?? null,
+    problems: m.problems.map((p) => `line ${p.line}: ${p.message}`),
+  };
+}
+
+/** The dashboard of a run folder: its record, summary and a row per rollout, with derived charts. */
+export async function runDashboard(runDir: string, relDir: string, index: (file: string) => Promise<TrajectoryIndex>): Promise<Dashboard> {
+  const problems: string[] = [];
+  const record = readJson(path.join(runDir, "run.json"), RunRecord, problems);
+  const summary = readJson(path.join(runDir, "summary.json"), RunSummary, problems);
+  const rows: RolloutRow[] = [];
+  const policy: Interval[] = [];
+  const spans: Interval[] = [];
+  for (const file of rolloutFiles(runDir)) {
+    const idx = await index(file);
+    const rel = path.posix.join(relDir, "rollouts", path.basename(file));
+    const row = rolloutRow(file, rel, idx);
+    rows.push(row);
+    policy.push(...idx.policyIntervals);
+    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? Math.max(row.started, ...idx.policyIntervals.map((i) => i.end)) });
+  }
+  const rewards = rows.flatMap((r) => (r.reward === null ? [] : [r.reward]));
+  const durations = rows.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms / 1000]));
+  const maxDuration = durations.length ? Math.max(...durations) : 1;
+  const { points, policyBusy } = utilisationSeries(policy, spans);
+  return {
+    dir: relDir,
+    record,
+    summary,
+    problems,
+    rollouts: rows,
+    rewardHistogram: histogram(rewards, 10, 0, 1),
+    durationHistogram: histogram(durations, 12, 0, maxDuration || 1),
+    statuses: statusCounts(rows),
+    perTask: perTask(rows),
+    meanReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
+    utilisation: points,
+    policyBusy,
+  };
+}

@@ -1,0 +1,256 @@
+import { type FileHandle, open } from "node:fs/promises";
+import { TrajectoryEvent } from "../../schema/trajectory";
+import type { LineProblem, RowSummary, StepEntry, TrajectoryMeta } from "../protocol/trajectory";
+import { ARTIFACT_BITS, ARTIFACT_MARKERS, type ArtifactKind, tagFromPrefix } from "../model/line-tag";
+import { RowGrouper } from "../model/rows";
+import { summariseRow } from "../model/summarise";
+
+// 1 MB reads keep the event loop free to answer requests while a large file is indexed.
+const CHUNK = 1024 * 1024;
+/** The first read is smaller still, so the first steps are answered as soon as possible. */
+const FIRST_CHUNK = 256 * 1024;
+const PREFIX_BYTES = 160;
+const NEWLINE = 0x0a;
+const T_KEY = Buffer.from('"t":');
+const LATENCY_KEY = Buffer.from('"latency_ms":');
+const NUMBER = /^\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;
+
+/** The number after the last occurrence of a top-level key (writers put seq/t first or last; either works). */
+function numberAfter(bytes: Buffer, key: Buffer): number | undefined {
+  const at = bytes.lastIndexOf(key);
+  if (at < 0) return undefined;
+  const m = NUMBER.exec(bytes.subarray(at + key.length, at + key.length + 40).toString("latin1"));
+  return m ? Number(m[1]) : undefined;
+}
+const MARKERS = Object.entries(ARTIFACT_MARKERS).map(([k, m]) => [ARTIFACT_BITS[k as ArtifactKind], Buffer.from(m)] as const);
+
+type Parsed = { ok: true; event: TrajectoryEvent } | { ok: false; message: string };
+
+export function parseLine(text: string): Parsed {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, message: `not JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const r = TrajectoryEvent.safeParse(raw);
+  if (r.success) return { ok: true, event: r.data };
+  const issue = r.error.issues[0];
+  return { ok: false, message: issue ? `${issue.path.join(".") || "(event)"}: ${issue.message}` : "invalid event" };
+}
+
+/**
+ * A trajectory file read in chunks, never whole: an index of line offsets, each line's
+ * event type and artifact flags, and the timeline rows. Small events (start, messages,
+ * reward, end) are parsed while indexing; observations only when a row is asked for.
+ * `refresh()` continues from where the last scan stopped, so a file being written (the
+ * live panel) grows the index; a torn last line waits until its newline arrives.
+ */
+export class TrajectoryIndex {
+  private readonly lineStart: number[] = [];
+  private readonly flags: number[] = [];
+  private readonly grouper = new RowGrouper();
+  private scanned = 0;
+  private start: TrajectoryEvent | null = null;
+  private end: TrajectoryEvent | null = null;
+  private reward: TrajectoryEvent | null = null;
+  private readonly problems: LineProblem[] = [];
+  private readonly sceneRows: number[] = [];
+  private refreshing: Promise<void> | null = null;
+  /** When the policy was answering this rollout: each assistant message's [t - latency, t]. */
+  readonly policyIntervals: Array<{ start: number; end: number }> = [];
+
+  private constructor(readonly path: string) {}
+
+  /**
+   * Opens and indexes a file. With `firstChunk`, resolves once the first chunk is
+   * indexed (the first steps can be drawn) while the rest is indexed in the
+   * background; `scanning` says whether that is still going on.
+   */
+  static async open(path: string, opts: { firstChunk?: boolean } = {}): Promise<TrajectoryIndex> {
+    const idx = new TrajectoryIndex(path);
+    if (!opts.firstChunk) {
+      await idx.refresh();
+      return idx;
+    }
+    let firstChunk: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      firstChunk = resolve;
+    });
+    const all = idx.refresh(firstChunk);
+    await Promise.race([ready, all]);
+    return idx;
+  }
+
+  /** Resolves when the scan running now (if any) has indexed the whole file. */
+  async whenIndexed(): Promise<void> {
+    await this.refreshing;
+  }
+
+  /** Whether a scan is running (the file is not fully indexed yet). */
+  get scanning(): boolean {
+    return this.refreshing !== null;
+  }
+
+  /** Indexes whatever was appended since the last scan. Concurrent calls share one scan. */
+  refresh(onChunk?: () => void): Promise<void> {
+    this.refreshing ??= this.scan(onChunk).finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async scan(onChunk?: () => void): Promise<void> {
+    const fh = await open(this.path, "r");
+    try {
+      const size = (await fh.stat()).size;
+      let pending: Buffer = Buffer.alloc(0);
+      let pendingAt = this.scanned;
+      let pos = this.scanned;
+      while (pos < size) {
+        const buf = Buffer.allocUnsafe(Math.min(pos === this.scanned && onChunk ? FIRST_CHUNK : CHUNK, size - pos));
+        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        pos += bytesRead;
+        const data = pending.length ? Buffer.concat([pending, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+        let lineAt = 0;
+        for (let nl = data.indexOf(NEWLINE); nl >= 0; nl = data.indexOf(NEWLINE, lineAt)) {
+          this.addLine(data.subarray(lineAt, nl), pendingAt + lineAt);
+          lineAt = nl + 1;
+        }
+        // Copy the torn tail so the chunk buffer is not retained.
+        pending = Buffer.from(data.subarray(lineAt));
+        pendingAt += lineAt;
+        this.scanned = pendingAt;
+        // More to read: let the caller answer now. (A file read in one chunk finishes the scan first.)
+        if (pos < size) onChunk?.();
+      }
+      this.scanned = pendingAt;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private addLine(bytes: Buffer, offset: number): void {
+    const line = this.lineStart.length;
+    if (bytes.length === 0 || (bytes.length === 1 && bytes[0] === 0x0d)) {
+      // Blank lines keep their number (for problem positions) but join the previous row.
+      this.lineStart.push(offset);
+      this.flags.push(0);
+      return;
+    }
+    const prefix = bytes.subarray(0, PREFIX_BYTES).toString("latin1");
+    let { type, role } = tagFromPrefix(prefix);
+    let flags = 0;
+    if (type === "message" && role !== null) {
+      // The common case, kept cheap: no parse; the policy's busy interval is read from the bytes.
+      // (Key names cannot occur unescaped inside JSON strings, so these matches are the event's own.)
+      if (role === "assistant") {
+        const t = numberAfter(bytes, T_KEY);
+        const latency = numberAfter(bytes, LATENCY_KEY);
+        if (t !== undefined && latency !== undefined) this.policyIntervals.push({ start: t - latency, end: t });
+      }
+    } else if (type === null || type === "start" || type === "message" || type === "reward" || type === "end" || type === "error") {
+      const parsed = parseLine(bytes.toString("utf8"));
+      if (parsed.ok) {
+        const e = parsed.event;
+        type = e.type;
+        role = e.type === "message" ? e.role : null;
+        if (e.type === "start") this.start ??= e;
+        if (e.type === "end") this.end = e;
+        if (e.type === "reward") this.reward = e;
+        if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined) this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
+      } else {
+        this.problems.push({ line: line + 1, message: parsed.message });
+        type = null;
+      }
+    }
+    if (type === "observation") for (const [bit, marker] of MARKERS) if (bytes.includes(marker)) flags |= bit;
+    this.lineStart.push(offset);
+    this.flags.push(flags);
+    this.grouper.add(line, type, role);
+    const row = this.grouper.count - 1;
+    if (flags & ARTIFACT_BITS.scene && this.sceneRows[this.sceneRows.length - 1] !== row) this.sceneRows.push(row);
+  }
+
+  get rowCount(): number {
+    return this.grouper.count;
+  }
+
+  meta(file: string): TrajectoryMeta {
+    const domain = this.start?.type === "start" ? this.start.env.domain : null;
+    return {
+      file,
+      bytes: this.scanned,
+      lines: this.lineStart.length,
+      rows: this.grouper.count,
+      complete: this.end !== null,
+      indexing: this.scanning,
+      domain,
+      start: this.start,
+      end: this.end,
+      reward: this.reward,
+      problems: this.problems.slice(0, 200),
+      sceneRows: this.sceneRows,
+    };
+  }
+
+  rewardEvent(): TrajectoryEvent | null {
+    return this.reward;
+  }
+
+  /** Rows [from, to) with the artifact flags of each, read in one pass over their bytes. */
+  async entries(from: number, to: number): Promise<Array<{ row: number; entries: StepEntry[] }>> {
+    to = Math.min(to, this.grouper.count);
+    if (from >= to) return [];
+    const firstLine = this.grouper.lines(from, this.lineStart.length)[0];
+    const lastLine = this.grouper.lines(to - 1, this.lineStart.length)[1];
+    const texts = await this.readLines(firstLine, lastLine);
+    const out: Array<{ row: number; entries: StepEntry[] }> = [];
+    for (let row = from; row < to; row++) {
+      const [a, b] = this.grouper.lines(row, this.lineStart.length);
+      const entries: StepEntry[] = [];
+      for (let l = a; l < b; l++) {
+        const text = texts[l - firstLine] ?? "";
+        if (text.trim() === "") continue;
+        const p = parseLine(text);
+        entries.push(p.ok ? { line: l + 1, event: p.event } : { line: l + 1, problem: p.message });
+      }
+      out.push({ row, entries });
+    }
+    return out;
+  }
+
+  async rows(from: number, to: number): Promise<RowSummary[]> {
+    return (await this.entries(from, to)).map(({ row, entries }) => summariseRow(row, this.grouper.kinds[row]!, entries));
+  }
+
+  /** Rows whose observations carry the given artifact, per the index flags. */
+  rowsWith(kind: ArtifactKind, upTo = Number.POSITIVE_INFINITY): number[] {
+    const bit = ARTIFACT_BITS[kind];
+    const rows = new Set<number>();
+    let row = 0;
+    for (let l = 0; l < this.flags.length; l++) {
+      while (row + 1 < this.grouper.count && this.grouper.firstLine[row + 1]! <= l) row++;
+      if (row > upTo) break;
+      if (this.flags[l]! & bit) rows.add(row);
+    }
+    return [...rows];
+  }
+
+  private async readLines(from: number, to: number): Promise<string[]> {
+    const start = this.lineStart[from]!;
+    const end = this.lineStart[to] ?? this.scanned;
+    const fh: FileHandle = await open(this.path, "r");
+    try {
+      const buf = Buffer.allocUnsafe(end - start);
+      await fh.read(buf, 0, buf.length, start);
+      const text = buf.toString("utf8");
+      const lines = text.split("\n");
+      if (lines[lines.length - 1] === "") lines.pop();
+      return lines;
+    } finally {
+      await fh.close();
+    }
+  }
+}

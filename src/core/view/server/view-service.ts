@@ -1,0 +1,142 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
+import type { RowSummary } from "../protocol/trajectory";
+import { alignRows, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
+import { runDashboard } from "./run-folder";
+import { TrajectoryIndex } from "./trajectory-index";
+
+/** A request the caller got wrong (bad params, a path outside the root): shown to the user as is. */
+export class ViewRequestError extends Error {}
+
+/**
+ * Answers the apps' requests for files under one root folder, whichever transport
+ * carries them (the webview host or the HTTP server). Paths in requests are relative
+ * to the root and may not leave it. Indexes are cached and refreshed when a file grows.
+ */
+export class ViewService {
+  private readonly indexes = new Map<string, { idx: Promise<TrajectoryIndex>; size: number }>();
+
+  constructor(readonly root: string) {}
+
+  /** Resolves a request path inside the root, or throws. */
+  resolve(rel: string): string {
+    const abs = path.resolve(this.root, rel);
+    const back = path.relative(this.root, abs);
+    if (back.startsWith("..") || path.isAbsolute(back)) throw new ViewRequestError(`${rel}: outside the served folder`);
+    return abs;
+  }
+
+  /** The index of a file with every line indexed (for views that need the whole rollout). */
+  async fullIndex(abs: string): Promise<TrajectoryIndex> {
+    const idx = await this.index(abs);
+    await idx.whenIndexed();
+    return idx;
+  }
+
+  /** The (cached) index of a trajectory file, refreshed when its size changed; may still be scanning. */
+  async index(abs: string): Promise<TrajectoryIndex> {
+    let size: number;
+    try {
+      size = statSync(abs).size;
+    } catch {
+      throw new ViewRequestError(`${path.relative(this.root, abs) || abs}: no such file`);
+    }
+    const cached = this.indexes.get(abs);
+    if (!cached) {
+      // Large files: answer once the first chunk is indexed; the rest follows in the background.
+      const idx = TrajectoryIndex.open(abs, { firstChunk: true });
+      this.indexes.set(abs, { idx, size });
+      idx.catch(() => this.indexes.delete(abs));
+      return idx;
+    }
+    const idx = await cached.idx;
+    if (size !== cached.size && !idx.scanning) {
+      cached.size = size;
+      await idx.refresh();
+    }
+    return idx;
+  }
+
+  /** Validates params, runs the method, validates the result: the host half of "parsed on both sides". */
+  async handle(method: string, params: unknown): Promise<unknown> {
+    if (!isMethod(method)) throw new ViewRequestError(`unknown method ${JSON.stringify(method)}`);
+    const p = METHODS[method].params.safeParse(params);
+    if (!p.success) throw new ViewRequestError(`${method}: bad params: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    const result = await this.run(method, p.data as Params<typeof method>);
+    return METHODS[method].result.parse(result);
+  }
+
+  private async events(idx: TrajectoryIndex, from: number, to: number): Promise<RowEvents[]> {
+    return (await idx.entries(from, to)).map(({ row, entries }) => ({ row, events: entries.flatMap((e) => ("event" in e ? [e.event] : [])) }));
+  }
+
+  /** Events of the listed rows only, reading each once. */
+  private async eventsOfRows(idx: TrajectoryIndex, rows: number[]): Promise<RowEvents[]> {
+    const out: RowEvents[] = [];
+    for (const r of rows) out.push(...(await this.events(idx, r, r + 1)));
+    return out;
+  }
+
+  private async run<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const r = await this.dispatch(method, params as never);
+    return r as Result<M>;
+  }
+
+  private async dispatch(method: MethodName, params: Record<string, unknown>): Promise<unknown> {
+    switch (method) {
+      case "meta": {
+        const file = String(params.file);
+        return (await this.index(this.resolve(file))).meta(file);
+      }
+      case "rows": {
+        const idx = await this.index(this.resolve(String(params.file)));
+        const from = Number(params.from);
+        const to = Math.min(Number(params.to), from + 500);
+        return idx.rows(from, to);
+      }
+      case "step": {
+        const idx = await this.index(this.resolve(String(params.file)));
+        const row = Number(params.row);
+        if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
+        const [r] = await idx.entries(row, row + 1);
+        return { row, entries: r?.entries ?? [] };
+      }
+      case "diff": {
+        const idx = await this.fullIndex(this.resolve(String(params.file)));
+        const row = params.row === null ? null : Number(params.row);
+        const rows = row === null ? idx.rowsWith("diff") : [row];
+        return mergeDiffs(diffsOf(await this.eventsOfRows(idx, rows)));
+      }
+      case "scene": {
+        const idx = await this.fullIndex(this.resolve(String(params.file)));
+        const row = Number(params.row);
+        const sceneRows = idx.rowsWith("scene", row);
+        const last = sceneRows[sceneRows.length - 1];
+        const scene = last === undefined ? null : lastScene(await this.eventsOfRows(idx, [last]));
+        // Every render of the rollout, each labelled with its step: the panel marks those after the selected one.
+        const images = imagesOf(await this.eventsOfRows(idx, idx.rowsWith("images")));
+        const reward = idx.rewardEvent();
+        return { row: scene?.row ?? null, scene: scene?.scene ?? null, images, checks: sceneChecks(reward?.type === "reward" ? reward : null) };
+      }
+      case "documents": {
+        const idx = await this.fullIndex(this.resolve(String(params.file)));
+        const reward = idx.rewardEvent();
+        return documentsView(await this.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null);
+      }
+      case "align": {
+        const signature = async (file: string) => {
+          const idx = await this.fullIndex(this.resolve(file));
+          const rows: RowSummary[] = [];
+          for (let i = 0; i < idx.rowCount; i += 500) rows.push(...(await idx.rows(i, i + 500)));
+          return rows.map((r) => `${r.kind}:${r.tools.join(",")}`);
+        };
+        return alignRows(await signature(String(params.a)), await signature(String(params.b)));
+      }
+      case "run": {
+        const rel = String(params.dir);
+        return runDashboard(this.resolve(rel), rel, (f) => this.fullIndex(f));
+      }
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import * as vscode from "vscode";
+import { type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+
+/** One environment folder of the workspace and its last load (problems included). */
+export interface EnvironmentEntry {
+  manifest: vscode.Uri;
+  dir: string;
+  result: LoadResult;
+  /** The display name: the manifest's `name`, else the folder name. */
+  label: string;
+}
+
+const IGNORED = "**/{node_modules,.git,dist,.vscode-test,.test-artifacts}/**";
+
+/**
+ * Every environment.yaml in the workspace, loaded with the core loader and kept fresh
+ * when files change. Views, tests and CodeLens read from here.
+ */
+export class EnvironmentIndex implements vscode.Disposable {
+  private readonly entries = new Map<string, EnvironmentEntry>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after environments were added, removed or reloaded. */
+  readonly onDidChange = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  private pending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    const watcher = vscode.workspace.createFileSystemWatcher("**/*");
+    // A changed file reloads the environment that contains it; a manifest created or
+    // deleted anywhere rescans.
+    const touched = (uri: vscode.Uri) => this.onFileEvent(uri);
+    this.disposables.push(watcher, watcher.onDidChange(touched), watcher.onDidCreate(touched), watcher.onDidDelete(touched));
+    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => void this.refresh()));
+  }
+
+  /** All environments, sorted by label. */
+  list(): EnvironmentEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.label.localeCompare(b.label));
+  }
+
+  get(dir: string): EnvironmentEntry | undefined {
+    return [...this.entries.values()].find((e) => e.dir === dir);
+  }
+
+  /** The environment whose folder holds this file (the innermost one). */
+  containing(file: string): EnvironmentEntry | undefined {
+    let best: EnvironmentEntry | undefined;
+    for (const e of this.entries.values()) {
+      if ((file === e.dir || file.startsWith(e.dir + path.sep)) && (!best || e.dir.length > best.dir.length)) best = e;
+    }
+    return best;
+  }
+
+  /** Rescans the workspace for manifests and reloads all of them. */
+  refresh(): Promise<void> {
+    this.scanning = this.scan();
+    return this.scanning;
+  }
+
+  /** Resolves when the current scan (or the first one) is done. */
+  ready(): Promise<void> {
+    return this.scanning ?? this.refresh();
+  }
+
+  private async scan(): Promise<void> {
+    const found = await vscode.workspace.findFiles(`**/${MANIFEST_FILE}`, IGNORED);
+    this.entries.clear();
+    for (const uri of found) this.load(uri);
+    this.log.info(`found ${found.length} environment${found.length === 1 ? "" : "s"}`);
+    this.changed.fire();
+  }
+
+  private load(uri: vscode.Uri): void {
+    const started = Date.now();
+    let result: LoadResult;
+    try {
+      result = loadEnvironment(uri.fsPath);
+    } catch (e) {
+      // The loader reports problems rather than throwing; an exception here is a bug, so keep the entry with it shown.
+      result = { env: null, problems: [{ file: uri.fsPath, line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message: `could not load: ${(e as Error).message}`, severity: "error" }] };
+    }
+    const dir = path.dirname(uri.fsPath);
+    this.entries.set(uri.fsPath, { manifest: uri, dir, result, label: result.env?.manifest.name ?? path.basename(dir) });
+    this.log.debug(`loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`);
+  }
+
+  private onFileEvent(uri: vscode.Uri): void {
+    if (uri.scheme !== "file" || /[/\\](node_modules|\.git|runs)[/\\]/.test(uri.fsPath)) return;
+    this.pending.add(uri.fsPath);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flush(), 150);
+  }
+
+  private flush(): void {
+    const files = [...this.pending];
+    this.pending = new Set();
+    const manifestAppeared = files.some((f) => path.basename(f) === MANIFEST_FILE && !this.entries.has(f));
+    const manifestGone = files.some((f) => this.entries.has(f) && !existsSync(f));
+    if (manifestAppeared || manifestGone) {
+      void this.refresh();
+      return;
+    }
+    const reload = new Set<string>();
+    for (const f of files) {
+      const e = this.containing(f);
+      if (e) reload.add(e.manifest.fsPath);
+    }
+    if (reload.size === 0) return;
+    for (const m of reload) {
+      const e = this.entries.get(m);
+      if (e) this.load(e.manifest);
+    }
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,148 @@
+import path from "node:path";
+import * as vscode from "vscode";
+import type { JobSpecInput } from "../../core/remote/api";
+import { allowedToExecute } from "../trust/guard";
+import type { RunnerRegistry } from "./registry";
+import type { RunnerNode, RunnersTree } from "./tree";
+
+/** Arguments the commands accept from code (tests, other features) instead of asking. */
+export interface SubmitArgs {
+  envDir: string;
+  runner?: string;
+  policy?: "oracle" | "nop" | "openai";
+  model?: string;
+  baseUrl?: string;
+  executor?: "local" | "slurm";
+  k?: number;
+  concurrency?: number;
+  sandbox?: "docker" | "process" | "auto";
+  slurm?: { shards?: number; gpus_per_shard?: number };
+}
+export interface JobArgs {
+  runner: string;
+  jobId: string;
+}
+
+function jobArgs(arg: unknown): JobArgs | undefined {
+  const a = arg as Partial<JobArgs & RunnerNode> | undefined;
+  if (a?.kind === "job" && a.runner && a.job) return { runner: a.runner, jobId: a.job.id };
+  if (typeof a?.runner === "string" && typeof a?.jobId === "string") return { runner: a.runner, jobId: a.jobId };
+  return undefined;
+}
+
+async function pickRunner(registry: RunnerRegistry, given?: string): Promise<string | undefined> {
+  if (given) return given;
+  const runners = registry.list();
+  if (runners.length === 0) {
+    void vscode.window.showWarningMessage('No runners yet: add one with "RL Env Studio: Add Runner…".');
+    return undefined;
+  }
+  if (runners.length === 1) return runners[0]?.name;
+  return (await vscode.window.showQuickPick(runners.map((r) => ({ label: r.name, description: r.url }))))?.label;
+}
+
+async function pickEnvironment(arg: unknown): Promise<string | undefined> {
+  if (arg instanceof vscode.Uri) return arg.fsPath.endsWith("environment.yaml") ? path.dirname(arg.fsPath) : arg.fsPath;
+  const given = (arg as { envDir?: string } | undefined)?.envDir;
+  if (given) return given;
+  const manifests = await vscode.workspace.findFiles("**/environment.yaml", "**/node_modules/**", 200);
+  const picked = await vscode.window.showQuickPick(
+    manifests.map((u) => ({ label: path.basename(path.dirname(u.fsPath)), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), dir: path.dirname(u.fsPath) })),
+    { placeHolder: "Environment to submit" },
+  );
+  return picked?.dir;
+}
+
+/** The runner commands: add, refresh, submit, cancel, pull. Each returns its result for callers. */
+export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log: vscode.LogOutputChannel, runsDir: () => vscode.Uri | undefined): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand("rlenv.addRunner", async (arg?: { name: string; url: string; token: string }) => {
+      const name = arg?.name ?? (await vscode.window.showInputBox({ prompt: "Runner name", placeHolder: "gpu-box" }));
+      if (!name) return false;
+      const url = arg?.url ?? (await vscode.window.showInputBox({ prompt: "Runner URL", placeHolder: "https://gpu-box:7800" }));
+      if (!url) return false;
+      const token = arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
+      if (!token) return false;
+      await registry.add(name, url, token);
+      await tree.refreshRunner(name);
+      return true;
+    }),
+    vscode.commands.registerCommand("rlenv.removeRunner", async (arg?: RunnerNode) => {
+      const name = arg?.runner ?? (await pickRunner(registry));
+      if (name) await registry.remove(name);
+    }),
+    vscode.commands.registerCommand("rlenv.refreshRunners", () => tree.refresh()),
+    vscode.commands.registerCommand("rlenv.submitToRunner", async (arg?: unknown): Promise<string | undefined> => {
+      if (!allowedToExecute("submit to a runner")) return undefined;
+      const envDir = await pickEnvironment(arg);
+      if (!envDir) return undefined;
+      const a = (arg && !(arg instanceof vscode.Uri) ? (arg as Partial<SubmitArgs>) : {}) as Partial<SubmitArgs>;
+      const runner = await pickRunner(registry, a.runner);
+      if (!runner) return undefined;
+      const policy = a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
+      if (!policy) return undefined;
+      const cfg = vscode.workspace.getConfiguration("rlenv");
+      const spec: JobSpecInput = {
+        executor: a.executor ?? "local",
+        config: {
+          policy: {
+            kind: policy,
+            ...(policy === "openai" ? { model: a.model ?? cfg.get<string>("policy.model", ""), base_url: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") } : {}),
+          },
+          k: a.k ?? cfg.get<number>("rollout.samples", 1),
+          concurrency: a.concurrency ?? 4,
+          sandbox: a.sandbox ?? cfg.get<"auto" | "docker" | "process">("sandbox.backend", "auto"),
+        },
+        ...(a.slurm ? { slurm: a.slurm } : {}),
+      };
+      const client = await registry.client(runner);
+      const { job } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` }, () => client.submit(envDir, spec));
+      log.info(`submitted job ${job.id} (${job.env.name}, ${job.progress.total} rollouts) to ${runner}`);
+      await tree.refreshRunner(runner);
+      tree.follow(runner, job.id);
+      void watchJob(tree, runner, job.id);
+      return job.id;
+    }),
+    vscode.commands.registerCommand("rlenv.cancelJob", async (arg?: unknown) => {
+      const j = jobArgs(arg);
+      if (!j) return undefined;
+      const client = await registry.client(j.runner);
+      const job = await client.cancel(j.jobId);
+      await tree.refreshRunner(j.runner);
+      return job.state;
+    }),
+    vscode.commands.registerCommand("rlenv.pullRun", async (arg?: unknown): Promise<string | undefined> => {
+      const j = jobArgs(arg);
+      if (!j) return undefined;
+      const dest = runsDir();
+      if (!dest) {
+        void vscode.window.showWarningMessage("Open a folder first: runs are pulled into its runs folder.");
+        return undefined;
+      }
+      const client = await registry.client(j.runner);
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling job ${j.jobId}…` }, () => client.pull(j.jobId, dest.fsPath));
+      log.info(`pulled job ${j.jobId} from ${j.runner} into ${r.dir} (${r.files} files, ${r.state})`);
+      await vscode.commands.executeCommand("rlenv.refreshRuns");
+      await vscode.commands.executeCommand("rlenv.openDashboard", r.dir);
+      return r.dir;
+    }),
+  ];
+}
+
+/** Live progress in the status area until the job ends; offers to pull it then. */
+async function watchJob(tree: RunnersTree, runner: string, jobId: string): Promise<void> {
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Job ${jobId}` }, async (progress) => {
+    for (;;) {
+      const job = tree.job(runner, jobId);
+      if (!job) return;
+      progress.report({ message: `${job.state} ${job.progress.done}/${job.progress.total}` });
+      if (job.state === "completed" || job.state === "failed" || job.state === "cancelled") break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  });
+  const job = tree.job(runner, jobId);
+  if (job?.state === "completed") {
+    const choice = await vscode.window.showInformationMessage(`Job ${jobId} on ${runner} completed (${job.progress.done} rollouts).`, "Pull Run");
+    if (choice) await vscode.commands.executeCommand("rlenv.pullRun", { runner, jobId });
+  }
+}

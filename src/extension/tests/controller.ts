@@ -1,0 +1,176 @@
+import * as vscode from "vscode";
+import type { ExtensionCtx } from "../context";
+import type { TaskOutcome } from "../rollouts/judge";
+import { allowedToExecute } from "../trust/guard";
+import { syncTestItems } from "./items";
+import { markdownMessage, outcomeMarkdown, outcomeText } from "./report";
+
+type Mode = "validate" | "rollout";
+
+/** The Test Explorer feature: its controller and each test's last state (read by the extension-host suites). */
+export interface TestExplorer extends vscode.Disposable {
+  controller: vscode.TestController;
+  profiles: { validate: vscode.TestRunProfile; rollout: vscode.TestRunProfile; debug: vscode.TestRunProfile };
+  lastStates: Map<string, "passed" | "failed" | "errored" | "skipped">;
+  /** Resolves when the run in progress (if any) has ended. */
+  idle(): Promise<void>;
+}
+
+/** Tests to run, grouped by environment folder: undefined task list = every task. */
+function plan(request: vscode.TestRunRequest, controller: vscode.TestController): Map<string, vscode.TestItem[]> {
+  const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+  const roots = request.include ?? [...iter(controller.items)];
+  const out = new Map<string, vscode.TestItem[]>();
+  for (const root of roots) {
+    if (excluded.has(root.id)) continue;
+    const tests = root.children.size > 0 ? [...iter(root.children)] : [root];
+    for (const t of tests) {
+      if (excluded.has(t.id)) continue;
+      const envDir = t.id.slice(0, t.id.lastIndexOf("#"));
+      if (!out.has(envDir)) out.set(envDir, []);
+      out.get(envDir)?.push(t);
+    }
+  }
+  return out;
+}
+
+function* iter(c: vscode.TestItemCollection): Generator<vscode.TestItem> {
+  for (const [, item] of c) yield item;
+}
+
+const taskOf = (item: vscode.TestItem) => item.id.slice(item.id.lastIndexOf("#") + 1);
+
+/**
+ * The Test Explorer: each environment a suite, each task a test. Validate (default):
+ * the oracle passes and nop fails; Rollout: the configured policy reaches the reward
+ * threshold; Debug: hands the task to `rlenv.debugTask` when registered. Cancelling a
+ * run aborts the engine, which closes its sandboxes.
+ */
+export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
+  const controller = vscode.tests.createTestController("rlenv", "RL Env Studio");
+  controller.refreshHandler = () => ctx.environments.refresh();
+  const sync = () => syncTestItems(controller, ctx.environments);
+  void ctx.environments.ready().then(sync);
+
+  const lastStates: TestExplorer["lastStates"] = new Map();
+  let running: Promise<void> = Promise.resolve();
+  const handler = (mode: Mode) => (request: vscode.TestRunRequest, token: vscode.CancellationToken) => {
+    const run = recording(controller.createTestRun(request, mode === "validate" ? "Validate" : "Rollout"), lastStates);
+    running = execute(ctx, mode, plan(request, controller), run, token).finally(() => run.end());
+    return running;
+  };
+  const debug = async (request: vscode.TestRunRequest) => {
+    const first = plan(request, controller).entries().next().value;
+    const item = first?.[1][0];
+    if (first && item) await vscode.commands.executeCommand("rlenv.debug", { envDir: first[0], taskId: taskOf(item) });
+  };
+  const profiles = {
+    validate: controller.createRunProfile("Validate", vscode.TestRunProfileKind.Run, handler("validate"), true),
+    rollout: controller.createRunProfile("Rollout", vscode.TestRunProfileKind.Run, handler("rollout"), false),
+    debug: controller.createRunProfile("Debug", vscode.TestRunProfileKind.Debug, debug, true),
+  };
+  const subs = [controller, ctx.environments.onDidChange(sync), profiles.validate, profiles.rollout, profiles.debug];
+  return {
+    controller,
+    profiles,
+    lastStates,
+    idle: () => running.catch(() => undefined),
+    dispose: () => {
+      for (const s of subs) s.dispose();
+    },
+  };
+}
+
+/** Wraps a TestRun so each item's final state is remembered. */
+function recording(run: vscode.TestRun, states: TestExplorer["lastStates"]): vscode.TestRun {
+  type Messages = vscode.TestMessage | readonly vscode.TestMessage[];
+  const mark = (t: vscode.TestItem, state: "passed" | "failed" | "errored" | "skipped") => {
+    states.set(t.id, state);
+  };
+  return Object.assign(Object.create(run) as vscode.TestRun, {
+    passed: (t: vscode.TestItem, d?: number) => {
+      mark(t, "passed");
+      run.passed(t, d);
+    },
+    failed: (t: vscode.TestItem, m: Messages, d?: number) => {
+      mark(t, "failed");
+      run.failed(t, m, d);
+    },
+    errored: (t: vscode.TestItem, m: Messages, d?: number) => {
+      mark(t, "errored");
+      run.errored(t, m, d);
+    },
+    skipped: (t: vscode.TestItem) => {
+      mark(t, "skipped");
+      run.skipped(t);
+    },
+    started: (t: vscode.TestItem) => run.started(t),
+    appendOutput: (o: string, l?: vscode.Location, t?: vscode.TestItem) => run.appendOutput(o, l, t),
+    end: () => run.end(),
+  });
+}
+
+async function execute(ctx: ExtensionCtx, mode: Mode, groups: Map<string, vscode.TestItem[]>, run: vscode.TestRun, token: vscode.CancellationToken): Promise<void> {
+  const all = [...groups.values()].flat();
+  if (!allowedToExecute(mode === "validate" ? "validate" : "start a rollout")) {
+    for (const t of all) run.skipped(t);
+    run.appendOutput("Not run: this workspace is not trusted, and validation runs the environment's commands in sandboxes.\r\n");
+    return;
+  }
+  const abort = new AbortController();
+  const sub = token.onCancellationRequested(() => abort.abort(new Error("cancelled from the Test Explorer")));
+  try {
+    for (const [envDir, items] of groups) {
+      if (abort.signal.aborted) break;
+      const entry = ctx.environments.get(envDir);
+      const env = entry?.result.env;
+      const errors = entry?.result.problems.filter((p) => p.severity === "error") ?? [];
+      if (!env || errors.length > 0) {
+        const msg = new vscode.TestMessage(`${entry?.label ?? envDir} does not load: ${errors.map((p) => `${p.path ? `${p.path}: ` : ""}${p.message}`).join("; ")}`);
+        for (const t of items) run.errored(t, msg);
+        continue;
+      }
+      for (const t of items) run.started(t);
+      const started = Date.now();
+      const tasks = items.map(taskOf);
+      try {
+        if (mode === "validate") {
+          const { validateTasks } = await import("../rollouts/validate");
+          const { validations } = await validateTasks(ctx, env, tasks, abort.signal);
+          const byTask = new Map(validations.map((v) => [v.task, v]));
+          for (const t of items) {
+            const v = byTask.get(taskOf(t));
+            if (!v) continue;
+            run.appendOutput(`${v.task}: ${v.passed ? "valid" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`, undefined, t);
+            if (v.passed) run.passed(t, Date.now() - started);
+            else run.failed(t, markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`), Date.now() - started);
+          }
+        } else {
+          const { rolloutTasks } = await import("../rollouts/rollout");
+          const { rollouts } = await rolloutTasks(ctx, env, tasks, abort.signal);
+          const threshold = ctx.settings.passThreshold();
+          for (const t of items) {
+            const r = rollouts.find((x) => x.task === taskOf(t));
+            if (!r) continue;
+            const text = r.outcomes.map((o: TaskOutcome, i) => outcomeText(`sample ${i}`, o)).join("");
+            run.appendOutput(`${r.task}: mean reward ${r.reward === null ? "-" : r.reward.toFixed(2)} (threshold ${threshold})\r\n${text}`, undefined, t);
+            const md = r.outcomes.map((o, i) => outcomeMarkdown(`sample ${i}`, o)).join("\n\n");
+            if (r.passed) run.passed(t, Date.now() - started);
+            else run.failed(t, markdownMessage(`mean reward ${r.reward === null ? "–" : r.reward.toFixed(2)} is below the threshold ${threshold}\n\n${md}`), Date.now() - started);
+          }
+        }
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        if (abort.signal.aborted) {
+          for (const t of items) run.skipped(t);
+          run.appendOutput(`cancelled: ${message}\r\n`);
+        } else {
+          ctx.log.error(`${mode} of ${env.manifest.name} failed: ${e instanceof Error && e.stack ? e.stack : message}`);
+          for (const t of items) run.errored(t, new vscode.TestMessage(message));
+        }
+      }
+    }
+  } finally {
+    sub.dispose();
+  }
+}

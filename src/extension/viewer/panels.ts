@@ -1,0 +1,76 @@
+import path from "node:path";
+import * as vscode from "vscode";
+import { InitContext } from "../../core/view/protocol/envelope";
+import { targetFor } from "../../core/view/server/http-server";
+import { TRAJECTORY_EDITOR } from "./trajectory-editor";
+import { WebviewHost } from "./webview-host";
+
+export const DASHBOARD_PANEL = "rlenv.dashboard";
+export const TRAJECTORY_PANEL = "rlenv.trajectoryPanel";
+
+/** Accepts a path, a Uri, or {file|dir|run.dir, compare?} (what tree items and other features pass). */
+export function argPath(arg: unknown): { file?: string; compare?: string } {
+  if (typeof arg === "string") return { file: arg };
+  if (arg instanceof vscode.Uri) return { file: arg.fsPath };
+  if (typeof arg === "object" && arg !== null) {
+    const o = arg as { file?: unknown; dir?: unknown; compare?: unknown; run?: { dir?: unknown }; resourceUri?: unknown };
+    const file = typeof o.file === "string" ? o.file : typeof o.dir === "string" ? o.dir : typeof o.run?.dir === "string" ? o.run.dir : o.resourceUri instanceof vscode.Uri ? o.resourceUri.fsPath : undefined;
+    return { ...(file ? { file } : {}), ...(typeof o.compare === "string" ? { compare: o.compare } : {}) };
+  }
+  return {};
+}
+
+/** Panels of the viewer apps (dashboard; trajectory side by side), restorable after a reload. */
+export class ViewerPanels implements vscode.WebviewPanelSerializer {
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  /** `rlenv.openTrajectory`: a file in the custom editor; two files (compare) in a panel. */
+  async openTrajectory(arg: unknown): Promise<void> {
+    const { file, compare } = argPath(arg);
+    const target = file ?? vscode.window.activeTextEditor?.document.uri.fsPath;
+    if (!target) return void vscode.window.showWarningMessage("Open a rollout file (runs/<id>/rollouts/*.jsonl) first.");
+    if (!compare) {
+      await vscode.commands.executeCommand("vscode.openWith", vscode.Uri.file(target), TRAJECTORY_EDITOR);
+      return;
+    }
+    const t = targetFor(target);
+    const rel = path.relative(t.root, path.resolve(compare)).split(path.sep).join("/");
+    this.show(TRAJECTORY_PANEL, `Compare ${path.basename(target)} · ${path.basename(compare)}`, { app: "trajectory", root: t.root, target: t.target, compare: rel, live: false });
+  }
+
+  /** `rlenv.openDashboard`: the run folder's dashboard. */
+  async openDashboard(arg: unknown): Promise<void> {
+    const dir = argPath(arg).file;
+    if (!dir) return void vscode.window.showWarningMessage("Choose a run folder (runs/<id>) to open its dashboard.");
+    let t: ReturnType<typeof targetFor>;
+    try {
+      t = targetFor(dir);
+    } catch (err) {
+      return void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+    }
+    this.show(DASHBOARD_PANEL, `Run ${path.basename(t.root)}`, { app: "dashboard", root: t.root, target: t.target, live: false });
+  }
+
+  private show(viewType: string, title: string, ctx: ConstructorParameters<typeof WebviewHost>[2], snapshot: Record<string, unknown> | null = null, existing?: vscode.WebviewPanel): void {
+    const panel = existing ?? vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, { enableFindWidget: true });
+    panel.title = title;
+    const host = new WebviewHost(panel.webview, this.extension, ctx, this.log, snapshot);
+    panel.onDidDispose(() => host.dispose());
+  }
+
+  /** Restores a panel from the snapshot its app saved (the app stores its init context in it). */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const saved = (state ?? {}) as Record<string, unknown>;
+    const ctx = InitContext.safeParse(saved.__context);
+    if (!ctx.success || !ctx.data.root) {
+      panel.dispose();
+      return;
+    }
+    const c = ctx.data;
+    const { __context: _, ...snapshot } = saved;
+    this.show(panel.viewType, panel.title, { app: c.app, root: c.root!, target: c.target, live: c.live, ...(c.compare ? { compare: c.compare } : {}) }, snapshot, panel);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Remote overhead: the same 1,000 trivial rollouts (oracle, answer only) through
+ * `rlenv run` locally and through a loopback runner (submit → follow → pull), in the
+ * same run, as a ratio; and the latency from a rollout's end event being written to the
+ * client receiving its rollout-end SSE event (p50, p90). Goals: overhead < 10 %, p50 < 100 ms.
+ *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { RunnerClient } from "../../src/core/remote/client";
+import { makeFixtureEnv, RLENV, startRunner } from "../integration/remote-helpers";
+
+const arg = (name: string, def: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
+};
+const tasks = Number(arg("--tasks", "100"));
+const k = Number(arg("-k", "10"));
+const concurrency = Number(arg("--concurrency", "8"));
+const sandbox = arg("--sandbox", "process") as "process" | "docker" | "auto";
+const rounds = Number(arg("--rounds", "2"));
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
+};
+
+/** The engine's own wall time for a run (its summary's utilisation figures). */
+function engineWall(runDir: string): string {
+  try {
+    return String((JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8")) as { utilisation?: { wall_ms?: number } }).utilisation?.wall_ms?.toFixed(0) ?? "?");
+  } catch {
+    return "?";
+  }
+}
+
+/** One `rlenv run` of the whole set on this machine; returns wall ms and rollouts written. */
+function runLocal(envDir: string, runsDir: string): { ms: number; count: number } {
+  const [cmd, ...pre] = RLENV;
+  const t0 = performance.now();
+  const r = spawnSync(cmd ?? "node", [...pre, "run", envDir, "--runs", runsDir, "--policy", "oracle", "-k", String(k), "--concurrency", String(concurrency), "--sandbox", sandbox], { encoding: "utf8" });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`rlenv run failed: ${r.stderr.slice(-2000)}`);
+  const run = readdirSync(runsDir)[0] ?? "";
+  console.log(`  local engine wall (summary.json): ${engineWall(path.join(runsDir, run))} ms`);
+  return { ms, count: readdirSync(path.join(runsDir, run, "rollouts")).length };
+}
+
+/** Submit → follow every event → pull, against a loopback runner; also the end → client latencies. */
+async function runRemote(client: RunnerClient, dataDir: string, envDir: string, pullDir: string): Promise<{ ms: number; count: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const t1 = performance.now();
+  const { job } = await client.submit(envDir, { config: { policy: { kind: "oracle" }, k, concurrency, sandbox } });
+  const submitted = performance.now();
+  const jobDir = path.join(dataDir, "jobs", job.id);
+  // Only note arrival times while timing; the trajectories are read after the run.
+  const arrivals: Array<{ unit: string; file: string; received: number }> = [];
+  await client.followEvents(job.id, (ev) => {
+    if (ev.type === "rollout-end") arrivals.push({ unit: ev.unit, file: ev.file, received: Date.now() });
+  });
+  const ended = performance.now();
+  const pulled = await client.pull(job.id, pullDir);
+  const unitRuns = path.join(jobDir, "units", "u0");
+  console.log(`  remote engine wall (summary.json): ${engineWall(path.join(unitRuns, readdirSync(unitRuns)[0] ?? ""))} ms`);
+  console.log(`  remote breakdown: submit ${(submitted - t1).toFixed(0)} ms, run ${(ended - submitted).toFixed(0)} ms, pull ${(performance.now() - ended).toFixed(0)} ms`);
+  const ms = performance.now() - t1;
+  for (const a of arrivals) {
+    // The engine stamps `t` on the end event as it writes it.
+    const unit = job.units.find((u) => u.id === a.unit);
+    const runsDir = path.join(jobDir, unit?.runs_dir ?? "units/u0");
+    const run = readdirSync(runsDir)[0] ?? "";
+    const lines = readFileSync(path.join(runsDir, run, a.file), "utf8").trim().split("\n");
+    const end = JSON.parse(lines.at(-1) ?? "{}") as { type?: string; t?: number };
+    if (end.type === "end" && typeof end.t === "number") latencies.push(a.received - end.t);
+  }
+  return { ms, count: readdirSync(path.join(pulled.dir, "rollouts")).length, latencies };
+}
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), "rlenv-bench-remote-"));
+  const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"]);
+  try {
+    const envDir = makeFixtureEnv(tasks, null, root);
+    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate)`);
+    const client = new RunnerClient({ url: runner.url, token: runner.token });
+    const local: number[] = [];
+    const remote: number[] = [];
+    const latencies: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // Alternate which goes first so warm-up favours neither.
+      const order = i % 2 === 0 ? ["local", "remote"] : ["remote", "local"];
+      for (const which of order) {
+        if (which === "local") {
+          const r = runLocal(envDir, path.join(root, `local-${i}`));
+          local.push(r.ms);
+          console.log(`round ${i + 1} local  rlenv run: ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts)`);
+        } else {
+          const r = await runRemote(client, path.join(root, "runner-data"), envDir, path.join(root, `pulled-${i}`));
+          remote.push(r.ms);
+          latencies.push(...r.latencies);
+          console.log(`round ${i + 1} remote runner:    ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts pulled)`);
+        }
+      }
+    }
+    // Medians: on a shared machine one round can stall for seconds; a sum would follow it.
+    const [lm, rm] = [pct(local, 50), pct(remote, 50)];
+    console.log(`median wall: local ${(lm / 1000).toFixed(2)} s, remote ${(rm / 1000).toFixed(2)} s; remote / local ${(rm / lm).toFixed(3)} → overhead ${(((rm - lm) / lm) * 100).toFixed(1)} % (goal < 10 %)`);
+    console.log(`event latency rollout end → client: p50 ${pct(latencies, 50).toFixed(1)} ms, p90 ${pct(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} events (goal p50 < 100 ms)`);
+  } finally {
+    await runner.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

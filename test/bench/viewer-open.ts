@@ -1,0 +1,188 @@
+/**
+ * Benchmark: open a 100 MB, 10,000-step rollout in the viewer (real Chromium, served
+ * by the `rlenv view` server) — time to the first step drawn, and JS heap held after
+ * scrolling the whole timeline — against a baseline in the same run that fetches the
+ * whole file, JSON.parses every line and renders every step into the DOM.
+ *
+ *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100]
+ *
+ * Needs `npm run build` (the viewer bundles) and /usr/bin/chromium. Prints figures and ratios; asserts nothing.
+ */
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { startViewServer, targetFor } from "../../src/core/view/server/http-server";
+import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
+import { launch } from "../e2e/support/browser";
+import { writeBigRollout } from "../fixtures/trajectories";
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const STEPS = arg("steps", 10_000);
+const MB = arg("mb", 100);
+
+/** The baseline page: everything parsed and rendered up front, as a naive viewer would. */
+const BASELINE_HTML = `<!doctype html><html><body><div id="steps"></div><script>
+(async () => {
+  const text = await (await fetch("/file")).text();
+  const events = text.split("\\n").filter(Boolean).map((l) => JSON.parse(l));
+  const root = document.getElementById("steps");
+  for (const e of events) {
+    const d = document.createElement("div");
+    const head = document.createElement("b");
+    head.textContent = e.type + (e.name ? " " + e.name : "");
+    const body = document.createElement("pre");
+    body.textContent = typeof e.content === "string" ? e.content : typeof e.output === "string" ? e.output : JSON.stringify(e.arguments ?? e.components ?? "");
+    d.append(head, body);
+    root.appendChild(d);
+  }
+  document.body.dataset.firstStepMs = String(performance.now());
+})();
+</script></body></html>`;
+
+/** JS heap after a forced GC, in MB. */
+async function heapMb(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("HeapProfiler.collectGarbage");
+  await cdp.send("Performance.enable");
+  const { metrics } = await cdp.send("Performance.getMetrics");
+  const used = metrics.find((m) => m.name === "JSHeapUsedSize")?.value ?? 0;
+  await cdp.detach();
+  return used / 1024 / 1024;
+}
+
+/** Chromium renderer processes now running (pid → RSS in MB): the DOM lives there, not in the JS heap. */
+function renderers(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/cmdline`, "latin1").includes("--type=renderer")) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, "latin1"))?.[1];
+      if (rss) out.set(Number(d), Number(rss) / 1024);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+/** RSS of the renderers that appeared since `before` (this browser's page). */
+function rendererRssMb(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, mb] of renderers()) if (!before.has(pid)) sum += mb;
+  return sum;
+}
+
+/** Polls an expression from outside the page (waitForFunction would need 'unsafe-eval', which the viewer's CSP forbids). */
+async function until(page: Page, expression: string, timeoutMs = 300_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await page.evaluate<boolean>(expression))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${expression}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function domNodes(page: Page): Promise<number> {
+  return page.evaluate("document.getElementsByTagName('*').length");
+}
+
+async function firstStep(page: Page, url: string): Promise<{ ms: number; wallMs: number }> {
+  const t0 = performance.now();
+  await page.goto(url);
+  await page.waitForSelector("body[data-first-step-ms]", { timeout: 300_000 });
+  const wallMs = performance.now() - t0;
+  const ms = Number(await page.getAttribute("body", "data-first-step-ms"));
+  return { ms, wallMs };
+}
+
+async function main(): Promise<void> {
+  const dir = path.join(tmpdir(), "rlenv-bench-viewer", "bench");
+  const file = path.join(dir, "rollouts", `big-${STEPS}-${MB}.jsonl`);
+  if (!existsSync(file)) {
+    process.stdout.write(`writing ${STEPS} steps, ${MB} MB to ${file}…\n`);
+    await writeBigRollout(file, STEPS, MB * 1024 * 1024);
+  }
+  const bytes = statSync(file).size;
+  const t0 = performance.now();
+  const idx = await TrajectoryIndex.open(file);
+  const indexMs = performance.now() - t0;
+  process.stdout.write(`file: ${(bytes / 1024 / 1024).toFixed(1)} MB, ${idx.meta("f").lines} events, ${idx.rowCount} steps; server index built in ${indexMs.toFixed(0)} ms\n`);
+
+  const viewer = await startViewServer(targetFor(file));
+  const baseline = createServer((req, res) => {
+    if (req.url === "/file") {
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+      createReadStream(file).pipe(res);
+    } else {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(BASELINE_HTML);
+    }
+  });
+  await new Promise<void>((r) => baseline.listen(0, "127.0.0.1", () => r()));
+  const baseUrl = `http://127.0.0.1:${(baseline.address() as AddressInfo).port}/`;
+
+  const row = (name: string, r: { ms: number; wallMs: number }, heap: number, rss: number, nodes: number) =>
+    `${name.padEnd(10)} first step ${r.ms.toFixed(0).padStart(6)} ms (page clock) ${r.wallMs.toFixed(0).padStart(6)} ms (wall)   JS heap ${heap.toFixed(1).padStart(6)} MB   renderer RSS ${rss.toFixed(0).padStart(5)} MB   DOM ${String(nodes).padStart(7)} elements\n`;
+  try {
+    // Viewer: its own browser, so the renderer's memory is its alone.
+    let before = renderers();
+    let browser = await launch();
+    const vp = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    const v = await firstStep(vp, viewer.url);
+    // The server indexes a large file in the background; scroll once every step is known.
+    await until(vp, `!document.querySelector(".timeline .count").textContent.includes("reading")`);
+    const steps = String(await vp.textContent(".timeline .count"));
+    const t1 = performance.now();
+    const scrollPages = await vp.evaluate<number>(`(async () => {
+      const list = document.querySelector(".vlist");
+      let pages = 0;
+      while (list.scrollTop + list.clientHeight < list.scrollHeight - 1) {
+        list.scrollTop += list.clientHeight;
+        pages++;
+        await new Promise((r) => requestAnimationFrame(() => r()));
+      }
+      return pages;
+    })()`);
+    // Wait until the last rows' summaries have arrived and are drawn.
+    await until(vp, `(() => { const rows = [...document.querySelectorAll(".vrow")]; return rows.length > 0 && rows.every((r) => !r.textContent.endsWith("…")); })()`);
+    const scrollMs = performance.now() - t1;
+    const vHeap = await heapMb(vp);
+    const vRss = rendererRssMb(before);
+    const vNodes = await domNodes(vp);
+    const version = browser.version();
+    await browser.close();
+
+    // Baseline: parse everything, render everything, in a fresh browser.
+    before = renderers();
+    browser = await launch();
+    const bp = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+    const b = await firstStep(bp, baseUrl);
+    const bHeap = await heapMb(bp);
+    const bRss = rendererRssMb(before);
+    const bNodes = await domNodes(bp);
+    await browser.close();
+
+    process.stdout.write(`\nChromium ${version}, ${STEPS} steps\n`);
+    process.stdout.write(row("viewer", v, vHeap, vRss, vNodes));
+    process.stdout.write(row("baseline", b, bHeap, bRss, bNodes));
+    process.stdout.write(`viewer: ${steps}; memory measured after scrolling all ${scrollPages} screens to the last step (${scrollMs.toFixed(0)} ms, rows fetched 100 at a time)\n`);
+    process.stdout.write(
+      `ratios (baseline / viewer): first step ×${(b.ms / v.ms).toFixed(1)} (page clock), ×${(b.wallMs / v.wallMs).toFixed(1)} (wall); renderer RSS ×${(bRss / vRss).toFixed(1)}; JS heap ×${(bHeap / vHeap).toFixed(1)}; DOM ×${(bNodes / vNodes).toFixed(0)}\n`,
+    );
+    process.stdout.write(`goal first step < 1000 ms: ${v.ms < 1000 ? "met" : "NOT met"} (${v.ms.toFixed(0)} ms)\n`);
+  } finally {
+    await viewer.close();
+    baseline.close();
+  }
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import * as vscode from "vscode";
+import { extensionApi, screenshot, waitFor, workspaceDir } from "./helpers";
+
+const BROKEN = `name: broken-env
+domain: code
+description: A manifest with a misspelt field.
+tasks: tasks.jsonl
+max_turnz: 10
+reward:
+  - type: exact
+`;
+
+suite("diagnostics", () => {
+  let manifest: vscode.Uri;
+  suiteSetup(async () => {
+    await extensionApi();
+    const dir = path.join(workspaceDir(), "scratch", "broken-env");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "t1", prompt: "Say hi.", target: { answer: "hi" } })}\n`);
+    writeFileSync(path.join(dir, "environment.yaml"), BROKEN);
+    manifest = vscode.Uri.file(path.join(dir, "environment.yaml"));
+  });
+
+  test("a misspelt field is reported at the exact range of its key", async () => {
+    const doc = await vscode.workspace.openTextDocument(manifest);
+    await vscode.window.showTextDocument(doc);
+    const diags = await waitFor("a diagnostic on max_turnz", () => vscode.languages.getDiagnostics(manifest).filter((d) => d.source === "rlenv" && d.message.includes("max_turnz")));
+    const d = diags[0]!;
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    assert.match(d.message, /unknown field 'max_turnz' \(did you mean 'max_turns'\?\)/);
+    assert.deepEqual([d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character], [4, 0, 4, 9]);
+    assert.equal(doc.getText(d.range), "max_turnz");
+    await vscode.commands.executeCommand("workbench.actions.view.problems");
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(d.range.start, d.range.start) });
+    await vscode.commands.executeCommand("editor.action.showHover");
+    await screenshot("diagnostic-broken-manifest");
+  });
+
+  test("the quick fix renames the field and the diagnostic goes away", async () => {
+    const doc = await vscode.workspace.openTextDocument(manifest);
+    const d = vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("max_turnz"))!;
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", manifest, d.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((a) => a.title === "Rename 'max_turnz' to 'max_turns'");
+    assert.ok(fix?.edit, `quick fix offered: ${actions.map((a) => a.title).join(", ")}`);
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.equal(doc.lineAt(4).text, "max_turns: 10");
+    await waitFor("the diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("max_turn")));
+  });
+
+  test("unsaved edits are checked as typed: a wrong domain value is flagged at its value", async () => {
+    const doc = await vscode.workspace.openTextDocument(manifest);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.replace(new vscode.Range(1, 8, 1, 12), "cod"));
+    const d = await waitFor("a diagnostic on the domain", () => vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("domain")));
+    assert.equal(doc.getText(d.range), "cod");
+    assert.match(d.message, /did you mean 'code'/);
+    await editor.edit((e) => e.replace(new vscode.Range(1, 8, 1, 11), "code"));
+    await doc.save();
+    await waitFor("the domain diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("domain")));
+  });
+
+  test("a missing required field gets an insert quick fix", async () => {
+    const doc = await vscode.workspace.openTextDocument(manifest);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.delete(new vscode.Range(0, 0, 1, 0)));
+    const d = await waitFor("a diagnostic for the missing name", () => vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("missing required field 'name'")));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", manifest, d.range, vscode.CodeActionKind.QuickFix.value);
+    const fix = actions.find((a) => a.title === "Insert missing field 'name'");
+    assert.ok(fix?.edit, `insert fix offered: ${actions.map((a) => a.title).join(", ")}`);
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.match(doc.getText(), /^name: /m);
+    await waitFor("the missing-field diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("missing required field 'name'")));
+    await doc.save();
+  });
+});

@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+
+const repo = path.resolve(import.meta.dirname, "../../..");
+const vsce = path.join(repo, "node_modules", "@vscode", "vsce", "vsce");
+const tmp = mkdtempSync(path.join(os.tmpdir(), "rlenv-vsix-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+const built = existsSync(path.join(repo, "dist", "extension.js"));
+
+test("the .vsix holds the bundles, schemas, snippets and media, and no sources", { skip: built ? false : "dist/ not built (npm run build)" }, () => {
+  const listed = execFileSync(process.execPath, [vsce, "ls", "--no-dependencies"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).split("\n").filter(Boolean);
+  for (const f of ["package.json", "dist/extension.js", "dist/extension-engine.js", "schemas/environment.schema.json", "schemas/task.schema.json", "snippets/environment.code-snippets", "media/rlenv.svg"]) {
+    assert.ok(listed.includes(f), `${f} is packaged`);
+  }
+  const stray = listed.filter((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith("node_modules/") || f.endsWith(".map") || f.startsWith(".vscode-test/"));
+  assert.deepEqual(stray, []);
+});
+
+test("vsce packages the extension into a .vsix", { skip: built ? false : "dist/ not built (npm run build)" }, () => {
+  const out = path.join(tmp, "rl-env-studio.vsix");
+  execFileSync(process.execPath, [vsce, "package", "--no-dependencies", "-o", out], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  assert.ok(statSync(out).size > 100_000, "a non-trivial .vsix was written");
+});

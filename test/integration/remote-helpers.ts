@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+export const REPO = path.resolve(__dirname, "../..");
+/** The CLI from source, the way `rlenv` runs it (tsx loader, by absolute URL so any cwd works). */
+export const RLENV = [process.execPath, "--import", pathToFileURL(require.resolve("tsx")).href, path.join(REPO, "src/cli/main.ts")];
+
+/**
+ * A tiny environment for runner tests: `tasks` tasks whose oracle calls a custom tool
+ * that sleeps `sleepS` seconds (no tool call at all when null), then submits the answer
+ * graded by an exact verifier.
+ */
+const madeRoots: string[] = [];
+// Fixture folders go when the test process ends.
+process.once("exit", () => {
+  for (const r of madeRoots) rmSync(r, { recursive: true, force: true });
+});
+
+export function makeFixtureEnv(tasks: number, sleepS: number | null, root?: string): string {
+  if (!root) {
+    root = mkdtempSync(path.join(tmpdir(), "rlenv-remote-env-"));
+    madeRoots.push(root);
+  }
+  const dir = path.join(root, "env");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, "environment.yaml"),
+    `name: remote-fixture
+domain: custom
+description: Sleep a little through a custom tool, then submit the task's number.
+sandbox:
+  workdir: /workspace
+  timeouts: { step: 30, rollout: 120 }
+tasks: tasks.jsonl
+tools:
+  - submit
+  - name: nap
+    description: Sleep for some seconds, then print done.
+    parameters:
+      type: object
+      properties: { seconds: { type: number } }
+    command: python3 -c 'import json,sys,time; time.sleep(json.load(sys.stdin)["seconds"]); print("done")'
+max_turns: 4
+reward:
+  - type: exact
+    name: answer
+`,
+  );
+  const lines = Array.from({ length: tasks }, (_, i) =>
+    JSON.stringify({ id: `t${i}`, prompt: `Nap, then submit ${i}.`, target: String(i), solution: { ...(sleepS === null ? {} : { tool_calls: [{ name: "nap", arguments: { seconds: sleepS } }] }), answer: String(i) } }),
+  );
+  writeFileSync(path.join(dir, "tasks.jsonl"), `${lines.join("\n")}\n`);
+  return dir;
+}
+
+export interface StartedRunner {
+  url: string;
+  token: string;
+  proc: ChildProcess;
+  output: string[];
+  /** SIGKILL and wait for the exit. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `rlenv runner serve --port 0 --data DIR [extra]` and waits for its listening line. */
+export async function startRunner(dataDir: string, extra: string[] = []): Promise<StartedRunner> {
+  const [cmd, ...pre] = RLENV;
+  if (!cmd) throw new Error("no node");
+  const proc = spawn(cmd, [...pre, "runner", "serve", "--port", "0", "--data", dataDir, ...extra], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  const output: string[] = [];
+  createInterface({ input: proc.stderr ?? process.stdin }).on("line", (l) => output.push(l));
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`runner did not start in 30 s:\n${output.join("\n")}`)), 30_000);
+    createInterface({ input: proc.stdout ?? process.stdin }).on("line", (l) => {
+      output.push(l);
+      const m = /runner listening on (\S+)/.exec(l);
+      if (m?.[1]) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    proc.on("exit", (code) => reject(new Error(`runner exited with ${code}:\n${output.join("\n")}`)));
+  });
+  const token = readFileSync(path.join(dataDir, "token"), "utf8").trim();
+  const exited = new Promise<void>((r) => proc.on("exit", () => r()));
+  return {
+    url,
+    token,
+    proc,
+    output,
+    kill: async () => {
+      proc.kill("SIGKILL");
+      await exited;
+    },
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

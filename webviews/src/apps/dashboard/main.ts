@@ -1,0 +1,17 @@
+import "../../shared/styles.css";
+import { createApi } from "../../shared/api";
+import { h } from "../../shared/dom";
+import { DashboardApp } from "./app";
+
+/** Entry of the run dashboard bundle: handshake with the host, then the app. */
+async function main(): Promise<void> {
+  const mount = document.getElementById("app")!;
+  const api = createApi();
+  try {
+    const { context, snapshot } = await api.init();
+    await new DashboardApp(api, context, snapshot, mount).start();
+  } catch (err) {
+    mount.replaceChildren(h("div", { class: "error-banner" }, `Could not open the run: ${err instanceof Error ? err.message : String(err)}`));
+  }
+}
+void main();

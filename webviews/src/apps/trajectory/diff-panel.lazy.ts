@@ -1,0 +1,94 @@
+import "monaco-editor/esm/vs/editor/edcore.main.js";
+import * as monaco from "monaco-editor/esm/vs/editor/editor.api.js";
+import "monaco-editor/esm/vs/basic-languages/python/python.contribution.js";
+import "monaco-editor/esm/vs/basic-languages/javascript/javascript.contribution.js";
+import "monaco-editor/esm/vs/basic-languages/typescript/typescript.contribution.js";
+import "monaco-editor/esm/vs/basic-languages/shell/shell.contribution.js";
+import "monaco-editor/esm/vs/basic-languages/markdown/markdown.contribution.js";
+import "monaco-editor/esm/vs/basic-languages/yaml/yaml.contribution.js";
+import type { FileDiff } from "../../../../src/core/schema/trajectory";
+import type { HostApi } from "../../shared/api";
+import { clear, h, isDark } from "../../shared/dom";
+
+/**
+ * Monaco's worker comes from our own bundle folder; it is started through a blob that
+ * imports it, which works both from a webview resource origin and from `rlenv view`.
+ */
+function setWorker(): void {
+  const url = new URL(document.body.dataset.worker ?? "editor.worker.js", location.href).toString();
+  window.MonacoEnvironment = {
+    getWorker: () => new Worker(URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: "text/javascript" }))),
+  };
+}
+
+const LANG: Record<string, string> = { py: "python", js: "javascript", mjs: "javascript", ts: "typescript", sh: "shell", md: "markdown", yaml: "yaml", yml: "yaml", json: "json" };
+const langOf = (p: string) => LANG[p.split(".").pop() ?? ""] ?? "plaintext";
+
+/** The files the agent changed, overall or for one step, in a Monaco diff editor. */
+export class DiffPanel {
+  readonly el: HTMLElement;
+  private readonly list = h("div", { class: "side-list files" });
+  private readonly host = h("div", { class: "monaco-host" });
+  private readonly scope = h("select", { "aria-label": "scope" }, h("option", { value: "all" }, "All steps"), h("option", { value: "step" }, "Selected step"));
+  private editor: monaco.editor.IStandaloneDiffEditor | null = null;
+  private diffs: FileDiff[] = [];
+  private current = 0;
+  private row = 0;
+
+  constructor(
+    private readonly api: HostApi,
+    private readonly file: string,
+  ) {
+    this.scope.addEventListener("change", () => void this.load());
+    this.el = h("div", { class: "panel code-panel" }, h("div", { class: "side-list-wrap", style: "display:flex;flex-direction:column" }, h("div", { class: "toolbar" }, "Files ", this.scope), this.list), h("div", { class: "scene-wrap" }, this.host));
+  }
+
+  setRow(row: number): void {
+    this.row = row;
+    if (this.scope.value === "step" && this.editor) void this.load();
+  }
+
+  async show(): Promise<void> {
+    if (!this.editor) {
+      setWorker();
+      this.editor = monaco.editor.createDiffEditor(this.host, {
+        readOnly: true,
+        automaticLayout: true,
+        renderSideBySide: true,
+        theme: isDark() ? "vs-dark" : "vs",
+        minimap: { enabled: false },
+        scrollBeyondLastLine: false,
+        originalEditable: false,
+      });
+    }
+    await this.load();
+  }
+
+  private async load(): Promise<void> {
+    this.diffs = await this.api.request("diff", { file: this.file, row: this.scope.value === "step" ? this.row : null });
+    this.current = Math.min(this.current, Math.max(0, this.diffs.length - 1));
+    clear(this.list);
+    if (this.diffs.length === 0) this.list.appendChild(h("div", { class: "empty" }, this.scope.value === "step" ? "No files changed in this step." : "No files changed."));
+    this.diffs.forEach((d, i) => {
+      this.list.appendChild(
+        h("div", { class: `item${i === this.current ? " active" : ""}`, title: d.path, onclick: () => this.pick(i) }, h("span", { class: `st ${d.status}` }, d.status[0]!.toUpperCase()), d.path),
+      );
+    });
+    this.pick(this.current);
+  }
+
+  private pick(i: number): void {
+    this.current = i;
+    for (const [k, el] of [...this.list.querySelectorAll(".item")].entries()) el.classList.toggle("active", k === i);
+    const d = this.diffs[i];
+    if (!this.editor) return;
+    const old = this.editor.getModel();
+    const lang = d ? langOf(d.path) : "plaintext";
+    this.editor.setModel({
+      original: monaco.editor.createModel(d?.binary ? "(binary)" : (d?.before ?? ""), lang),
+      modified: monaco.editor.createModel(d?.binary ? "(binary)" : (d?.after ?? ""), lang),
+    });
+    old?.original.dispose();
+    old?.modified.dispose();
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The trajectory viewer's messages. The schemas live in core (src/core/view/protocol)
+ * because the host parses them too; this file is the app's one import point for them.
+ */
+export { FromApp, FromHost, InitContext } from "../../../../src/core/view/protocol/envelope";
+export * from "../../../../src/core/view/protocol/trajectory";
+export { METHODS } from "../../../../src/core/view/protocol/methods";

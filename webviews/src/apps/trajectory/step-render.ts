@@ -1,0 +1,148 @@
+import type { EndEvent, ErrorEvent, MessageEvent, ObservationEvent, RewardEvent, StartEvent, ToolCallEvent } from "../../../../src/core/schema/trajectory";
+import { contentText } from "../../../../src/core/view/model/summarise";
+import { renderAnsi } from "../../shared/ansi-dom";
+import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
+import { renderMarkdown } from "../../shared/markdown-dom";
+import type { StepDetail, StepEntry } from "./protocol";
+
+function card(kind: string, cls: string, head: Array<Node | string | null>, ...body: Array<Node | null>): HTMLElement {
+  return h("section", { class: `event ${cls}` }, h("div", { class: "ev-head" }, h("span", { class: "kind" }, kind), ...head), h("div", { class: "ev-body" }, ...body));
+}
+
+const meta = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
+
+function content(c: MessageEvent["content"]): HTMLElement {
+  if (c === null) return h("div", { class: "empty" }, "(no text)");
+  if (typeof c === "string") return renderMarkdown(c);
+  const box = h("div");
+  for (const part of c) {
+    if (part.type === "text") box.appendChild(renderMarkdown(part.text));
+    else if (/^data:image\/(png|jpeg|gif|webp);base64,/.test(part.image_url.url)) box.appendChild(h("img", { src: part.image_url.url, alt: "image", class: "inline-img" }));
+    else box.appendChild(h("div", { class: "empty" }, `[image ${part.image_url.url.slice(0, 80)}]`));
+  }
+  return box;
+}
+
+export function renderStart(e: StartEvent): HTMLElement {
+  return card(
+    "start",
+    "start",
+    [meta("task", e.task.id), meta("sample", String(e.sample)), meta("policy", `${e.policy.kind}${e.policy.model ? ` ${e.policy.model}` : ""}`), meta("sandbox", e.sandbox.backend)],
+    renderMarkdown(e.task.prompt),
+  );
+}
+
+function renderMessage(e: MessageEvent): HTMLElement {
+  const head: Array<Node | null> = [h("span", {}, e.role)];
+  if (e.usage) head.push(meta("tokens", `${e.usage.prompt_tokens} → ${e.usage.completion_tokens}`));
+  if (e.latency_ms !== undefined) head.push(meta("latency", fmtMs(e.latency_ms)));
+  const calls = e.tool_calls?.length ? h("div", { class: "calls" }, ...e.tool_calls.map((c) => h("div", { class: "meta-item" }, "calls ", h("b", {}, c.name), ` (${c.id})`))) : null;
+  return card("message", `role-${e.role}`, head, content(e.content), calls);
+}
+
+function renderToolCall(e: ToolCallEvent): HTMLElement {
+  return card("tool call", "tool-call", [h("b", {}, e.name), h("span", { class: "meta-item" }, e.id), e.edited ? h("span", { class: "badge warn" }, "edited") : null], h("pre", { class: "json" }, jsonText(e.arguments)));
+}
+
+function renderObservation(e: ObservationEvent): HTMLElement {
+  const failed = e.status !== "ok" || (e.exit_code ?? 0) !== 0;
+  const head: Array<Node | null> = [
+    h("b", {}, e.name),
+    h("span", { class: `badge ${failed ? "bad" : "ok"}` }, e.status),
+    e.exit_code !== undefined && e.exit_code !== null ? meta("exit", String(e.exit_code)) : null,
+    meta("took", fmtMs(e.duration_ms)),
+  ];
+  const text = typeof e.output === "string" ? e.output : contentText(e.output);
+  const a = e.artifacts;
+  const arts: HTMLElement[] = [];
+  if (a?.diff?.length) arts.push(h("div", { class: "meta-item" }, "changed ", ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${d.path} (${d.status}) `))));
+  if (a?.scene) arts.push(h("div", { class: "meta-item" }, `scene snapshot: ${a.scene.nodes.length} objects`));
+  if (a?.citations?.length) arts.push(h("div", { class: "meta-item" }, ...a.citations.map((c) => h("div", {}, `cites ${c.document}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`))));
+  if (a?.images?.length) for (const img of a.images) if (/^image\/(png|jpeg|gif|webp)$/.test(img.mime)) arts.push(h("img", { class: "render", src: `data:${img.mime};base64,${img.data}`, alt: "rendered view" }));
+  if (a?.cases?.length) arts.push(h("pre", { class: "json" }, jsonText(a.cases)));
+  return card(
+    "observation",
+    `observation${failed ? " failed" : ""}`,
+    head,
+    renderAnsi(text),
+    e.truncated ? h("div", { class: "trunc" }, `✂ truncated: kept ${e.truncated.kept_chars.toLocaleString()} of ${e.truncated.original_chars.toLocaleString()} characters`) : null,
+    e.error ? h("div", { class: "fail" }, e.error) : null,
+    ...arts,
+  );
+}
+
+export function renderReward(e: RewardEvent): HTMLElement {
+  const rows = e.components.map((c) =>
+    h(
+      "tr",
+      {},
+      h("td", {}, c.name, h("div", { class: "meta-item" }, c.type)),
+      h("td", { class: "num" }, fmtNum(c.score)),
+      h("td", {}, h("div", { class: "bar" }, (() => {
+        const s = h("span");
+        s.style.width = `${Math.round(c.score * 100)}%`;
+        return s;
+      })())),
+      h("td", { class: "num" }, fmtNum(c.weight, 1)),
+      h("td", { class: c.passed === false ? "fail" : c.passed ? "pass" : "" }, c.skipped ? `skipped: ${c.skipped}` : c.passed === undefined ? "–" : c.passed ? "passed" : "failed"),
+      h("td", {}, c.reason ?? "", c.error ? h("div", { class: "fail" }, c.error) : null),
+    ),
+  );
+  return card(
+    "reward",
+    "reward",
+    [meta("total", fmtNum(e.total))],
+    h("table", { class: "grid reward-table" }, h("thead", {}, h("tr", {}, ...["verifier", "score", "", "weight", "result", "reason / errors"].map((t) => h("th", {}, t)))), h("tbody", {}, ...rows)),
+  );
+}
+
+function renderError(e: ErrorEvent): HTMLElement {
+  return card("error", "observation failed", [h("b", {}, e.where), e.infra ? h("span", { class: "badge warn" }, "infra") : null], h("pre", { class: "term" }, e.message), e.stderr ? renderAnsi(e.stderr) : null, e.stack ? h("pre", { class: "term" }, e.stack) : null);
+}
+
+function renderEnd(e: EndEvent): HTMLElement {
+  return card(
+    "end",
+    "end",
+    [h("span", { class: `badge ${e.status}` }, e.status), meta("reward", fmtNum(e.reward)), meta("turns", String(e.turns))],
+    h(
+      "div",
+      {},
+      meta("total", fmtMs(e.timings.total_ms)),
+      " · ",
+      meta("policy", fmtMs(e.timings.policy_ms)),
+      " · ",
+      meta("sandbox", fmtMs(e.timings.sandbox_ms)),
+      " · ",
+      meta("verify", fmtMs(e.timings.verify_ms)),
+      " · ",
+      meta("tokens", `${e.usage.prompt_tokens} + ${e.usage.completion_tokens}`),
+    ),
+    e.reason ? h("p", {}, e.reason) : null,
+  );
+}
+
+export function renderEntry(entry: StepEntry): HTMLElement {
+  if ("problem" in entry) return card("unreadable line", "problem", [meta("line", String(entry.line))], h("pre", {}, entry.problem));
+  const e = entry.event;
+  switch (e.type) {
+    case "start":
+      return renderStart(e);
+    case "message":
+      return renderMessage(e);
+    case "tool_call":
+      return renderToolCall(e);
+    case "observation":
+      return renderObservation(e);
+    case "reward":
+      return renderReward(e);
+    case "error":
+      return renderError(e);
+    case "end":
+      return renderEnd(e);
+  }
+}
+
+export function renderStep(step: StepDetail): HTMLElement {
+  return h("div", { class: "step", "data-row": step.row }, ...step.entries.map(renderEntry));
+}

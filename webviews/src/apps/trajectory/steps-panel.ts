@@ -1,0 +1,69 @@
+import type { HostApi } from "../../shared/api";
+import { clear, fmtMs, h } from "../../shared/dom";
+import { VirtualList } from "../../shared/virtual-list";
+import type { RowSummary } from "./protocol";
+import { renderStep } from "./step-render";
+
+const ROW_HEIGHT = 48;
+const PAGE = 100;
+
+function rowView(r: RowSummary | undefined, i: number, selected: boolean): HTMLElement {
+  if (!r) return h("div", { class: `row${selected ? " selected" : ""}` }, h("div", { class: "r1" }, h("span", { class: "title" }, `#${i}`)), h("div", { class: "r2" }, "…"));
+  const flags = [r.has.diff ? "diff" : null, r.has.scene ? "3d" : null, r.has.citations ? "cite" : null, r.has.images ? "img" : null].filter((x): x is string => x !== null);
+  const bad = r.status !== null && r.status !== "ok" && r.status !== "completed";
+  return h(
+    "div",
+    { class: `row kind-${r.kind}${selected ? " selected" : ""}`, role: "option" },
+    h(
+      "div",
+      { class: "r1" },
+      h("span", { class: "title" }, r.title),
+      r.status ? h("span", { class: `badge ${bad ? "bad" : "ok"}` }, r.status) : null,
+      h("span", { class: "tools" }, r.tools.join(", ")),
+      ...flags.map((f) => h("span", { class: "icon" }, f)),
+      r.latency_ms !== null ? h("span", { class: "meta-item" }, fmtMs(r.latency_ms)) : null,
+    ),
+    h("div", { class: "r2" }, r.preview),
+  );
+}
+
+/** The timeline (virtualised) and the selected step's full detail. */
+export class StepsPanel {
+  readonly el: HTMLElement;
+  readonly list: VirtualList<RowSummary>;
+  private readonly detail = h("div", { class: "detail", "aria-live": "polite" });
+  private readonly count = h("div", { class: "count" });
+  private requestSeq = 0;
+  /** Called after a step is drawn (the benchmark and the live panel listen). */
+  onDrawn: (row: number) => void = () => {};
+  onSelect: (row: number) => void = () => {};
+
+  constructor(
+    private readonly api: HostApi,
+    private readonly file: string,
+  ) {
+    this.list = new VirtualList<RowSummary>(ROW_HEIGHT, PAGE, (from, to) => api.request("rows", { file, from, to }), rowView, (i) => this.show(i));
+    this.el = h("div", { class: "split steps" }, h("div", { class: "timeline" }, this.count, this.list.el), this.detail);
+  }
+
+  setCount(rows: number, complete: boolean, indexing: boolean): void {
+    this.list.setCount(rows);
+    this.count.textContent = `${rows.toLocaleString()} steps${indexing ? " · reading the file…" : complete ? "" : " · live"}`;
+  }
+
+  private async show(row: number): Promise<void> {
+    const seq = ++this.requestSeq;
+    this.onSelect(row);
+    try {
+      const step = await this.api.request("step", { file: this.file, row });
+      if (seq !== this.requestSeq) return;
+      clear(this.detail);
+      this.detail.appendChild(renderStep(step));
+      this.detail.scrollTop = 0;
+      this.onDrawn(row);
+    } catch (err) {
+      clear(this.detail);
+      this.detail.appendChild(h("div", { class: "error-banner" }, String(err)));
+    }
+  }
+}

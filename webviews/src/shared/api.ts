@@ -1,0 +1,146 @@
+import { FromHost, type InitContext } from "../../../src/core/view/protocol/envelope";
+import { METHODS, type MethodName, type Params, type Result } from "../../../src/core/view/protocol/methods";
+
+/**
+ * What an app needs from its host, with two backends: the VS Code webview
+ * (postMessage) and the `rlenv view` HTTP server (fetch with the page's token).
+ * Results are parsed with the method's schema here as well as on the host.
+ */
+export interface HostApi {
+  readonly backend: "webview" | "http";
+  init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }>;
+  request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
+  /** Saves the app's state so a reload starts from it (a full snapshot, never a delta). */
+  saveState(state: Record<string, unknown>): void;
+  open(app: "trajectory" | "dashboard", target: string, compare?: string): void;
+  /** The host says the file changed (live panel); the HTTP backend has no push, the app polls. */
+  onChanged(cb: () => void): void;
+}
+
+function parseResult<M extends MethodName>(method: M, value: unknown): Result<M> {
+  const r = METHODS[method].result.safeParse(value);
+  if (!r.success) throw new Error(`${method}: unexpected reply: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`);
+  return r.data as Result<M>;
+}
+
+interface VsCodeApi {
+  postMessage(msg: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+class WebviewApi implements HostApi {
+  readonly backend = "webview" as const;
+  private readonly vscode = acquireVsCodeApi();
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private initWaiter: ((m: { context: InitContext; snapshot: Record<string, unknown> | null }) => void) | null = null;
+  private readonly changed: Array<() => void> = [];
+  private context: InitContext | null = null;
+
+  constructor() {
+    window.addEventListener("message", (ev: MessageEvent<unknown>) => {
+      const parsed = FromHost.safeParse(ev.data);
+      if (!parsed.success) return console.warn("ignored a malformed host message", parsed.error.issues[0]);
+      const m = parsed.data;
+      if (m.kind === "init") {
+        const saved = this.vscode.getState();
+        const snapshot = m.snapshot ?? (saved && typeof saved === "object" ? (saved as Record<string, unknown>) : null);
+        this.context = m.context;
+        this.initWaiter?.({ context: m.context, snapshot });
+      } else if (m.kind === "response") {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (m.ok) p?.resolve(m.result);
+        else p?.reject(new Error(m.error ?? "request failed"));
+      } else if (m.kind === "changed") for (const cb of this.changed) cb();
+    });
+  }
+
+  init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }> {
+    return new Promise((resolve) => {
+      this.initWaiter = resolve;
+      this.vscode.postMessage({ kind: "ready" });
+    });
+  }
+
+  request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const id = this.nextId++;
+    return new Promise<unknown>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.vscode.postMessage({ kind: "request", id, method, params });
+    }).then((v) => parseResult(method, v));
+  }
+
+  saveState(state: Record<string, unknown>): void {
+    // The context rides along so VS Code can restore the panel after a reload (its serializer reads it).
+    this.vscode.setState({ ...state, __context: this.context });
+    this.vscode.postMessage({ kind: "snapshot", state });
+  }
+
+  open(app: "trajectory" | "dashboard", target: string, compare?: string): void {
+    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}) });
+  }
+
+  onChanged(cb: () => void): void {
+    this.changed.push(cb);
+  }
+}
+
+class HttpApi implements HostApi {
+  readonly backend = "http" as const;
+  private readonly token = new URLSearchParams(location.search).get("token") ?? "";
+  private nextId = 1;
+  private readonly stateKey = `rlenv:${location.search}`;
+
+  private headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.token}`, "content-type": "application/json" };
+  }
+
+  async init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }> {
+    const q = new URLSearchParams(location.search);
+    q.delete("token");
+    const res = await fetch(`/api/init?${q}`, { headers: this.headers() });
+    if (!res.ok) throw new Error(`init: ${res.status} ${await res.text()}`);
+    const m = FromHost.parse(await res.json());
+    if (m.kind !== "init") throw new Error("init: unexpected reply");
+    let snapshot: Record<string, unknown> | null = null;
+    try {
+      const saved = sessionStorage.getItem(this.stateKey);
+      snapshot = saved ? (JSON.parse(saved) as Record<string, unknown>) : null;
+    } catch {
+      snapshot = null;
+    }
+    return { context: m.context, snapshot };
+  }
+
+  async request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const res = await fetch("/api/request", { method: "POST", headers: this.headers(), body: JSON.stringify({ kind: "request", id: this.nextId++, method, params }) });
+    if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
+    const m = FromHost.parse(await res.json());
+    if (m.kind !== "response") throw new Error(`${method}: unexpected reply`);
+    if (!m.ok) throw new Error(m.error ?? `${method} failed`);
+    return parseResult(method, m.result);
+  }
+
+  saveState(state: Record<string, unknown>): void {
+    try {
+      sessionStorage.setItem(this.stateKey, JSON.stringify(state));
+    } catch {
+      // Storage full or disabled: the view still works, it just starts fresh on reload.
+    }
+  }
+
+  open(app: "trajectory" | "dashboard", target: string, compare?: string): void {
+    const q = new URLSearchParams({ token: this.token, app, file: target });
+    if (compare) q.set("compare", compare);
+    location.assign(`/?${q}`);
+  }
+
+  onChanged(_cb: () => void): void {}
+}
+
+export function createApi(): HostApi {
+  return document.body.dataset.backend === "webview" ? new WebviewApi() : new HttpApi();
+}
