@@ -63,3 +63,26 @@ test("without a writable cgroup, memory is bounded by an address-space rlimit", 
   assert.match(r.stderr, /MemoryError/);
   assert.equal((await s.exec(["python3", "-c", "print(len(bytearray(64 << 20)))"])).stdout.trim(), String(64 << 20));
 });
+
+test("files in and out never follow links the sandboxed code planted to host files", { skip: detectIsolation() ? false : "no isolation here" }, async () => {
+  const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
+  const hostDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-host-"));
+  const secret = path.join(hostDir, "secret.txt");
+  writeFileSync(secret, "host secret\n");
+  const provider = new ProcessSandboxProvider({ baseDir });
+  const sb = await provider.acquire(request());
+  try {
+    // The planted links point at the host path; inside the sandbox they dangle, but the host would follow them.
+    const r = await sb.exec(`ln -s ${secret} leak.txt && mkdir -p d && ln -s ${hostDir} d/sub`);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.deepEqual(await sb.readFiles(["leak.txt", "d/sub/secret.txt"]), { "leak.txt": null, "d/sub/secret.txt": null });
+    await sb.writeFiles({ "leak.txt": "overwritten\n", "d/sub/secret.txt": "overwritten\n" });
+    assert.equal(readFileSync(secret, "utf8"), "host secret\n");
+    const back = await sb.readFiles(["leak.txt", "d/sub/secret.txt"]);
+    assert.equal(back["leak.txt"]?.toString(), "overwritten\n");
+    assert.equal(back["d/sub/secret.txt"]?.toString(), "overwritten\n");
+  } finally {
+    await sb.close();
+    await provider.shutdown();
+  }
+});

@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
 import path from "node:path";
 import { toBuffer } from "./diff";
 
@@ -17,12 +18,56 @@ export async function readTree(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
-/** Writes files under `dir` (keys already checked to stay inside), creating parent folders. */
+/**
+ * Makes every folder on the way to `rel` a real folder under `dir`. Sandboxed code can
+ * plant symlinks in its workdir; following one from the host would let it read or
+ * overwrite host files, so a link on the way is removed and replaced by a folder.
+ */
+async function realParents(dir: string, rel: string): Promise<void> {
+  const parts = rel.split("/").slice(0, -1);
+  let cur = dir;
+  for (const part of parts) {
+    cur = path.join(cur, part);
+    const st = await lstat(cur).catch(() => null);
+    if (st?.isSymbolicLink() || (st && !st.isDirectory())) await unlink(cur);
+    if (!st || !st.isDirectory() || st.isSymbolicLink()) await mkdir(cur);
+  }
+}
+
+/** Writes files under `dir` (keys already checked to stay inside), never through a link. */
 export async function writeTree(dir: string, files: Record<string, string | Buffer>, mode?: number): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
-    const abs = path.join(dir, rel);
-    await mkdir(path.dirname(abs), { recursive: true });
-    await writeFile(abs, toBuffer(content), mode === undefined ? undefined : { mode });
+    const norm = rel.split(path.sep).join("/");
+    await realParents(dir, norm);
+    const abs = path.join(dir, norm);
+    const st = await lstat(abs).catch(() => null);
+    if (st && !st.isFile()) await rm(abs, { recursive: true, force: true });
+    // O_NOFOLLOW: if a link appears between the check and the open, the open fails.
+    const fh = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode ?? 0o644);
+    try {
+      await fh.writeFile(toBuffer(content));
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
+/** Reads a file under `dir` without following links the sandbox may have planted; null when absent or a link. */
+export async function readInside(dir: string, abs: string): Promise<Buffer | null> {
+  const rel = path.relative(dir, abs);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return null;
+  let cur = dir;
+  for (const part of rel.split(path.sep).slice(0, -1)) {
+    cur = path.join(cur, part);
+    const st = await lstat(cur).catch(() => null);
+    if (!st || st.isSymbolicLink() || !st.isDirectory()) return null;
+  }
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null);
+  if (!fh) return null;
+  try {
+    return (await fh.stat()).isFile() ? await fh.readFile() : null;
+  } finally {
+    await fh.close();
   }
 }
 

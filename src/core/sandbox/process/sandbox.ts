@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap } from "../diff";
-import { emptyDir, readTree, writeTree } from "../host-files";
+import { emptyDir, readInside, readTree, writeTree } from "../host-files";
 import { OutputCollector } from "../output";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest } from "../types";
@@ -171,7 +171,7 @@ export class ProcessSandbox implements Sandbox {
 
   async readFiles(paths: string[]): Promise<Record<string, Buffer | null>> {
     const out: Record<string, Buffer | null> = {};
-    for (const p of paths) out[p] = await readFile(this.hostPath(p)).catch(() => null);
+    for (const p of paths) out[p] = await readInside(this.dirs.root, this.hostPath(p));
     return out;
   }
 
