@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type RunRecord, RunRecord as RunRecordSchema, type RunSummary, RunSummary as RunSummarySchema } from "../schema/run";
+import { type RolloutOutcome, summarize } from "./summarize";
+import { readTrajectory } from "./trajectory-reader";
+
+export const RUN_FILE = "run.json";
+export const SUMMARY_FILE = "summary.json";
+export const ROLLOUTS_DIR = "rollouts";
+
+/** Write JSON through a temporary file and a rename, so a reader never sees half a file. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+export interface RunInfo {
+  dir: string;
+  record: RunRecord;
+  summary: RunSummary | null;
+}
+
+/** A run folder: its record, and its summary when the run got that far. Throws naming the file when run.json is bad. */
+export function readRun(dir: string): RunInfo {
+  const file = path.join(dir, RUN_FILE);
+  const raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  const rec = RunRecordSchema.safeParse(raw);
+  if (!rec.success) throw new Error(`${file}: ${rec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  const sfile = path.join(dir, SUMMARY_FILE);
+  let summary: RunSummary | null = null;
+  if (existsSync(sfile)) {
+    const s = RunSummarySchema.safeParse(JSON.parse(readFileSync(sfile, "utf8")) as unknown);
+    summary = s.success ? s.data : null;
+  }
+  return { dir, record: rec.data, summary };
+}
+
+/** Every run under a runs folder, newest first; folders that are not runs are skipped. */
+export function listRuns(runsDir: string): RunInfo[] {
+  if (!existsSync(runsDir)) return [];
+  const out: RunInfo[] = [];
+  for (const name of readdirSync(runsDir)) {
+    const dir = path.join(runsDir, name);
+    if (!statSync(dir).isDirectory() || !existsSync(path.join(dir, RUN_FILE))) continue;
+    try {
+      out.push(readRun(dir));
+    } catch {
+      // A run.json being written or damaged: the run is skipped here, readRun reports it.
+    }
+  }
+  return out.sort((a, b) => (a.record.created < b.record.created ? 1 : a.record.created > b.record.created ? -1 : 0));
+}
+
+/** The trajectory files of a run, sorted by name. */
+export function rolloutFiles(runDir: string): string[] {
+  const dir = path.join(runDir, ROLLOUTS_DIR);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+/** Outcomes read back from the trajectories; one without an end event is `interrupted`. */
+export function readOutcomes(runDir: string): RolloutOutcome[] {
+  return rolloutFiles(runDir).flatMap((f) => {
+    const { events } = readTrajectory(f);
+    const start = events.find((e) => e.type === "start");
+    if (start?.type !== "start") return [];
+    const end = events.findLast((e) => e.type === "end");
+    return [{ task: start.task.id, sample: start.sample, status: end?.type === "end" ? end.status : "interrupted", reward: end?.type === "end" ? end.reward : null }];
+  });
+}
+
+/** Recompute a run's summary from its trajectories (after a crash, or for a pulled remote run). */
+export function summarizeRunDir(runDir: string): RunSummary {
+  const { record } = readRun(runDir);
+  return summarize(record.id, readOutcomes(runDir), { k: record.config.k });
+}

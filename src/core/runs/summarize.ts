@@ -1,0 +1,57 @@
+import type { RunSummary } from "../schema/run";
+import { passAtK, reportedKs } from "./pass-at-k";
+
+/** A rollout's outcome as the summary needs it. `interrupted`: the trajectory has no end (the process was killed). */
+export interface RolloutOutcome {
+  task: string;
+  sample: number;
+  status: string;
+  reward: number | null;
+}
+
+/** Reward counted as full marks: floating sums of weights may land a hair under 1. */
+export const PASS_REWARD = 1 - 1e-9;
+
+/** Rollouts that say nothing about the agent: stopped from outside or killed mid-way. */
+const UNCOUNTED = new Set(["cancelled", "interrupted"]);
+
+/**
+ * Mean reward, unbiased pass@k and a per-task table. Errors and timeouts count as
+ * reward 0 (they are the agent's or the environment's failures, never hidden);
+ * cancelled and interrupted rollouts are listed in `statuses` but not scored.
+ */
+export function summarize(runId: string, outcomes: readonly RolloutOutcome[], opts: { k?: number; utilisation?: RunSummary["utilisation"] } = {}): RunSummary {
+  const statuses: Record<string, number> = {};
+  for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+  const counted = outcomes.filter((o) => !UNCOUNTED.has(o.status));
+  const byTask = new Map<string, RolloutOutcome[]>();
+  for (const o of outcomes) {
+    if (!byTask.has(o.task)) byTask.set(o.task, []);
+    if (!UNCOUNTED.has(o.status)) byTask.get(o.task)!.push(o);
+  }
+  const maxN = Math.max(0, ...[...byTask.values()].map((v) => v.length));
+  const ks = reportedKs(maxN, opts.k ? [opts.k] : []);
+  const perTask: RunSummary["per_task"] = [...byTask.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([task, rs]) => {
+      const n = rs.length;
+      const passed = rs.filter((r) => (r.reward ?? 0) >= PASS_REWARD).length;
+      const pk: Record<string, number> = {};
+      for (const k of ks) if (k <= n) pk[String(k)] = passAtK(n, passed, k);
+      return { task, n, passed, mean_reward: n === 0 ? null : rs.reduce((s, r) => s + (r.reward ?? 0), 0) / n, pass_at_k: pk };
+    });
+  const pass_at_k: Record<string, number> = {};
+  for (const k of ks) {
+    const eligible = perTask.filter((t) => t.n >= k);
+    if (eligible.length > 0) pass_at_k[String(k)] = eligible.reduce((s, t) => s + (t.pass_at_k[String(k)] ?? 0), 0) / eligible.length;
+  }
+  return {
+    run_id: runId,
+    rollouts: outcomes.length,
+    mean_reward: counted.length === 0 ? null : counted.reduce((s, o) => s + (o.reward ?? 0), 0) / counted.length,
+    pass_at_k,
+    statuses,
+    per_task: perTask,
+    ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
+  };
+}
