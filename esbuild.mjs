@@ -1,5 +1,5 @@
 // Bundles the extension host code, the CLI and the webview apps. `--watch` rebuilds on change.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as esbuild from "esbuild";
 
@@ -81,3 +81,8 @@ if (watch) {
 } else {
   await Promise.all(configs.map((c) => esbuild.build(c)));
 }
+
+// Files the bundles read at run time rather than import: the Blender RPC server is sent
+// into the sandbox as text, so it must sit beside dist/cli.js and dist/extension.js.
+mkdirSync("dist", { recursive: true });
+copyFileSync("src/core/domains/scene3d/blender/blender_rpc.py", "dist/blender_rpc.py");
