@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadEnvironment } from "../../core/environment";
 import { runEnvironment } from "../../core/rollout";
+import { readTrajectory } from "../../core/runs/trajectory-reader";
 import { createSandboxProvider } from "../../core/sandbox/index";
 
 interface TaskVerdict {
@@ -11,6 +12,18 @@ interface TaskVerdict {
   nop: number | null;
   ok: boolean;
   problems: string[];
+  /** Why the oracle could not be graded here (a judge field with no endpoint): neither passed nor failed. */
+  skipped?: string;
+}
+
+/** The skipped reasons of a rollout's reward components, from its trajectory. */
+function skippedReasons(file: string): string[] {
+  try {
+    const reward = readTrajectory(file).events.find((e) => e.type === "reward");
+    return reward && reward.type === "reward" ? reward.components.flatMap((c) => (c.skipped ? [c.skipped] : [])) : [];
+  } catch {
+    return [];
+  }
 }
 
 interface EnvVerdict {
@@ -47,13 +60,25 @@ export async function validateByRollouts(
       const tasks = oracle.rollouts.map((o): TaskVerdict => {
         const n = nop.rollouts.find((x) => x.task === o.task);
         const problems: string[] = [];
+        const skipped = skippedReasons(o.file);
+        if (skipped.length > 0) {
+          // The oracle cannot be graded without the judge; nop must still fail.
+          if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
+          return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems, skipped: skipped.join("; ") };
+        }
         if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}${o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}, needs ≥ ${min}`);
         if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
         return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems };
       });
       out.push({ dir: env.dir, name: env.manifest.name, ok: tasks.every((t) => t.ok), runs: { oracle: oracle.runDir, nop: nop.runDir }, tasks });
       if (!opts.json) {
-        for (const t of tasks) process.stderr.write(`${t.ok ? "✓" : "✗"} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${t.ok ? "" : ` — ${t.problems.join("; ")}`}\n`);
+        for (const t of tasks) {
+          const mark = !t.ok ? "✗" : t.skipped ? "⊘" : "✓";
+          const note = !t.ok ? ` — ${t.problems.join("; ")}` : t.skipped ? ` — oracle not graded (${t.skipped})` : "";
+          process.stderr.write(`${mark} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
+        }
+        const nSkipped = tasks.filter((t) => t.ok && t.skipped).length;
+        if (nSkipped > 0) process.stderr.write(`⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`);
       }
     }
   } finally {

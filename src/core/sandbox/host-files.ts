@@ -29,8 +29,9 @@ async function realParents(dir: string, rel: string): Promise<void> {
   for (const part of parts) {
     cur = path.join(cur, part);
     const st = await lstat(cur).catch(() => null);
-    if (st?.isSymbolicLink() || (st && !st.isDirectory())) await unlink(cur);
-    if (!st || !st.isDirectory() || st.isSymbolicLink()) await mkdir(cur);
+    // lstat: a link is never a directory here, so it is removed and replaced.
+    if (st && !st.isDirectory()) await unlink(cur);
+    if (!st?.isDirectory()) await mkdir(cur);
   }
 }
 

@@ -51,6 +51,18 @@ export const fieldsVerifier: Verifier<FieldsConfig> = {
     const allPassed = outcomes.length > 0 && outcomes.every((o) => o.passed);
     const score = config.mode === "all" ? (allPassed ? 1 : 0) : mean;
     const nPassed = outcomes.filter((o) => o.passed).length;
-    return { score, passed: allPassed, reason: `${nPassed}/${outcomes.length} fields correct`, details: { fields: outcomes } };
+    // A field a comparator could not grade (a judge with no endpoint) makes the whole
+    // component skipped-in-part: recorded as such, scored 0, never counted as passed.
+    const skipped = outcomes.flatMap((o) => {
+      const why = (o.details as { skipped?: unknown } | undefined)?.skipped;
+      return typeof why === "string" ? [`${o.field}: ${why}`] : [];
+    });
+    return {
+      score,
+      passed: allPassed,
+      reason: `${nPassed}/${outcomes.length} fields correct`,
+      details: { fields: outcomes },
+      ...(skipped.length > 0 ? { skipped: skipped.join("; ") } : {}),
+    };
   },
 };
