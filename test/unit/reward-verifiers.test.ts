@@ -100,3 +100,17 @@ test("judge: rubric items scored by the judge model, reasons and the raw reply r
   assert.equal(sent.model, "judge-1");
   assert.match(String(sent.messages[1]?.content), /Revenue was \$1,577m\.[\s\S]*1\. states revenue/);
 });
+
+test("fields: a judge field with no endpoint is recorded as skipped, scores 0 and never passes", async () => {
+  const saved = { url: process.env.RLENV_JUDGE_BASE_URL };
+  delete process.env.RLENV_JUDGE_BASE_URL;
+  try {
+    const v = cfg({ type: "fields", fields: { figure: { comparator: "exact" }, why: { comparator: "judge", rubric: ["names the driver of the change"] } } });
+    const r = await runVerifier(v, ctx({ figure: "12", why: "higher prices" }, { fields: { figure: "12", why: "price increases" } }));
+    assert.equal(r.score, 0.5);
+    assert.equal(r.passed, false);
+    assert.match(r.skipped ?? "", /^why: skipped: judge/);
+  } finally {
+    if (saved.url !== undefined) process.env.RLENV_JUDGE_BASE_URL = saved.url;
+  }
+});

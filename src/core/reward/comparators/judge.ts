@@ -1,11 +1,18 @@
 import { show } from "../answer-path";
 import { asText } from "../normalize";
-import { judgeRubric } from "../judge-client";
+import { judgeEndpoint, judgeRubric } from "../judge-client";
 import { registerComparator } from "./registry";
 
 /** A field graded by the judge model against the field's rubric (the gold value is given to the judge as reference). */
 registerComparator("judge", async (actual, expected, spec, ctx) => {
   if (actual === undefined || actual === null) return { score: 0, passed: false, reason: "field missing from the answer" };
+  try {
+    judgeEndpoint();
+  } catch (e) {
+    // No judge configured: the field cannot be graded here. Recorded as skipped, never a pass.
+    const why = `skipped: ${(e as Error).message}`;
+    return { score: 0, passed: false, reason: `${why}; a skipped check is not counted as passed`, details: { skipped: why } };
+  }
   const rubric = spec.rubric ?? [`The answer matches the reference: ${show(expected, 1000)}`];
   const r = await judgeRubric({
     question: `${ctx.task.prompt}\n\n(Field: ${ctx.field}; reference: ${show(expected, 1000)})`,
