@@ -102,8 +102,9 @@ EOF
   chmod 0644 "$base/etc/slurm.conf" "$base/etc/gres.conf"
   mkdir -p "$base/spool/slurmd-$host"
 
-  slurmctld -i
-  slurmd
+  # Daemons outlive this script: start them from the state folder, never from the
+  # checkout, which CI may delete (a daemon whose cwd is gone fails on getcwd).
+  (cd "$base" && slurmctld -i && slurmd)
   for _ in $(seq 1 60); do up && break; sleep 0.5; done
   up || { echo "slurm: node $host did not come up (logs: $base/log)"; tail -5 "$base/log/slurmctld.log" "$base/log/slurmd.log" >&2 || true; exit 1; }
 fi
@@ -114,8 +115,8 @@ chmod 0600 "$base/token"
 if ! rest_up; then
   [ -f "$base/run/slurmrestd.pid" ] && kill "$(cat "$base/run/slurmrestd.pid")" 2>/dev/null || true
   # slurmrestd refuses to run as root; nobody only reads the config.
-  SLURM_JWT=daemon nohup slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 -u nobody -g nogroup "127.0.0.1:$rest_port" \
-    > "$base/log/slurmrestd.log" 2>&1 &
+  (cd "$base" && SLURM_JWT=daemon exec nohup slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 -u nobody -g nogroup "127.0.0.1:$rest_port" \
+    > "$base/log/slurmrestd.log" 2>&1) &
   echo $! > "$base/run/slurmrestd.pid"
   for _ in $(seq 1 40); do rest_up && break; sleep 0.25; done
   rest_up || { echo "slurm: slurmrestd did not answer on $url (log: $base/log/slurmrestd.log)"; tail -5 "$base/log/slurmrestd.log" >&2; exit 1; }
