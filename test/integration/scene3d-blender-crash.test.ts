@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -11,7 +11,7 @@ import { blenderSandboxSkip, loadSceneEnv } from "./scene3d-support";
 const runBpy = (code: string) => new PlannedPolicy("scripted", [{ content: null, calls: [{ name: "run_bpy", arguments: JSON.stringify({ code }) }] }, { content: null, calls: [{ name: "submit", arguments: "{}" }] }]);
 
 for (const backend of ["process", "docker"] as const) {
-  test(`Blender crashing or hanging mid-rollout ends that rollout as an error with Blender's stderr; the run goes on (${backend} sandbox)`, { skip: blenderSandboxSkip(backend), timeout: 180_000 }, async () => {
+  test(`Blender crashing or hanging mid-rollout ends that rollout as an error with Blender's stderr, not retried; the run goes on (${backend} sandbox)`, { skip: blenderSandboxSkip(backend), timeout: 180_000 }, async () => {
     const env = loadSceneEnv("scene3d-blender");
     env.manifest.sandbox.timeouts.step = 15; // so the hang is noticed quickly, with room for a slow step on a busy machine
     const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-scene3d-crash-"));
@@ -20,7 +20,6 @@ for (const backend of ["process", "docker"] as const) {
         env,
         config: { policy: { kind: "oracle" }, sandbox: backend, concurrency: 3, tasks: ["mug-on-desk", "pillar-grid", "snowman-render"] },
         runsDir,
-        maxInfraAttempts: 1,
         policyFactory: ({ task }) => {
           if (task.id === "mug-on-desk") return runBpy("import os, sys\nsys.stderr.write('boom: the scene server is going down\\n')\nsys.stderr.flush()\nos._exit(7)");
           if (task.id === "pillar-grid") return runBpy("import sys\nsys.stderr.write('spinning forever\\n')\nsys.stderr.flush()\nwhile True:\n    pass");
@@ -37,8 +36,11 @@ for (const backend of ["process", "docker"] as const) {
       const crashed = by.get("mug-on-desk")!;
       assert.equal(crashed.status, "error");
       assert.equal(crashed.reward, null);
+      assert.equal(crashed.infra, false, "the agent's script crashed Blender: not an infrastructure failure");
+      assert.ok(!existsSync(path.join(res.runDir, "attempts")), "a crash the agent caused is not retried");
       const crashErr = events("mug-on-desk").find((e) => e.type === "error");
       assert.ok(crashErr && crashErr.type === "error");
+      assert.equal(crashErr.where, "tool");
       assert.match(crashErr.message, /Blender exited during run_bpy \(exit code 7\)/);
       assert.match(crashErr.message, /boom: the scene server is going down/, "Blender's stderr is recorded");
 

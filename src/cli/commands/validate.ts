@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
+import { findDomain } from "../../core/domains/registry";
 import { formatProblem, loadEnvironment, type Problem } from "../../core/environment";
 
 export interface ValidateStaticResult {
@@ -9,12 +10,22 @@ export interface ValidateStaticResult {
   problems: Problem[];
 }
 
-/** Static validation of environment folders: schema, paths, tasks. */
-export function validateStatic(dirs: string[]): ValidateStaticResult[] {
-  return dirs.map((d) => {
-    const { env, problems } = loadEnvironment(d);
-    return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
-  });
+/** Static validation of environment folders: schema, paths, tasks, then the domain's own checks of its task fields. */
+export async function validateStatic(dirs: string[]): Promise<ValidateStaticResult[]> {
+  return Promise.all(
+    dirs.map(async (d) => {
+      const { env, problems } = loadEnvironment(d);
+      if (env) {
+        const domain = await findDomain(env.manifest.domain);
+        try {
+          problems.push(...((await domain?.checkTasks?.(env)) ?? []));
+        } catch (e) {
+          problems.push({ severity: "error", file: path.join(env.dir, "environment.yaml"), line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task check failed: ${(e as Error).message}` });
+        }
+      }
+      return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
+    }),
+  );
 }
 
 export function registerValidate(program: Command): void {
@@ -29,7 +40,7 @@ export function registerValidate(program: Command): void {
     .option("--tasks <ids...>", "only these task ids (with --run)")
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
     .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean }) => {
-      const results = validateStatic(dirs);
+      const results = await validateStatic(dirs);
       const cwd = process.cwd();
       let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
       let runReport: unknown;

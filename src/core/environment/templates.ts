@@ -48,7 +48,7 @@ validation:
         "environment.yaml": `${header("Build scenes with 3D tool calls; checks in 3D space grade them.")}scene: { backend: builtin }
 tasks: tasks.jsonl
 prompt:
-  system: You build 3D scenes with the tools. Units are metres, +Y is up. Call submit when done.
+  system: You build 3D scenes with the tools. Units are metres, +Z is up. Call submit when done.
 tools: [add_object, update_object, remove_object, group, query_scene, submit]
 max_turns: 20
 reward:
@@ -57,11 +57,11 @@ reward:
         "tasks.jsonl": `${JSON.stringify({
           id: "box-on-table",
           prompt: "Place a 1 m box named 'table' on the ground and a 0.2 m red box named 'cup' resting on top of it.",
-          target: { checks: [{ check: "exists", object: "table" }, { check: "on_top_of", a: "cup", b: "table" }] },
+          target: { checks: [{ check: "exists", objects: ["table", "cup"] }, { check: "on_top_of", object: "cup", support: "table" }] },
           solution: {
             tool_calls: [
-              { name: "add_object", arguments: { name: "table", kind: "box", dimensions: [1, 1, 1], position: [0, 0.5, 0] } },
-              { name: "add_object", arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 1.1, 0], color: "#ff0000" } },
+              { name: "add_object", arguments: { name: "table", kind: "box", dimensions: [1, 1, 1], position: [0, 0, 0.5] } },
+              { name: "add_object", arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 0, 1.1], color: "#ff0000" } },
             ],
           },
         })}\n`,

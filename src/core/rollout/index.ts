@@ -6,4 +6,4 @@ export { Limiter } from "./limiter";
 export { renderTemplate } from "./prompt";
 export { truncateOutput, truncateText } from "./truncate";
 export { rolloutId, newRunId } from "./ids";
-export { RolloutTimeoutError, SandboxInfraError } from "./errors";
+export { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";

@@ -8,7 +8,7 @@ import { scoreRollout } from "../reward/score";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { ChatToolCall, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
-import { RolloutTimeoutError, SandboxInfraError } from "./errors";
+import { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";
 import { renderTemplate } from "./prompt";
 import { parseArguments, runStep, type StepOutcome } from "./step";
 import { buildToolset, type Toolset } from "./toolset";
@@ -289,7 +289,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       const err = e instanceof Error ? e : new Error(String(e));
       infra = e instanceof PolicyInfraError || e instanceof SandboxInfraError;
       reason = err.message;
-      const where = e instanceof PolicyInfraError || e instanceof PolicyRequestError ? "policy" : e instanceof SandboxInfraError ? "sandbox" : "engine";
+      const where = e instanceof PolicyInfraError || e instanceof PolicyRequestError ? "policy" : e instanceof SandboxInfraError ? "sandbox" : e instanceof ToolCrashError ? "tool" : "engine";
       emit({ type: "error", where, message: err.message, infra, ...(where === "engine" && err.stack ? { stack: err.stack } : {}) });
     }
   } finally {

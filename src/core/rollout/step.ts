@@ -1,6 +1,6 @@
 import type { ToolContext, ToolDefinition, ToolResult } from "../domains/types";
 import { abortReason } from "../policy/backoff";
-import { SandboxInfraError } from "./errors";
+import { SandboxInfraError, ToolCrashError } from "./errors";
 
 /** Extra time a tool gets past its step timeout to kill its process and report, before the engine stops waiting. */
 export const STEP_GRACE_MS = 2_000;
@@ -24,8 +24,8 @@ export function parseArguments(raw: string): { ok: true; value: Record<string, u
 
 /**
  * Run one tool call under the step deadline. Tool failures come back as an error
- * observation the agent can read; only a broken sandbox or the rollout's own abort
- * escape as exceptions.
+ * observation the agent can read; only a broken sandbox, a crashed tool program or the
+ * rollout's own abort escape as exceptions.
  */
 export async function runStep(tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<StepOutcome> {
   const started = performance.now();
@@ -48,7 +48,7 @@ export async function runStep(tool: ToolDefinition, args: Record<string, unknown
     }
     return { ...r, durationMs: performance.now() - started };
   } catch (e) {
-    if (ctx.signal.aborted || e instanceof SandboxInfraError) throw e;
+    if (ctx.signal.aborted || e instanceof SandboxInfraError || e instanceof ToolCrashError) throw e;
     const msg = e instanceof Error ? e.message : String(e);
     return { output: `Error: ${msg}`, status: "error", error: msg, durationMs: performance.now() - started };
   } finally {

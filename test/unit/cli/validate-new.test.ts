@@ -17,6 +17,9 @@ test("rlenv new scaffolds environments that rlenv validate accepts", () => {
     const v = rlenv(["validate", "my-code", "my-scene3d", "my-document"], { cwd: dir });
     assert.equal(v.code, 0, v.stdout + v.stderr);
     assert.match(v.stderr, /✓ my-code: 1 tasks/);
+    // Each template's oracle reaches its threshold and nop does not (the scene3d one once had Y up, in a Z-up domain).
+    const run = rlenv(["validate", "--run", "--sandbox", "process", "my-code", "my-scene3d", "my-document"], { cwd: dir });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
     const again = rlenv(["new", "code", "my-code"], { cwd: dir });
     assert.equal(again.code, 2);
     assert.match(again.stderr, /exists and is not empty/);
@@ -54,4 +57,21 @@ test("rlenv --version and --help", () => {
   const h = rlenv(["validate", "--help"]);
   assert.equal(h.code, 0);
   assert.match(h.stdout, /--json/);
+});
+
+test("rlenv validate runs the domain's own task checks: a scene check naming an unknown check is reported at its line", () => {
+  const task = { id: "bad", prompt: "p", target: { checks: [{ check: "distnce", a: "t", b: "t" }] } };
+  const { dir, cleanup } = makeEnvDir({
+    "environment.yaml": "name: s\ndomain: scene3d\nscene:\n  assets: assets\ntasks: tasks.jsonl\nreward:\n  - type: scene\n",
+    "tasks.jsonl": `{"id":"ok","prompt":"p","target":{"checks":[]}}\n${JSON.stringify(task)}\n`,
+    "assets/.keep": "",
+  });
+  try {
+    const r = rlenv(["validate", "."], { cwd: dir });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const col = JSON.stringify(task).indexOf('"distnce"') + 1;
+    assert.match(r.stdout, new RegExp(`^tasks\\.jsonl:2:${col}: error: tasks\\[1\\]\\.target\\.checks\\[0\\]\\.check: unknown check "distnce"`, "m"));
+  } finally {
+    cleanup();
+  }
 });

@@ -1,4 +1,4 @@
-import { SandboxInfraError } from "../../rollout/errors";
+import { SandboxInfraError, ToolCrashError } from "../../rollout/errors";
 import type { ContentPart, SceneSnapshot } from "../../schema/trajectory";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";
 
@@ -11,12 +11,12 @@ export class SceneToolError extends Error {
 }
 
 /**
- * The 3D program itself broke (Blender crashed, hung or could not start). It is a failure
- * of what runs in the sandbox, so it travels as a SandboxInfraError: the engine ends the
- * rollout as an error and records the message, which carries the program's stderr; the
+ * The 3D program itself broke (Blender crashed or hung) during a step. It travels as a
+ * ToolCrashError: the engine ends the rollout as an error, not retried (the agent's script
+ * is the likely cause), and records the message, which carries the program's stderr; the
  * run goes on. `stderr` is also kept apart for callers that want it alone.
  */
-export class SceneBackendCrash extends SandboxInfraError {
+export class SceneBackendCrash extends ToolCrashError {
   override name = "SceneBackendCrash";
   constructor(
     readonly summary: string,
@@ -24,6 +24,14 @@ export class SceneBackendCrash extends SandboxInfraError {
   ) {
     super(stderr.trim() ? `${summary}\nBlender's stderr:\n${stderr.trimEnd()}` : summary);
   }
+}
+
+/**
+ * The 3D program could not start at all (before any agent step): an infrastructure failure,
+ * so the rollout is retried like a sandbox that could not start.
+ */
+export class SceneBackendStartError extends SandboxInfraError {
+  override name = "SceneBackendStartError";
 }
 
 /** What a tool call on a backend returns besides the new snapshot. */

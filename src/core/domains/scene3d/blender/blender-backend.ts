@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { resolveInside } from "../../../environment/safe-path";
 import type { ExecResult, Sandbox } from "../../../sandbox/types";
 import type { ContentPart, SceneSnapshot } from "../../../schema/trajectory";
-import { SceneBackendCrash, type SceneBackend, SceneToolError, type StepResult } from "../backend";
+import { SceneBackendCrash, type SceneBackend, SceneBackendStartError, SceneToolError, type StepResult } from "../backend";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "../tool-args";
 import { blenderServerSource } from "./server-source";
 
@@ -80,7 +80,13 @@ export class BlenderBackend implements SceneBackend {
       { stdin: blenderServerSource(), timeoutMs: opts.lifetimeMs ?? 2 * 3600_000, signal: server.signal, maxOutputBytes: 2_000_000 },
     );
     const b = new BlenderBackend(sandbox, dir, server, run, opts);
-    await b.waitFor("ready", opts.startTimeoutMs ?? 60_000, "start");
+    try {
+      await b.waitFor("ready", opts.startTimeoutMs ?? 60_000, "start");
+    } catch (e) {
+      // No agent step has run yet: a Blender that cannot start is the infrastructure's failure.
+      if (e instanceof SceneBackendCrash) throw new SceneBackendStartError(e.message);
+      throw e;
+    }
     return b;
   }
 
