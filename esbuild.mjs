@@ -23,7 +23,25 @@ const webApps = existsSync(appsDir)
   ? readdirSync(appsDir).filter((n) => existsSync(path.join(appsDir, n, "main.ts")))
   : [];
 
-const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none" };
+/**
+ * zod's `z.locales` namespace pulls its ~40 message locales (400 KB, a third of the
+ * extension bundle and most of its load time) into every bundle that imports `z`. We only
+ * ever use the default English messages, so the namespace is narrowed to `en`.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.(c?js)$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: path.resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none", plugins: [zodEnglishOnly] };
 
 const configs = [
   ...nodeBuilds.map((b) => ({

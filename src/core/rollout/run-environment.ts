@@ -12,6 +12,7 @@ import { type Policy, PolicyRequestError } from "../policy/types";
 import { ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { summarize } from "../runs/summarize";
 import { createSandboxProvider } from "../sandbox/index";
+import { sandboxRequest } from "../sandbox/request";
 import type { SandboxProvider } from "../sandbox/types";
 import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
 import type { RolloutStatus } from "../schema/trajectory";
@@ -130,7 +131,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const ownProvider = !opts.sandboxProvider;
   let provider: SandboxProvider;
   try {
-    provider = opts.sandboxProvider ?? (await createSandboxProvider({ backend: config.sandbox, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}), warn: (m) => progress({ type: "log", level: "warn", message: m }) }));
+    provider = opts.sandboxProvider ?? (await createSandboxProvider({ backend: config.sandbox, image: sandboxRequest(env).image, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}), warn: (m) => progress({ type: "log", level: "warn", message: m }) }));
   } catch (e) {
     writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
     throw e;

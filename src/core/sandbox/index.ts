@@ -41,8 +41,11 @@ export async function createSandboxProvider(opts: CreateSandboxProviderOptions):
   if (opts.backend === "process") return new ProcessSandboxProvider(processOpts);
   if (opts.backend === "docker") return DockerSandboxProvider.create(dockerOpts);
   const docker = opts.docker ?? new Docker();
-  if ((await dockerAnswers(docker, 1000)) && (await imageExists(docker, opts.image ?? DEFAULT_IMAGE))) {
-    return DockerSandboxProvider.create({ ...dockerOpts, docker });
+  if (await dockerAnswers(docker, 1000)) {
+    const image = opts.image ?? DEFAULT_IMAGE;
+    if (await imageExists(docker, image)) return DockerSandboxProvider.create({ ...dockerOpts, docker });
+    // Docker is there but this environment's image is not: say why the process backend is used.
+    (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(`sandbox auto: Docker answers but the image ${image} is missing (build it with \`rlenv image build\`); using the process backend`);
   }
   return new ProcessSandboxProvider(processOpts);
 }
