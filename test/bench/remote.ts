@@ -1,6 +1,7 @@
 /**
  * Remote overhead: the same 1,000 trivial rollouts (oracle, answer only) through
- * `rlenv run` locally and through a loopback runner (submit → follow → pull), in the
+ * `rlenv run` locally and through a loopback runner (submit → follow events while pulling the run folder as
+ * it fills, until the job ended and the folder is complete), in the
  * same run, as a ratio; and the latency from a rollout's end event being written to the
  * client receiving its rollout-end SSE event (p50, p90). Goals: overhead < 10 %, p50 < 100 ms.
  *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2]
@@ -27,6 +28,28 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
 };
 
+/** The middle value (the mean of the two middle ones for an even count). */
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] ?? Number.NaN) : ((s[m - 1] ?? Number.NaN) + (s[m] ?? Number.NaN)) / 2;
+};
+
+/**
+ * CPU ms (user + system) of a process and of its reaped children, from /proc (Linux;
+ * 100 ticks a second). On a shared machine wall time follows the other load; CPU time
+ * shows what the remote path itself costs.
+ */
+function cpuMs(pid: number | "self"): { own: number; children: number } {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const n = (i: number) => Number(f[i] ?? Number.NaN) * 10;
+    return { own: n(11) + n(12), children: n(13) + n(14) };
+  } catch {
+    return { own: Number.NaN, children: Number.NaN };
+  }
+}
+
 /** The engine's own wall time for a run (its summary's utilisation figures). */
 function engineWall(runDir: string): string {
   try {
@@ -37,35 +60,65 @@ function engineWall(runDir: string): string {
 }
 
 /** One `rlenv run` of the whole set on this machine; returns wall ms and rollouts written. */
-function runLocal(envDir: string, runsDir: string): { ms: number; count: number } {
+function runLocal(envDir: string, runsDir: string): { ms: number; count: number; cpu: number } {
   const [cmd, ...pre] = RLENV;
+  const cpu0 = cpuMs("self").children;
   const t0 = performance.now();
   const r = spawnSync(cmd ?? "node", [...pre, "run", envDir, "--runs", runsDir, "--policy", "oracle", "-k", String(k), "--concurrency", String(concurrency), "--sandbox", sandbox], { encoding: "utf8" });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`rlenv run failed: ${r.stderr.slice(-2000)}`);
   const run = readdirSync(runsDir)[0] ?? "";
-  console.log(`  local engine wall (summary.json): ${engineWall(path.join(runsDir, run))} ms`);
-  return { ms, count: readdirSync(path.join(runsDir, run, "rollouts")).length };
+  const cpu = cpuMs("self").children - cpu0;
+  console.log(`  local engine wall (summary.json): ${engineWall(path.join(runsDir, run))} ms; cpu: rlenv run ${cpu.toFixed(0)} ms`);
+  return { ms, count: readdirSync(path.join(runsDir, run, "rollouts")).length, cpu };
 }
 
-/** Submit → follow every event → pull, against a loopback runner; also the end → client latencies. */
-async function runRemote(client: RunnerClient, dataDir: string, envDir: string, pullDir: string): Promise<{ ms: number; count: number; latencies: number[] }> {
+/** After timing: the pulled folder must be the runner's merged run folder, byte for byte. */
+function checkPulled(pulledDir: string, runnerDir: string, state: string): void {
+  if (state !== "completed") throw new Error(`job ended ${state}`);
+  const list = (dir: string, rel = ""): string[] =>
+    readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? list(dir, path.join(rel, d.name)) : [path.join(rel, d.name)]));
+  const want = list(runnerDir).sort();
+  const got = list(pulledDir).sort();
+  if (want.join("\n") !== got.join("\n")) throw new Error(`pulled ${got.length} files, the runner has ${want.length}`);
+  for (const f of want) if (!readFileSync(path.join(pulledDir, f)).equals(readFileSync(path.join(runnerDir, f)))) throw new Error(`pulled ${f} differs from the runner's`);
+}
+
+/**
+ * Submit → follow every event and pull the run folder as it fills (the way `rlenv submit
+ * --follow --pull` does) until the job has ended and the folder is complete, against a
+ * loopback runner; also the end → client latencies.
+ */
+async function runRemote(client: RunnerClient, runnerPid: number, dataDir: string, envDir: string, pullDir: string): Promise<{ ms: number; count: number; latencies: number[]; cpu: number }> {
   const latencies: number[] = [];
+  const [runner0, client0] = [cpuMs(runnerPid), process.cpuUsage()];
   const t1 = performance.now();
   const { job } = await client.submit(envDir, { config: { policy: { kind: "oracle" }, k, concurrency, sandbox } });
   const submitted = performance.now();
   const jobDir = path.join(dataDir, "jobs", job.id);
   // Only note arrival times while timing; the trajectories are read after the run.
   const arrivals: Array<{ unit: string; file: string; received: number }> = [];
-  await client.followEvents(job.id, (ev) => {
-    if (ev.type === "rollout-end") arrivals.push({ unit: ev.unit, file: ev.file, received: Date.now() });
-  });
-  const ended = performance.now();
-  const pulled = await client.pull(job.id, pullDir);
+  let ended = 0;
+  const [, pulled] = await Promise.all([
+    client
+      .followEvents(job.id, (ev) => {
+        if (ev.type === "rollout-end") arrivals.push({ unit: ev.unit, file: ev.file, received: Date.now() });
+      })
+      .then(() => {
+        ended = performance.now();
+      }),
+    client.pull(job.id, pullDir, { follow: true }),
+  ]);
+  const ms = performance.now() - t1;
+  const [runner1, client1] = [cpuMs(runnerPid), process.cpuUsage(client0)];
+  // The unit's `rlenv run` is the runner's child: its CPU shows once the runner reaped it.
+  const cpuParts = { engine: runner1.children - runner0.children, runner: runner1.own - runner0.own, client: (client1.user + client1.system) / 1000 };
+  const cpu = cpuParts.engine + cpuParts.runner + cpuParts.client;
   const unitRuns = path.join(jobDir, "units", "u0");
   console.log(`  remote engine wall (summary.json): ${engineWall(path.join(unitRuns, readdirSync(unitRuns)[0] ?? ""))} ms`);
-  console.log(`  remote breakdown: submit ${(submitted - t1).toFixed(0)} ms, run ${(ended - submitted).toFixed(0)} ms, pull ${(performance.now() - ended).toFixed(0)} ms`);
-  const ms = performance.now() - t1;
+  console.log(`  remote breakdown: submit ${(submitted - t1).toFixed(0)} ms, run until the end event ${(ended - submitted).toFixed(0)} ms, pull done ${(t1 + ms - ended).toFixed(0)} ms after it`);
+  console.log(`  cpu: rlenv run ${cpuParts.engine.toFixed(0)} ms + runner ${cpuParts.runner.toFixed(0)} ms + client ${cpuParts.client.toFixed(0)} ms = ${cpu.toFixed(0)} ms`);
+  checkPulled(pulled.dir, path.join(jobDir, "run"), pulled.state);
   for (const a of arrivals) {
     // The engine stamps `t` on the end event as it writes it.
     const unit = job.units.find((u) => u.id === a.unit);
@@ -75,7 +128,7 @@ async function runRemote(client: RunnerClient, dataDir: string, envDir: string, 
     const end = JSON.parse(lines.at(-1) ?? "{}") as { type?: string; t?: number };
     if (end.type === "end" && typeof end.t === "number") latencies.push(a.received - end.t);
   }
-  return { ms, count: readdirSync(path.join(pulled.dir, "rollouts")).length, latencies };
+  return { ms, count: readdirSync(path.join(pulled.dir, "rollouts")).length, latencies, cpu };
 }
 
 async function main(): Promise<void> {
@@ -87,6 +140,7 @@ async function main(): Promise<void> {
     const client = new RunnerClient({ url: runner.url, token: runner.token });
     const local: number[] = [];
     const remote: number[] = [];
+    const [localCpu, remoteCpu]: [number[], number[]] = [[], []];
     const latencies: number[] = [];
     for (let i = 0; i < rounds; i++) {
       // Alternate which goes first so warm-up favours neither.
@@ -95,18 +149,25 @@ async function main(): Promise<void> {
         if (which === "local") {
           const r = runLocal(envDir, path.join(root, `local-${i}`));
           local.push(r.ms);
+          localCpu.push(r.cpu);
           console.log(`round ${i + 1} local  rlenv run: ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts)`);
         } else {
-          const r = await runRemote(client, path.join(root, "runner-data"), envDir, path.join(root, `pulled-${i}`));
+          const r = await runRemote(client, runner.proc.pid ?? 0, path.join(root, "runner-data"), envDir, path.join(root, `pulled-${i}`));
           remote.push(r.ms);
+          remoteCpu.push(r.cpu);
           latencies.push(...r.latencies);
           console.log(`round ${i + 1} remote runner:    ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts pulled)`);
         }
       }
     }
     // Medians: on a shared machine one round can stall for seconds; a sum would follow it.
-    const [lm, rm] = [pct(local, 50), pct(remote, 50)];
+    const [lm, rm] = [median(local), median(remote)];
     console.log(`median wall: local ${(lm / 1000).toFixed(2)} s, remote ${(rm / 1000).toFixed(2)} s; remote / local ${(rm / lm).toFixed(3)} → overhead ${(((rm - lm) / lm) * 100).toFixed(1)} % (goal < 10 %)`);
+    // A round's two runs are next to each other in time: their ratio follows the machine's other load least.
+    const paired = median(local.map((l, i) => (remote[i] ?? Number.NaN) / l));
+    console.log(`median of per-round remote / local: ${paired.toFixed(3)} → overhead ${((paired - 1) * 100).toFixed(1)} %`);
+    const [lc, rc] = [median(localCpu), median(remoteCpu)];
+    console.log(`median cpu: local ${lc.toFixed(0)} ms, remote (rlenv run + runner + client) ${rc.toFixed(0)} ms → ${(((rc - lc) / lc) * 100).toFixed(1)} % more CPU`);
     console.log(`event latency rollout end → client: p50 ${pct(latencies, 50).toFixed(1)} ms, p90 ${pct(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} events (goal p50 < 100 ms)`);
   } finally {
     await runner.stop();

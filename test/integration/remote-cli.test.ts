@@ -31,14 +31,18 @@ function rlenv(args: string[], env: Record<string, string> = {}): { status: numb
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test("submit -f follows to completion; jobs, logs and pull work by runner name", () => {
+test("submit -f --pull follows to completion with the run pulled; jobs, logs and pull work by runner name", () => {
   const env = makeFixtureEnv(2, 0);
-  const sub = rlenv(["submit", env, "--runner", "box", "--sandbox", "process", "-k", "2", "-f"]);
+  const sub = rlenv(["submit", env, "--runner", "box", "--sandbox", "process", "-k", "2", "-f", "--pull", "followed"]);
   assert.equal(sub.status, 0, sub.stderr);
   const jobId = sub.stdout.trim();
   assert.match(jobId, /^j\d+-[0-9a-f]{6}$/);
   assert.match(sub.stderr, /state completed/);
   assert.match(sub.stderr, /rollout t1#1 completed reward 1/);
+  const followed = /pulled \d+ files into (\S+)/.exec(sub.stderr)?.[1] ?? "";
+  assert.ok(followed.startsWith("followed/"), sub.stderr);
+  assert.equal(readdirSync(path.join(home, followed, "rollouts")).length, 4);
+  assert.ok(existsSync(path.join(home, followed, "summary.json")));
   const jobs = rlenv(["jobs", "--runner", "box"]);
   assert.equal(jobs.status, 0, jobs.stderr);
   assert.match(jobs.stdout, new RegExp(`${jobId}\\s+completed\\s+4/4\\s+reward 1\\.000\\s+remote-fixture\\s+local`));

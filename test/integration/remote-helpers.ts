@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
+import { SlurmClient } from "../../src/core/remote/slurm-client";
+import { missing } from "../support/services";
 
 export const REPO = path.resolve(__dirname, "../..");
 /** The CLI from source, the way `rlenv` runs it (tsx loader, by absolute URL so any cwd works). */
@@ -113,4 +115,32 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * The Slurm that test/setup/slurm.sh started, as its env file describes it: why tests
+ * that need it skip (false when it is there), `rlenv runner serve` flags that enable the
+ * slurm executor against it, and a slurmrestd client for looking behind the runner.
+ */
+export const slurmSkip: string | false =
+  missing("slurm") || (process.env.RLENV_SLURM_URL ? false : "slurm: RLENV_SLURM_URL not set (run test/setup/slurm.sh and source .test-artifacts/services/env)");
+
+export function slurmRunnerArgs(opts: { partition?: boolean } = {}): string[] {
+  const env = process.env;
+  return [
+    "--slurm-url",
+    env.RLENV_SLURM_URL ?? "",
+    "--slurm-user",
+    env.RLENV_SLURM_USER ?? "root",
+    "--slurm-token-file",
+    env.RLENV_SLURM_TOKEN_FILE ?? "",
+    ...(opts.partition ? ["--slurm-partition", env.RLENV_SLURM_PARTITION ?? "debug"] : []),
+    "--slurm-poll-ms",
+    "300",
+  ];
+}
+
+export function slurmClient(): SlurmClient {
+  const env = process.env;
+  return new SlurmClient({ url: env.RLENV_SLURM_URL ?? "", user: env.RLENV_SLURM_USER ?? "root", token: readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim() });
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -83,6 +83,43 @@ test("submit, follow to completion, pull: the pulled run reads like a local one"
   assert.equal(summary.rollouts, 6);
   assert.equal(summary.mean_reward, 1);
   assert.equal(summarizeRunDir(pulled.dir).rollouts, 6);
+});
+
+test("pull --follow fills the folder as rollouts end and ends with the job, equal to the runner's", async () => {
+  const { client, data } = await freshRunner();
+  // One at a time: t0 ends at once, t1 naps (within its 30 s step limit) until the test cancels the job.
+  const envDir = makeFixtureEnv(2, 0);
+  const tasksFile = path.join(envDir, "tasks.jsonl");
+  writeFileSync(tasksFile, readFileSync(tasksFile, "utf8").replace(/("id":"t1".*?"seconds":)0/, (_, head: string) => `${head}25`));
+  const { job } = await client.submit(envDir, { config: { policy: { kind: "oracle" }, concurrency: 1, sandbox } });
+  const runs = mkdtempSync(path.join(tmpdir(), "rlenv-followed-"));
+  cleanups.push(() => rmSync(runs, { recursive: true, force: true }));
+  const following = client.pull(job.id, runs, { follow: true });
+  let settled = false;
+  void following.finally(() => {
+    settled = true;
+  });
+  const runDir = path.join(runs, job.run_id);
+  // t0's trajectory arrives while t1 still naps: the job is running and the pull has not returned.
+  const first = await waitFor("t0 pulled while the job runs", () => (existsSync(path.join(runDir, "rollouts", "t0.s0.jsonl")) ? path.join(runDir, "rollouts", "t0.s0.jsonl") : undefined), 120_000);
+  assert.equal((await client.job(job.id)).state, "running");
+  assert.equal(settled, false);
+  const lines = readFileSync(first, "utf8").trim().split("\n");
+  assert.equal((JSON.parse(lines.at(-1) ?? "{}") as { type?: string }).type, "end", "only whole, ended trajectories are sent while the job runs");
+  assert.ok(!existsSync(path.join(runDir, "rollouts", "t1.s0.jsonl")), "a trajectory still being written is not sent before the end");
+  await client.cancel(job.id);
+  const pulled = await following;
+  assert.equal(pulled.state, "cancelled");
+  // The end brought the rest: the folder is the runner's merged folder, byte for byte.
+  const runnerDir = path.join(data, "jobs", job.id, "run");
+  const files = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.relative(dir, path.join(d.parentPath, d.name))).sort();
+  assert.deepEqual(files(runDir), files(runnerDir));
+  for (const f of files(runnerDir)) assert.ok(readFileSync(path.join(runDir, f)).equals(readFileSync(path.join(runnerDir, f))), f);
+  assert.ok(files(runDir).includes("rollouts/t1.s0.jsonl") && files(runDir).includes("run.json"));
+  assert.equal(readRun(runDir).record.status, "cancelled");
+  // Following a job that has ended is a plain pull.
+  const again = await client.pull(job.id, mkdtempSync(path.join(runs, "again-")), { follow: true });
+  assert.deepEqual(files(again.dir), files(runnerDir));
 });
 
 test("cancel mid-run stops every process and container of the job", async () => {

@@ -5,41 +5,25 @@ import path from "node:path";
 import { after, test } from "node:test";
 import type { JobEvent } from "../../src/core/remote/api";
 import { RunnerClient } from "../../src/core/remote/client";
-import { SLURM_DONE, SlurmClient } from "../../src/core/remote/slurm-client";
+import { SLURM_DONE } from "../../src/core/remote/slurm-client";
 import { readRun } from "../../src/core/runs";
-import { missing } from "../support/services";
-import { makeFixtureEnv, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
+import { makeFixtureEnv, type StartedRunner, slurmClient, slurmRunnerArgs, slurmSkip, startRunner, waitFor } from "./remote-helpers";
 
 /**
  * The slurm executor against the real one-node Slurm of test/setup/slurm.sh: shards as
  * array tasks with --gres=gpu:1 over slurmrestd (JWT), a killed shard resubmitted, a
  * shard failing past its retries, and a cancel that leaves no Slurm job behind.
  */
-const skip = missing("slurm") || (process.env.RLENV_SLURM_URL ? false : "slurm: RLENV_SLURM_URL not set (run test/setup/slurm.sh and source .test-artifacts/services/env)");
+const skip = slurmSkip;
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-function slurm(): SlurmClient {
-  return new SlurmClient({ url: process.env.RLENV_SLURM_URL ?? "", user: process.env.RLENV_SLURM_USER ?? "root", token: readFileSync(process.env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim() });
-}
-
 async function slurmRunner(): Promise<{ runner: StartedRunner; client: RunnerClient; data: string }> {
   // Job folders must be where the compute node sees them: the cluster's shared folder.
   const data = mkdtempSync(path.join(process.env.RLENV_SLURM_SHARED ?? tmpdir(), "runner-"));
-  const runner = await startRunner(data, [
-    "--slurm-url",
-    process.env.RLENV_SLURM_URL ?? "",
-    "--slurm-user",
-    process.env.RLENV_SLURM_USER ?? "root",
-    "--slurm-token-file",
-    process.env.RLENV_SLURM_TOKEN_FILE ?? "",
-    "--slurm-partition",
-    process.env.RLENV_SLURM_PARTITION ?? "debug",
-    "--slurm-poll-ms",
-    "300",
-  ]);
+  const runner = await startRunner(data, slurmRunnerArgs({ partition: true }));
   cleanups.push(async () => {
     if (runner.proc.exitCode === null) await runner.stop();
     rmSync(data, { recursive: true, force: true });
@@ -92,7 +76,7 @@ async function runningTask(client: RunnerClient, jobId: string, index: number): 
       const job = await client.job(jobId);
       const unit = job.units[index];
       if (unit?.slurm_job_id === undefined) return undefined;
-      const tasks = await slurm().tasks(unit.slurm_job_id);
+      const tasks = await slurmClient().tasks(unit.slurm_job_id);
       return tasks.some((t) => t.arrayTaskId === index && t.state === "RUNNING") ? `${unit.slurm_job_id}_${index}` : undefined;
     },
     120_000,
@@ -108,7 +92,7 @@ test("a shard killed in Slurm is resubmitted and the job still completes", { ski
     config: { policy: { kind: "oracle" }, sandbox: "process" },
   });
   const victim = await runningTask(client, job.id, 1);
-  await slurm().cancel(victim);
+  await slurmClient().cancel(victim);
   const events: JobEvent[] = [];
   await client.followEvents(job.id, (e) => events.push(e));
   assert.deepEqual(stateOf(events), ["queued", "running", "completed"]);
@@ -127,14 +111,14 @@ test("a shard failing past its retries fails the job and cancels the other shard
     config: { policy: { kind: "oracle" }, sandbox: "process" },
   });
   const victim = await runningTask(client, job.id, 0);
-  await slurm().cancel(victim);
+  await slurmClient().cancel(victim);
   const events: JobEvent[] = [];
   await client.followEvents(job.id, (e) => events.push(e));
   assert.equal(stateOf(events).at(-1), "failed", events.map((e) => JSON.stringify(e)).join("\n"));
   const final = await client.job(job.id);
   assert.match(final.error ?? "", /shard 0 ended CANCELLED after 1 attempt/);
   const arrayId = final.units[1]?.slurm_job_id ?? 0;
-  await waitFor("the other shard ended in Slurm", async () => ((await slurm().tasks(arrayId)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined), 30_000, 200);
+  await waitFor("the other shard ended in Slurm", async () => ((await slurmClient().tasks(arrayId)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined), 30_000, 200);
 });
 
 test("DELETE cancels every shard: no Slurm job left pending or running, no process of the job", { skip, timeout: 300_000 }, async () => {
@@ -152,13 +136,13 @@ test("DELETE cancels every shard: no Slurm job left pending or running, no proce
   await waitFor(
     "every Slurm task ended",
     async () => {
-      for (const id of ids) if (!(await slurm().tasks(id)).every((t) => SLURM_DONE.has(t.state))) return undefined;
+      for (const id of ids) if (!(await slurmClient().tasks(id)).every((t) => SLURM_DONE.has(t.state))) return undefined;
       return true;
     },
     60_000,
     250,
   );
-  for (const id of ids) for (const t of await slurm().tasks(id)) assert.equal(t.state, "CANCELLED");
+  for (const id of ids) for (const t of await slurmClient().tasks(id)) assert.equal(t.state, "CANCELLED");
   await waitFor(
     "no process of the job",
     () =>
@@ -187,16 +171,7 @@ test("runner SIGKILL while shards run in Slurm: the restarted runner re-adopts t
   });
   await runningTask(client, job.id, 0);
   await runner.kill();
-  const again = await startRunner(data, [
-    "--slurm-url",
-    process.env.RLENV_SLURM_URL ?? "",
-    "--slurm-user",
-    process.env.RLENV_SLURM_USER ?? "root",
-    "--slurm-token-file",
-    process.env.RLENV_SLURM_TOKEN_FILE ?? "",
-    "--slurm-poll-ms",
-    "300",
-  ]);
+  const again = await startRunner(data, slurmRunnerArgs());
   cleanups.push(async () => {
     if (again.proc.exitCode === null) await again.stop();
   });

@@ -5,13 +5,14 @@ import { runnerClientFor } from "../../core/remote/client-config";
 export function registerPull(program: Command): void {
   program
     .command("pull")
-    .description("Download a job's run folder into runs/ (works while it runs: a snapshot)")
+    .description("Download a job's run folder into runs/ (while it runs: a snapshot, or -f to fill it as rollouts end)")
     .argument("<job>", "job id")
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
     .option("--runs <dir>", "runs folder", "runs")
-    .action(async (jobId: string, o: { runner?: string; runs: string }) => {
+    .option("-f, --follow", "keep pulling rollouts as they end until the job ends")
+    .action(async (jobId: string, o: { runner?: string; runs: string; follow?: boolean }) => {
       const client = runnerClientFor(o.runner);
-      const r = await client.pull(jobId, path.resolve(o.runs));
+      const r = await client.pull(jobId, path.resolve(o.runs), { follow: o.follow ?? false });
       process.stdout.write(`${path.relative(process.cwd(), r.dir) || r.dir}\n`);
       process.stderr.write(`pulled ${r.files} files of job ${jobId} (${r.state})\n`);
     });

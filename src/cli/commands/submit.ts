@@ -24,6 +24,7 @@ interface SubmitOptions {
   name?: string;
   idempotencyKey?: string;
   follow?: boolean;
+  pull?: string;
   json?: boolean;
 }
 
@@ -50,6 +51,7 @@ export function registerSubmit(program: Command): void {
     .option("--name <name>", "a name for the job")
     .option("--idempotency-key <key>", "a retried submit with the same key makes one job")
     .option("-f, --follow", "stream the job's events until it ends")
+    .option("--pull <runs>", "pull the run folder into this runs folder as rollouts end; returns when the job has ended")
     .option("--json", "print the job record as JSON")
     .action(async (dir: string, o: SubmitOptions) => {
       const { env, problems } = loadEnvironment(dir);
@@ -76,13 +78,22 @@ export function registerSubmit(program: Command): void {
       if (o.json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
       else process.stdout.write(`${job.id}\n`);
       process.stderr.write(`${created ? "submitted" : "already submitted"}: job ${job.id} (${job.env.name}, ${job.progress.total} rollouts, ${job.spec.executor})\n`);
-      if (o.follow) {
-        let final = "";
-        await client.followEvents(job.id, (ev) => {
-          process.stderr.write(`${formatEvent(ev)}\n`);
-          if (ev.type === "state") final = ev.state;
-        });
-        process.exitCode = final === "completed" ? 0 : 1;
-      }
+      let final = "";
+      // Both at once: the run folder fills while the events stream, so the job's end leaves little to move.
+      await Promise.all([
+        o.follow
+          ? client.followEvents(job.id, (ev) => {
+              process.stderr.write(`${formatEvent(ev)}\n`);
+              if (ev.type === "state") final = ev.state;
+            })
+          : undefined,
+        o.pull
+          ? client.pull(job.id, path.resolve(o.pull), { follow: true }).then((r) => {
+              final = r.state;
+              process.stderr.write(`pulled ${r.files} files into ${path.relative(process.cwd(), r.dir) || r.dir}\n`);
+            })
+          : undefined,
+      ]);
+      if (o.follow || o.pull) process.exitCode = final === "completed" ? 0 : 1;
     });
 }

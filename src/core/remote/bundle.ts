@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, lstatSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -127,54 +127,19 @@ export function packDirectory(dir: string, prefix: string, extra: Record<string,
   return pack as unknown as Readable;
 }
 
-/** Packs a folder whose files may be growing (a live run): each file as read at that moment. */
-export function packLiveFolder(dir: string, prefix: string): Readable {
-  const pack = tar.pack();
-  const walk = async (abs: string, rel: string): Promise<void> => {
-    let names: string[];
-    try {
-      names = readdirSync(abs).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const a = path.join(abs, name);
-      const r = rel ? `${rel}/${name}` : name;
-      let st: ReturnType<typeof lstatSync>;
-      try {
-        st = lstatSync(a);
-      } catch {
-        continue;
-      }
-      if (st.isDirectory()) {
-        pack.entry({ name: `${prefix}/${r}/`, type: "directory", mode: 0o755 });
-        await walk(a, r);
-      } else if (st.isFile()) {
-        // Read whole: a growing file must not change size between header and body.
-        let body: Buffer;
-        try {
-          body = readFileSync(a);
-        } catch {
-          continue;
-        }
-        pack.entry({ name: `${prefix}/${r}`, mode: 0o644, mtime: st.mtime }, body);
-      }
-    }
-  };
-  (async () => {
-    pack.entry({ name: `${prefix}/`, type: "directory", mode: 0o755 });
-    await walk(dir, "");
-    pack.finalize();
-  })().catch((err: unknown) => pack.destroy(err as Error));
-  return pack as unknown as Readable;
-}
-
 /**
  * Client side of a pull: writes the files under `stripPrefix/` of a tar stream into
  * `dest`, skipping anything that is not a plain file or folder or would land outside.
  */
 export async function unpackToDir(source: Readable, dest: string, stripPrefix: string): Promise<number> {
   let files = 0;
+  // Folders made so far: a run folder is a thousand files in one folder, one mkdir will do.
+  const made = new Set<string>();
+  const mkdirOnce = (dir: string) => {
+    if (made.has(dir)) return;
+    mkdirSync(dir, { recursive: true });
+    made.add(dir);
+  };
   const extract = tar.extract();
   const done = new Promise<void>((resolve, reject) => {
     extract.on("entry", (header, stream, next) => {
@@ -188,12 +153,12 @@ export async function unpackToDir(source: Readable, dest: string, stripPrefix: s
       }
       const target = path.join(dest, inside);
       if (header.type === "directory") {
-        mkdirSync(target, { recursive: true });
+        mkdirOnce(target);
         stream.resume();
         stream.on("end", () => next());
         return;
       }
-      mkdirSync(path.dirname(target), { recursive: true });
+      mkdirOnce(path.dirname(target));
       files += 1;
       // Trajectories are small: one write each is much faster than a stream per file.
       const chunks: Buffer[] = [];

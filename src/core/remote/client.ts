@@ -142,14 +142,34 @@ export class RunnerClient {
     return last;
   }
 
-  /** Downloads the job's run folder into `destDir/<run id>`; returns that folder. */
-  async pull(id: string, runsDir: string): Promise<{ dir: string; files: number; state: string }> {
-    const res = await this.request("GET", `/v1/jobs/${encodeURIComponent(id)}/run`);
-    if ((res.statusCode ?? 500) >= 400) throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
-    const runId = String(res.headers["x-rlenv-run-id"] ?? id);
-    const dir = `${runsDir.replace(/\/$/, "")}/${runId}`;
-    const files = await unpackToDir(res, dir, runId);
-    return { dir, files, state: String(res.headers["x-rlenv-job-state"] ?? "") };
+  /**
+   * Downloads the job's run folder into `runsDir/<run id>`; returns that folder. Without
+   * `follow` it is a snapshot (also while the job runs). With `follow` the folder fills
+   * while the job runs, rollout by rollout as each ends, and the call resolves when the
+   * job has ended and the folder is complete; a dropped connection follows again.
+   */
+  async pull(id: string, runsDir: string, opts: { follow?: boolean; signal?: AbortSignal } = {}): Promise<{ dir: string; files: number; state: string }> {
+    const once = async () => {
+      const res = await this.request("GET", `/v1/jobs/${encodeURIComponent(id)}/run${opts.follow ? "?follow=1" : ""}`, {}, undefined, opts.signal);
+      if ((res.statusCode ?? 500) >= 400) throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
+      const runId = String(res.headers["x-rlenv-run-id"] ?? id);
+      const dir = `${runsDir.replace(/\/$/, "")}/${runId}`;
+      const files = await unpackToDir(res, dir, runId);
+      return { dir, files, state: String(res.headers["x-rlenv-job-state"] ?? "") };
+    };
+    if (!opts.follow) return once();
+    for (let failures = 0; ; ) {
+      try {
+        const r = await once();
+        // The stream ends with the job: the state to report is the one it ended in.
+        return { ...r, state: (await this.job(id)).state };
+      } catch (e) {
+        if (opts.signal?.aborted || (e instanceof RunnerHttpError && e.status < 500)) throw e;
+        failures += 1;
+        if (failures > 30) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** Math.min(failures, 5))));
+      }
+    }
   }
 }
 

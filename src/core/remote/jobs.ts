@@ -9,7 +9,7 @@ import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle
 import type { ExecutionContext, Executor } from "./executor";
 import { queryGpus } from "./gpus";
 import { JobJournal } from "./journal";
-import { mergeRun, mergedRunDir } from "./merge";
+import { type MergeMemo, mergeRun, mergedRunDir, newMergeMemo } from "./merge";
 import { startPolicyServer, type StartedPolicyServer } from "./policy-server";
 import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
 
@@ -65,6 +65,8 @@ export class JobManager extends EventEmitter {
   private readonly finalView = new Map<string, RolloutFileState[]>();
   /** Live watchers of running jobs: a pull while running reuses what they know. */
   private readonly watchers = new Map<string, RolloutWatcher>();
+  /** What this process knows of each unfinished job's merged folder (see MergeMemo). */
+  private readonly mergeMemos = new Map<string, MergeMemo>();
   private gpuTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: JobManagerOptions) {
@@ -250,17 +252,32 @@ export class JobManager extends EventEmitter {
     await Promise.all(all.map((a) => a.done));
   }
 
-  /** Brings the merged run folder up to date (also while the job runs) and returns it. */
-  refreshRun(id: string): string | undefined {
+  /**
+   * The merged run folder brought up to date, with the rollout files in it that have
+   * ended for good (`finished`: only while the job runs), and whether the folder can
+   * still change (`live`). Once `live` is false the folder is final: the job ended
+   * and its last merge happened before its state changed.
+   */
+  runView(id: string): { dir: string; finished: string[]; live: boolean } | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
+    const dir = mergedRunDir(this.jobDir(id));
     // A finished job's folder was merged for good when it ended.
-    if (!TERMINAL_STATES.includes(job.state)) {
-      const live = this.watchers.get(id);
-      if (live) live.scan();
-      mergeRun(job, this.jobDir(id), this.opts.version, false, live?.all());
+    if (TERMINAL_STATES.includes(job.state)) return { dir, finished: [], live: false };
+    // The live watcher's view is at most one of its ticks old; a pull needs nothing fresher.
+    const { finished } = mergeRun(job, this.jobDir(id), this.opts.version, false, this.watchers.get(id)?.all(), this.mergeMemo(id));
+    // An interrupted job that is neither queued nor running waits for `resume`: nothing changes meanwhile.
+    const live = job.state !== "interrupted" || this.queue.includes(id) || this.active.has(id);
+    return { dir, finished, live };
+  }
+
+  private mergeMemo(id: string): MergeMemo {
+    let memo = this.mergeMemos.get(id);
+    if (!memo) {
+      memo = newMergeMemo();
+      this.mergeMemos.set(id, memo);
     }
-    return mergedRunDir(this.jobDir(id));
+    return memo;
   }
 
   eventsAfter(id: string, after: number): JobEvent[] {
@@ -338,10 +355,12 @@ export class JobManager extends EventEmitter {
     const updated = this.jobs.get(id);
     if (updated) {
       try {
-        mergeRun(updated, this.jobDir(id), this.opts.version, true, this.finalView.get(id));
-        this.finalView.delete(id);
+        mergeRun(updated, this.jobDir(id), this.opts.version, true, this.finalView.get(id), this.mergeMemo(id));
       } catch (e) {
         this.emitEvent(id, { type: "log", line: `merging the run folder failed: ${(e as Error).message}` });
+      } finally {
+        this.finalView.delete(id);
+        this.mergeMemos.delete(id);
       }
     }
     this.emitEvent(id, { type: "state", state, ...(reason ? { reason } : {}) });
@@ -352,6 +371,11 @@ export class JobManager extends EventEmitter {
     const unitDir = (u: WorkUnit) => path.join(this.jobDir(id), u.runs_dir);
     let lastSave = 0;
     let lastProgress = 0;
+    // Running totals: the watcher reports each rollout's end once, and only for units
+    // whose output counts (keep "none" units are not watched), so adding up is exact.
+    let done = 0;
+    let sum = 0;
+    let scored = 0;
     const watcher = new RolloutWatcher(
       () => (this.jobs.get(id)?.units ?? []).filter((u) => u.keep !== "none").map((u) => ({ id: u.id, dir: unitDir(u) })),
       (end) => {
@@ -360,15 +384,10 @@ export class JobManager extends EventEmitter {
         this.emitEvent(id, { type: "rollout-end", ...end });
         const job = this.jobs.get(id);
         if (!job) return;
-        const keep = new Map(job.units.map((u) => [u.id, u.keep]));
-        let done = 0;
-        let sum = 0;
-        let scored = 0;
-        for (const r of watcher.all()) {
-          if (!r.end || keep.get(r.unit) === "none" || !isFinished(r.end.status)) continue;
+        if (isFinished(end.status)) {
           done += 1;
-          if (r.end.reward !== null) {
-            sum += r.end.reward;
+          if (end.reward !== null) {
+            sum += end.reward;
             scored += 1;
           }
         }

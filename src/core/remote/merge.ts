@@ -5,7 +5,7 @@ import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs";
 import type { RunRecord, RunSummary } from "../schema/run";
 import type { JobRecord, WorkUnit } from "./api";
 import { keptRollouts } from "./remainder";
-import type { RolloutFileState } from "./rollout-watch";
+import { isFinished, type RolloutFileState } from "./rollout-watch";
 
 /** The merged run folder of a job, as `rlenv pull` brings it home. */
 export function mergedRunDir(jobDir: string): string {
@@ -13,39 +13,77 @@ export function mergedRunDir(jobDir: string): string {
 }
 
 /**
+ * What one runner process knows of a job's merged folder between merges, so that a
+ * merge while the job runs (a pull follows it every 100 ms) touches only what changed.
+ */
+export interface MergeMemo {
+  /** Merged rollout name → the unit file it is a hard link of (or a copy of, once ended). */
+  linked: Map<string, string>;
+  /** Every name in the merged rollouts folder (only merges write there), once listed. */
+  present?: Set<string>;
+  runJson?: string;
+  firstRun?: RunRecord;
+}
+
+export function newMergeMemo(): MergeMemo {
+  return { linked: new Map() };
+}
+
+/**
  * Brings the job's run folder up to date from its units' run folders: every kept
  * rollout file (copied again when it grew), and `run.json` for the whole job. Safe to
- * call while units still run; `final` also writes `summary.json`.
+ * call while units still run; `final` also writes `summary.json`. `finished` names the
+ * merged rollout files whose trajectories have ended for good (they no longer change).
  */
-export function mergeRun(job: JobRecord, jobDir: string, version: string, final: boolean, known?: RolloutFileState[]): { rollouts: number } {
+export function mergeRun(job: JobRecord, jobDir: string, version: string, final: boolean, known?: RolloutFileState[], memo: MergeMemo = newMergeMemo()): { rollouts: number; finished: string[] } {
   const runDir = mergedRunDir(jobDir);
   const outRollouts = path.join(runDir, "rollouts");
   mkdirSync(outRollouts, { recursive: true });
   const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
   const kept = keptRollouts(job, unitDir, known);
+  memo.present ??= new Set(readdirSync(outRollouts));
+  const present = memo.present;
   const taken = new Set<string>();
+  const finished: string[] = [];
   for (const r of kept) {
     // Rollout ids are unique within a run; across units the unit id makes them so.
     let name = path.basename(r.file);
     if (taken.has(name)) name = `${r.unit}-${name}`;
     taken.add(name);
+    const ended = r.end !== undefined && isFinished(r.end.status);
+    if (ended) finished.push(name);
+    // A link stays current by itself; only this function removes merged files.
+    if (memo.linked.get(name) === r.file) continue;
     const dest = path.join(outRollouts, name);
-    if (existsSync(dest)) {
+    if (present.has(name)) {
       const [a, b] = [statSync(r.file), statSync(dest)];
-      if (a.ino === b.ino && a.dev === b.dev) continue;
+      if (a.ino === b.ino && a.dev === b.dev) {
+        memo.linked.set(name, r.file);
+        continue;
+      }
       if (a.size === b.size) continue;
       rmSync(dest);
     }
     // A hard link costs nothing and grows with the trajectory; a copy where links cannot go.
     try {
       linkSync(r.file, dest);
+      memo.linked.set(name, r.file);
     } catch {
       copyFileSync(r.file, dest);
+      // A copy of a trajectory that has ended stays current too.
+      if (ended) memo.linked.set(name, r.file);
     }
+    present.add(name);
   }
   // What an earlier merge took that the run no longer keeps (an interrupted rollout redone since).
-  for (const name of readdirSync(outRollouts)) if (!taken.has(name)) rmSync(path.join(outRollouts, name), { force: true });
-  const first = firstUnitRun(job, unitDir);
+  for (const name of present) {
+    if (taken.has(name)) continue;
+    rmSync(path.join(outRollouts, name), { force: true });
+    memo.linked.delete(name);
+    present.delete(name);
+  }
+  memo.firstRun ??= firstUnitRun(job, unitDir);
+  const first = memo.firstRun;
   const record: RunRecord = {
     id: job.run_id,
     created: job.started ?? job.created,
@@ -56,13 +94,15 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
     host: hostname(),
     version,
   };
-  writeFileSync(path.join(runDir, "run.json"), `${JSON.stringify(record, null, 2)}\n`);
+  const runJson = `${JSON.stringify(record, null, 2)}\n`;
+  if (runJson !== memo.runJson) writeFileSync(path.join(runDir, "run.json"), runJson);
+  memo.runJson = runJson;
   if (final) {
     const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
     const utilisation = meanUtilisation(job, unitDir);
     writeJsonAtomic(path.join(runDir, SUMMARY_FILE), utilisation ? { ...summary, utilisation } : summary);
   }
-  return { rollouts: kept.length };
+  return { rollouts: kept.length, finished };
 }
 
 /** The run.json one of the units wrote (for fields the runner does not know itself). */

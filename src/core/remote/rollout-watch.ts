@@ -27,6 +27,8 @@ export function isFinished(status: string): boolean {
  */
 export class RolloutWatcher {
   private readonly files = new Map<string, RolloutFileState & { offset: number; partial: string }>();
+  /** Per rollouts folder, its files by name: a pass looks each name up without building its path. */
+  private readonly byDir = new Map<string, Map<string, RolloutFileState & { offset: number; partial: string }>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -62,16 +64,23 @@ export class RolloutWatcher {
         } catch {
           continue;
         }
+        let known = this.byDir.get(rolloutsDir);
+        if (!known) {
+          known = new Map();
+          this.byDir.set(rolloutsDir, known);
+        }
+        // This runs for every file on every tick: ended files cost one lookup, nothing else.
         for (const name of names) {
-          if (!name.endsWith(".jsonl")) continue;
-          // Plain concatenation: this runs for every file on every tick.
-          const file = `${rolloutsDir}/${name}`;
-          let st = this.files.get(file);
+          let st = known.get(name);
+          if (st?.end) continue;
           if (!st) {
+            if (!name.endsWith(".jsonl")) continue;
+            const file = `${rolloutsDir}/${name}`;
             st = { unit: unit.id, file, rel: `rollouts/${name}`, offset: 0, partial: "" };
             this.files.set(file, st);
+            known.set(name, st);
           }
-          if (!st.end) this.readNew(st);
+          this.readNew(st);
         }
       }
     }

@@ -5,10 +5,11 @@ import type { AddressInfo } from "node:net";
 import { Transform, type TransformCallback } from "node:stream";
 import Docker from "dockerode";
 import type { Health, JobEvent } from "./api";
-import { BundleError, packLiveFolder } from "./bundle";
+import { BundleError } from "./bundle";
 import { queryGpus } from "./gpus";
 import { type JobManager, JobSpecError } from "./jobs";
 import { renderMetrics } from "./metrics";
+import { streamRunFolder } from "./run-stream";
 import { bearerMatches } from "./token";
 
 export interface RunnerServerOptions {
@@ -99,10 +100,13 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
       return sendJson(res, 202, jobs.resume(id));
     }
     if (sub === "run" && method === "GET") {
-      const dir = jobs.refreshRun(id);
-      if (!dir) throw new HttpError(404, `no job ${id}`);
+      // follow=1: the tar grows with the run and ends with the job (see run-stream.ts).
+      const follow = url.searchParams.get("follow") === "1";
+      const { stream, close } = streamRunFolder(jobs, id, job.run_id, { follow });
+      // With follow the state header is the state at the start; the job's end ends the tar.
       res.writeHead(200, { "Content-Type": "application/x-tar", "X-Rlenv-Run-Id": job.run_id, "X-Rlenv-Job-State": job.state });
-      packLiveFolder(dir, job.run_id).pipe(res);
+      res.on("close", close);
+      stream.pipe(res);
       return;
     }
     throw new HttpError(404, `no route ${method} ${url.pathname}`);
@@ -125,9 +129,19 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
     res.flushHeaders();
     let sent = lastId;
+    let corked = false;
     const write = (ev: JobEvent) => {
       if (ev.id <= sent) return;
       sent = ev.id;
+      // Events of one tick (a watcher pass ends many rollouts) leave in one write, not one each.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(() => {
+          corked = false;
+          res.uncork();
+        });
+      }
       res.write(`id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
     };
     // Subscribe first, then replay from the journal: nothing falls between the two, and
