@@ -8,7 +8,7 @@ import { OraclePolicy, type Policy } from "../../src/core/policy";
 import { runEnvironment } from "../../src/core/rollout";
 import { createSandboxProvider } from "../../src/core/sandbox";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
-import { backendSkip, loadExample, observations, rewardEvent, rollOut, scripted, taskById, trajectoryDir } from "./code-rollouts";
+import { backendSkip, loadExample, observations, oracle, rewardEvent, rollOut, scripted, taskById, trajectoryDir } from "./code-rollouts";
 
 /** Run every listed task once with the policy the factory picks; rewards by task id. */
 async function rewards(env: Environment, provider: SandboxProvider, backend: "process" | "docker", tasks: string[], policy: (id: string) => Policy): Promise<Map<string, number | null>> {
@@ -81,6 +81,23 @@ for (const backend of ["process", "docker"] as const) {
       } finally {
         rmSync(hostDir, { recursive: true, force: true });
       }
+    });
+
+    test("HumanEval: code that ends the process with status 0 before check() returns scores 0 (the sentinel is missing)", { skip }, async () => {
+      const env = loadExample("code-humaneval");
+      const task = taskById(env, "humaneval-000");
+      const body = task.files?.["solution.py"] ?? "";
+      // At import (os._exit skips every handler; sys.exit raises through the import) and from inside the function under test.
+      const cheats = [`import os\n${body}    pass\nos._exit(0)\n`, `import sys\n${body}    pass\nsys.exit(0)\n`, `import os\n${body}    os._exit(0)\n`];
+      for (const content of cheats) {
+        const r = await rollOut(env, task, scripted([{ name: "write_file", arguments: { path: "solution.py", content } }]), provider, traj.dir);
+        const c = rewardEvent(r.events)?.components[0];
+        assert.equal(r.reward, 0, content);
+        assert.match(c?.reason ?? "", /did not print the verifier's sentinel/);
+        assert.equal(((c?.details ?? {}) as Record<string, unknown>).exit_code, 0, "the exit status alone would have passed it");
+      }
+      const honest = await rollOut(env, task, oracle(task), provider, traj.dir);
+      assert.equal(honest.reward, 1, "the canonical solution still prints the sentinel and passes");
     });
 
     test("a syntax error is named as such in the reward record", { skip }, async () => {

@@ -31,7 +31,7 @@ test("with reuse, a closed sandbox is restored into the pool: same container, em
   assert.equal(cold.HostConfig.ReadonlyRootfs, true);
   assert.deepEqual(cold.HostConfig.SecurityOpt, ["no-new-privileges"]);
   assert.equal(cold.HostConfig.MemorySwap, cold.HostConfig.Memory);
-  await provider.prewarm(req); // the pool holds one warm container now
+  await provider.prewarm(req); // returns at once: the reusable sandbox out on loan counts towards the pool's one
   await first.reset({ "seed.txt": "s" });
   await first.exec("echo junk > junk.txt; echo t > /tmp/t; (sleep 600 &)");
   await first.close();

@@ -35,6 +35,16 @@ interface EnvVerdict {
 }
 
 /**
+ * Concurrent rollouts for `validate --run` when none is given: two per CPU, at least 4. Oracle
+ * and nop rollouts keep the CPUs busy with the tests themselves and wait on sandbox round trips
+ * in between; more only adds containers to start and remove (measured on HumanEval: 4 beat 8
+ * on 2 CPUs).
+ */
+export function defaultValidateConcurrency(cpus = os.availableParallelism()): number {
+  return Math.max(4, 2 * cpus);
+}
+
+/**
  * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
  * validation.oracle.min and its nop must stay at or below validation.nop.max.
  */
@@ -52,7 +62,7 @@ export async function validateByRollouts(
       if (!env) continue; // static validation already reported why
       const only = opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t));
       if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
-      const config = { concurrency: opts.concurrency ?? 4, sandbox: backend, ...(only ? { tasks: only } : {}) } as const;
+      const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: backend, ...(only ? { tasks: only } : {}) } as const;
       const oracle = await runEnvironment({ env, config: { ...config, policy: { kind: "oracle" } }, runsDir, sandboxProvider: provider });
       const nop = await runEnvironment({ env, config: { ...config, policy: { kind: "nop" } }, runsDir, sandboxProvider: provider });
       const { min } = env.manifest.validation.oracle;

@@ -36,7 +36,7 @@ export function registerValidate(program: Command): void {
     .option("--json", "print results as JSON")
     .option("--run", "also roll out the oracle (must reach the threshold) and nop (must not) on every task")
     .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto", "auto")
-    .option("--concurrency <n>", "concurrent rollouts for --run", (v) => Number.parseInt(v, 10))
+    .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
     .option("--tasks <ids...>", "only these task ids (with --run)")
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
     .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean }) => {

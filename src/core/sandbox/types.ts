@@ -45,6 +45,30 @@ export interface Sandbox {
   /** Restore the workdir to exactly these seed files (fast reset for warm reuse). */
   reset(seed: Record<string, string | Buffer>): Promise<void>;
   close(): Promise<void>;
+  /**
+   * An interactive shell inside the sandbox with a terminal (the debugger's "Open Sandbox
+   * Terminal"): docker execs with a TTY; the process backend gives its isolated shell.
+   */
+  shell?(opts?: ShellOptions): Promise<SandboxShell>;
+}
+
+export interface ShellOptions {
+  cols?: number;
+  rows?: number;
+  /** argv to run; defaults to an interactive login-less shell (`bash -i`, else `sh -i`). */
+  command?: string[];
+  env?: Record<string, string>;
+}
+
+/** A live interactive process in a sandbox, bytes in and out. */
+export interface SandboxShell {
+  write(data: string | Buffer): void;
+  resize(cols: number, rows: number): void;
+  onData(listener: (data: Buffer) => void): void;
+  /** Called once when the shell's process ends (exit code, null when killed). */
+  onExit(listener: (code: number | null) => void): void;
+  /** Ends the shell's process; the sandbox stays up. */
+  close(): Promise<void>;
 }
 
 export interface SandboxRequest {

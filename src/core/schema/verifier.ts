@@ -25,6 +25,13 @@ export const TestsVerifier = z.strictObject({
   report: z.string().optional().describe("Path of the JUnit XML report the command writes (format: junit or pytest)"),
   program: z.string().optional().describe("stdio: the command that runs the submitted program, e.g. 'python3 solution.py'"),
   mode: z.enum(["fraction", "all"]).default("fraction").describe("fraction of tests passed, or 1 only when all pass"),
+  sentinel: z
+    .boolean()
+    .optional()
+    .describe(
+      "Pass a random per-run token on the command's stdin; the tests count only when the command prints it as a line of stdout " +
+        "once they have run, so submitted code that exits early with status 0 (os._exit(0), sys.exit(0) at import) scores 0",
+    ),
 });
 
 export const ExactVerifier = z.strictObject({

@@ -16,11 +16,34 @@ ${RESOLVE}
 [ -f "$f" ] || { echo "'$1' is not a regular file" >&2; exit 4; }
 exec cat -- "$f"`;
 
-const WRITE = `[ "$3" = replace ] && [ -L "$2/$1" ] && rm -f -- "$2/$1"
-f=$(realpath -m -- "$1") || exit 2
-${RESOLVE}
+/**
+ * Where a file `$1` lands, as \`f\`, resolved in the sandbox against the workdir \`w\` (the shell
+ * is in it): its folder through \`cd -P\`, a shell builtin, when the folder exists and the file
+ * is no link (a write through a link, or into folders still to be made, asks realpath). Both
+ * scripts below are POSIX sh and avoid spawning anything they need not: each spawn is a
+ * millisecond or two in a container, several of them more than a short test itself takes.
+ */
+const PLACE = `case "$1" in */*) d=\${1%/*} ;; *) d=. ;; esac
+if [ ! -L "$1" ] && [ -d "$d" ] && cd -P -- "$d" 2>/dev/null; then f=$PWD/\${1##*/}; cd "$w" || exit 5
+else f=$(realpath -m -- "$1") || exit 2; fi`;
+
+const WRITE = `cd -P -- "$2" 2>/dev/null || { echo "the workdir is missing" >&2; exit 5; }
+w=$PWD
+[ "$3" = replace ] && [ -L "$1" ] && rm -f -- "$1"
+${PLACE}
+case "$f" in "$w"/*) ;; *) echo "'$1' resolves to $f, outside the workdir" >&2; exit 3;; esac
 [ -d "$f" ] && { echo "'$1' is a folder" >&2; exit 4; }
-mkdir -p -- "$(dirname -- "$f")" && cat > "$f"`;
+{ [ -d "\${f%/*}" ] || mkdir -p -- "\${f%/*}"; } || exit 2
+if [ "$4" = arg ]; then printf %s "$5" > "$f"; else exec cat > "$f"; fi`;
+
+/**
+ * Text for {@link withFilesWritten} and writeWorkdirFiles: at most this many bytes go on
+ * the command line (Linux caps one argument at 128 KiB); larger sets are written first.
+ */
+const INLINE_LIMIT = 64 * 1024;
+
+/** Text an argument can carry exactly: no NUL, valid UTF-16 (a lone surrogate would not survive UTF-8). */
+const argSafe = (text: string) => !text.includes("\0") && Buffer.from(text, "utf8").toString("utf8") === text;
 
 export type FileRead = { ok: true; text: string; truncated: boolean } | { ok: false; missing: boolean; message: string };
 
@@ -41,17 +64,20 @@ export async function readWorkdirFile(sb: Sandbox, rel: string, timeoutMs: numbe
  */
 export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, string>, timeoutMs: number, signal?: AbortSignal, replaceLinks = false): Promise<void> {
   for (const [rel, text] of Object.entries(files)) {
-    const r = await sb.exec(["bash", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow"], { ...opts(timeoutMs, signal), stdin: text });
+    // Small text goes as an argument (written by the printf builtin, no cat to spawn); the rest on stdin.
+    const inline = Buffer.byteLength(text) <= INLINE_LIMIT && argSafe(text);
+    const how = inline ? ["arg", text] : ["stdin"];
+    const r = await sb.exec(["sh", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow", ...how], { ...opts(timeoutMs, signal), ...(inline ? {} : { stdin: text }) });
     if (r.status !== "ok" || r.exitCode !== 0) throw new WorkdirWriteError(r.status === "ok" ? r.stderr.trim() || `writing '${rel}' failed (exit ${r.exitCode})` : `writing '${rel}' failed: ${r.reason ?? r.status}`);
   }
 }
 
-/**
- * Files for {@link withFilesWritten}: at most this many bytes go base64-encoded on the
- * command line (Linux caps one argument at 128 KiB); larger sets are written first.
- */
-const INLINE_LIMIT = 64 * 1024;
 const COPY_FAILED = "rlenv: could not copy files into the workdir:";
+/**
+ * A command bash would run as plain words (no quotes, variables, globs, redirections or
+ * assignments): exec'd by the script's own word splitting, which saves starting bash.
+ */
+const SIMPLE_COMMAND = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
 
 /**
  * A command line that first writes `files` into the workdir (resolved in the sandbox, as
@@ -60,19 +86,21 @@ const COPY_FAILED = "rlenv: could not copy files into the workdir:";
  * big to pass inline; then write them with writeWorkdirFiles and run the command alone.
  */
 export function withFilesWritten(workdir: string, files: Record<string, string>, command: string): string[] | null {
-  const pairs = Object.entries(files).flatMap(([rel, text]) => [rel, Buffer.from(text).toString("base64")]);
-  if (pairs.reduce((n, p) => n + p.length, 0) > INLINE_LIMIT) return null;
-  const script = `w=$(realpath -e -- "$1") || { echo "${COPY_FAILED} the workdir is missing" >&2; exit 97; }
-cmd=$2; shift 2
-while [ $# -ge 2 ]; do
-  [ -L "$w/$1" ] && rm -f -- "$w/$1"
-  f=$(realpath -m -- "$1") || exit 97
+  // Text goes as it is (written by the printf builtin); only what an argument cannot carry (NUL, broken UTF-16) as base64.
+  const triples = Object.entries(files).flatMap(([rel, text]) => (argSafe(text) ? [rel, "raw", text] : [rel, "b64", Buffer.from(text).toString("base64")]));
+  if (triples.reduce((n, p) => n + Buffer.byteLength(p), 0) > INLINE_LIMIT) return null;
+  const script = `cd -P -- "$1" 2>/dev/null || { echo "${COPY_FAILED} the workdir is missing" >&2; exit 97; }
+w=$PWD; cmd=$2; simple=${SIMPLE_COMMAND.test(command) ? 1 : 0}; shift 2
+while [ $# -ge 3 ]; do
+  [ -L "$1" ] && rm -f -- "$1"
+  ${PLACE.replace(/exit [25]/g, "exit 97").replace(/\n/g, "\n  ")}
   case "$f" in "$w"/*) ;; *) echo "${COPY_FAILED} '$1' resolves to $f, outside the workdir" >&2; exit 97;; esac
-  { mkdir -p -- "$(dirname -- "$f")" && printf %s "$2" | base64 -d > "$f"; } || { echo "${COPY_FAILED} '$1'" >&2; exit 97; }
-  shift 2
+  { { [ -d "\${f%/*}" ] || mkdir -p -- "\${f%/*}"; } && if [ "$2" = b64 ]; then printf %s "$3" | base64 -d > "$f"; else printf %s "$3" > "$f"; fi; } || { echo "${COPY_FAILED} '$1'" >&2; exit 97; }
+  shift 3
 done
+[ "$simple" = 1 ] && exec $cmd
 exec bash -c "$cmd"`;
-  return ["bash", "-c", script, "with-files", workdir, command, ...pairs];
+  return ["sh", "-c", script, "with-files", workdir, command, ...triples];
 }
 
 /** The message when withFilesWritten could not copy a file, from the exec's stderr; null when the copy succeeded. */

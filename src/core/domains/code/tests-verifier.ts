@@ -1,4 +1,6 @@
+import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../../reward/sentinel";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../../reward/test-reports";
+import type { ExecResult, Sandbox } from "../../sandbox/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import type { Verifier, VerifyContext } from "../types";
 import { describeCompileError } from "./compile-error";
@@ -52,7 +54,8 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
     await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
     argv = ["bash", "-c", command];
   }
-  const r = await sb.exec(argv, { timeoutMs: budgetMs, signal: ctx.signal });
+  const token = config.sentinel ? newSentinel() : null;
+  const r = await sb.exec(argv, { timeoutMs: budgetMs, signal: ctx.signal, ...(token ? { stdin: `${token}\n` } : {}) });
   const copy = copyFailure(r.stderr);
   if (copy) throw new Error(copy);
   if (r.status === "error") throw new Error(`the sandbox failed running '${command}': ${r.reason ?? tail(r.stderr, 300)}`);
@@ -63,23 +66,36 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   if (r.status !== "ok") {
     return { score: 0, passed: false, reason: `the hidden tests were stopped: ${r.reason ?? r.status}`, details: { ...details, ...(compile ? { compile_error: compile } : {}) } };
   }
+  // With a sentinel, what the code under test left behind (exit status, reports) counts only when
+  // the tests ran to the end; a failure they report anyway keeps its own, more telling reason.
+  const missing = token !== null && !printedSentinel(r.stdout, token);
+  const noSentinel: Outcome = { score: 0, passed: false, reason: SENTINEL_MISSING, details: { ...details, sentinel: "missing", ...(compile ? { compile_error: compile } : {}) } };
   let counts: TestCounts;
-  if (config.format === "exit-code") {
-    counts = r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [`${command} (exit ${r.exitCode})`] };
-  } else if (config.format === "tap") {
-    counts = parseTap(r.stdout);
-  } else {
-    const report = config.report ? ((await sb.readFiles([config.report]))[config.report] ?? null) : null;
-    const summary = config.format === "pytest" ? parsePytestSummary(output) : null;
-    if (report) counts = parseJUnit(report.toString("utf8"));
-    else if (summary) counts = summary;
-    else if (compile) counts = { passed: 0, failed: 1, skipped: 0, failures: [compile] };
-    else if (config.format === "pytest") throw new Error(`pytest printed no summary line (exit ${r.exitCode}): ${tail(output, 500)}`);
-    else throw new Error(`the JUnit report '${config.report ?? "(report not set)"}' was not written (exit ${r.exitCode})`);
+  try {
+    counts = await countTests(config, command, r, sb, output, compile);
+  } catch (e) {
+    if (missing) return noSentinel;
+    throw e;
   }
+  if (missing && counts.passed > 0) return noSentinel;
   const outcome = score(counts, config.mode, compile, details);
   const why = !outcome.passed && !compile ? lastErrorLine(r.stderr) : null;
   return why ? { ...outcome, reason: `${outcome.reason}: ${why}` } : outcome;
+}
+
+/** Passed/failed counts from the run's exit status, TAP output, JUnit report or pytest summary; throws when none is there. */
+async function countTests(config: TestsConfig, command: string, r: ExecResult, sb: Sandbox, output: string, compile: string | null): Promise<TestCounts> {
+  if (config.format === "exit-code") {
+    return r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [`${command} (exit ${r.exitCode})`] };
+  }
+  if (config.format === "tap") return parseTap(r.stdout);
+  const report = config.report ? ((await sb.readFiles([config.report]))[config.report] ?? null) : null;
+  const summary = config.format === "pytest" ? parsePytestSummary(output) : null;
+  if (report) return parseJUnit(report.toString("utf8"));
+  if (summary) return summary;
+  if (compile) return { passed: 0, failed: 1, skipped: 0, failures: [compile] };
+  if (config.format === "pytest") throw new Error(`pytest printed no summary line (exit ${r.exitCode}): ${tail(output, 500)}`);
+  throw new Error(`the JUnit report '${config.report ?? "(report not set)"}' was not written (exit ${r.exitCode})`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
+import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../sentinel";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../test-reports";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
@@ -42,8 +43,13 @@ export const testsVerifier: Verifier<TestsConfig> = {
     } else {
       const command = hidden?.command ?? config.command;
       if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
-      const r = await runChecked(ctx, command);
+      const token = config.sentinel ? newSentinel() : null;
+      const r = await runChecked(ctx, command, token ? { stdin: `${token}\n` } : {});
       details = { exit_code: r.exitCode, stdout: tail(r.stdout), stderr: tail(r.stderr, 1000) };
+      if (token && !printedSentinel(r.stdout, token)) {
+        // Exit status and reports are whatever the code under test left behind: none of it counts.
+        return { score: 0, passed: false, reason: SENTINEL_MISSING, details: { ...details, sentinel: "missing" } };
+      }
       if (config.format === "exit-code") {
         counts = r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [command] };
       } else if (config.format === "tap") {

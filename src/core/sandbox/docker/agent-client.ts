@@ -16,6 +16,8 @@ export interface AgentReply {
   pids_hit?: boolean;
   ms?: number;
   files?: Record<string, string | null>;
+  /** wipe: what could not be removed (processes, files, IPC objects). */
+  left?: string[];
 }
 
 /**

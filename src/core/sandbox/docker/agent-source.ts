@@ -4,17 +4,27 @@
  * object a line: requests {id, op: exec|kill|wipe|write|read|ping, ...} on stdin; one answer per
  * request on stdout ({id, exit, signal, stdout, stderr (base64), total, ending, oom, pids_hit, ms}
  * for exec; {id, ok}, {id, files} or {id, error} otherwise); {id: 0, ready: true} once at start.
+ * wipe {paths, files?, mode?} is a whole reset in one round trip: every other process killed,
+ * the folders emptied, then the seed files written; it answers {ok, left}, `left` naming what
+ * survived (a sandbox with leftovers is not clean and must not be reused).
  */
 export const AGENT_SOURCE = String.raw`# The in-sandbox agent: started once per container, it reads JSON requests (one a line) on
 # stdin and answers one JSON line each on stdout, spawning commands itself so a tool call
 # costs a process spawn, not a docker exec round trip. Single-threaded: one selector
 # loop serves every running command, its pipes, deadlines and the SIGCHLD wake-up.
-import base64, json, os, selectors, shutil, signal, subprocess, sys, time
+import base64, json, os, selectors, shutil, signal, stat, subprocess, sys, time
 
 sel = selectors.DefaultSelector()
 OUT = sys.stdout.buffer
 OOM = ("/sys/fs/cgroup/memory.events", "oom_kill", "/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")
 PIDS = ("/sys/fs/cgroup/pids.events", "max", "/sys/fs/cgroup/pids/pids.events", "max")
+# The modes of the folders a reset empties, as the container started (the agent's cwd is the workdir).
+ROOT_MODES = {}
+for _root in (os.getcwd(), "/tmp", "/dev/shm", "/dev/mqueue"):
+    try:
+        ROOT_MODES[_root] = stat.S_IMODE(os.lstat(_root).st_mode)
+    except OSError:
+        pass
 
 
 def counter(spec):
@@ -143,28 +153,119 @@ def finish(job):
     })
 
 
+def others():
+    # Every live process but init and the agent (zombies are dead already; init reaps them).
+    me = os.getpid()
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me) and not zombie(int(n))]
+
+
+def unlock(root):
+    # Everything under a wiped folder is the sandbox user's own: a folder it made unreadable
+    # or unwritable is opened up so that it can go too.
+    for dirpath, dirnames, _ in os.walk(root):
+        for d in dirnames:
+            full = os.path.join(dirpath, d)
+            if not os.path.islink(full):
+                try:
+                    os.chmod(full, 0o700)
+                except OSError:
+                    pass
+
+
+def empty(root):
+    for name in os.listdir(root):
+        p = os.path.join(root, name)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+def sysv_ipc():
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open("/proc/sysvipc/" + kind) as f:
+                found += [(kind, int(line.split()[1])) for line in f.readlines()[1:] if line.strip()]
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def drop_sysv_ipc():
+    # SysV shared memory, queues and semaphores outlive their processes in the container's IPC
+    # namespace: remove any (rare, so the C library is loaded only when one exists).
+    found = sysv_ipc()
+    if not found:
+        return []
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, i in found:
+        if kind == "sem":
+            libc.semctl(i, 0, 0)  # IPC_RMID
+        else:
+            getattr(libc, kind + "ctl")(i, 0, None)
+    return ["SysV IPC %s %d" % (kind, i) for kind, i in sysv_ipc()]
+
+
 def wipe(paths):
-    # Reset: kill every command, then empty the workdir and /tmp (the folders stay).
+    # Reset: kill every command, then empty the workdir, /tmp and shared memory (the folders
+    # stay, their modes restored). Returns what could not be removed: a sandbox with leftovers
+    # must not be handed to another rollout.
     for job in list(jobs.values()):
         job.ending = job.ending or "killed"
         kill_tree(job.proc.pid)
-    me = os.getpid()
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in (1, me):
+    # Until nothing is left (a fork bomb forks while it is being killed, and a killed process
+    # takes a moment to die), for at most two seconds.
+    until = time.monotonic() + 2.0
+    while True:
+        pids = others()
+        if not pids or time.monotonic() > until:
+            break
+        for pid in pids:
             try:
-                os.kill(int(name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        time.sleep(0.002)
+    left = ["process %d" % p for p in others()]
     for root in paths:
-        for name in os.listdir(root):
-            p = os.path.join(root, name)
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+        if not os.path.isdir(root):
+            continue
+        mode = ROOT_MODES.get(root)
+        if mode is not None and stat.S_IMODE(os.lstat(root).st_mode) != mode:
+            try:
+                os.chmod(root, mode)
+            except OSError:
+                pass
+        empty(root)
+        if os.listdir(root):
+            unlock(root)
+            empty(root)
+        left += [os.path.join(root, n) for n in os.listdir(root)]
+    left += drop_sysv_ipc()
+    return left
+
+
+def zombie(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            stat_line = f.read()
+        return stat_line[stat_line.rindex(b")") + 2:].split()[0] in (b"Z", b"X")
+    except (OSError, ValueError, IndexError):
+        return True  # gone
+
+
+def write_files(files, mode):
+    for path, data in files.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        if mode is not None:
+            os.chmod(path, mode)
 
 
 def handle(req):
@@ -179,15 +280,13 @@ def handle(req):
                     kill_tree(job.proc.pid)
             send({"id": req["id"], "ok": True})
         elif op == "wipe":
-            wipe(req["paths"])
-            send({"id": req["id"], "ok": True})
+            # A reset in one round trip: wipe, then (only when clean) write the seed files.
+            left = wipe(req["paths"])
+            if not left:
+                write_files(req.get("files") or {}, req.get("mode"))
+            send({"id": req["id"], "ok": not left, "left": left})
         elif op == "write":
-            for path, data in req["files"].items():
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "wb") as f:
-                    f.write(base64.b64decode(data))
-                if req.get("mode") is not None:
-                    os.chmod(path, req["mode"])
+            write_files(req["files"], req.get("mode"))
             send({"id": req["id"], "ok": True})
         elif op == "read":
             files = {}

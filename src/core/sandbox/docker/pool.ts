@@ -6,27 +6,41 @@ import { DockerSandbox } from "./sandbox";
 
 /** The per-rollout label: known only at acquire, so warm containers are made without it. */
 export const ROLLOUT_LABEL = "rlenv.rollout";
+/** The per-run label: left out of the shape too, so that a validate's oracle and nop runs share warm containers. */
+export const RUN_LABEL = "rlenv.run";
 
-/** The shape warm containers are made in: the request less its signal and per-rollout label. */
+/** The shape warm containers are made in: the request less its signal and per-use labels (run, rollout). */
 export function poolShape(req: SandboxRequest): SandboxRequest {
   const { signal: _signal, labels, ...rest } = req;
-  const { [ROLLOUT_LABEL]: _rollout, ...shared } = labels ?? {};
+  const { [ROLLOUT_LABEL]: _rollout, [RUN_LABEL]: _run, ...shared } = labels ?? {};
   return { ...rest, labels: shared };
 }
 
 /** Sandboxes are interchangeable when everything that shapes their container is equal. */
 export function poolKey(req: SandboxRequest): string {
   const s = poolShape(req);
-  return JSON.stringify([s.image, s.workdir, s.user, s.limits, Object.entries(s.labels ?? {}).sort()]);
+  return JSON.stringify([s.image, s.workdir, s.user, s.limits, !!s.reuse, Object.entries(s.labels ?? {}).sort()]);
 }
+
+type Waiter = { give: (s: DockerSandbox | null) => void };
 
 /**
  * Containers of one shape, created and started ahead of demand so that acquire is a pop.
+ * With reuse, the sandboxes lent out come back on close, reset in place; the pool then
+ * holds as many as were ever out at once (the run's concurrency) and starts no more while
+ * they are out, so a run pays `create` once per concurrent slot, not once per rollout.
  * Refills in the background after each acquire; a failed warm-up is retried on the next one.
  */
 export class WarmPool {
   private readonly ready: DockerSandbox[] = [];
+  /** Acquires waiting for a warm start already in flight (cheaper than starting another). */
+  private readonly waiters: Waiter[] = [];
   private filling = 0;
+  /** Reusable sandboxes out with a caller: they come back, so refill counts them as the pool's. */
+  private lent = 0;
+  /** The most reusable sandboxes out at once: how many recycled ones are worth keeping. */
+  private peakLent = 0;
+  private recycling = 0;
   private stopped = false;
   lastError: Error | null = null;
 
@@ -38,57 +52,112 @@ export class WarmPool {
     private readonly release: (s: DockerSandbox) => Promise<void>,
   ) {}
 
-  /** A started sandbox: warm when one is ready, else started now with the caller's full request (labels included). */
+  /** A started sandbox: warm when one is ready (or about to be), else started now with the caller's full request (labels included). */
   async acquire(req: SandboxRequest): Promise<{ sandbox: DockerSandbox; warm: boolean }> {
+    if (req.reuse) {
+      this.lent++;
+      this.peakLent = Math.max(this.peakLent, this.lent);
+    }
+    try {
+      let s: DockerSandbox | null | undefined = this.take();
+      this.refill();
+      if (!s && this.filling > this.waiters.length) s = await this.waitForStart(req.signal);
+      if (s) return { sandbox: s, warm: true };
+      return { sandbox: await this.start(req), warm: false };
+    } catch (e) {
+      if (req.reuse) this.lent--;
+      throw e;
+    }
+  }
+
+  /** A closed sandbox comes back: recycled when its request allows reuse and it is worth keeping. False: remove it. */
+  async takeBack(s: DockerSandbox): Promise<boolean> {
+    if (!s.req.reuse) return false;
+    this.lent = Math.max(0, this.lent - 1);
+    return this.recycle(s);
+  }
+
+  private take(): DockerSandbox | undefined {
     let s = this.ready.pop();
     while (s && !s.healthy) {
       void s.destroy().catch(() => {});
       s = this.ready.pop();
     }
-    this.refill();
-    if (s) return { sandbox: s, warm: true };
-    return { sandbox: await this.start(req), warm: false };
+    return s;
+  }
+
+  /** The next warm container to come up; null when a start failed (the caller then starts its own and sees why). */
+  private waitForStart(signal: AbortSignal | undefined): Promise<DockerSandbox | null> {
+    return new Promise((resolve, reject) => {
+      const w: Waiter = {
+        give: (s) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(s);
+        },
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal?.reason ?? new Error("cancelled"));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(w);
+    });
+  }
+
+  /** Hands a sandbox to the oldest waiting acquire; false when nobody waits. */
+  private offer(s: DockerSandbox): boolean {
+    const w = this.waiters.shift();
+    if (!w) return false;
+    w.give(s);
+    return true;
   }
 
   private async start(req = this.req): Promise<DockerSandbox> {
     const live = await this.limiter.run(() => startContainer(this.docker, req));
-    return new DockerSandbox(live, req, this.release);
+    return new DockerSandbox(live, req, this.release, true);
   }
 
   /**
-   * Takes a released sandbox back: every process killed, workdir and /tmp emptied (the
-   * read-only root holds nothing else), so the next acquire gets it without create or start.
-   * It goes on top (acquire pops it first); beyond the pool size the oldest warm one is
-   * removed instead, which costs the same as removing this one. False: remove it yourself.
+   * Takes a released sandbox back: every process killed, the workdir, /tmp and shared memory
+   * emptied (the read-only root holds nothing else), so the next acquire gets it without
+   * create or start. A waiting acquire gets it at once; else it goes on top (acquire pops it
+   * first), unless the pool already holds as many as were ever out at once, or the reset
+   * could not prove the sandbox clean. False: remove it yourself.
    */
-  async recycle(s: DockerSandbox): Promise<boolean> {
-    if (this.stopped || this.size === 0 || s.live.agent.broken) return false;
+  private async recycle(s: DockerSandbox): Promise<boolean> {
+    if (this.stopped || s.live.agent.broken) return false;
+    if (this.waiters.length === 0 && this.ready.length + this.lent >= Math.max(this.size, this.peakLent)) return false;
+    this.recycling++;
     try {
       await s.reset({});
     } catch {
       return false;
+    } finally {
+      this.recycling--;
     }
     if (this.stopped) return false;
     // A new handle: the released one stays closed for whoever still holds it.
-    this.ready.push(new DockerSandbox(s.live, this.req, this.release));
-    const extra = this.ready.splice(0, Math.max(0, this.ready.length - this.size));
-    await Promise.all(extra.map((x) => x.destroy().catch(() => {})));
+    const fresh = new DockerSandbox(s.live, this.req, this.release, true);
+    if (!this.offer(fresh)) this.ready.push(fresh);
     return true;
   }
 
-  /** Starts containers until `size` are ready or starting. */
+  /** Starts containers until `size` are ready, starting or (reusable) lent out. */
   refill(): void {
-    while (!this.stopped && this.ready.length + this.filling < this.size) {
+    while (!this.stopped && this.ready.length + this.filling + this.lent < this.size) {
       this.filling++;
       this.start()
         .then(
           (s) => {
-            if (this.stopped || this.ready.length >= this.size) return s.destroy();
-            this.ready.unshift(s); // below recycled ones, which are handed out first
+            if (this.stopped) return s.destroy();
             this.lastError = null;
+            if (!this.offer(s)) this.ready.unshift(s); // below recycled ones, which are handed out first
           },
           (e: Error) => {
             this.lastError = e;
+            this.waiters.shift()?.give(null);
           },
         )
         .finally(() => {
@@ -102,10 +171,10 @@ export class WarmPool {
     return this.ready.length;
   }
 
-  /** Resolves once `size` warm containers are ready (or a start failed). */
+  /** Resolves once `size` warm containers are ready or (reusable) lent out, or a start failed. */
   async warmed(timeoutMs = 60_000): Promise<void> {
     const until = Date.now() + timeoutMs;
-    while (this.ready.length < this.size && Date.now() < until) {
+    while (this.ready.length + this.lent < this.size && Date.now() < until) {
       if (this.lastError) throw this.lastError;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -113,7 +182,8 @@ export class WarmPool {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    while (this.filling > 0) await new Promise((r) => setTimeout(r, 20));
+    for (const w of this.waiters.splice(0)) w.give(null);
+    while (this.filling > 0 || this.recycling > 0) await new Promise((r) => setTimeout(r, 20));
     await Promise.all(this.ready.splice(0).map((s) => s.destroy()));
   }
 }

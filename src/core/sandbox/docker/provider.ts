@@ -71,7 +71,7 @@ export class DockerSandboxProvider implements SandboxProvider {
     if (!req.image) throw new Error("a docker sandbox needs an image (sandbox.image or sandbox.build in environment.yaml)");
     const { sandbox } = await this.pool(req).acquire(req);
     if (req.signal?.aborted) {
-      await sandbox.destroy();
+      await sandbox.close(); // back to the pool (it was never used), which also ends its loan
       req.signal.throwIfAborted();
     }
     this.open.add(sandbox);
@@ -81,7 +81,7 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** A closed sandbox goes back to its pool when reuse is allowed and there is room, else away. */
   private async release(s: DockerSandbox, pool: WarmPool): Promise<void> {
     this.open.delete(s);
-    if (s.req.reuse && (await pool.recycle(s))) return;
+    if (await pool.takeBack(s)) return;
     await s.destroy();
   }
 

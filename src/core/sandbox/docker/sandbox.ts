@@ -4,9 +4,15 @@ import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap, toBuffer } from "../diff";
 import { formatOutput } from "../output";
 import { resolveSandboxPath } from "../paths";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions } from "../types";
 import type { LiveContainer } from "./container";
+import { openDockerShell } from "./shell";
 import { packFiles, unpackFiles } from "./tar";
+
+/** Folders a reset empties besides the workdir: the writable places a rollout could leave something in. */
+const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
+/** Seeds up to this size go with the reset request; larger ones as a tar archive through the engine. */
+const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
 /** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
 const AGENT_GRACE_MS = 5000;
@@ -27,10 +33,16 @@ export class DockerSandbox implements Sandbox {
   private seed = new Map<string, Buffer>();
   private closed = false;
 
+  /**
+   * @param pristine nothing has run in the container since it started or was last wiped
+   *   clean (the pool's word): the first reset then only writes the seed, sparing a wipe.
+   *   Anything that can change the container (exec, writeFiles) clears it.
+   */
   constructor(
     readonly live: LiveContainer,
     readonly req: SandboxRequest,
     private readonly onClose: (s: DockerSandbox) => Promise<void>,
+    private pristine = false,
   ) {
     this.id = live.name;
     this.workdir = req.workdir;
@@ -41,6 +53,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    this.pristine = false;
     const started = performance.now();
     const fail = (reason: string): ExecResult => ({ status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason });
     if (this.closed) return fail("sandbox is closed");
@@ -126,6 +139,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
+    this.pristine = false;
     const { work, other } = this.place(Object.keys(files));
     if (work.size > 0) {
       const entries = new Map([...work].map(([p, rel]) => [rel, toBuffer(files[p] ?? "")]));
@@ -173,13 +187,29 @@ export class DockerSandbox implements Sandbox {
     return diffFiles(this.seed, await this.snapshot());
   }
 
-  /** Restore in place: kill every command, empty the workdir and /tmp, write the seed. */
+  /**
+   * Restore in place, in one agent round trip: kill every command, empty the workdir, /tmp and
+   * shared memory (/dev/shm, POSIX queues, SysV IPC), then write the seed. Throws when anything
+   * survived the wipe, so a sandbox that is not clean is never handed on. A pristine one (see
+   * the constructor) only gets the seed.
+   */
   async reset(seed: Record<string, string | Buffer>): Promise<void> {
     if (this.live.agent.broken) throw new Error(`the sandbox cannot be reset: ${this.live.agent.broken.message}`);
-    const r = await this.live.agent.request({ op: "wipe", paths: [this.workdir, "/tmp"] });
+    const entries = Object.entries(seed);
+    const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
+    const files = inline ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")])) : {};
+    const r = await this.live.agent.request(this.pristine ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files });
+    this.pristine = false;
     if (r.error) throw new Error(`resetting the sandbox: ${r.error}`);
+    if (r.left && r.left.length > 0) throw new Error(`resetting the sandbox: could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`);
     this.seed = seedMap(seed);
-    if (this.seed.size > 0) await this.writeFiles(seed);
+    if (!inline && entries.length > 0) await this.writeFiles(seed);
+  }
+
+  /** An interactive TTY exec as the sandbox's user (see ./shell.ts). */
+  async shell(opts?: ShellOptions): Promise<SandboxShell> {
+    if (!this.healthy) throw new Error("the sandbox is closed or broken: no shell can start in it");
+    return openDockerShell({ container: this.live.container, workdir: this.workdir, user: this.req.user ?? "1000:1000", exec: (argv) => this.exec(argv, { timeoutMs: 10_000 }) }, opts);
   }
 
   async close(): Promise<void> {

@@ -80,6 +80,8 @@ export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
     `for d in ${TOP_DIRS.join(" ")}; do if [ -L "$d" ]; then ln -s "$(readlink "$d")" "$R$d"; elif [ -d "$d" ]; then mkdir -p "$R$d"; mount --rbind "$d" "$R$d"; mount -o remount,bind,ro "$R$d"; fi; done`,
     `for f in ${ETC_FILES.join(" ")}; do [ -e "$f" ] || continue; mkdir -p "$R$(dirname "$f")"; if [ -d "$f" ]; then mkdir -p "$R$f"; else : > "$R$f"; fi; mount --bind "$f" "$R$f"; mount -o remount,bind,ro "$R$f"; done`,
     'for n in null zero full random urandom tty; do : > "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done',
+    // A private devpts (not the host's ptys) so the sandbox shell can make its terminal.
+    'mkdir -p "$R/dev/pts"; if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"; then ln -s pts/ptmx "$R/dev/ptmx"; fi',
     'mount -t proc proc "$R/proc"',
     'mount --bind "$T" "$R/tmp"; mount --bind "$W" "$R$WD"',
     'mount -o remount,ro "$R"',

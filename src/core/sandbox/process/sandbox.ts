@@ -6,9 +6,10 @@ import { diffFiles, seedMap } from "../diff";
 import { emptyDir, readInside, readTree, writeTree } from "../host-files";
 import { OutputCollector } from "../output";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions } from "../types";
 import type { SandboxCgroup } from "./cgroup";
 import { type ExecLayout, type IsolationMode, isolatedArgv } from "./isolation";
+import { openProcessShell } from "./shell";
 
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -74,20 +75,7 @@ export class ProcessSandbox implements Sandbox {
     } catch (e) {
       return { status: "error", exitCode: null, stdout: "", stderr: "", durationMs: 0, reason: (e as Error).message };
     }
-    const layout: ExecLayout = { hostWork: this.dirs.work, hostTmp: this.dirs.tmp, hostRoot: this.dirs.mnt, workdir: this.workdir, cwd, ...this.user };
-    let full = isolatedArgv(this.mode, layout, argv);
-    if (!this.cgroup && this.mode !== "none") {
-      // No cgroup to write: fall back to rlimits (address space for memory, so a big
-      // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
-      // counts every process of the host user, so it would refuse forks for unrelated reasons.
-      full = ["prlimit", `--as=${this.req.limits.memoryBytes}`, "--", ...full];
-    }
-    if (this.cgroup) {
-      // Join the cgroup before exec so nothing the command forks escapes the limits.
-      const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
-      full = ["/bin/sh", "-c", join, "sh", String(this.cgroup.dirs.length), ...this.cgroup.dirs, ...full];
-    }
-    const env: Record<string, string> = { PATH, HOME: this.workdir, LANG: "C.UTF-8", TMPDIR: this.tmpRoot, ...opts.env };
+    const { full, env } = this.isolated(argv, cwd, opts.env);
     const oomBefore = this.cgroup?.oomKills() ?? 0;
     const pidsBefore = this.cgroup?.pidsLimitHits() ?? 0;
     const out = new OutputCollector(opts.maxOutputBytes ?? this.req.limits.outputBytes);
@@ -161,6 +149,33 @@ export class ProcessSandbox implements Sandbox {
         }
       });
     });
+  }
+
+  /** The host argv and environment that run argv isolated like every exec: namespaces, cgroup or rlimits. */
+  private isolated(argv: string[], cwd: string, extraEnv?: Record<string, string>): { full: string[]; env: Record<string, string> } {
+    const layout: ExecLayout = { hostWork: this.dirs.work, hostTmp: this.dirs.tmp, hostRoot: this.dirs.mnt, workdir: this.workdir, cwd, ...this.user };
+    let full = isolatedArgv(this.mode, layout, argv);
+    if (!this.cgroup && this.mode !== "none") {
+      // No cgroup to write: fall back to rlimits (address space for memory, so a big
+      // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
+      // counts every process of the host user, so it would refuse forks for unrelated reasons.
+      full = ["prlimit", `--as=${this.req.limits.memoryBytes}`, "--", ...full];
+    }
+    if (this.cgroup) {
+      // Join the cgroup before exec so nothing the command forks escapes the limits.
+      const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+      full = ["/bin/sh", "-c", join, "sh", String(this.cgroup.dirs.length), ...this.cgroup.dirs, ...full];
+    }
+    return { full, env: { PATH, HOME: this.workdir, LANG: "C.UTF-8", TMPDIR: this.tmpRoot, ...extraEnv } };
+  }
+
+  /** An interactive shell under the same isolation as exec, on a pty made inside the sandbox (see ./shell.ts). */
+  async shell(opts?: ShellOptions): Promise<SandboxShell> {
+    if (this.closed) throw new Error("the sandbox is closed: no shell can start in it");
+    return openProcessShell((argv, env) => {
+      const { full, env: fullEnv } = this.isolated(argv, this.workdir, env);
+      return { full, env: fullEnv, cwd: this.mode === "none" ? this.workdir : this.dirs.root };
+    }, opts);
   }
 
   async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
