@@ -1,4 +1,5 @@
 import type * as vscode from "vscode";
+import type { LiveRollouts } from "./debug/live-rollouts";
 import type { EnvironmentIndex } from "./environments/index";
 import type { ResultsStore } from "./rollouts/results";
 import type { RunsTree } from "./runs/tree";
@@ -12,4 +13,6 @@ export interface ExtensionCtx {
   environments: EnvironmentIndex;
   results: ResultsStore;
   runs: RunsTree;
+  /** Rollouts under the debugger (or played by hand) whose sandbox is live: the sandbox terminal and files reach them. */
+  live: LiveRollouts;
 }

@@ -1,6 +1,8 @@
 import * as vscode from "vscode";
 import { EnvironmentCodeLens } from "./codelens/provider";
 import { COMMAND_SPECS } from "./commands/all";
+import { activateDebugger } from "./debug/activate";
+import { LiveRollouts } from "./debug/live-rollouts";
 import { registerCommands } from "./commands/table";
 import type { ExtensionCtx } from "./context";
 import { EnvironmentDiagnostics } from "./diagnostics/collection";
@@ -13,6 +15,7 @@ import { Settings } from "./settings/settings";
 import { StatusBar } from "./status/status-bar";
 import { activateTestExplorer, type TestExplorer } from "./tests/controller";
 import { activateRunners } from "./runners/activate";
+import { activateLiveSandbox } from "./sandbox-live/activate";
 import { activateViewer } from "./viewer/activate";
 
 /** What `activate` returns: the shared context and the Test Explorer, for the extension-host suites. */
@@ -53,8 +56,9 @@ function buildContext(context: vscode.ExtensionContext, log: vscode.LogOutputCha
   const environments = new EnvironmentIndex(log);
   const results = new ResultsStore(context.workspaceState);
   const runs = new RunsTree(settings);
-  context.subscriptions.push(environments, results, runs);
-  return { extension: context, log, settings, environments, results, runs };
+  const live = new LiveRollouts();
+  context.subscriptions.push(environments, results, runs, live);
+  return { extension: context, log, settings, environments, results, runs, live };
 }
 
 function activateFeatures(ctx: ExtensionCtx): TestExplorer {
@@ -79,6 +83,8 @@ function activateFeatures(ctx: ExtensionCtx): TestExplorer {
   void ctx.environments.refresh();
   // Features of other issues: one line each, below (they take ctx.extension and ctx.log).
   activateViewer(ctx.extension, ctx.log);
+  activateLiveSandbox(ctx, ctx.live);
+  activateDebugger(ctx);
   activateRunners(ctx.extension, ctx.log, () => (vscode.workspace.workspaceFolders?.[0] ? ctx.settings.runsDir(vscode.workspace.workspaceFolders[0]) : undefined));
   return tests;
 }

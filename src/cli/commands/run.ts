@@ -41,6 +41,7 @@ const num = (name: string) => (v: string) => {
 /** `--policy oracle|nop|openai|replay:FILE` plus the openai flags, as a PolicyConfig. */
 export function policyFromFlags(o: RunOptions): PolicyConfig {
   const [kind, arg] = o.policy.includes(":") ? [o.policy.slice(0, o.policy.indexOf(":")), o.policy.slice(o.policy.indexOf(":") + 1)] : [o.policy, undefined];
+  if (kind === "human") throw new Error('--policy human needs a person at the editor: open the task in VS Code and use "Play Task"; the CLI cannot play it');
   if (kind !== "oracle" && kind !== "nop" && kind !== "openai" && kind !== "replay") throw new Error(`--policy must be oracle, nop, openai or replay:FILE, got '${o.policy}'`);
   if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
   return {

@@ -10,6 +10,7 @@ export * from "./types";
 export { OpenAIPolicy, apiKeyFromEnv, isRetryable } from "./openai";
 export { OraclePolicy } from "./oracle";
 export { NopPolicy } from "./nop";
+export { type HumanAction, HumanActionError, HumanPolicy, type HumanRequest } from "./human";
 export { ReplayPolicy, findReplayFile } from "./replay";
 export { PlannedPolicy, type PlannedTurn } from "./scripted";
 
@@ -40,6 +41,7 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
       });
     }
     case "human":
-      throw new Error("policy human is played in the editor's debugger, not by the rollout engine");
+      // A person answers each turn (src/core/policy/human.ts); only the editor can ask one.
+      throw new Error('policy human needs a person at the editor: open the task in VS Code and use "Play Task" (or fork a paused debug session with a human); the CLI and the runner cannot play it');
   }
 }

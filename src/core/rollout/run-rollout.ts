@@ -25,11 +25,26 @@ export interface PendingToolCall {
 /** Pause points for the debugger (issue 11) and observers. */
 export interface RolloutHooks {
   /** Before each policy request; may wait (a paused debugger). */
-  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[] }): Promise<void>;
+  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;
   /** Before each tool call runs; returns the call to run, possibly edited. */
   beforeToolCall?(call: PendingToolCall, sandbox: () => Promise<Sandbox>): Promise<PendingToolCall>;
+  /** After each tool call ran, with its observation as written (observation breakpoints). */
+  afterToolCall?(call: PendingToolCall, observation: Extract<TrajectoryEvent, { type: "observation" }>): Promise<void>;
+  /** Once scored (or failed), before the sandbox closes: the debugger's last pause, sandbox still live. */
+  beforeClose?(info: { status: RolloutStatus; reason?: string; reward: Extract<TrajectoryEvent, { type: "reward" }> | null }): Promise<void>;
   /** Every event as it is written. */
   onEvent?(e: TrajectoryEvent): void;
+}
+
+/** A rollout continued from another one's paused state (the debugger's fork). */
+export interface RolloutResume {
+  /** The conversation so far, replayed to the new policy as its history. */
+  messages: ChatMessage[];
+  /** The first turn number of the new rollout (turns already taken count against max_turns). */
+  turn: number;
+  /** Workdir files to write over the task's seed files; null deletes the file. */
+  files: Record<string, string | Buffer | null>;
+  from: { rollout_id: string; file: string; turn: number };
 }
 
 /** The scheduler's view into a rollout: the policy-request limit and the sandbox clock. */
@@ -56,6 +71,8 @@ export interface RunRolloutOptions {
   signal?: AbortSignal;
   hooks?: RolloutHooks;
   meter?: RolloutMeter;
+  /** Continue a forked rollout from this state instead of the task's start. */
+  resume?: RolloutResume;
 }
 
 export interface RolloutResult {
@@ -115,6 +132,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     try {
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, ac.signal));
       await sb.reset({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) });
+      if (o.resume) await applyFiles(sb, o.resume.files);
       return sb;
     } catch (e) {
       if (sb) await sb.close().catch(() => {});
@@ -156,6 +174,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       sandbox: { backend: o.sandboxProvider.backend, ...(m.sandbox.image ? { image: m.sandbox.image } : {}) },
       tools: toolset.specs,
+      ...(o.resume ? { forked_from: o.resume.from } : {}),
     });
     await domain?.setup?.(toolCtx);
     setUp = true;
@@ -167,21 +186,24 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       timings.sandbox_ms += performance.now() - p0 - (acquireMs - a0);
     }
 
-    const messages: ChatMessage[] = [];
-    const system = renderTemplate(o.env.prompts.system, o.env, o.task);
+    const messages: ChatMessage[] = o.resume ? [...o.resume.messages] : [];
+    // A fork's history is in the trajectory it came from (start.forked_from); this file starts at the fork.
+    const system = o.resume ? "" : renderTemplate(o.env.prompts.system, o.env, o.task);
     if (system.trim()) {
       messages.push({ role: "system", content: system });
       emit({ type: "message", role: "system", content: system });
     }
-    const user = renderTemplate(o.env.prompts.user, o.env, o.task);
-    messages.push({ role: "user", content: user });
-    emit({ type: "message", role: "user", content: user });
+    if (!o.resume) {
+      const user = renderTemplate(o.env.prompts.user, o.env, o.task);
+      messages.push({ role: "user", content: user });
+      emit({ type: "message", role: "user", content: user });
+    }
 
     const maxTurns = o.task.max_turns ?? m.max_turns;
     let submitted = false;
     let ended = false;
-    for (let turn = 0; turn < maxTurns && !ended; turn++) {
-      await o.hooks?.beforePolicyCall?.({ turn, messages });
+    for (let turn = o.resume?.turn ?? 0; turn < maxTurns && !ended; turn++) {
+      await o.hooks?.beforePolicyCall?.({ turn, messages, sandbox });
       ac.signal.throwIfAborted();
       const p0 = performance.now();
       const reply = await meter.policyCall(() => o.policy.next({ messages, tools: toolset!.specs, turn, signal: ac.signal }), ac.signal);
@@ -260,7 +282,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
         timings.sandbox_ms += out.durationMs - (acquireMs - a0);
       }
       const t = truncateOutput(out.output, m.tool_output_limit);
-      emit({
+      const observation = emit({
         type: "observation",
         tool_call_id: pending.id,
         name: pending.name,
@@ -274,6 +296,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
         turn,
       });
       messages.push({ role: "tool", tool_call_id: pending.id, content: t.output });
+      if (observation.type === "observation") await o.hooks?.afterToolCall?.(pending, observation);
       return out;
     }
   } catch (e) {
@@ -322,6 +345,10 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     timings.verify_ms = performance.now() - v0 - (acquireMs - a0);
   }
 
+  if (o.hooks?.beforeClose) {
+    const rewardEvent = writer.events.findLast((e) => e.type === "reward");
+    await o.hooks.beforeClose({ status, ...(reason ? { reason } : {}), reward: rewardEvent?.type === "reward" ? rewardEvent : null }).catch(() => {});
+  }
   if (setUp && domain?.teardown) {
     try {
       await domain.teardown(toolCtx);
@@ -339,5 +366,19 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   meter.sandboxBusy?.(timings.sandbox_ms + timings.verify_ms);
   timings.total_ms = performance.now() - t0;
   emit({ type: "end", status, ...(reason ? { reason } : {}), reward, turns, usage, timings: { ...timings } });
+  // A rollout is finished once its trajectory is on disk (the runner's resume counts on it).
+  await writer.close();
   return { rolloutId: o.rolloutId, file: o.file, task: o.task.id, sample, status, ...(reason ? { reason } : {}), reward, infra, answer, turns, usage, timings };
+}
+
+/** Writes a fork's workdir state over the seed files (null: the file was deleted). */
+async function applyFiles(sb: Sandbox, files: Record<string, string | Buffer | null>): Promise<void> {
+  const write: Record<string, string | Buffer> = {};
+  const gone: string[] = [];
+  for (const [p, v] of Object.entries(files)) {
+    if (v === null) gone.push(p);
+    else write[p] = v;
+  }
+  if (Object.keys(write).length > 0) await sb.writeFiles(write);
+  if (gone.length > 0) await sb.exec(["rm", "-f", "--", ...gone]);
 }

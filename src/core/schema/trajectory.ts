@@ -43,6 +43,10 @@ export const StartEvent = z.object({
     .array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }))
     .optional()
     .describe("The tools offered to the policy, as it saw them (for chat exports)"),
+  forked_from: z
+    .object({ rollout_id: z.string(), file: z.string(), turn: z.number().int().nonnegative() })
+    .optional()
+    .describe("Set when the debugger forked this rollout from another one paused at `turn`; the history before it is in `file`"),
 });
 
 export const MessageEvent = z.object({

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { AppName } from "./protocol/envelope";
 
 export interface PageOptions {
-  app: AppName;
+  /** A viewer app, or "play" (the editor-only Play Task panel, src/extension/human). */
+  app: AppName | "play";
   title: string;
   /** Origin(s) the page may load scripts, styles, fonts and images from (a webview's cspSource, or 'self'). */
   cspSource: string;

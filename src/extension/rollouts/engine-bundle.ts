@@ -4,3 +4,8 @@
  */
 export { runEnvironment } from "../../core/rollout/index";
 export { OpenAIPolicy } from "../../core/policy/index";
+// The rollout debugger (issue 11): its controller, adapter and what a session builds.
+export { RolloutDebugger } from "../../core/debug/controller";
+export { RolloutDebugSession } from "../debug/adapter";
+export { createPolicy } from "../../core/policy/index";
+export { createSandboxProvider } from "../../core/sandbox/index";

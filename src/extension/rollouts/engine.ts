@@ -25,7 +25,7 @@ type Engine = typeof import("./engine-bundle");
 let engine: Engine | undefined;
 
 /** The engine bundle beside this one (dist/extension-engine.js), required on first use. */
-function loadEngine(): Engine {
+export function loadEngine(): Engine {
   if (engine) return engine;
   const bundled = path.join(__dirname, "extension-engine.js");
   if (!existsSync(bundled)) throw new Error(`the rollout engine bundle is missing (${bundled}): run npm run build`);

@@ -11,5 +11,7 @@ export function run(): Promise<void> {
     await import("./rollout.suite");
     await import("./viewer.suite");
     await import("./runners.suite");
+    await import("./debug.suite");
+    await import("./human.suite");
   });
 }

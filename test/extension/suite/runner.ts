@@ -8,7 +8,8 @@ import Mocha from "mocha";
  * then exits the host with a failure code).
  */
 export async function runMocha(load: () => Promise<void>): Promise<void> {
-  const mocha = new Mocha({ ui: "tdd", color: false, timeout: 60_000, reporter: "spec" });
+  // RLENV_EXT_GREP runs only the tests whose full title matches (one feature's suites while working on it).
+  const mocha = new Mocha({ ui: "tdd", color: false, timeout: 60_000, reporter: "spec", ...(process.env.RLENV_EXT_GREP ? { grep: process.env.RLENV_EXT_GREP } : {}) });
   mocha.suite.emit("pre-require", globalThis, "rlenv-extension-suites", mocha);
   await load();
   const stats = await new Promise<{ passes: number; failures: number; pending: number }>((resolve) => {

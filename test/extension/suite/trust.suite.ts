@@ -15,7 +15,7 @@ suite("untrusted workspace", () => {
     const api = await extensionApi();
     const entry = api.ctx.environments.list()[0]!;
     const runs = path.join(workspaceDir(), "runs");
-    for (const cmd of ["rlenv.validate", "rlenv.rollout", "rlenv.debug"]) {
+    for (const cmd of ["rlenv.validate", "rlenv.rollout", "rlenv.debug", "rlenv.playTask"]) {
       const r = await vscode.commands.executeCommand(cmd, { envDir: entry.dir, taskId: entry.result.env?.tasks[0]?.id });
       assert.deepEqual(r, { refused: "untrusted workspace" }, cmd);
     }
@@ -24,6 +24,15 @@ suite("untrusted workspace", () => {
     await vscode.commands.executeCommand("notifications.showList");
     await screenshot("untrusted-refusal");
     await vscode.commands.executeCommand("notifications.hideList");
+  });
+
+  // (vscode.debug.startDebugging itself is held by VS Code's own trust request here, a modal a test cannot answer.)
+  test("the rollout debugger's one-click start refuses to run", async () => {
+    const api = await extensionApi();
+    const entry = api.ctx.environments.list()[0]!;
+    const taskId = entry.result.env?.tasks[0]?.id ?? "t";
+    assert.equal(await vscode.commands.executeCommand("rlenv.debugTask", { envDir: entry.dir, taskId }), false);
+    assert.equal(vscode.debug.activeDebugSession, undefined);
   });
 
   test("Test Explorer runs skip every test instead of executing", async () => {
