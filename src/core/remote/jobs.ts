@@ -250,6 +250,7 @@ export class JobManager extends EventEmitter {
       a.abort.abort();
     }
     await Promise.all(all.map((a) => a.done));
+    this.journal.close();
   }
 
   /**
