@@ -5,6 +5,7 @@
  * same run, as a ratio; and the latency from a rollout's end event being written to the
  * client receiving its rollout-end SSE event (p50, p90). Goals: overhead < 10 %, p50 < 100 ms.
  *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2]
+ * With RLENV_RUNNER_CPU_PROF=DIR the runner (and the `rlenv run` it starts) write CPU profiles there.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

@@ -74,7 +74,9 @@ export interface StartedRunner {
 export async function startRunner(dataDir: string, extra: string[] = []): Promise<StartedRunner> {
   const [cmd, ...pre] = RLENV;
   if (!cmd) throw new Error("no node");
-  const proc = spawn(cmd, [...pre, "runner", "serve", "--port", "0", "--data", dataDir, ...extra], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  // RLENV_RUNNER_CPU_PROF=DIR profiles the runner process (benchmarks), e.g. for test/bench/remote.ts.
+  const prof = process.env.RLENV_RUNNER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.RLENV_RUNNER_CPU_PROF}`] : [];
+  const proc = spawn(cmd, [...prof, ...pre, "runner", "serve", "--port", "0", "--data", dataDir, ...extra], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
   const output: string[] = [];
   createInterface({ input: proc.stderr ?? process.stdin }).on("line", (l) => output.push(l));
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { formatRolloutEndLine } from "../../core/remote/progress-line";
 import type { RunProgress } from "../../core/rollout";
 
 const fmtTime = (s: number | null) => {
@@ -9,11 +10,23 @@ const fmtReward = (r: number | null) => (r === null ? "-" : r.toFixed(3));
 
 /**
  * Progress for `rlenv run`: a live bar rewritten in place on a terminal, plain lines
- * (one per finished rollout) when stderr is a file or a pipe.
+ * (one per finished rollout) when stderr is a file or a pipe; with `jsonl` each rollout
+ * end is a machine line for the runner instead (see core/remote/progress-line.ts).
  */
-export function progressPrinter(stream: NodeJS.WriteStream, quiet = false): { onProgress: (e: RunProgress) => void; finish: () => void } {
+export function progressPrinter(stream: NodeJS.WriteStream, quiet = false, jsonl = false): { onProgress: (e: RunProgress) => void; finish: () => void } {
   const tty = stream.isTTY === true;
   let bar = "";
+  // Machine lines leave in batches of up to 20 ms: a write per rollout would wake the
+  // runner a thousand times for a thousand quick rollouts. A line lost to a crash is no
+  // loss: the runner scans the files once the run has ended.
+  let jsonlLines: string[] = [];
+  let jsonlTimer: NodeJS.Timeout | undefined;
+  const flushJsonl = () => {
+    if (jsonlTimer) clearTimeout(jsonlTimer);
+    jsonlTimer = undefined;
+    if (jsonlLines.length > 0) stream.write(`${jsonlLines.join("\n")}\n`);
+    jsonlLines = [];
+  };
   const clear = () => {
     if (tty && bar) stream.write("\r\x1b[2K");
   };
@@ -27,7 +40,11 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet = false): { on
         stream.write(`${e.level === "info" ? "" : `${e.level}: `}${e.message}\n`);
         redraw();
       } else if (e.type === "rollout-end") {
-        if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${e.reason && e.status !== "completed" ? ` (${e.reason})` : ""}\n`);
+        if (jsonl) {
+          jsonlLines.push(formatRolloutEndLine(e));
+          jsonlTimer ??= setTimeout(flushJsonl, 20);
+        }
+        else if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${e.reason && e.status !== "completed" ? ` (${e.reason})` : ""}\n`);
         else if (tty && e.status === "error") {
           clear();
           stream.write(`error: ${e.task} #${e.sample}: ${e.reason ?? ""}\n`);
@@ -43,6 +60,7 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet = false): { on
       }
     },
     finish() {
+      flushJsonl();
       if (tty && bar) stream.write("\n");
       bar = "";
     },

@@ -24,6 +24,7 @@ interface RunOptions {
   runId?: string;
   shard?: string;
   json?: boolean;
+  progressJsonl?: boolean;
   unsafeNoSandbox?: boolean;
 }
 
@@ -90,6 +91,7 @@ export function registerRun(program: Command): void {
     .option("--run-id <id>", "name of the run folder (default: time, env, random)")
     .option("--shard <i/N>", "run only shard i of N (tasks split round-robin)")
     .option("--json", "print the summary as JSON on stdout")
+    .option("--progress-jsonl", "each rollout end as a JSON line on stderr (for `rlenv runner`)")
     .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
     .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
       const opts: RunOptions = { ...o, k: o.samples };
@@ -119,7 +121,7 @@ export function registerRun(program: Command): void {
       };
       process.on("SIGINT", onSigint);
       process.on("SIGTERM", onSigint);
-      const printer = progressPrinter(process.stderr);
+      const printer = progressPrinter(process.stderr, false, opts.progressJsonl === true);
       try {
         const r = await runEnvironment({
           env,

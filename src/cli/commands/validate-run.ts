@@ -1,9 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadEnvironment } from "../../core/environment";
 import { runEnvironment } from "../../core/rollout";
-import { readTrajectory } from "../../core/runs/trajectory-reader";
+import { parseTrajectory } from "../../core/runs/trajectory-reader";
 import { createSandboxProvider } from "../../core/sandbox/index";
 
 interface TaskVerdict {
@@ -19,7 +19,10 @@ interface TaskVerdict {
 /** The skipped reasons of a rollout's reward components, from its trajectory. */
 function skippedReasons(file: string): string[] {
   try {
-    const reward = readTrajectory(file).events.find((e) => e.type === "reward");
+    const text = readFileSync(file, "utf8");
+    // Nearly every rollout skips nothing: parsing and checking all its events just to learn that cost about 50 ms on HumanEval.
+    if (!text.includes('"skipped"')) return [];
+    const reward = parseTrajectory(text).events.find((e) => e.type === "reward");
     return reward && reward.type === "reward" ? reward.components.flatMap((c) => (c.skipped ? [c.skipped] : [])) : [];
   } catch {
     return [];

@@ -1,4 +1,5 @@
 import type { JobRecord, WorkUnit } from "./api";
+import type { PushedRolloutEnd } from "./progress-line";
 
 /**
  * What an executor gets to run one job. The job manager owns the record; executors
@@ -18,6 +19,8 @@ export interface ExecutionContext {
   readonly rlenvCommand: readonly string[];
   /** Where a unit's `rlenv run --runs` writes. */
   unitRunsDir(unit: WorkUnit): string;
+  /** A rollout end the executor learnt from the unit's own process (see Executor.reportsRolloutEnds). */
+  rolloutEnded(unit: string, end: PushedRolloutEnd): void;
   /** Set by the job manager when it started a policy server for the job. */
   readonly policyBaseUrl?: string;
 }
@@ -28,6 +31,12 @@ export interface ExecutionContext {
  */
 export interface Executor {
   readonly kind: "local" | "slurm" | "kubernetes";
+  /**
+   * True when `execute` reports every rollout end of its units through
+   * `ctx.rolloutEnded` as it happens: the job manager then does not poll the units'
+   * trajectory files while they run (it still scans them once at the start and the end).
+   */
+  readonly reportsRolloutEnds: boolean;
   /** Splits a new job into units (one local unit, N shards…). */
   plan(job: JobRecord): WorkUnit[];
   /**

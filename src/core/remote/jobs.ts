@@ -68,6 +68,9 @@ export class JobManager extends EventEmitter {
   /** What this process knows of each unfinished job's merged folder (see MergeMemo). */
   private readonly mergeMemos = new Map<string, MergeMemo>();
   private gpuTimer: NodeJS.Timeout | undefined;
+  /** Events of this turn of the event loop, journalled in one write per job (see emitEvent). */
+  private pendingEvents: Array<{ id: string; input: JobEventInput }> = [];
+  private flushImmediate: NodeJS.Immediate | undefined;
 
   constructor(private readonly opts: JobManagerOptions) {
     super();
@@ -250,6 +253,7 @@ export class JobManager extends EventEmitter {
       a.abort.abort();
     }
     await Promise.all(all.map((a) => a.done));
+    this.flushEvents();
     this.journal.close();
   }
 
@@ -259,14 +263,18 @@ export class JobManager extends EventEmitter {
    * still change (`live`). Once `live` is false the folder is final: the job ended
    * and its last merge happened before its state changed.
    */
-  runView(id: string): { dir: string; finished: string[]; live: boolean } | undefined {
+  runView(id: string, opts: { fresh?: boolean } = {}): { dir: string; finished: string[]; live: boolean } | undefined {
     const job = this.jobs.get(id);
     if (!job) return undefined;
     const dir = mergedRunDir(this.jobDir(id));
     // A finished job's folder was merged for good when it ended.
     if (TERMINAL_STATES.includes(job.state)) return { dir, finished: [], live: false };
-    // The live watcher's view is at most one of its ticks old; a pull needs nothing fresher.
-    const { finished } = mergeRun(job, this.jobDir(id), this.opts.version, false, this.watchers.get(id)?.all(), this.mergeMemo(id));
+    // The live watcher's view is at most one of its ticks old, enough for a following pull.
+    // A snapshot also wants the rollouts still running, which a watcher that does not poll
+    // (its executor reports ends) has not seen yet: one pass finds them.
+    const watcher = this.watchers.get(id);
+    if (opts.fresh) watcher?.scan();
+    const { finished } = mergeRun(job, this.jobDir(id), this.opts.version, false, watcher?.all(), this.mergeMemo(id));
     // An interrupted job that is neither queued nor running waits for `resume`: nothing changes meanwhile.
     const live = job.state !== "interrupted" || this.queue.includes(id) || this.active.has(id);
     return { dir, finished, live };
@@ -282,6 +290,8 @@ export class JobManager extends EventEmitter {
   }
 
   eventsAfter(id: string, after: number): JobEvent[] {
+    // Events still waiting for their write go out first: a reader of the journal misses none.
+    this.flushEvents();
     return this.journal.eventsAfter(id, after);
   }
 
@@ -318,7 +328,7 @@ export class JobManager extends EventEmitter {
       j.started ??= new Date().toISOString();
     });
     this.emitEvent(id, { type: "state", state: "running" });
-    const watcher = this.watch(id);
+    const watcher = this.watch(id, executor.reportsRolloutEnds);
     watcher.start();
     this.watchers.set(id, watcher);
     let server: StartedPolicyServer | undefined;
@@ -368,7 +378,7 @@ export class JobManager extends EventEmitter {
   }
 
   /** Follows the units' trajectories: rollout-end and progress events. */
-  private watch(id: string): RolloutWatcher {
+  private watch(id: string, reported: boolean): RolloutWatcher {
     const unitDir = (u: WorkUnit) => path.join(this.jobDir(id), u.runs_dir);
     let lastSave = 0;
     let lastProgress = 0;
@@ -406,6 +416,8 @@ export class JobManager extends EventEmitter {
           this.emitEvent(id, { type: "progress", ...progress, rate: elapsed > 0 ? done / elapsed : 0 });
         }
       },
+      // An executor that reports its rollout ends leaves nothing to poll for.
+      reported ? 0 : 50,
     );
     return watcher;
   }
@@ -423,6 +435,11 @@ export class JobManager extends EventEmitter {
       },
       update: (mutate) => this.update(id, mutate),
       log: (line, unit) => this.emitEvent(id, { type: "log", line, ...(unit ? { unit } : {}) }),
+      rolloutEnded: (unit, end) => {
+        // As with polling: only units whose output counts are followed.
+        if (this.jobs.get(id)?.units.find((u) => u.id === unit)?.keep === "none") return;
+        this.watchers.get(id)?.noteEnd(unit, end);
+      },
       signal,
       rlenvCommand: this.opts.rlenvCommand,
       unitRunsDir: (u) => path.join(jobDir, u.runs_dir),
@@ -437,9 +454,32 @@ export class JobManager extends EventEmitter {
     this.journal.save(job);
   }
 
+  /**
+   * Journals an event, then sends it to listeners. The events of one turn of the event
+   * loop (a watcher pass, or a batch of `rlenv run` progress lines, ends many rollouts)
+   * are journalled in one write per job at the end of the turn, and the SSE streams send
+   * them in one write too: a write each was a good part of the runner's CPU. Listeners
+   * hear an event only once it is in the journal, so a runner killed in between never
+   * sent an id that it would hand out again.
+   */
   private emitEvent(id: string, input: JobEventInput): void {
-    const ev = this.journal.append(id, input);
-    this.emit("event", id, ev);
+    this.pendingEvents.push({ id, input });
+    this.flushImmediate ??= setImmediate(() => this.flushEvents());
+  }
+
+  private flushEvents(): void {
+    if (this.flushImmediate) clearImmediate(this.flushImmediate);
+    this.flushImmediate = undefined;
+    if (this.pendingEvents.length === 0) return;
+    const byJob = new Map<string, JobEventInput[]>();
+    for (const { id, input } of this.pendingEvents) {
+      const list = byJob.get(id);
+      if (list) list.push(input);
+      else byJob.set(id, [input]);
+    }
+    this.pendingEvents = [];
+    const written = [...byJob].map(([id, inputs]) => [id, this.journal.appendAll(id, inputs)] as const);
+    for (const [id, events] of written) for (const ev of events) this.emit("event", id, ev);
   }
 
   /** GPU utilisation samples into running jobs' event streams. */

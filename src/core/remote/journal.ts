@@ -11,6 +11,14 @@ import { type JobEvent, type JobEventInput, JobEvent as JobEventSchema, type Job
  *   jobs/<id>/run/          the merged run folder that clients pull
  * A runner killed with SIGKILL finds all of it again at start-up.
  */
+/** Each appended event's journal line: the SSE stream sends the same JSON without making it again. */
+const serialized = new WeakMap<JobEvent, string>();
+
+/** An event as JSON (the journal's own text for events it appended). */
+export function eventJson(ev: JobEvent): string {
+  return serialized.get(ev) ?? JSON.stringify(ev);
+}
+
 /** Events files kept open for appending at once. */
 const OPEN_EVENT_FILES = 16;
 
@@ -64,11 +72,32 @@ export class JobJournal {
 
   /** Appends an event and returns it with its id (1, 2, … per job). */
   append(jobId: string, input: JobEventInput): JobEvent {
-    const id = this.nextId(jobId);
-    const event = { ...input, id, t: Date.now() } as JobEvent;
-    writeSync(this.eventsFd(jobId), `${JSON.stringify(event)}\n`);
-    this.nextEventId.set(jobId, id + 1);
+    const [event] = this.appendAll(jobId, [input]);
+    if (!event) throw new Error("no event appended");
     return event;
+  }
+
+  /**
+   * Appends events in one write (a watcher pass ends many rollouts at once: a write
+   * each was a good part of the runner's CPU) and returns them with their ids.
+   */
+  appendAll(jobId: string, inputs: readonly JobEventInput[]): JobEvent[] {
+    if (inputs.length === 0) return [];
+    let id = this.nextId(jobId);
+    const t = Date.now();
+    const events: JobEvent[] = [];
+    const lines: string[] = [];
+    for (const input of inputs) {
+      const event = { ...input, id, t } as JobEvent;
+      const json = JSON.stringify(event);
+      serialized.set(event, json);
+      events.push(event);
+      lines.push(json);
+      id += 1;
+    }
+    writeSync(this.eventsFd(jobId), `${lines.join("\n")}\n`);
+    this.nextEventId.set(jobId, id);
+    return events;
   }
 
   private eventsFd(jobId: string): number {

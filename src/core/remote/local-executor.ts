@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import type { WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
 import { unitEnded } from "./executor";
+import { parseRolloutEndLine } from "./progress-line";
 import { planRemainder } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
 
@@ -13,6 +14,7 @@ const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
 /** Runs a job on this machine: `rlenv run` child processes, one unit at a time. */
 export class LocalExecutor implements Executor {
   readonly kind = "local" as const;
+  readonly reportsRolloutEnds = true;
 
   plan(): WorkUnit[] {
     return [{ id: "u0", state: "pending", attempts: 0, runs_dir: "units/u0", keep: "all" }];
@@ -56,7 +58,8 @@ export class LocalExecutor implements Executor {
     mkdirSync(runsDir, { recursive: true });
     const [cmd, ...pre] = ctx.rlenvCommand;
     if (!cmd) throw new Error("no rlenv command configured");
-    const args = [...pre, ...runArgs(ctx.envDir, runsDir, ctx.job().spec.config, unit, ctx.policyBaseUrl)];
+    // --progress-jsonl: rollout ends come as lines on the child's stderr (see progress-line.ts).
+    const args = [...pre, ...runArgs(ctx.envDir, runsDir, ctx.job().spec.config, unit, ctx.policyBaseUrl), "--progress-jsonl"];
     ctx.log(`unit ${unit.id}: rlenv ${args.slice(pre.length).join(" ")}`, unit.id);
     // Own process group, so cancel reaches the whole tree; RLENV_JOB marks it as ours after a restart.
     // With setpriv, the unit dies with the runner (even on SIGKILL), so a restarted runner
@@ -70,8 +73,8 @@ export class LocalExecutor implements Executor {
       u.attempts += 1;
       if (child.pid) u.pgid = child.pid;
     });
-    // `rlenv run` prints a line per rollout: lines are batched into one log event per
-    // 200 ms so a fast run does not double the event stream.
+    // Other output is batched into one log event per 200 ms; rollout ends go out as
+    // their own events, not as log lines as well.
     let pending: string[] = [];
     const flush = () => {
       if (pending.length > 0) ctx.log(pending.join("\n"), unit.id);
@@ -80,7 +83,9 @@ export class LocalExecutor implements Executor {
     const flusher = setInterval(flush, 200);
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on("line", (line) => {
-        if (line.trim()) pending.push(line);
+        const end = parseRolloutEndLine(line);
+        if (end) ctx.rolloutEnded(unit.id, end);
+        else if (line.trim()) pending.push(line);
       });
     }
     let killTimer: NodeJS.Timeout | undefined;

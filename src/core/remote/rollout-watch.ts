@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import type { RolloutEnd } from "./api";
+import type { PushedRolloutEnd } from "./progress-line";
 
 /** What the watcher knows of one rollout file. */
 export interface RolloutFileState {
@@ -34,12 +35,13 @@ export class RolloutWatcher {
   constructor(
     private readonly units: () => Array<{ id: string; dir: string }>,
     private readonly onEnd: (end: RolloutEnd, state: RolloutFileState) => void,
+    /** 0: no polling, the writer reports its ends through `noteEnd` (a scan at start and stop still runs). */
     private readonly intervalMs = 50,
   ) {}
 
   start(): void {
     this.scan();
-    this.timer = setInterval(() => this.scan(), this.intervalMs);
+    if (this.intervalMs > 0) this.timer = setInterval(() => this.scan(), this.intervalMs);
   }
 
   stop(): void {
@@ -52,11 +54,38 @@ export class RolloutWatcher {
     return [...this.files.values()];
   }
 
+  /**
+   * A rollout end learnt from the process that wrote it (the local executor reads
+   * `rlenv run`'s progress lines): no file is read for it, and scans skip the file.
+   */
+  noteEnd(unit: string, end: PushedRolloutEnd): void {
+    const file = path.resolve(end.file);
+    const dir = path.dirname(file);
+    const name = path.basename(file);
+    let known = this.byDir.get(dir);
+    if (!known) {
+      known = new Map();
+      this.byDir.set(dir, known);
+    }
+    let st = this.files.get(file);
+    if (st?.end) return;
+    if (!st) {
+      st = { unit, file, rel: `rollouts/${name}`, offset: 0, partial: "" };
+      this.files.set(file, st);
+      known.set(name, st);
+    }
+    st.task = end.task;
+    st.sample = end.sample;
+    st.end = { status: end.status, reward: end.reward };
+    this.onEnd({ task: end.task, sample: end.sample, status: end.status, reward: end.reward, file: st.rel, unit }, st);
+  }
+
   /** One pass over every unit's rollout files; public so a final pass can be forced. */
   scan(): void {
     for (const unit of this.units()) {
       for (const runDir of listDirs(unit.dir)) {
-        const rolloutsDir = path.join(unit.dir, runDir, "rollouts");
+        // Absolute, as `noteEnd` keys its files: a relative data dir must not make two names for one file.
+        const rolloutsDir = path.resolve(unit.dir, runDir, "rollouts");
         if (!existsSync(rolloutsDir)) continue;
         let names: string[];
         try {

@@ -76,7 +76,7 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
   const look = (): void => {
     batch = undefined;
     if (closed) return;
-    const view = jobs.runView(id);
+    const view = jobs.runView(id, { fresh: !opts.follow });
     if (!view?.live || !opts.follow) {
       if (view) sendRest(view.dir, "");
       stop();

@@ -8,6 +8,7 @@ import type { Health, JobEvent } from "./api";
 import { BundleError } from "./bundle";
 import { queryGpus } from "./gpus";
 import { type JobManager, JobSpecError } from "./jobs";
+import { eventJson } from "./journal";
 import { renderMetrics } from "./metrics";
 import { streamRunFolder } from "./run-stream";
 import { bearerMatches } from "./token";
@@ -129,20 +130,17 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
     res.flushHeaders();
     let sent = lastId;
-    let corked = false;
+    // Events of one tick (a batch of rollout ends) leave as one write, one HTTP chunk.
+    let queued: string[] = [];
+    const send = () => {
+      if (queued.length > 0 && !res.destroyed) res.write(queued.join(""));
+      queued = [];
+    };
     const write = (ev: JobEvent) => {
       if (ev.id <= sent) return;
       sent = ev.id;
-      // Events of one tick (a watcher pass ends many rollouts) leave in one write, not one each.
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(() => {
-          corked = false;
-          res.uncork();
-        });
-      }
-      res.write(`id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
+      if (queued.length === 0) process.nextTick(send);
+      queued.push(`id: ${ev.id}\nevent: ${ev.type}\ndata: ${eventJson(ev)}\n\n`);
     };
     // Subscribe first, then replay from the journal: nothing falls between the two, and
     // `write` drops what was already sent.

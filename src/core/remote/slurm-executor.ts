@@ -23,6 +23,8 @@ export interface SlurmExecutorOptions {
  * the merged run takes each shard's last attempt. DELETE cancels every Slurm job.
  */
 export class SlurmExecutor implements Executor {
+  /** Shards write on a shared folder, far from the runner: their ends are polled. */
+  readonly reportsRolloutEnds = false;
   readonly kind = "slurm" as const;
 
   constructor(private readonly opts: SlurmExecutorOptions) {}

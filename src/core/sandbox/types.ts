@@ -13,6 +13,20 @@ export interface ExecOptions {
   signal?: AbortSignal;
   /** Bytes kept of stdout+stderr together; the rest is cut and `truncated` set. */
   maxOutputBytes?: number;
+  /**
+   * Files written into the workdir (as by putWorkdirFiles) just before the command starts, in
+   * the same step; a refused file ends the exec as an `error`. Only for a sandbox that has
+   * putWorkdirFiles: the others do not look at it.
+   */
+  writeFirst?: WorkdirFiles;
+}
+
+/** Text files for the workdir, written from inside the sandbox (see Sandbox.putWorkdirFiles). */
+export interface WorkdirFiles {
+  /** Workdir-relative path → text. */
+  files: Record<string, string>;
+  /** follow: a link at a file's own path is written through (as an editor does); replace: it is removed and a plain file written. */
+  links: "follow" | "replace";
 }
 
 export interface ExecResult {
@@ -38,6 +52,12 @@ export interface Sandbox {
   exec(command: string | string[], opts?: ExecOptions): Promise<ExecResult>;
   /** Write files relative to the workdir (or absolute inside the sandbox where allowed). */
   writeFiles(files: Record<string, string | Buffer>, opts?: { mode?: number }): Promise<void>;
+  /**
+   * Optional fast path: writes files into the workdir from inside the sandbox without
+   * starting a process. Links resolve as the sandbox sees them and each file must land in
+   * the workdir; a refusal (outside, a folder, an I/O error) is answered with its message.
+   */
+  putWorkdirFiles?(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }>;
   /** Read files relative to the workdir; a missing file maps to null. */
   readFiles(paths: string[]): Promise<Record<string, Buffer | null>>;
   /** Changes in the workdir against the seed files given at reset. */

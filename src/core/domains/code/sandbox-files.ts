@@ -6,7 +6,8 @@ import type { Sandbox } from "../../sandbox/types";
  * create symbolic links; resolved inside the sandbox, a link can only reach what the
  * sandbox sees, and the path is checked to stay in the workdir after resolution. (A
  * backend that copies files on the host side could otherwise follow an agent's link to
- * a host file.)
+ * a host file.) Where the sandbox has putWorkdirFiles (docker: its agent writes them, resolved
+ * inside the container by the same rules) writes take that path and start no process.
  */
 const RESOLVE = `w=$(realpath -e -- "$2") || { echo "the workdir is missing" >&2; exit 5; }
 case "$f" in "$w"/*) ;; *) echo "'$1' resolves to $f, outside the workdir" >&2; exit 3;; esac`;
@@ -63,6 +64,14 @@ export async function readWorkdirFile(sb: Sandbox, rel: string, timeoutMs: numbe
  * and a plain file written in its place.
  */
 export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, string>, timeoutMs: number, signal?: AbortSignal, replaceLinks = false): Promise<void> {
+  if (Object.keys(files).length === 0) return;
+  if (sb.putWorkdirFiles) {
+    // The sandbox writes them itself, resolved inside it as the script below does: no shell to start.
+    signal?.throwIfAborted();
+    const r = await sb.putWorkdirFiles({ files, links: replaceLinks ? "replace" : "follow" });
+    if (!r.ok) throw new WorkdirWriteError(r.message);
+    return;
+  }
   for (const [rel, text] of Object.entries(files)) {
     // Small text goes as an argument (written by the printf builtin, no cat to spawn); the rest on stdin.
     const inline = Buffer.byteLength(text) <= INLINE_LIMIT && argSafe(text);
@@ -77,13 +86,14 @@ const COPY_FAILED = "rlenv: could not copy files into the workdir:";
  * A command bash would run as plain words (no quotes, variables, globs, redirections or
  * assignments): exec'd by the script's own word splitting, which saves starting bash.
  */
-const SIMPLE_COMMAND = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
+export const SIMPLE_COMMAND = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
 
 /**
  * A command line that first writes `files` into the workdir (resolved in the sandbox, as
  * writeWorkdirFiles does with replaceLinks) and then runs `command`: one exec instead of two, which is most
  * of a verifier's cost when the tests themselves are quick. Null when the files are too
  * big to pass inline; then write them with writeWorkdirFiles and run the command alone.
+ * For a sandbox without putWorkdirFiles: one that has it takes exec's writeFirst instead.
  */
 export function withFilesWritten(workdir: string, files: Record<string, string>, command: string): string[] | null {
   // Text goes as it is (written by the printf builtin); only what an argument cannot carry (NUL, broken UTF-16) as base64.

@@ -4,7 +4,7 @@ import type { ExecResult, Sandbox } from "../../sandbox/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import type { Verifier, VerifyContext } from "../types";
 import { describeCompileError } from "./compile-error";
-import { copyFailure, withFilesWritten, writeWorkdirFiles } from "./sandbox-files";
+import { copyFailure, SIMPLE_COMMAND, withFilesWritten, writeWorkdirFiles } from "./sandbox-files";
 import { runStdioCases } from "./stdio-cases";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
@@ -49,13 +49,22 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   const budgetMs = Math.max(500, Math.min(ctx.timeoutMs - 2000, ctx.timeoutMs * 0.8));
   // The hidden files are copied in by the same exec that runs the tests: one round trip.
   const files = ctx.task.tests?.files ?? {};
-  let argv = withFilesWritten(sb.workdir, files, command);
-  if (!argv) {
-    await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
-    argv = ["bash", "-c", command];
-  }
   const token = config.sentinel ? newSentinel() : null;
-  const r = await sb.exec(argv, { timeoutMs: budgetMs, signal: ctx.signal, ...(token ? { stdin: `${token}\n` } : {}) });
+  const opts = { timeoutMs: budgetMs, signal: ctx.signal, ...(token ? { stdin: `${token}\n` } : {}) };
+  let r: ExecResult;
+  if (sb.putWorkdirFiles) {
+    // The sandbox writes them itself just before the command starts; a command of plain words
+    // is run as such (the sandbox's exec of a command line spares the shell where it can).
+    const writeFirst = Object.keys(files).length > 0 ? { writeFirst: { files, links: "replace" as const } } : {};
+    r = await sb.exec(SIMPLE_COMMAND.test(command) ? command : ["bash", "-c", command], { ...opts, ...writeFirst });
+  } else {
+    let argv = withFilesWritten(sb.workdir, files, command);
+    if (!argv) {
+      await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
+      argv = ["bash", "-c", command];
+    }
+    r = await sb.exec(argv, opts);
+  }
   const copy = copyFailure(r.stderr);
   if (copy) throw new Error(copy);
   if (r.status === "error") throw new Error(`the sandbox failed running '${command}': ${r.reason ?? tail(r.stderr, 300)}`);

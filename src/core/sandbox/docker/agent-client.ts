@@ -16,6 +16,8 @@ export interface AgentReply {
   pids_hit?: boolean;
   ms?: number;
   files?: Record<string, string | null>;
+  /** put, or exec with files: the files were refused (the error says why), not an agent failure. */
+  refused?: boolean;
   /** wipe: what could not be removed (processes, files, IPC objects). */
   left?: string[];
 }

@@ -4,7 +4,7 @@ import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap, toBuffer } from "../diff";
 import { formatOutput } from "../output";
 import { resolveSandboxPath } from "../paths";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
 import type { LiveContainer } from "./container";
 import { openDockerShell } from "./shell";
 import { packFiles, unpackFiles } from "./tar";
@@ -16,6 +16,29 @@ const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
 /** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
 const AGENT_GRACE_MS = 5000;
+
+/** A command line of plain words: no quotes, variables, globs, redirections, assignments or operators. */
+const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
+/** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */
+const SH_BUILTINS = new Set(
+  ". : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait".split(" "),
+);
+
+/**
+ * The argv for a command line: its words when sh would only have split them and run the
+ * program they name (sparing the shell's start), else `sh -c`. With words, the agent still
+ * hands the line to sh when the program cannot start, so a missing one ends as sh's exit 127.
+ */
+function commandArgv(command: string): { argv: string[]; sh_command?: string } {
+  const words = command.split(" ");
+  if (PLAIN_WORDS.test(command) && !SH_BUILTINS.has(words[0] ?? "")) return { argv: words, sh_command: command };
+  return { argv: ["/bin/sh", "-c", command] };
+}
+
+/** Files for the agent's put (or an exec's writeFirst): text as base64, relative paths as given. */
+function putRequest(root: string, w: WorkdirFiles): { root: string; files: Record<string, string>; links: WorkdirFiles["links"] } {
+  return { root, files: Object.fromEntries(Object.entries(w.files).map(([p, text]) => [p, Buffer.from(text, "utf8").toString("base64")])), links: w.links };
+}
 
 function owner(user: string | undefined): { uid: number; gid: number } {
   const [u, g] = (user ?? "1000:1000").split(":").map(Number);
@@ -63,7 +86,7 @@ export class DockerSandbox implements Sandbox {
     } catch (e) {
       return fail((e as Error).message);
     }
-    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    const how = typeof command === "string" ? commandArgv(command) : { argv: command };
     let id = -1;
     const kill = () => {
       if (id >= 0) this.live.agent.request({ op: "kill", target: id }).catch(() => {});
@@ -75,7 +98,8 @@ export class DockerSandbox implements Sandbox {
       const reply = this.live.agent.request(
         {
           op: "exec",
-          argv,
+          ...how,
+          ...(opts.writeFirst ? putRequest(this.workdir, opts.writeFirst) : {}),
           cwd,
           env: opts.env ?? {},
           stdin: opts.stdin === undefined ? "" : toBuffer(opts.stdin).toString("base64"),
@@ -124,6 +148,16 @@ export class DockerSandbox implements Sandbox {
       if (!s.Running) return `the sandbox container exited with ${s.ExitCode} (${e.message})`;
     } catch {}
     return e.message;
+  }
+
+  /** Writes text files into the workdir through the agent: no process started (see Sandbox.putWorkdirFiles). */
+  async putWorkdirFiles(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.pristine = false;
+    if (this.closed) throw new Error("sandbox is closed");
+    const r = await this.live.agent.request({ op: "put", ...putRequest(this.workdir, w) });
+    if (r.refused) return { ok: false, message: r.error ?? "refused" };
+    if (r.error) throw new Error(`writing ${Object.keys(w.files).join(", ")}: ${r.error}`);
+    return { ok: true };
   }
 
   /** Splits sandbox paths into workdir-relative ones (archives) and others (/tmp, through the agent). */
