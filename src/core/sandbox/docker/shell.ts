@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { EventEmitter } from "node:events";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
+import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import type { ExecResult, SandboxShell, ShellOptions } from "../types";
 
-/** The default command: bash when the image has it, else sh, both interactive. */
-export const DEFAULT_SHELL = ["/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash -i; else exec sh -i; fi"];
 
 export interface DockerShellTarget {
   container: Docker.Container;
@@ -55,14 +53,13 @@ export async function openDockerShell(t: DockerShellTarget, opts: ShellOptions =
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
   });
   const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as unknown as Duplex;
-  const events = new EventEmitter();
-  let exitCode: number | null | undefined;
+  const events = new ShellEvents();
   // One resize at a time: concurrent requests may land out of order and leave an old size.
   let resizing = Promise.resolve();
   const resize = (cols: number, rows: number) => {
     resizing = resizing.then(() => exec.resize({ h: rows, w: cols }).catch(() => {})); // an exec that already ended has no TTY to size
   };
-  stream.on("data", (d: Buffer) => events.emit("data", d));
+  stream.on("data", (d: Buffer) => events.data(d));
   stream.on("error", () => {}); // the end is reported through close below
   let killed = false;
   const finished = new Promise<void>((resolve) => {
@@ -73,24 +70,20 @@ export async function openDockerShell(t: DockerShellTarget, opts: ShellOptions =
           code = (await exec.inspect()).ExitCode ?? null;
         } catch {}
       }
-      exitCode = code;
       t.exec(["rm", "-f", pidFile]).catch(() => {});
-      events.emit("exit", code);
+      events.exited(code);
       resolve();
     });
   });
   return {
     write: (data) => {
-      if (exitCode === undefined) stream.write(data);
+      if (events.running) stream.write(data);
     },
     resize,
-    onData: (l) => events.on("data", l),
-    onExit: (l) => {
-      if (exitCode !== undefined) l(exitCode);
-      else events.once("exit", l);
-    },
+    onData: events.onData,
+    onExit: events.onExit,
     close: async () => {
-      if (exitCode !== undefined) return;
+      if (!events.running) return;
       killed = true;
       await t.exec(["python3", "-c", KILL_SESSION, pidFile]);
       stream.end();

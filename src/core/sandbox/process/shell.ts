@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
-import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
-import { DEFAULT_SHELL } from "../docker/shell";
+import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import type { SandboxShell, ShellOptions } from "../types";
 
 /**
@@ -66,34 +65,29 @@ export async function openProcessShell(isolate: IsolatedSpawn, opts: ShellOption
   const spec = isolate(argv, env);
   const child = spawn(spec.full[0] ?? "", spec.full.slice(1), { detached: true, env: spec.env, cwd: spec.cwd, stdio: ["pipe", "pipe", "pipe", "pipe"] });
   const control = child.stdio[3] as Writable;
-  const events = new EventEmitter();
-  let exitCode: number | null | undefined;
+  const events = new ShellEvents();
   let killed = false;
-  child.stdout.on("data", (d: Buffer) => events.emit("data", d));
-  child.stderr.on("data", (d: Buffer) => events.emit("data", d));
+  child.stdout.on("data", (d: Buffer) => events.data(d));
+  child.stderr.on("data", (d: Buffer) => events.data(d));
   for (const s of [child.stdin, control]) s.on("error", () => {}); // the shell may be gone before a write lands
   const finished = new Promise<void>((resolve) => {
-    child.on("error", (e) => events.emit("data", Buffer.from(`could not start the sandbox shell: ${e.message}\r\n`)));
+    child.on("error", (e) => events.data(Buffer.from(`could not start the sandbox shell: ${e.message}\r\n`)));
     child.on("close", (code, sig) => {
-      exitCode = killed || sig !== null ? null : code;
-      events.emit("exit", exitCode);
+      events.exited(killed || sig !== null ? null : code);
       resolve();
     });
   });
   return {
     write: (data) => {
-      if (exitCode === undefined) child.stdin.write(data);
+      if (events.running) child.stdin.write(data);
     },
     resize: (c, r) => {
-      if (exitCode === undefined && python) control.write(`${Math.max(1, Math.floor(c))} ${Math.max(1, Math.floor(r))}\n`);
+      if (events.running && python) control.write(`${Math.max(1, Math.floor(c))} ${Math.max(1, Math.floor(r))}\n`);
     },
-    onData: (l) => events.on("data", l),
-    onExit: (l) => {
-      if (exitCode !== undefined) l(exitCode);
-      else events.once("exit", l);
-    },
+    onData: events.onData,
+    onExit: events.onExit,
     close: async () => {
-      if (exitCode !== undefined) return;
+      if (!events.running) return;
       killed = true;
       // The group holds bwrap (or unshare); its death takes the sandbox's pid namespace, so every process the shell started, with it.
       if (child.pid !== undefined) {
