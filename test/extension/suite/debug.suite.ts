@@ -69,6 +69,16 @@ suite("Rollout debugger", () => {
     await config().update("policy.model", "scripted-policy", vscode.ConfigurationTarget.Workspace);
   }
 
+  /** The one-click start: a policy that submits at once, `rlenv.debugTask` on the task, the session and its stop on entry. */
+  async function oneClickSession(pick: NonNullable<ReturnType<typeof pickValidatable>>): Promise<{ session: vscode.DebugSession; from: number; stop: Msg }> {
+    await usePolicy([{ reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: {} }] } }]);
+    const from = messages.length;
+    assert.equal(await vscode.commands.executeCommand("rlenv.debugTask", { envDir: pick.entry.dir, taskId: pick.taskId }), true);
+    const session = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
+    const stop = await nextEvent("stopped", from, session.id);
+    return { session, from, stop };
+  }
+
   test("breakpoint on a tool, read and edit the pending call, step, continue to the reward; the trajectory records the edit", async function () {
     this.timeout(240_000);
     const api = await extensionApi();
@@ -159,12 +169,8 @@ suite("Rollout debugger", () => {
     const api = await extensionApi();
     const pick = pickValidatable(api);
     if (!pick) return this.skip();
-    await usePolicy([{ reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: {} }] } }]);
-    const from = messages.length;
-    assert.equal(await vscode.commands.executeCommand("rlenv.debugTask", { envDir: pick.entry.dir, taskId: pick.taskId }), true);
-    const stop = await nextEvent("stopped", from);
+    const { session, from, stop } = await oneClickSession(pick);
     assert.equal(stop.body.reason, "entry");
-    const session = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
     const { file } = (await session.customRequest("state")) as Msg;
     const bad = await Promise.resolve(session.customRequest("fork", { policy: "gpt" })).then(
       () => "accepted",
@@ -279,11 +285,7 @@ suite("Rollout debugger", () => {
     const api = await extensionApi();
     const pick = pickValidatable(api);
     if (!pick) return this.skip();
-    await usePolicy([{ reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: {} }] } }]);
-    const from = messages.length;
-    assert.equal(await vscode.commands.executeCommand("rlenv.debugTask", { envDir: pick.entry.dir, taskId: pick.taskId }), true);
-    const parent = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
-    await nextEvent("stopped", from, parent.id);
+    const { session: parent, from } = await oneClickSession(pick);
     const { file: parentFile } = (await parent.customRequest("state")) as Msg;
 
     const forked = await vscode.commands.executeCommand<{ file: string; forkId: string } | undefined>("rlenv.debug.fork", "oracle");
