@@ -14,7 +14,10 @@ const nodeBuilds = [
   { entryPoints: { extension: "src/extension/main.ts" }, external: ["vscode", ...nativeOptional] },
   // The rollout engine (policies, sandboxes, domains: several MB), required by the extension on first run, never at activation.
   { entryPoints: { "extension-engine": "src/extension/rollouts/engine-bundle.ts" }, external: ["vscode", ...nativeOptional] },
-  { entryPoints: { cli: "src/cli/main.ts" }, external: nativeOptional, banner: { js: "#!/usr/bin/env node" } },
+  // `rlenv` is a small launcher (dist/cli.js) that loads the CLI bundle (dist/cli-bundle.js)
+  // through V8's code cache: see src/cli/launcher.ts.
+  { entryPoints: { cli: "src/cli/launcher.ts" }, banner: { js: "#!/usr/bin/env node" } },
+  { entryPoints: { "cli-bundle": "src/cli/main.ts" }, external: nativeOptional },
 ];
 
 /** Browser targets: one bundle per app folder in webviews/src/apps/<name>/main.ts. */
@@ -41,7 +44,31 @@ const zodEnglishOnly = {
   },
 };
 
-const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none", plugins: [zodEnglishOnly] };
+/**
+ * Requires that dockerode runs at load time for features we never use: BuildKit sessions
+ * (gRPC and protobufjs, ~25 ms) and the ssh transport (ssh2 from node_modules, ~30 ms). Each
+ * becomes a function that requires its module on first call, so an ssh:// DOCKER_HOST or a
+ * BuildKit build still works, and every other start skips them. The build fails if a
+ * dependency upgrade changes the line, rather than silently loading them again.
+ */
+const lazyRequires = {
+  name: "lazy-requires",
+  setup(build) {
+    const rewrites = [
+      { file: /[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session')", to: "withSession = function () { return require('./session').apply(this, arguments); }" },
+      { file: /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh')", to: "ssh = function () { return require('./ssh').apply(this, arguments); }" },
+    ];
+    build.onLoad({ filter: /[\\/](dockerode|docker-modem)[\\/]lib[\\/](docker|modem)\.js$/ }, (args) => {
+      const rule = rewrites.find((r) => r.file.test(args.path));
+      if (!rule) return undefined;
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes(rule.from)) throw new Error(`lazy-requires: "${rule.from}" is no longer in ${args.path}; update esbuild.mjs`);
+      return { contents: source.replace(rule.from, rule.to), loader: "js" };
+    });
+  },
+};
+
+const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none", plugins: [zodEnglishOnly, lazyRequires] };
 
 const configs = [
   ...nodeBuilds.map((b) => ({

@@ -6,13 +6,21 @@
  * client receiving its rollout-end SSE event (p50, p90). Goals: overhead < 10 %, p50 < 100 ms.
  *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2]
  * With RLENV_RUNNER_CPU_PROF=DIR the runner (and the `rlenv run` it starts) write CPU profiles there.
+ *
+ * Both sides run the `rlenv` a user runs: the bundled CLI (dist/cli.js, rebuilt first so it
+ * matches the sources), for the local run, the runner and the runner's own `rlenv run`.
+ * BENCH_CLI=tsx runs src/cli/main.ts through tsx instead; tsx's start-up (about half a
+ * second on each `rlenv run`) then pads both sides and makes the overhead look smaller.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { RunnerClient } from "../../src/core/remote/client";
-import { makeFixtureEnv, RLENV, startRunner } from "../integration/remote-helpers";
+import { makeFixtureEnv, REPO, RLENV as RLENV_TSX, startRunner } from "../integration/remote-helpers";
+
+const CLI_MODE = process.env.BENCH_CLI === "tsx" ? "tsx" : "dist";
+const RLENV = CLI_MODE === "tsx" ? RLENV_TSX : [process.execPath, path.join(REPO, "dist", "cli.js")];
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(name);
@@ -134,10 +142,14 @@ async function runRemote(client: RunnerClient, runnerPid: number, dataDir: strin
 
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), "rlenv-bench-remote-"));
-  const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"]);
+  if (CLI_MODE === "dist") {
+    const b = spawnSync("npm", ["run", "build"], { cwd: REPO, encoding: "utf8" });
+    if (b.status !== 0) throw new Error(`npm run build failed (BENCH_CLI=tsx times the sources instead):\n${(b.stdout + b.stderr).slice(-2000)}`);
+  }
+  const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"], RLENV);
   try {
     const envDir = makeFixtureEnv(tasks, null, root);
-    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate)`);
+    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate); rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`);
     const client = new RunnerClient({ url: runner.url, token: runner.token });
     const local: number[] = [];
     const remote: number[] = [];

@@ -70,9 +70,12 @@ export interface StartedRunner {
   stop(): Promise<void>;
 }
 
-/** Starts `rlenv runner serve --port 0 --data DIR [extra]` and waits for its listening line. */
-export async function startRunner(dataDir: string, extra: string[] = []): Promise<StartedRunner> {
-  const [cmd, ...pre] = RLENV;
+/**
+ * Starts `rlenv runner serve --port 0 --data DIR [extra]` and waits for its listening line.
+ * `rlenv` is the command line that starts the CLI (the runner's units run the same).
+ */
+export async function startRunner(dataDir: string, extra: string[] = [], rlenv: readonly string[] = RLENV): Promise<StartedRunner> {
+  const [cmd, ...pre] = rlenv;
   if (!cmd) throw new Error("no node");
   // RLENV_RUNNER_CPU_PROF=DIR profiles the runner process (benchmarks), e.g. for test/bench/remote.ts.
   const prof = process.env.RLENV_RUNNER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.RLENV_RUNNER_CPU_PROF}`] : [];

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
-import { runEnvironment } from "../../src/core/rollout";
+import { Limiter, runEnvironment } from "../../src/core/rollout";
 import { exportChatJsonl, listRuns, readRun } from "../../src/core/runs";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { callTool, type Script, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
@@ -243,6 +243,58 @@ describe("rollout engine on the process sandbox", () => {
     }
     assert.equal(r.summary.statuses.cancelled, 2);
     assert.equal(JSON.parse(readFileSync(path.join(r.runDir, "run.json"), "utf8")).status, "cancelled");
+    assert.deepEqual(leftovers(baseDir), []);
+  });
+  test("shared slots: two runs through one set never exceed it together, and both finish", async (t) => {
+    if (skip) return t.skip(skip);
+    const s = await server([callTool("slow", { seconds: 0.2 })]);
+    const slots = new Limiter(2);
+    let inFlight = 0;
+    let peak = 0;
+    const starts: string[] = [];
+    const run = (label: string) =>
+      runEnvironment({
+        env: fixtureEnv(),
+        config: { policy: { kind: "openai" }, concurrency: 8 },
+        runsDir: tmp("rlenv-runs-"),
+        sandboxProvider: provider,
+        policyFactory: scripted(s),
+        slots,
+        onProgress: (e) => {
+          if (e.type === "rollout-start") {
+            starts.push(label);
+            peak = Math.max(peak, ++inFlight);
+          } else if (e.type === "rollout-end") inFlight--;
+        },
+      });
+    const [a, b] = await Promise.all([run("a"), run("b")]);
+    assert.equal(a.rollouts.length, 4);
+    assert.equal(b.rollouts.length, 4);
+    assert.equal(peak, 2, "more rollouts in flight than slots");
+    // First come, first served: b's rollouts start before a's last ones, not after them all.
+    assert.ok(starts.indexOf("b") < starts.lastIndexOf("a"), starts.join(""));
+    assert.equal(slots.inFlight, 0);
+    assert.deepEqual(leftovers(baseDir), []);
+  });
+
+  test("shared slots: a run cancelled while its rollouts wait for a slot ends cancelled at once", async (t) => {
+    if (skip) return t.skip(skip);
+    const s = await server([callTool("slow", { seconds: 2 })]);
+    const slots = new Limiter(1);
+    const hog = new AbortController();
+    const waiting = new AbortController();
+    const common = { env: fixtureEnv(), runsDir: tmp("rlenv-runs-"), sandboxProvider: provider, policyFactory: scripted(s), slots };
+    const first = runEnvironment({ ...common, config: { policy: { kind: "openai" }, concurrency: 1 }, signal: hog.signal });
+    const second = runEnvironment({ ...common, config: { policy: { kind: "openai" }, concurrency: 4 }, signal: waiting.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    waiting.abort(new Error("stop"));
+    const r = await second;
+    assert.ok(Date.now() - t0 < 1500, "the waiting run held on until a slot came free");
+    assert.equal(r.record.status, "cancelled");
+    assert.equal(r.rollouts.length, 0);
+    hog.abort(new Error("done"));
+    await first;
     assert.deepEqual(leftovers(baseDir), []);
   });
 });

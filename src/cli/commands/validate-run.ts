@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadEnvironment } from "../../core/environment";
-import { runEnvironment } from "../../core/rollout";
+import { Limiter, runEnvironment } from "../../core/rollout";
 import { parseTrajectory } from "../../core/runs/trajectory-reader";
 import { createSandboxProvider } from "../../core/sandbox/index";
 
@@ -21,7 +21,8 @@ function skippedReasons(file: string): string[] {
   try {
     const text = readFileSync(file, "utf8");
     // Nearly every rollout skips nothing: parsing and checking all its events just to learn that cost about 50 ms on HumanEval.
-    if (!text.includes('"skipped"')) return [];
+    // A reason is a string; `"skipped":0` is the end event's count of skipped components.
+    if (!text.includes('"skipped":"')) return [];
     const reward = parseTrajectory(text).events.find((e) => e.type === "reward");
     return reward && reward.type === "reward" ? reward.components.flatMap((c) => (c.skipped ? [c.skipped] : [])) : [];
   } catch {
@@ -66,8 +67,14 @@ export async function validateByRollouts(
       const only = opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t));
       if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
       const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: backend, ...(only ? { tasks: only } : {}) } as const;
-      const oracle = await runEnvironment({ env, config: { ...config, policy: { kind: "oracle" } }, runsDir, sandboxProvider: provider });
-      const nop = await runEnvironment({ env, config: { ...config, policy: { kind: "nop" } }, runsDir, sandboxProvider: provider });
+      // One set of slots for both runs: nop rollouts fill the slots the oracle's last ones leave.
+      const slots = new Limiter(config.concurrency);
+      const run = (kind: "oracle" | "nop") => runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: provider, slots });
+      // Settled, so a failing run does not leave the other one running behind the error.
+      const [o, n] = await Promise.allSettled([run("oracle"), run("nop")]);
+      if (o.status === "rejected") throw o.reason;
+      if (n.status === "rejected") throw n.reason;
+      const [oracle, nop] = [o.value, n.value];
       const { min } = env.manifest.validation.oracle;
       const { max } = env.manifest.validation.nop;
       const tasks = oracle.rollouts.map((o): TaskVerdict => {

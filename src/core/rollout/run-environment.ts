@@ -58,6 +58,12 @@ export interface RunEnvironmentOptions {
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
   unsafeNoSandbox?: boolean;
+  /**
+   * Rollout slots shared with other runs, in place of config.concurrency: `validate --run`
+   * runs oracle and nop through one set, so nop rollouts start while the oracle's last ones
+   * finish instead of after them. Slots go to waiting rollouts first come, first served.
+   */
+  slots?: Limiter;
 }
 
 export interface RunEnvironmentResult {
@@ -204,21 +210,38 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     }
   };
 
+  /** One rollout, its end reported before its slot (when slots are shared) goes to the next. */
+  const one = async (item: (typeof items)[number]): Promise<void> => {
+    running++;
+    const res = await runItem(item.task, item.sample).finally(() => running--);
+    results.push(res);
+    progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}) });
+    report();
+  };
+  /** False when the run was cancelled while the rollout waited for a shared slot. */
+  const inSlot = async (item: (typeof items)[number]): Promise<boolean> => {
+    if (!opts.slots) {
+      await one(item);
+      return true;
+    }
+    try {
+      await opts.slots.run(() => one(item), signal);
+      return true;
+    } catch (e) {
+      if (signal.aborted) return false;
+      throw e;
+    }
+  };
   let next = 0;
   const worker = async () => {
     while (!signal.aborted) {
       const item = items[next++];
-      if (!item) return;
-      running++;
-      const res = await runItem(item.task, item.sample).finally(() => running--);
-      results.push(res);
-      progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}) });
-      report();
+      if (!item || !(await inSlot(item))) return;
     }
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(config.concurrency, items.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(opts.slots?.capacity ?? config.concurrency, items.length) }, worker));
   } finally {
     if (ownProvider) await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
   }

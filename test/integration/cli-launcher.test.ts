@@ -1,0 +1,87 @@
+/**
+ * The shipped `rlenv` (dist/cli.js, built by the test command's build stage): its launcher
+ * loads dist/cli-bundle.js through V8's code cache (src/cli/launcher.ts). Checked: the
+ * cache is written once and then used, a damaged cache costs nothing but a compile, the
+ * switch-off works, and the two files run away from the repository's node_modules (what an
+ * installed copy sees: no dev dependencies, no ssh2 unless a ssh:// DOCKER_HOST needs it).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+
+const DIST = path.join(__dirname, "../../dist");
+const VERSION = (JSON.parse(readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as { version: string }).version;
+const built = existsSync(path.join(DIST, "cli.js")) && existsSync(path.join(DIST, "cli-bundle.js"));
+const skip = built ? false : "dist/cli.js is not built (npm run build)";
+
+function rlenv(cli: string, args: string[], env: Record<string, string>, cwd = tmpdir()) {
+  const { NODE_DISABLE_COMPILE_CACHE: _off, ...rest } = process.env;
+  return spawnSync(process.execPath, [cli, ...args], { cwd, encoding: "utf8", env: { ...rest, ...env } });
+}
+
+const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => /^cli-[0-9a-f]+\.v8$/.test(n)) : []);
+
+test("the launcher writes the code cache once, then starts from it", { skip }, () => {
+  const cache = mkdtempSync(path.join(tmpdir(), "rlenv-cache-"));
+  const first = rlenv(path.join(DIST, "cli.js"), ["--version"], { RLENV_CACHE_DIR: cache });
+  assert.equal(first.status, 0, first.stderr);
+  assert.equal(first.stdout.trim(), VERSION);
+  const [file] = cacheFiles(cache);
+  assert.ok(file, `no cache file in ${cache}`);
+  const written = statSync(path.join(cache, file));
+  assert.ok(written.size > 100_000, `a cache of ${written.size} bytes holds little of a 6 MB bundle`);
+  const second = rlenv(path.join(DIST, "cli.js"), ["--version"], { RLENV_CACHE_DIR: cache });
+  assert.equal(second.status, 0, second.stderr);
+  assert.equal(second.stdout.trim(), VERSION);
+  // Accepted, so not written again.
+  assert.equal(statSync(path.join(cache, file)).mtimeMs, written.mtimeMs);
+  assert.deepEqual(cacheFiles(cache), [file]);
+});
+
+test("a damaged cache is rejected by V8 and replaced; the command still runs", { skip }, () => {
+  const cache = mkdtempSync(path.join(tmpdir(), "rlenv-cache-"));
+  assert.equal(rlenv(path.join(DIST, "cli.js"), ["--version"], { RLENV_CACHE_DIR: cache }).status, 0);
+  const [file] = cacheFiles(cache);
+  assert.ok(file);
+  const full = path.join(cache, file);
+  const size = statSync(full).size;
+  writeFileSync(full, Buffer.alloc(size, 7));
+  const r = rlenv(path.join(DIST, "cli.js"), ["validate", "--help"], { RLENV_CACHE_DIR: cache });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /validate/);
+  assert.notDeepEqual(readFileSync(full), Buffer.alloc(size, 7), "the rejected cache was not rewritten");
+});
+
+test("NODE_DISABLE_COMPILE_CACHE turns the cache off", { skip }, () => {
+  const cache = mkdtempSync(path.join(tmpdir(), "rlenv-cache-"));
+  const r = rlenv(path.join(DIST, "cli.js"), ["--version"], { RLENV_CACHE_DIR: cache, NODE_DISABLE_COMPILE_CACHE: "1" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(cacheFiles(cache), []);
+});
+
+test("an unwritable cache folder is skipped without a word", { skip }, () => {
+  const r = rlenv(path.join(DIST, "cli.js"), ["--version"], { RLENV_CACHE_DIR: "/dev/null/rlenv-cache" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, "");
+});
+
+test("the two files run on their own, away from node_modules (dockerode's ssh and BuildKit parts load only when used)", { skip }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-installed-"));
+  mkdirSync(path.join(dir, "bin"));
+  for (const f of ["cli.js", "cli-bundle.js"]) copyFileSync(path.join(DIST, f), path.join(dir, "bin", f));
+  const cache = path.join(dir, "cache");
+  const env = { RLENV_CACHE_DIR: cache, DOCKER_HOST: "unix:///nonexistent/docker.sock" };
+  const version = rlenv(path.join(dir, "bin", "cli.js"), ["--version"], env, dir);
+  assert.equal(version.status, 0, version.stderr);
+  assert.equal(version.stdout.trim(), VERSION);
+  // Commands that make a dockerode client and use it (the engine is out of reach: that error is the one expected).
+  assert.equal(rlenv(path.join(dir, "bin", "cli.js"), ["new", "code", "demo"], env, dir).status, 0);
+  const run = rlenv(path.join(dir, "bin", "cli.js"), ["validate", "--run", "--sandbox", "docker", "demo"], env, dir);
+  assert.notEqual(run.status, 0);
+  assert.doesNotMatch(run.stderr, /Cannot find module/);
+  assert.match(run.stderr, /docker/i, run.stderr);
+  assert.equal(cacheFiles(cache).length, 1);
+});
