@@ -46,3 +46,32 @@ test("with reuse, a closed sandbox is restored into the pool: same container, em
   const list = await docker.listContainers({ all: true, filters: { label: [`rlenv.owner=${process.pid}`, "rlenv.run=reuse-test"] } });
   assert.deepEqual(list, [], "shutdown removes warm and recycled containers");
 });
+
+test("a recycled container left idle in the pool is wiped there: what its last holder left running stops", { skip: missing("docker") || missing("image") }, async (t) => {
+  const provider = await DockerSandboxProvider.create({ docker, warm: 1 });
+  t.after(() => provider.shutdown());
+  const req = { ...request({}, image), reuse: true };
+  const first = await provider.acquire(req);
+  await first.reset({});
+  await first.exec("(setsid sleep 600 > /dev/null 2>&1 &); echo left > left.txt");
+  await first.close();
+  // Seen from outside the agent: a docker exec of our own.
+  const sleeping = async () => {
+    const exec = await docker.getContainer(first.id).exec({ Cmd: ["sh", "-c", "ps -eo comm | grep -c '^sleep' || true"], AttachStdout: true, AttachStderr: true, User: "1000:1000" });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const chunks: Buffer[] = [];
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    await new Promise((r) => stream.on("end", r));
+    // Multiplexed frames: the payload follows each 8-byte header.
+    return Buffer.concat(chunks).subarray(8).toString().trim();
+  };
+  assert.equal(await sleeping(), "1", "released as it was left (the wipe waits for the next use or the idle time)");
+  const until = Date.now() + 10_000;
+  while ((await sleeping()) !== "0" && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  assert.equal(await sleeping(), "0", "the idle wipe did not stop the process");
+  const again = await provider.acquire(req);
+  assert.equal(again.id, first.id);
+  await again.reset({ "seed.txt": "s" });
+  assert.equal((await again.exec("ls -A")).stdout, "seed.txt\n");
+  await again.close();
+});

@@ -53,6 +53,8 @@ export interface LiveContainer {
   container: Docker.Container;
   agent: AgentClient;
   name: string;
+  /** Why a wipe could not prove the container clean: it is never lent again. */
+  spoiled?: string;
 }
 
 export async function startContainer(docker: Docker, req: SandboxRequest): Promise<LiveContainer> {

@@ -22,6 +22,9 @@ export function poolKey(req: SandboxRequest): string {
   return JSON.stringify([s.image, s.workdir, s.user, s.limits, !!s.reuse, Object.entries(s.labels ?? {}).sort()]);
 }
 
+/** A recycled container left this long in the pool is wiped there rather than by its next user. */
+const IDLE_WIPE_MS = 1000;
+
 type Waiter = { give: (s: DockerSandbox | null) => void };
 
 /**
@@ -40,7 +43,6 @@ export class WarmPool {
   private lent = 0;
   /** The most reusable sandboxes out at once: how many recycled ones are worth keeping. */
   private peakLent = 0;
-  private recycling = 0;
   private stopped = false;
   lastError: Error | null = null;
 
@@ -71,7 +73,7 @@ export class WarmPool {
   }
 
   /** A closed sandbox comes back: recycled when its request allows reuse and it is worth keeping. False: remove it. */
-  async takeBack(s: DockerSandbox): Promise<boolean> {
+  takeBack(s: DockerSandbox): boolean {
     if (!s.req.reuse) return false;
     this.lent = Math.max(0, this.lent - 1);
     return this.recycle(s);
@@ -116,31 +118,30 @@ export class WarmPool {
 
   private async start(req = this.req): Promise<DockerSandbox> {
     const live = await this.limiter.run(() => startContainer(this.docker, req));
-    return new DockerSandbox(live, req, this.release, true);
+    return new DockerSandbox(live, req, this.release, "pristine");
   }
 
   /**
-   * Takes a released sandbox back: every process killed, the workdir, /tmp and shared memory
-   * emptied (the read-only root holds nothing else), so the next acquire gets it without
-   * create or start. A waiting acquire gets it at once; else it goes on top (acquire pops it
-   * first), unless the pool already holds as many as were ever out at once, or the reset
-   * could not prove the sandbox clean. False: remove it yourself.
+   * Takes a released sandbox back, as it was left, so the next acquire gets it without create
+   * or start: its first reset wipes it (every process killed, the workdir, /tmp and shared
+   * memory emptied; the read-only root holds nothing else) together with the new seed, in one
+   * round trip, and any other first use wipes before it runs (see DockerSandbox). A waiting
+   * acquire gets it at once; else it goes on top (acquire pops it first), unless the pool
+   * already holds as many as were ever out at once, or a wipe could not prove it clean
+   * (spoiled). False: remove it yourself.
    */
-  private async recycle(s: DockerSandbox): Promise<boolean> {
-    if (this.stopped || s.live.agent.broken) return false;
+  private recycle(s: DockerSandbox): boolean {
+    if (this.stopped || s.live.agent.broken || s.live.spoiled) return false;
     if (this.waiters.length === 0 && this.ready.length + this.lent >= Math.max(this.size, this.peakLent)) return false;
-    this.recycling++;
-    try {
-      await s.reset({});
-    } catch {
-      return false;
-    } finally {
-      this.recycling--;
-    }
-    if (this.stopped) return false;
     // A new handle: the released one stays closed for whoever still holds it.
-    const fresh = new DockerSandbox(s.live, this.req, this.release, true);
-    if (!this.offer(fresh)) this.ready.push(fresh);
+    const fresh = new DockerSandbox(s.live, this.req, this.release, "recycled");
+    if (!this.offer(fresh)) {
+      this.ready.push(fresh);
+      // Not wanted at once: wipe it while it waits, so what the last holder left running stops.
+      setTimeout(() => {
+        if (this.ready.includes(fresh)) void fresh.wipeIdle();
+      }, IDLE_WIPE_MS).unref();
+    }
     return true;
   }
 
@@ -183,7 +184,7 @@ export class WarmPool {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const w of this.waiters.splice(0)) w.give(null);
-    while (this.filling > 0 || this.recycling > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.filling > 0) await new Promise((r) => setTimeout(r, 20));
     await Promise.all(this.ready.splice(0).map((s) => s.destroy()));
   }
 }

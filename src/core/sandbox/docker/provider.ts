@@ -81,7 +81,7 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** A closed sandbox goes back to its pool when reuse is allowed and there is room, else away. */
   private async release(s: DockerSandbox, pool: WarmPool): Promise<void> {
     this.open.delete(s);
-    if (await pool.takeBack(s)) return;
+    if (pool.takeBack(s)) return;
     await s.destroy();
   }
 

@@ -57,29 +57,59 @@ export class DockerSandbox implements Sandbox {
   private closed = false;
 
   /**
-   * @param pristine nothing has run in the container since it started or was last wiped
-   *   clean (the pool's word): the first reset then only writes the seed, sparing a wipe.
-   *   Anything that can change the container (exec, writeFiles) clears it.
+   * @param state what the pool knows of the container:
+   *   - "pristine": nothing has run in it since it started, so the first reset only writes the seed;
+   *   - "used": whatever ran is still there: a reset wipes, then writes the seed, in one round trip;
+   *   - "recycled": the previous holder's files and processes are still there, and nothing may see
+   *     them: the first reset wipes (with its seed, one round trip as for "used"), and any other
+   *     first use wipes before it runs. Wiping on the way out as well cost a round trip per rollout.
+   *   Anything that can change the container (exec, writeFiles) makes it "used".
    */
   constructor(
     readonly live: LiveContainer,
     readonly req: SandboxRequest,
     private readonly onClose: (s: DockerSandbox) => Promise<void>,
-    private pristine = false,
+    private state: "pristine" | "used" | "recycled" = "used",
   ) {
     this.id = live.name;
     this.workdir = req.workdir;
   }
 
   get healthy(): boolean {
-    return !this.closed && !this.live.agent.broken;
+    return !this.closed && !this.live.agent.broken && !this.live.spoiled;
+  }
+
+  private wiping: Promise<void> | null = null;
+
+  /**
+   * Wipes a recycled sandbox that sits unused in the pool, so that nothing its last holder left
+   * running goes on for long (the pool calls this after a short idle time). It is then pristine.
+   */
+  async wipeIdle(): Promise<void> {
+    if (this.state !== "recycled" || this.closed) return;
+    this.wiping ??= this.reset({}).then(() => {
+      this.state = "pristine";
+    });
+    await this.wiping.catch(() => {}); // a failed wipe spoiled it: the pool removes it when it is next taken
+  }
+
+  /** A recycled container is wiped before its first use that is not a reset (once, however many uses start together). */
+  private async wipeIfRecycled(): Promise<void> {
+    if (this.state !== "recycled" || this.closed) return;
+    this.wiping ??= this.reset({});
+    await this.wiping;
   }
 
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    this.pristine = false;
     const started = performance.now();
     const fail = (reason: string): ExecResult => ({ status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason });
     if (this.closed) return fail("sandbox is closed");
+    try {
+      await this.wipeIfRecycled();
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    this.state = "used";
     let cwd: string;
     try {
       cwd = resolveSandboxPath(this.workdir, opts.cwd ?? ".");
@@ -152,8 +182,9 @@ export class DockerSandbox implements Sandbox {
 
   /** Writes text files into the workdir through the agent: no process started (see Sandbox.putWorkdirFiles). */
   async putWorkdirFiles(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }> {
-    this.pristine = false;
     if (this.closed) throw new Error("sandbox is closed");
+    await this.wipeIfRecycled();
+    this.state = "used";
     const r = await this.live.agent.request({ op: "put", ...putRequest(this.workdir, w) });
     if (r.refused) return { ok: false, message: r.error ?? "refused" };
     if (r.error) throw new Error(`writing ${Object.keys(w.files).join(", ")}: ${r.error}`);
@@ -173,7 +204,8 @@ export class DockerSandbox implements Sandbox {
   }
 
   async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
-    this.pristine = false;
+    await this.wipeIfRecycled();
+    this.state = "used";
     const { work, other } = this.place(Object.keys(files));
     if (work.size > 0) {
       const entries = new Map([...work].map(([p, rel]) => [rel, toBuffer(files[p] ?? "")]));
@@ -188,6 +220,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   async readFiles(paths: string[]): Promise<Record<string, Buffer | null>> {
+    await this.wipeIfRecycled();
     const { work, other } = this.place(paths);
     const out: Record<string, Buffer | null> = {};
     await Promise.all(
@@ -213,6 +246,7 @@ export class DockerSandbox implements Sandbox {
 
   /** Every file of the workdir, as the engine archives it. */
   async snapshot(): Promise<Map<string, Buffer>> {
+    await this.wipeIfRecycled();
     const stream = (await this.live.container.getArchive({ path: `${this.workdir}/.` })) as unknown as Readable;
     return unpackFiles(stream, "./");
   }
@@ -232,10 +266,14 @@ export class DockerSandbox implements Sandbox {
     const entries = Object.entries(seed);
     const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
     const files = inline ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")])) : {};
-    const r = await this.live.agent.request(this.pristine ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files });
-    this.pristine = false;
-    if (r.error) throw new Error(`resetting the sandbox: ${r.error}`);
-    if (r.left && r.left.length > 0) throw new Error(`resetting the sandbox: could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`);
+    const r = await this.live.agent.request(this.state === "pristine" ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files });
+    this.state = "used";
+    const failure = r.error ?? (r.left && r.left.length > 0 ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}` : null);
+    if (failure) {
+      // Not provably clean: the pool removes it when it comes back, and never lends it again.
+      this.live.spoiled = failure;
+      throw new Error(`resetting the sandbox: ${failure}`);
+    }
     this.seed = seedMap(seed);
     if (!inline && entries.length > 0) await this.writeFiles(seed);
   }
@@ -243,6 +281,8 @@ export class DockerSandbox implements Sandbox {
   /** An interactive TTY exec as the sandbox's user (see ./shell.ts). */
   async shell(opts?: ShellOptions): Promise<SandboxShell> {
     if (!this.healthy) throw new Error("the sandbox is closed or broken: no shell can start in it");
+    await this.wipeIfRecycled();
+    this.state = "used";
     return openDockerShell({ container: this.live.container, workdir: this.workdir, user: this.req.user ?? "1000:1000", exec: (argv) => this.exec(argv, { timeoutMs: 10_000 }) }, opts);
   }
 
