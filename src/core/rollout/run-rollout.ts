@@ -102,7 +102,7 @@ const directPolicy: RolloutMeter = { policyCall: (fn) => fn() };
  */
 export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   const t0 = performance.now();
-  const writer = new TrajectoryWriter(o.file);
+  const writer = await TrajectoryWriter.create(o.file);
   const emit: typeof writer.write = (e) => {
     const ev = writer.write(e);
     o.hooks?.onEvent?.(ev);
