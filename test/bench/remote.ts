@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { RunnerClient } from "../../src/core/remote/client";
-import { makeFixtureEnv, REPO, RLENV as RLENV_TSX, startRunner } from "../integration/remote-helpers";
+import { makeFixtureEnv, REPO, RLENV as RLENV_TSX, runFolderFiles, startRunner } from "../integration/remote-helpers";
 
 const CLI_MODE = process.env.BENCH_CLI === "tsx" ? "tsx" : "dist";
 const RLENV = CLI_MODE === "tsx" ? RLENV_TSX : [process.execPath, path.join(REPO, "dist", "cli.js")];
@@ -85,10 +85,8 @@ function runLocal(envDir: string, runsDir: string): { ms: number; count: number;
 /** After timing: the pulled folder must be the runner's merged run folder, byte for byte. */
 function checkPulled(pulledDir: string, runnerDir: string, state: string): void {
   if (state !== "completed") throw new Error(`job ended ${state}`);
-  const list = (dir: string, rel = ""): string[] =>
-    readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? list(dir, path.join(rel, d.name)) : [path.join(rel, d.name)]));
-  const want = list(runnerDir).sort();
-  const got = list(pulledDir).sort();
+  const want = runFolderFiles(runnerDir);
+  const got = runFolderFiles(pulledDir);
   if (want.join("\n") !== got.join("\n")) throw new Error(`pulled ${got.length} files, the runner has ${want.length}`);
   for (const f of want) if (!readFileSync(path.join(pulledDir, f)).equals(readFileSync(path.join(runnerDir, f)))) throw new Error(`pulled ${f} differs from the runner's`);
 }

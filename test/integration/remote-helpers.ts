@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -148,4 +148,17 @@ export function slurmRunnerArgs(opts: { partition?: boolean } = {}): string[] {
 export function slurmClient(): SlurmClient {
   const env = process.env;
   return new SlurmClient({ url: env.RLENV_SLURM_URL ?? "", user: env.RLENV_SLURM_USER ?? "root", token: readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim() });
+}
+
+/**
+ * Every file under a run folder, relative and sorted; folders that are links (a runner's
+ * merged `rollouts` can be one, see merge.ts) are followed, as a pull follows them.
+ */
+export function runFolderFiles(dir: string, rel = ""): string[] {
+  return readdirSync(path.join(dir, rel))
+    .flatMap((name) => {
+      const r = rel ? path.join(rel, name) : name;
+      return statSync(path.join(dir, r)).isDirectory() ? runFolderFiles(dir, r) : [r];
+    })
+    .sort();
 }

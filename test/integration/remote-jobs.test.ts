@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -8,7 +8,7 @@ import type { JobEvent, JobRecord } from "../../src/core/remote/api";
 import { RunnerClient } from "../../src/core/remote/client";
 import { readRun, summarizeRunDir } from "../../src/core/runs";
 import { missing } from "../support/services";
-import { makeFixtureEnv, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
+import { makeFixtureEnv, runFolderFiles, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
 
 /**
  * Jobs on the local executor, end to end over loopback: real `rlenv run` processes and
@@ -112,7 +112,8 @@ test("pull --follow fills the folder as rollouts end and ends with the job, equa
   assert.equal(pulled.state, "cancelled");
   // The end brought the rest: the folder is the runner's merged folder, byte for byte.
   const runnerDir = path.join(data, "jobs", job.id, "run");
-  const files = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => path.relative(dir, path.join(d.parentPath, d.name))).sort();
+  const files = (dir: string) => runFolderFiles(dir);
+  assert.ok(lstatSync(path.join(runnerDir, "rollouts")).isSymbolicLink(), "one unit did the job: its rollouts folder is shared, not merged file by file");
   assert.deepEqual(files(runDir), files(runnerDir));
   for (const f of files(runnerDir)) assert.ok(readFileSync(path.join(runDir, f)).equals(readFileSync(path.join(runnerDir, f))), f);
   assert.ok(files(runDir).includes("rollouts/t1.s0.jsonl") && files(runDir).includes("run.json"));
@@ -216,6 +217,7 @@ test("SIGKILL mid-job and restart: every job listed, the job marked interrupted 
   const pulled = await client.pull(job.id, runs);
   const files = readdirSync(path.join(pulled.dir, "rollouts"));
   assert.equal(files.length, 6, `exactly one rollout per task: ${files.join(", ")}`);
+  assert.ok(lstatSync(path.join(data, "jobs", job.id, "run", "rollouts")).isDirectory(), "two units: the rollouts are merged file by file");
   for (const f of finishedFiles) assert.ok(files.includes(f), `finished rollout ${f} kept as it was`);
   const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as { rollouts: number; mean_reward: number; per_task: unknown[] };
   assert.equal(summary.rollouts, 6);

@@ -106,7 +106,7 @@ EOF
   # checkout, which CI may delete (a daemon whose cwd is gone fails on getcwd).
   (cd "$base" && slurmctld -i && slurmd)
   for _ in $(seq 1 60); do up && break; sleep 0.5; done
-  up || { echo "slurm: node $host did not come up (logs: $base/log)"; tail -5 "$base/log/slurmctld.log" "$base/log/slurmd.log" >&2 || true; exit 1; }
+  up || { echo "slurm: node $host did not come up (logs: $base/log)"; tail -n 5 "$base/log/slurmctld.log" "$base/log/slurmd.log" >&2 || true; exit 1; }
 fi
 
 scontrol token username=$user lifespan=86400 | sed -n 's/^SLURM_JWT=//p' > "$base/token"
@@ -119,7 +119,7 @@ if ! rest_up; then
     > "$base/log/slurmrestd.log" 2>&1) &
   echo $! > "$base/run/slurmrestd.pid"
   for _ in $(seq 1 40); do rest_up && break; sleep 0.25; done
-  rest_up || { echo "slurm: slurmrestd did not answer on $url (log: $base/log/slurmrestd.log)"; tail -5 "$base/log/slurmrestd.log" >&2; exit 1; }
+  rest_up || { echo "slurm: slurmrestd did not answer on $url (log: $base/log/slurmrestd.log)"; tail -n 5 "$base/log/slurmrestd.log" >&2; exit 1; }
 fi
 
 {

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs";
@@ -38,9 +38,58 @@ export function newMergeMemo(): MergeMemo {
 export function mergeRun(job: JobRecord, jobDir: string, version: string, final: boolean, known?: RolloutFileState[], memo: MergeMemo = newMergeMemo()): { rollouts: number; finished: string[] } {
   const runDir = mergedRunDir(jobDir);
   const outRollouts = path.join(runDir, "rollouts");
-  mkdirSync(outRollouts, { recursive: true });
   const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
   const kept = keptRollouts(job, unitDir, known);
+  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter((r) => r.end !== undefined && isFinished(r.end.status)).map((r) => path.basename(r.file)) : linkRollouts(outRollouts, kept, memo);
+  writeRunJson(job, runDir, version, unitDir, memo);
+  if (final) {
+    const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
+    const utilisation = meanUtilisation(job, unitDir);
+    writeJsonAtomic(path.join(runDir, SUMMARY_FILE), utilisation ? { ...summary, utilisation } : summary);
+  }
+  return { rollouts: kept.length, finished };
+}
+
+/**
+ * A job that one unit does whole (the local executor's, unless a runner restart split it)
+ * needs no merge of its rollouts: the merged `rollouts` folder is a link to that unit's own,
+ * made once, rather than a thousand hard links made one by one while the job runs. Once
+ * another unit joins or the unit keeps only part of its output, the link goes and the
+ * rollouts are merged file by file. True when the merged folder is (now) that link.
+ */
+function shareOneUnitsRollouts(job: JobRecord, outRollouts: string, kept: RolloutFileState[], memo: MergeMemo): boolean {
+  const units = job.units.filter((u) => u.keep !== "none");
+  const first = kept[0];
+  const whole = units.length === 1 && units[0]?.keep === "all" && first !== undefined && kept.every((r) => path.dirname(r.file) === path.dirname(first.file));
+  let current: string | null = null;
+  try {
+    current = readlinkSync(outRollouts);
+  } catch {
+    // a folder, or nothing yet
+  }
+  const target = first ? path.relative(path.dirname(outRollouts), path.dirname(first.file)) : null;
+  if (whole && target && current === target) return true;
+  if (current !== null) {
+    // The link no longer fits (another unit, or only finished rollouts kept): merge for real from here on.
+    rmSync(outRollouts);
+    memo.linked.clear();
+    memo.present = undefined;
+  }
+  if (whole && target) {
+    // An empty folder from before the unit's first rollout gives way to the link.
+    if (existsSync(outRollouts) && readdirSync(outRollouts).length === 0) rmSync(outRollouts, { recursive: true });
+    if (!existsSync(outRollouts)) {
+      mkdirSync(path.dirname(outRollouts), { recursive: true });
+      symlinkSync(target, outRollouts, "dir");
+      return true;
+    }
+  }
+  mkdirSync(outRollouts, { recursive: true });
+  return false;
+}
+
+/** The kept rollouts as hard links (copies where links cannot go) in the merged folder; returns the ended ones' names. */
+function linkRollouts(outRollouts: string, kept: RolloutFileState[], memo: MergeMemo): string[] {
   memo.present ??= new Set(readdirSync(outRollouts));
   const present = memo.present;
   const taken = new Set<string>();
@@ -82,6 +131,11 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
     memo.linked.delete(name);
     present.delete(name);
   }
+  return finished;
+}
+
+/** The job's run.json (written only when it changed). */
+function writeRunJson(job: JobRecord, runDir: string, version: string, unitDir: (u: WorkUnit) => string, memo: MergeMemo): void {
   memo.firstRun ??= firstUnitRun(job, unitDir);
   const first = memo.firstRun;
   const record: RunRecord = {
@@ -97,12 +151,6 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
   const runJson = `${JSON.stringify(record, null, 2)}\n`;
   if (runJson !== memo.runJson) writeFileSync(path.join(runDir, "run.json"), runJson);
   memo.runJson = runJson;
-  if (final) {
-    const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
-    const utilisation = meanUtilisation(job, unitDir);
-    writeJsonAtomic(path.join(runDir, SUMMARY_FILE), utilisation ? { ...summary, utilisation } : summary);
-  }
-  return { rollouts: kept.length, finished };
 }
 
 /** The run.json one of the units wrote (for fields the runner does not know itself). */

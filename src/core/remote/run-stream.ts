@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import tar from "tar-stream";
@@ -55,6 +55,9 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
       let st: ReturnType<typeof lstatSync>;
       try {
         st = lstatSync(path.join(dir, r));
+        // The merged rollouts folder can be a link to the one unit's own (see merge.ts): followed
+        // when it stays inside the job's folder, as only the runner's own links do.
+        if (st.isSymbolicLink() && insideJob(dir, path.join(dir, r))) st = statSync(path.join(dir, r));
       } catch {
         continue;
       }
@@ -114,6 +117,12 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
       pack.destroy();
     },
   };
+}
+
+/** True when `p` resolves to a place inside the job folder that holds the run folder `runDir`. */
+function insideJob(runDir: string, p: string): boolean {
+  const job = realpathSync(path.dirname(runDir));
+  return realpathSync(p).startsWith(`${job}${path.sep}`);
 }
 
 /** Bytes gathered before they are written even within one turn of the event loop. */
