@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { findDomain } from "../../core/domains/registry";
-import { formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+import { type Environment, formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+import { startEarly, validateByRollouts } from "./validate-run";
 
 export interface ValidateStaticResult {
   dir: string;
@@ -11,11 +12,12 @@ export interface ValidateStaticResult {
 }
 
 /** Static validation of environment folders: schema, paths, tasks, then the domain's own checks of its task fields. */
-export async function validateStatic(dirs: string[]): Promise<ValidateStaticResult[]> {
+export async function validateStatic(dirs: string[], onLoaded?: (env: Environment) => void): Promise<ValidateStaticResult[]> {
   return Promise.all(
     dirs.map(async (d) => {
       const { env, problems } = loadEnvironment(d);
       if (env) {
+        onLoaded?.(env);
         const domain = await findDomain(env.manifest.domain);
         try {
           problems.push(...((await domain?.checkTasks?.(env)) ?? []));
@@ -40,15 +42,18 @@ export function registerValidate(program: Command): void {
     .option("--tasks <ids...>", "only these task ids (with --run)")
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
     .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean }) => {
-      const results = await validateStatic(dirs);
+      // With --run, sandboxes start while the static checks run (see validate-run.ts).
+      const early = opts.run ? startEarly(opts) : undefined;
+      const results = await validateStatic(dirs, early?.loaded);
       const cwd = process.cwd();
       let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
       let runReport: unknown;
-      if (opts.run && !failed) {
-        const { validateByRollouts } = await import("./validate-run");
-        const r = await validateByRollouts(dirs, opts);
+      if (early && !failed) {
+        const r = await validateByRollouts(dirs, opts, early);
         runReport = r.report;
         failed ||= !r.ok;
+      } else if (early) {
+        await (await early.provider.catch(() => null))?.shutdown();
       }
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`);

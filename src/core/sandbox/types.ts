@@ -109,6 +109,11 @@ export interface SandboxRequest {
 export interface SandboxProvider {
   readonly backend: "docker" | "process";
   acquire(req: SandboxRequest): Promise<Sandbox>;
+  /**
+   * Starts `count` sandboxes of this shape ahead of the acquires that will want them (backends
+   * that keep warm ones); resolves once they are up, and rejects with why they could not start.
+   */
+  prewarm?(req: SandboxRequest, count?: number): Promise<void>;
   /** Close every sandbox and stop warming. */
   shutdown(): Promise<void>;
 }

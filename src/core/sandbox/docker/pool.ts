@@ -49,7 +49,7 @@ export class WarmPool {
   constructor(
     private readonly docker: Docker,
     private readonly req: SandboxRequest,
-    private readonly size: number,
+    private size: number,
     private readonly limiter: Limiter,
     private readonly release: (s: DockerSandbox) => Promise<void>,
   ) {}
@@ -145,6 +145,11 @@ export class WarmPool {
     return true;
   }
 
+  /** Keeps at least `n` warm from now on (a run about to use that many at once). */
+  growTo(n: number): void {
+    this.size = Math.max(this.size, n);
+  }
+
   /** Starts containers until `size` are ready, starting or (reusable) lent out. */
   refill(): void {
     while (!this.stopped && this.ready.length + this.filling + this.lent < this.size) {
@@ -175,9 +180,10 @@ export class WarmPool {
   /** Resolves once `size` warm containers are ready or (reusable) lent out, or a start failed. */
   async warmed(timeoutMs = 60_000): Promise<void> {
     const until = Date.now() + timeoutMs;
-    while (this.ready.length + this.lent < this.size && Date.now() < until) {
+    while (!this.stopped && this.ready.length + this.lent < this.size && Date.now() < until) {
       if (this.lastError) throw this.lastError;
-      await new Promise((r) => setTimeout(r, 20));
+      // Unref'd: a caller that does not wait for the warm-up must not be kept alive by it.
+      await new Promise((r) => setTimeout(r, 20).unref());
     }
   }
 

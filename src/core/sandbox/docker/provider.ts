@@ -59,9 +59,10 @@ export class DockerSandboxProvider implements SandboxProvider {
     return pool;
   }
 
-  /** Starts the warm containers for this shape now and waits for them (before a timed run). */
-  async prewarm(req: SandboxRequest): Promise<void> {
+  /** Starts the warm containers for this shape now (at least `count`) and waits for them. */
+  async prewarm(req: SandboxRequest, count?: number): Promise<void> {
     const pool = this.pool(req);
+    if (count !== undefined) pool.growTo(count);
     pool.refill();
     await pool.warmed();
   }
