@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Environment, loadEnvironment } from "../../src/core/environment";
@@ -22,7 +22,24 @@ export function variant(patch: (m: Manifest) => Partial<Manifest>): Environment 
   return { ...env, manifest: { ...env.manifest, ...patch(env.manifest) } };
 }
 
-export const tmp = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
+const made: string[] = [];
+// Test folders go when the test process ends (hundreds piled up in /tmp otherwise).
+process.once("exit", () => {
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // a sandbox's leftover the test already reported
+    }
+  }
+});
+
+/** A fresh folder under the system's temporary one, removed when the test process exits. */
+export const tmp = (prefix: string) => {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
 
 /** A process-backend provider in its own folder, so a test can check nothing is left behind; null when this machine cannot isolate. */
 export async function processProvider(): Promise<{ provider: SandboxProvider; baseDir: string } | { skip: string }> {
