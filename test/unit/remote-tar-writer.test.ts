@@ -1,0 +1,79 @@
+/**
+ * The runner's hand-written tar records (src/core/remote/tar-writer.ts) read back the same
+ * through the client's parser (tar-stream) and through GNU tar: short names, names that need
+ * ustar's prefix field, names too long for it (a pax record), UTF-8 names, empty files,
+ * folders and bodies that end on and off a block boundary.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { test } from "node:test";
+import tar from "tar-stream";
+import { TAR_END, type TarEntry, tarHeader, tarPadding } from "../../src/core/remote/tar-writer";
+
+const long = (n: number) => Array.from({ length: n }, (_, i) => `part${i}`).join("/");
+const cases: Array<{ name: string; type: TarEntry["type"]; body?: Buffer }> = [
+  { name: "run-1", type: "directory" },
+  { name: "run-1/run.json", type: "file", body: Buffer.from('{"id":"run-1"}\n') },
+  { name: "run-1/rollouts", type: "directory" },
+  { name: "run-1/rollouts/empty.jsonl", type: "file", body: Buffer.alloc(0) },
+  { name: "run-1/rollouts/block.jsonl", type: "file", body: Buffer.alloc(512, 120) },
+  { name: "run-1/rollouts/odd.jsonl", type: "file", body: Buffer.alloc(1537, 121) },
+  { name: `run-1/rollouts/${"t".repeat(95)}.s0.jsonl`, type: "file", body: Buffer.from("prefix split\n") },
+  { name: `run-1/${long(40)}/x.jsonl`, type: "file", body: Buffer.from("pax path\n") },
+  { name: `run-1/rollouts/${"n".repeat(120)}.jsonl`, type: "file", body: Buffer.from("a name over 100 bytes with no slash to split at\n") },
+  { name: "run-1/rollouts/tâche-été-✓.jsonl", type: "file", body: Buffer.from("utf-8\n") },
+];
+
+function archive(): Buffer {
+  const parts: Buffer[] = [];
+  for (const c of cases) {
+    const body = c.body ?? Buffer.alloc(0);
+    parts.push(tarHeader({ name: c.name, type: c.type, size: body.length, mode: c.type === "directory" ? 0o755 : 0o644, mtime: 1_700_000_000 }), body, tarPadding(body.length));
+  }
+  parts.push(TAR_END);
+  return Buffer.concat(parts);
+}
+
+test("tar-stream (the client's parser) reads every entry back: names, types, bodies", async () => {
+  const got: Array<{ name: string; type: string; body: Buffer; mode: number; mtime: number }> = [];
+  const extract = tar.extract();
+  extract.on("entry", (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("end", () => {
+      got.push({ name: header.name, type: header.type ?? "", body: Buffer.concat(chunks), mode: header.mode ?? 0, mtime: header.mtime?.getTime() ?? 0 });
+      next();
+    });
+  });
+  const done = new Promise<void>((resolve, reject) => {
+    extract.on("finish", resolve);
+    extract.on("error", reject);
+  });
+  Readable.from([archive()]).pipe(extract);
+  await done;
+  assert.deepEqual(
+    got.map((g) => [g.name.replace(/\/$/, ""), g.type]),
+    cases.map((c) => [c.name, c.type]),
+  );
+  for (const [i, c] of cases.entries()) {
+    assert.ok(got[i]?.body.equals(c.body ?? Buffer.alloc(0)), c.name);
+    assert.equal(got[i]?.mode, c.type === "directory" ? 0o755 : 0o644);
+    assert.equal(got[i]?.mtime, 1_700_000_000_000);
+  }
+});
+
+test("GNU tar extracts the same archive byte for byte", { skip: spawnSync("tar", ["--version"]).status === 0 ? false : "no tar on this machine" }, () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tar-writer-"));
+  try {
+    writeFileSync(path.join(dir, "a.tar"), archive());
+    const r = spawnSync("tar", ["-xf", "a.tar"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    for (const c of cases.filter((x) => x.type === "file")) assert.ok(readFileSync(path.join(dir, c.name)).equals(c.body ?? Buffer.alloc(0)), c.name);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
