@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
+import { TarReader } from "./tar-reader";
 
 /** Limits on what an uploaded bundle may unpack to. */
 export interface UnpackLimits {
@@ -140,44 +141,22 @@ export async function unpackToDir(source: Readable, dest: string, stripPrefix: s
     mkdirSync(dir, { recursive: true });
     made.add(dir);
   };
-  const extract = tar.extract();
-  const done = new Promise<void>((resolve, reject) => {
-    extract.on("entry", (header, stream, next) => {
-      const where = safeEntryPath(header.name);
-      const rel = where.ok ? where.rel : "";
-      const inside = rel === stripPrefix || rel.startsWith(`${stripPrefix}/`) ? rel.slice(stripPrefix.length).replace(/^\//, "") : null;
-      if (!where.ok || inside === null || (header.type !== "file" && header.type !== "directory")) {
-        stream.resume();
-        stream.on("end", () => next());
-        return;
-      }
-      const target = path.join(dest, inside);
-      if (header.type === "directory") {
-        mkdirOnce(target);
-        stream.resume();
-        stream.on("end", () => next());
-        return;
-      }
-      mkdirOnce(path.dirname(target));
-      files += 1;
-      // Trajectories are small: one write each is much faster than a stream per file.
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: unknown) => {
-        chunks.push(c as Buffer);
-      });
-      stream.on("error", reject);
-      stream.on("end", () => {
-        try {
-          writeFileSync(target, Buffer.concat(chunks));
-          next();
-        } catch (e) {
-          reject(e);
-        }
-      });
-    });
-    extract.on("finish", resolve);
-    extract.on("error", reject);
+  const reader = new TarReader((e) => {
+    const where = safeEntryPath(e.name);
+    const rel = where.ok ? where.rel : "";
+    const inside = rel === stripPrefix || rel.startsWith(`${stripPrefix}/`) ? rel.slice(stripPrefix.length).replace(/^\//, "") : null;
+    if (!where.ok || inside === null || e.type === "other") return;
+    const target = path.join(dest, inside);
+    if (e.type === "directory") {
+      mkdirOnce(target);
+      return;
+    }
+    mkdirOnce(path.dirname(target));
+    files += 1;
+    // Trajectories are small: one write each is much faster than a stream per file.
+    writeFileSync(target, e.body);
   });
-  await Promise.all([pipeline(source, extract), done]);
+  for await (const chunk of source) reader.push(chunk as Buffer);
+  reader.end();
   return files;
 }

@@ -1,8 +1,9 @@
 /**
  * The runner's hand-written tar records (src/core/remote/tar-writer.ts) read back the same
- * through the client's parser (tar-stream) and through GNU tar: short names, names that need
- * ustar's prefix field, names too long for it (a pax record), UTF-8 names, empty files,
- * folders and bodies that end on and off a block boundary.
+ * through tar-stream, through GNU tar and through the client's own reader (tar-reader.ts,
+ * which must also read what tar-stream's packer makes, as older runners send): short names,
+ * names that need ustar's prefix field, names too long for it (a pax record), UTF-8 names,
+ * empty files, folders and bodies that end on and off a block boundary, in chunks of any size.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -12,6 +13,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import tar from "tar-stream";
+import { TarFormatError, type TarReadEntry, TarReader } from "../../src/core/remote/tar-reader";
 import { TAR_END, type TarEntry, tarHeader, tarPadding } from "../../src/core/remote/tar-writer";
 
 const long = (n: number) => Array.from({ length: n }, (_, i) => `part${i}`).join("/");
@@ -43,7 +45,7 @@ test("tar-stream (the client's parser) reads every entry back: names, types, bod
   const extract = tar.extract();
   extract.on("entry", (header, stream, next) => {
     const chunks: Buffer[] = [];
-    stream.on("data", (c: Buffer) => chunks.push(c));
+    stream.on("data", (c: unknown) => chunks.push(c as Buffer));
     stream.on("end", () => {
       got.push({ name: header.name, type: header.type ?? "", body: Buffer.concat(chunks), mode: header.mode ?? 0, mtime: header.mtime?.getTime() ?? 0 });
       next();
@@ -76,4 +78,46 @@ test("GNU tar extracts the same archive byte for byte", { skip: spawnSync("tar",
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** What tar-stream's packer makes of the same entries (pax records where names are long). */
+async function tarStreamArchive(): Promise<Buffer> {
+  const pack = tar.pack();
+  for (const c of cases) pack.entry({ name: c.name, type: c.type, mode: c.type === "directory" ? 0o755 : 0o644 }, c.body ?? Buffer.alloc(0));
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of pack as unknown as Readable) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function readAll(bytes: Buffer, chunkSize: number): TarReadEntry[] {
+  const got: TarReadEntry[] = [];
+  const reader = new TarReader((e) => got.push(e));
+  for (let at = 0; at < bytes.length; at += chunkSize) reader.push(bytes.subarray(at, at + chunkSize));
+  reader.end();
+  return got;
+}
+
+test("the client's reader reads both packers' archives, in chunks of any size", async () => {
+  for (const [label, bytes] of [
+    ["tar-writer", archive()],
+    ["tar-stream", await tarStreamArchive()],
+  ] as const) {
+    for (const size of [1, 7, 511, 512, 513, 4096, bytes.length]) {
+      const got = readAll(bytes, size);
+      assert.deepEqual(
+        got.map((g) => [g.name.replace(/\/$/, ""), g.type]),
+        cases.map((c) => [c.name, c.type]),
+        `${label} in chunks of ${size}`,
+      );
+      for (const [i, c] of cases.entries()) assert.ok(got[i]?.body.equals(c.type === "file" ? (c.body ?? Buffer.alloc(0)) : Buffer.alloc(0)), `${label}/${size}: ${c.name}`);
+    }
+  }
+});
+
+test("the client's reader refuses a truncated archive and one that is not a tar", () => {
+  const bytes = archive();
+  assert.throws(() => readAll(bytes.subarray(0, 512 * 3 + 100), 4096), TarFormatError);
+  assert.throws(() => readAll(bytes.subarray(0, 700), 4096), TarFormatError);
+  assert.throws(() => readAll(Buffer.from("<html>502 Bad Gateway</html>".padEnd(1024, " ")), 4096), /not a tar archive/);
 });
