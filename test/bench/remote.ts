@@ -4,7 +4,7 @@
  * it fills, until the job ended and the folder is complete), in the
  * same run, as a ratio; and the latency from a rollout's end event being written to the
  * client receiving its rollout-end SSE event (p50, p90). Goals: overhead < 10 %, p50 < 100 ms.
- *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2]
+ *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2] [--warmup 1]
  * With RLENV_RUNNER_CPU_PROF=DIR the runner (and the `rlenv run` it starts) write CPU profiles there.
  *
  * Both sides run the `rlenv` a user runs: the bundled CLI (dist/cli.js, rebuilt first so it
@@ -31,6 +31,12 @@ const k = Number(arg("-k", "10"));
 const concurrency = Number(arg("--concurrency", "8"));
 const sandbox = arg("--sandbox", "process") as "process" | "docker" | "auto";
 const rounds = Number(arg("--rounds", "2"));
+/**
+ * Untimed rounds first: a runner is a long-lived service, and the first jobs a fresh runner
+ * process serves run its code cold (V8 not yet optimised: 2–3× its steady CPU per job). The
+ * timed rounds measure the runner as it serves jobs day to day; --warmup 0 times a cold one.
+ */
+const warmup = Number(arg("--warmup", "1"));
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -147,12 +153,17 @@ async function main(): Promise<void> {
   const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"], RLENV);
   try {
     const envDir = makeFixtureEnv(tasks, null, root);
-    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate); rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`);
+    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate) after ${warmup} untimed; rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`);
     const client = new RunnerClient({ url: runner.url, token: runner.token });
     const local: number[] = [];
     const remote: number[] = [];
     const [localCpu, remoteCpu]: [number[], number[]] = [[], []];
     const latencies: number[] = [];
+    for (let i = 0; i < warmup; i++) {
+      const l = runLocal(envDir, path.join(root, `warm-local-${i}`));
+      const r = await runRemote(client, runner.proc.pid ?? 0, path.join(root, "runner-data"), envDir, path.join(root, `warm-pulled-${i}`));
+      console.log(`warm-up ${i + 1} (untimed): local ${(l.ms / 1000).toFixed(2)} s, remote ${(r.ms / 1000).toFixed(2)} s`);
+    }
     for (let i = 0; i < rounds; i++) {
       // Alternate which goes first so warm-up favours neither.
       const order = i % 2 === 0 ? ["local", "remote"] : ["remote", "local"];
