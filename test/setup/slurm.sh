@@ -35,9 +35,17 @@ rest_up() {
 }
 
 if ! up; then
-  # Stop leftovers of an earlier, broken start (only the pids this script recorded).
+  # Stop leftovers of an earlier, broken start: the pids this script recorded, then any daemon
+  # of ours whose folder was deleted under them (pid files gone with it, ports still held),
   for p in slurmrestd slurmd slurmctld munged; do
     [ -f "$base/run/$p.pid" ] && kill "$(cat "$base/run/$p.pid")" 2>/dev/null || true
+  done
+  # known by the config or socket under $base that they were started with.
+  for pid in $(pgrep -x 'slurmrestd|slurmd|slurmctld|munged' || true); do
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_CONF=$base/etc/slurm.conf" \
+      || tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$base/"; then
+      kill "$pid" 2>/dev/null || true
+    fi
   done
   sleep 0.5
   rm -rf "$base"
