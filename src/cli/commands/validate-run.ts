@@ -54,14 +54,14 @@ type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: strin
 
 /**
  * What `validate --run` sets going while the static checks still run: the sandbox provider,
- * and for each environment they load, its warm sandboxes (as many as the run will use at
- * once). Starting containers took ~0.4 s before the first rollout could begin.
+ * and the first environment's warm sandboxes (as many as its run will use at once). Starting
+ * containers took ~0.4 s before the first rollout could begin.
  */
 export interface EarlyStart {
   provider: Promise<SandboxProvider>;
   /** The environments loaded so far, by folder (the run does not load them again). */
   envs: Map<string, Environment>;
-  /** An environment the static checks loaded: its sandboxes start now. */
+  /** An environment the static checks loaded (the first one's sandboxes start now). */
   loaded(env: Environment): void;
 }
 
@@ -76,6 +76,9 @@ export function startEarly(opts: ValidateRunOptions): EarlyStart {
     envs,
     loaded(env) {
       envs.set(path.resolve(env.dir), env);
+      // Only the first environment's: the others run later, one after another, and a long
+      // list must not start every container it will ever need at once.
+      if (envs.size > 1) return;
       const rollouts = 2 * (opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t)).length ?? env.tasks.length);
       if (rollouts === 0) return;
       // A sandbox that cannot start says why at the rollout that wanted it.
