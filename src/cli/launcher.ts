@@ -54,11 +54,10 @@ function runWithCodeCache(dir: string): void {
   } catch {
     // first run of this build
   }
-  const script = new vm.Script(Module.wrap(source), {
-    filename: BUNDLE,
-    cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // import() inside the bundle resolves as in a module Node loaded itself (Node 20.12+, 21.7+;
+  // the bundle makes no such call today, so older 20.x simply go without).
+  const loader = (vm as Partial<typeof vm>).constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE, cachedData, ...(loader ? { importModuleDynamically: loader } : {}) });
   if (!cachedData || script.cachedDataRejected) {
     // After the run, so the functions it compiled lazily are in the cache as well.
     process.once("exit", () => {
