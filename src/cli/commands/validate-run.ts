@@ -52,6 +52,11 @@ export function defaultValidateConcurrency(cpus = os.availableParallelism()): nu
 
 type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean };
 
+/** The ids of `--tasks` this environment has (undefined: no --tasks, so all of them). */
+function namedTasks(env: Environment, tasks: string[] | undefined): string[] | undefined {
+  return tasks?.filter((t) => env.tasks.some((x) => x.id === t));
+}
+
 /**
  * What `validate --run` sets going while the static checks still run: the sandbox provider,
  * and the first environment's warm sandboxes (as many as its run will use at once). Starting
@@ -79,7 +84,7 @@ export function startEarly(opts: ValidateRunOptions): EarlyStart {
       // Only the first environment's: the others run later, one after another, and a long
       // list must not start every container it will ever need at once.
       if (envs.size > 1) return;
-      const rollouts = 2 * (opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t)).length ?? env.tasks.length);
+      const rollouts = 2 * (namedTasks(env, opts.tasks)?.length ?? env.tasks.length);
       if (rollouts === 0) return;
       // A sandbox that cannot start says why at the rollout that wanted it.
       void provider.then((p) => p.prewarm?.(sandboxRequest(env), Math.min(concurrency, rollouts))).catch(() => {});
@@ -99,7 +104,7 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
     for (const dir of dirs) {
       const env = early.envs.get(path.resolve(dir)) ?? loadEnvironment(dir).env;
       if (!env) continue; // static validation already reported why
-      const only = opts.tasks?.filter((t) => env.tasks.some((x) => x.id === t));
+      const only = namedTasks(env, opts.tasks);
       if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
       const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: provider.backend, ...(only ? { tasks: only } : {}) } as const;
       // One set of slots for both runs: nop rollouts fill the slots the oracle's last ones leave.

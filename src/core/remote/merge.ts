@@ -5,7 +5,7 @@ import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs";
 import type { RunRecord, RunSummary } from "../schema/run";
 import type { JobRecord, WorkUnit } from "./api";
 import { keptRollouts } from "./remainder";
-import { isFinished, type RolloutFileState } from "./rollout-watch";
+import { hasFinished, type RolloutFileState } from "./rollout-watch";
 
 /** The merged run folder of a job, as `rlenv pull` brings it home. */
 export function mergedRunDir(jobDir: string): string {
@@ -40,7 +40,7 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
   const outRollouts = path.join(runDir, "rollouts");
   const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
   const kept = keptRollouts(job, unitDir, known);
-  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter((r) => r.end !== undefined && isFinished(r.end.status)).map((r) => path.basename(r.file)) : linkRollouts(outRollouts, kept, memo);
+  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter(hasFinished).map((r) => path.basename(r.file)) : linkRollouts(outRollouts, kept, memo);
   writeRunJson(job, runDir, version, unitDir, memo);
   if (final) {
     const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
@@ -99,7 +99,7 @@ function linkRollouts(outRollouts: string, kept: RolloutFileState[], memo: Merge
     let name = path.basename(r.file);
     if (taken.has(name)) name = `${r.unit}-${name}`;
     taken.add(name);
-    const ended = r.end !== undefined && isFinished(r.end.status);
+    const ended = hasFinished(r);
     if (ended) finished.push(name);
     // A link stays current by itself; only this function removes merged files.
     if (memo.linked.get(name) === r.file) continue;

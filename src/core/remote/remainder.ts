@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadEnvironment } from "../environment";
 import type { JobRecord, WorkUnit } from "./api";
 import type { ExecutionContext } from "./executor";
-import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
+import { hasFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
 
 /** Task ids the job covers, in the environment's order. */
 export function jobTaskIds(envDir: string, job: JobRecord): string[] {
@@ -29,7 +29,7 @@ export function keptRollouts(job: JobRecord, unitDir: (u: WorkUnit) => string, k
     all = watcher.all();
   }
   const keepOf = new Map(units.map((u) => [u.id, u.keep]));
-  return all.filter((r) => keepOf.get(r.unit) === "all" || (r.end !== undefined && isFinished(r.end.status)));
+  return all.filter((r) => keepOf.get(r.unit) === "all" || hasFinished(r));
 }
 
 /**
@@ -47,7 +47,7 @@ export function planRemainder(ctx: ExecutionContext): void {
   });
   const finished = new Map<string, number>();
   for (const r of keptRollouts(ctx.job(), (u) => ctx.unitRunsDir(u))) {
-    if (r.end && isFinished(r.end.status) && r.task) finished.set(r.task, (finished.get(r.task) ?? 0) + 1);
+    if (hasFinished(r) && r.task) finished.set(r.task, (finished.get(r.task) ?? 0) + 1);
   }
   const k = job.spec.config.k;
   const byMissing = new Map<number, string[]>();

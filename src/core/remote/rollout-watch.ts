@@ -20,6 +20,11 @@ export function isFinished(status: string): boolean {
   return status !== "cancelled";
 }
 
+/** A followed rollout file whose trajectory has ended as done work (it no longer changes). */
+export function hasFinished(r: RolloutFileState): boolean {
+  return r.end !== undefined && isFinished(r.end.status);
+}
+
 /**
  * Follows the trajectories that `rlenv run` processes write under each unit's runs
  * folder (local disk or a cluster's shared folder alike) by reading what each file
