@@ -133,11 +133,13 @@ export class WarmPool {
   private recycle(s: DockerSandbox): boolean {
     if (this.stopped || s.live.agent.broken || s.live.spoiled) return false;
     if (this.waiters.length === 0 && this.ready.length + this.lent >= Math.max(this.size, this.peakLent)) return false;
-    // A new handle: the released one stays closed for whoever still holds it.
-    const fresh = new DockerSandbox(s.live, this.req, this.release, "recycled");
+    // A new handle: the released one stays closed for whoever still holds it. One given back
+    // unused (its acquire was cancelled) has nothing to wipe.
+    const fresh = new DockerSandbox(s.live, this.req, this.release, s.untouched ? "pristine" : "recycled");
     if (!this.offer(fresh)) {
       this.ready.push(fresh);
-      // Not wanted at once: wipe it while it waits, so what the last holder left running stops.
+      // Not wanted at once: wipe it while it waits, so what the last holder left running stops
+      // (an untouched one has nothing to wipe: wipeIdle leaves it be).
       setTimeout(() => {
         if (this.ready.includes(fresh)) void fresh.wipeIdle();
       }, IDLE_WIPE_MS).unref();

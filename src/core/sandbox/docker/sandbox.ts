@@ -79,6 +79,11 @@ export class DockerSandbox implements Sandbox {
     return !this.closed && !this.live.agent.broken && !this.live.spoiled;
   }
 
+  /** Nothing has run or been written in the container since it started or was wiped. */
+  get untouched(): boolean {
+    return this.state === "pristine";
+  }
+
   private wiping: Promise<void> | null = null;
 
   /**
