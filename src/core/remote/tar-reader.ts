@@ -7,6 +7,7 @@
  */
 
 const BLOCK = 512;
+const ZERO_BLOCK = Buffer.alloc(BLOCK);
 
 export interface TarReadEntry {
   name: string;
@@ -39,7 +40,8 @@ export class TarReader {
       if (!this.header) {
         if (this.bytes < BLOCK) return;
         const block = this.take(BLOCK);
-        if (block.every((b) => b === 0)) {
+        // A header's name never starts with NUL, so only the end marker gets the full compare.
+        if (block[0] === 0 && block.equals(ZERO_BLOCK)) {
           this.ended = true; // the end marker: what follows (its second block, padding) does not matter
           return;
         }
