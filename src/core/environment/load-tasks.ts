@@ -3,9 +3,9 @@ import path from "node:path";
 import { Task } from "../schema/task";
 import { JsonPositionIndex, JsonSyntaxError, LineMap, parseJsonWithPositions } from "./json-positions";
 import { PositionIndex } from "./positions";
-import { formatPath, type Problem, START_OF_FILE } from "./problem";
+import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
 import { isSafeRelativePath, resolveInside } from "./safe-path";
-import { validateValue } from "./validate-value";
+import { type SpanSource, validateValue } from "./validate-value";
 
 /** A validated task and where it came from, so editors can point at it. */
 export interface LoadedTask extends Task {
@@ -33,6 +33,19 @@ function checkFilePaths(task: Task, file: string, spanOf: (p: PropertyKey[], atK
   return out;
 }
 
+/** A line's value positions, parsed on the first question (only a line with a problem asks). */
+class LazyJsonPositions implements SpanSource {
+  private index: JsonPositionIndex | undefined;
+  constructor(
+    private readonly text: string,
+    private readonly lineIndex: number,
+  ) {}
+  spanOf(p: ReadonlyArray<PropertyKey>, atKey?: boolean): Span {
+    this.index ??= new JsonPositionIndex(parseJsonWithPositions(this.text).ranges, new LineMap(this.text, this.lineIndex));
+    return this.index.spanOf(p, atKey);
+  }
+}
+
 function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
   const tasks: LoadedTask[] = [];
   const problems: Problem[] = [];
@@ -42,17 +55,24 @@ function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
     if (text.trim() === "") return;
     const lineNo = idx + 1;
     const prefix = `tasks[${idx}]`;
-    const lm = new LineMap(text, idx);
-    let parsed: ReturnType<typeof parseJsonWithPositions>;
+    // JSON.parse first: it is native and most lines are fine. Positions (our own, slower
+    // parser) are worked out only for a line that has a problem to point at.
+    let value: unknown;
     try {
-      parsed = parseJsonWithPositions(text);
-    } catch (e) {
-      const off = e instanceof JsonSyntaxError ? e.offset : 0;
-      problems.push({ file, ...lm.span(off, off), path: prefix, message: `invalid JSON: ${(e as Error).message}`, severity: "error" });
+      value = JSON.parse(text);
+    } catch {
+      const lm = new LineMap(text, idx);
+      try {
+        parseJsonWithPositions(text);
+        problems.push({ file, ...lm.span(0, 0), path: prefix, message: "invalid JSON", severity: "error" });
+      } catch (e) {
+        const off = e instanceof JsonSyntaxError ? e.offset : 0;
+        problems.push({ file, ...lm.span(off, off), path: prefix, message: `invalid JSON: ${(e as Error).message}`, severity: "error" });
+      }
       return;
     }
-    const positions = new JsonPositionIndex(parsed.ranges, lm);
-    const res = validateValue(Task, parsed.value, file, positions, prefix);
+    const positions = new LazyJsonPositions(text, idx);
+    const res = validateValue(Task, value, file, positions, prefix);
     problems.push(...res.problems);
     if (!res.data) return;
     const pathProblems = checkFilePaths(res.data, file, (p, k) => positions.spanOf(p, k), prefix);
