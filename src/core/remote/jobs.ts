@@ -323,10 +323,11 @@ export class JobManager extends EventEmitter {
     if (!job) return;
     const executor = this.opts.executors[job.spec.executor];
     if (!executor) throw new Error(`executor ${job.spec.executor} is not configured`);
-    this.update(id, (j) => {
-      j.state = "running";
-      j.started ??= new Date().toISOString();
-    });
+    // Journalled with the executor's first unit update (right after its spawn), not before:
+    // a write and fsync less between a submit and its run starting. A runner that dies in
+    // between finds the job queued and runs it again, as it would have then anyway.
+    job.state = "running";
+    job.started ??= new Date().toISOString();
     this.emitEvent(id, { type: "state", state: "running" });
     const watcher = this.watch(id, executor.reportsRolloutEnds);
     watcher.start();
