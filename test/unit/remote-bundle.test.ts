@@ -33,6 +33,18 @@ test("safeEntryPath refuses .., absolute and backslash names and normalises ./",
   assert.equal(safeEntryPath("a\\..\\b").ok, false);
 });
 
+test("safeEntryPath's one-pass check of plain names agrees with the full one", () => {
+  // Plain names (the fast path) come back as they are; dot segments, doubled slashes and
+  // odd characters take the full path, which cleans or refuses them.
+  for (const name of ["run-1/rollouts/t0.s3.jsonl", "a/b.c/d-e_f+g", "a/..b", "a/b..", "-x/y", "x/"]) assert.deepEqual(safeEntryPath(name), { ok: true, rel: name.replace(/\/$/, "") });
+  assert.deepEqual(safeEntryPath("./a"), { ok: true, rel: "a" });
+  assert.deepEqual(safeEntryPath("a/."), { ok: true, rel: "a" });
+  assert.deepEqual(safeEntryPath("a//b"), { ok: true, rel: "a/b" });
+  assert.deepEqual(safeEntryPath(".hidden/x"), { ok: true, rel: ".hidden/x" });
+  assert.deepEqual(safeEntryPath("ünï/x y"), { ok: true, rel: "ünï/x y" });
+  for (const name of ["..", "a/..", "../a", "a/../b", "/a", "a\\b", "C:/x", "a\0b"]) assert.equal(safeEntryPath(name).ok, false, name);
+});
+
 test("a plain bundle unpacks with its folders, contents and executable bits", async () => {
   const s = scratch();
   try {

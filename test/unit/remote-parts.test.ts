@@ -5,6 +5,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { parseSse } from "../../src/core/remote/client";
+import { onStreamLines } from "../../src/core/remote/stream-lines";
 import { parseNvidiaSmi } from "../../src/core/remote/gpus";
 import { JobJournal } from "../../src/core/remote/journal";
 import { runArgs } from "../../src/core/remote/run-args";
@@ -63,6 +64,15 @@ test("SSE parsing joins data lines and splits events across chunks", async () =>
   const got: string[] = [];
   await parseSse(Readable.from([Buffer.from("id: 1\nevent: x\nda"), Buffer.from("ta: {\"a\":1}\n\n: ping\n\nid: 2\ndata: l1\r\ndata: l2\n\n")]), (d) => got.push(d));
   assert.deepEqual(got, ['{"a":1}', "l1\nl2"]);
+});
+
+test("a child's output splits into lines across chunks, CRLF or LF, with the last line unterminated", async () => {
+  const lines: string[] = [];
+  const stream = Readable.from([Buffer.from("one\ntw"), Buffer.from("o\r\n\nthr"), Buffer.from("ée\nlast")]);
+  const ended = new Promise((r) => stream.on("end", r));
+  onStreamLines(stream, (l) => lines.push(l));
+  await ended;
+  assert.deepEqual(lines, ["one", "two", "", "thrée", "last"]);
 });
 
 test("nvidia-smi CSV parses into GPUs", () => {

@@ -4,6 +4,8 @@
  * which must also read what tar-stream's packer makes, as older runners send): short names,
  * names that need ustar's prefix field, names too long for it (a pax record), UTF-8 names,
  * empty files, folders and bodies that end on and off a block boundary, in chunks of any size.
+ * TarOut (tar-out.ts), which packs files read from disk straight into its chunks, makes the
+ * very same bytes.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -13,6 +15,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import tar from "tar-stream";
+import { TarOut } from "../../src/core/remote/tar-out";
 import { TarFormatError, type TarReadEntry, TarReader } from "../../src/core/remote/tar-reader";
 import { TAR_END, type TarEntry, tarHeader, tarPadding } from "../../src/core/remote/tar-writer";
 
@@ -121,3 +124,58 @@ test("the client's reader refuses a truncated archive and one that is not a tar"
   assert.throws(() => readAll(bytes.subarray(0, 700), 4096), TarFormatError);
   assert.throws(() => readAll(Buffer.from("<html>502 Bad Gateway</html>".padEnd(1024, " ")), 4096), /not a tar archive/);
 });
+
+/** Everything a TarOut writes, once it has ended. */
+async function drained(out: TarOut): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of out.stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+test("TarOut packs files read from disk into the same bytes as the header writer", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tar-out-"));
+  try {
+    const out = new TarOut();
+    const done = drained(out);
+    for (const [i, c] of cases.entries()) {
+      if (c.type === "directory") out.directory(c.name, 1_700_000_000);
+      else {
+        writeFileSync(path.join(dir, `f${i}`), c.body ?? Buffer.alloc(0));
+        assert.equal(out.file(c.name, path.join(dir, `f${i}`), 1_700_000_000), c.body?.length ?? 0, c.name);
+      }
+    }
+    out.end();
+    assert.ok((await done).equals(archive()));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("TarOut sends a file bigger than its chunk whole, skips a gone one and one already sent at that size", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tar-out-"));
+  try {
+    const big = Buffer.alloc(300 * 1024 + 17, 7); // more than a chunk's 256 KiB
+    writeFileSync(path.join(dir, "big"), big);
+    writeFileSync(path.join(dir, "same"), "unchanged\n");
+    writeFileSync(path.join(dir, "grew"), "longer now\n");
+    const out = new TarOut();
+    const done = drained(out);
+    // Small entries first, so the big one arrives in a chunk that is partly used.
+    for (let i = 0; i < 40; i++) out.file(`r/small-${i}`, path.join(dir, "same"), 1_700_000_000);
+    assert.equal(out.file("r/big", path.join(dir, "big"), 1_700_000_000), big.length);
+    assert.equal(out.file("r/gone", path.join(dir, "nothing-here"), 1_700_000_000), undefined);
+    assert.equal(out.file("r/same", path.join(dir, "same"), 1_700_000_000, 10), 10);
+    assert.equal(out.file("r/grew", path.join(dir, "grew"), 1_700_000_000, 10), 11);
+    out.end();
+    const got = readAll(await done, 65536);
+    assert.deepEqual(
+      got.map((e) => e.name),
+      [...Array.from({ length: 40 }, (_, i) => `r/small-${i}`), "r/big", "r/grew"],
+    );
+    assert.ok(got.find((e) => e.name === "r/big")?.body.equals(big));
+    assert.equal(got.find((e) => e.name === "r/grew")?.body.toString(), "longer now\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+

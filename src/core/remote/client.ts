@@ -186,16 +186,18 @@ export async function parseSse(stream: Readable, onData: (data: string) => void)
   try {
     for await (const chunk of stream) {
       buf += (chunk as Buffer).toString("utf8");
-      let nl = buf.indexOf("\n");
-      while (nl >= 0) {
-        const line = buf.slice(0, nl).replace(/\r$/, "");
-        buf = buf.slice(nl + 1);
-        if (line === "") {
-          if (data.length > 0) onData(data.join("\n"));
+      // Lines are read by position: only data lines become strings of their own (a
+      // followed job sends a thousand events a second or more).
+      let at = 0;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n", at)) {
+        const end = nl > at && buf.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+        if (end === at) {
+          if (data.length > 0) onData(data.length === 1 ? (data[0] ?? "") : data.join("\n"));
           data = [];
-        } else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-        nl = buf.indexOf("\n");
+        } else if (buf.startsWith("data:", at)) data.push(buf.slice(buf.charCodeAt(at + 5) === 32 ? at + 6 : at + 5, end));
+        at = nl + 1;
       }
+      buf = buf.slice(at);
     }
   } catch (e) {
     // A stream we destroyed ourselves (job ended) is a normal end.

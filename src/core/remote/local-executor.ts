@@ -1,12 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import type { WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
 import { unitEnded } from "./executor";
 import { parseRolloutEndLine } from "./progress-line";
 import { planRemainder } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
+import { onStreamLines } from "./stream-lines";
 
 const KILL_GRACE_MS = 10_000;
 const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
@@ -82,7 +82,7 @@ export class LocalExecutor implements Executor {
     };
     const flusher = setInterval(flush, 200);
     for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on("line", (line) => {
+      onStreamLines(stream, (line) => {
         const end = parseRolloutEndLine(line);
         if (end) ctx.rolloutEnded(unit.id, end);
         else if (line.trim()) pending.push(line);

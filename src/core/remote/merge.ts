@@ -40,7 +40,7 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
   const outRollouts = path.join(runDir, "rollouts");
   const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
   const kept = keptRollouts(job, unitDir, known);
-  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter(hasFinished).map((r) => path.basename(r.file)) : linkRollouts(outRollouts, kept, memo);
+  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter(hasFinished).map((r) => r.name) : linkRollouts(outRollouts, kept, memo);
   writeRunJson(job, runDir, version, unitDir, memo);
   if (final) {
     const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);
@@ -60,14 +60,14 @@ export function mergeRun(job: JobRecord, jobDir: string, version: string, final:
 function shareOneUnitsRollouts(job: JobRecord, outRollouts: string, kept: RolloutFileState[], memo: MergeMemo): boolean {
   const units = job.units.filter((u) => u.keep !== "none");
   const first = kept[0];
-  const whole = units.length === 1 && units[0]?.keep === "all" && first !== undefined && kept.every((r) => path.dirname(r.file) === path.dirname(first.file));
+  const whole = units.length === 1 && units[0]?.keep === "all" && first !== undefined && kept.every((r) => r.dir === first.dir);
   let current: string | null = null;
   try {
     current = readlinkSync(outRollouts);
   } catch {
     // a folder, or nothing yet
   }
-  const target = first ? path.relative(path.dirname(outRollouts), path.dirname(first.file)) : null;
+  const target = first ? path.relative(path.dirname(outRollouts), first.dir) : null;
   if (whole && target && current === target) return true;
   if (current !== null) {
     // The link no longer fits (another unit, or only finished rollouts kept): merge for real from here on.
@@ -96,7 +96,7 @@ function linkRollouts(outRollouts: string, kept: RolloutFileState[], memo: Merge
   const finished: string[] = [];
   for (const r of kept) {
     // Rollout ids are unique within a run; across units the unit id makes them so.
-    let name = path.basename(r.file);
+    let name = r.name;
     if (taken.has(name)) name = `${r.unit}-${name}`;
     taken.add(name);
     const ended = hasFinished(r);

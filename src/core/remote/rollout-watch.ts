@@ -8,6 +8,9 @@ export interface RolloutFileState {
   unit: string;
   /** Absolute path. */
   file: string;
+  /** Its folder and name (the parts of `file`, kept so a merge every few ms splits no paths). */
+  dir: string;
+  name: string;
   /** Path inside the unit's run folder, e.g. `rollouts/abc.jsonl`. */
   rel: string;
   task?: string;
@@ -64,9 +67,11 @@ export class RolloutWatcher {
    * `rlenv run`'s progress lines): no file is read for it, and scans skip the file.
    */
   noteEnd(unit: string, end: PushedRolloutEnd): void {
-    const file = path.resolve(end.file);
-    const dir = path.dirname(file);
-    const name = path.basename(file);
+    // `rlenv run` reports the absolute, clean path it was given (--runs): taken as it is.
+    const clean = isCleanAbsolute(end.file);
+    const file = clean ? end.file : path.resolve(end.file);
+    const dir = clean ? file.slice(0, file.lastIndexOf("/")) : path.dirname(file);
+    const name = clean ? file.slice(dir.length + 1) : path.basename(file);
     let known = this.byDir.get(dir);
     if (!known) {
       known = new Map();
@@ -75,7 +80,7 @@ export class RolloutWatcher {
     let st = this.files.get(file);
     if (st?.end) return;
     if (!st) {
-      st = { unit, file, rel: `rollouts/${name}`, offset: 0, partial: "" };
+      st = { unit, file, dir, name, rel: `rollouts/${name}`, offset: 0, partial: "" };
       this.files.set(file, st);
       known.set(name, st);
     }
@@ -110,7 +115,7 @@ export class RolloutWatcher {
           if (!st) {
             if (!name.endsWith(".jsonl")) continue;
             const file = `${rolloutsDir}/${name}`;
-            st = { unit: unit.id, file, rel: `rollouts/${name}`, offset: 0, partial: "" };
+            st = { unit: unit.id, file, dir: rolloutsDir, name, rel: `rollouts/${name}`, offset: 0, partial: "" };
             this.files.set(file, st);
             known.set(name, st);
           }
@@ -168,4 +173,9 @@ function listDirs(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** An absolute POSIX path below the root, with no "." or ".." segment and no doubled or trailing slash (path.resolve would leave it as it is). */
+function isCleanAbsolute(p: string): boolean {
+  return p.startsWith("/") && p.lastIndexOf("/") > 0 && !p.endsWith("/") && !p.includes("//") && !p.includes("/./") && !p.includes("/../") && !p.endsWith("/.") && !p.endsWith("/..");
 }

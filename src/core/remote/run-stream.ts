@@ -1,12 +1,16 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { PassThrough, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import type { JobEvent } from "./api";
 import type { JobManager } from "./jobs";
-import { TAR_END, tarHeader, tarPadding } from "./tar-writer";
+import { TarOut } from "./tar-out";
 
-/** Rollout ends gathered into one batch: a merge per rollout would cost more than the sending. */
-const BATCH_MS = 100;
+/**
+ * Rollout ends gathered into one batch: a merge per rollout would cost more than the
+ * sending. Short, so that when the job ends little is left to send: that rest is the
+ * wait between the job's end and the pull's.
+ */
+const BATCH_MS = 25;
 /** A look even without events, so a job that stops changing without one cannot hang a follower. */
 const SAFETY_TICK_MS = 2000;
 
@@ -24,22 +28,21 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
   const mtime = Math.floor(Date.now() / 1000);
   /** Path inside the run folder → bytes sent (-1: a folder). */
   const sent = new Map<string, number>();
+  /** Rollout files sent once their trajectory had ended: they never change, and the last look skips them unread. */
+  const sentFinal = new Set<string>();
   let closed = false;
   let batch: NodeJS.Timeout | undefined;
   let tick: NodeJS.Timeout | undefined;
 
-  const sendFile = (dir: string, rel: string, size?: number): void => {
-    if (size !== undefined && sent.get(rel) === size) return;
-    let body: Buffer;
-    try {
-      // Read whole: a growing file must not change size between the tar header and its body.
-      body = readFileSync(path.join(dir, rel));
-    } catch {
-      return; // gone since the listing (an interrupted rollout dropped from the merge)
-    }
-    if (sent.get(rel) === body.length) return;
-    out.file(`${prefix}/${rel}`, body, mtime);
-    sent.set(rel, body.length);
+  /** Sends the file unless it was sent at this size; false when it is gone (an interrupted rollout dropped from the merge). */
+  const sendFile = (dir: string, rel: string, size?: number): boolean => {
+    const before = sent.get(rel);
+    if (size !== undefined && before === size) return true;
+    // Read whole into the tar: a growing file cannot change size between header and body.
+    const now = out.file(`${prefix}/${rel}`, `${dir}/${rel}`, mtime, before);
+    if (now === undefined) return false;
+    sent.set(rel, now);
+    return true;
   };
 
   /** Every file of the folder not yet sent as it is now. */
@@ -51,6 +54,7 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
       return;
     }
     for (const name of names) {
+      if (rel === "rollouts" && sentFinal.has(name)) continue;
       const r = rel ? `${rel}/${name}` : name;
       let st: ReturnType<typeof lstatSync>;
       try {
@@ -87,8 +91,7 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
       return;
     }
     for (const name of view.finished) {
-      const rel = `rollouts/${name}`;
-      if (!sent.has(rel)) sendFile(view.dir, rel);
+      if (!sentFinal.has(name) && sendFile(view.dir, `rollouts/${name}`)) sentFinal.add(name);
     }
   };
 
@@ -124,55 +127,4 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
 function insideJob(runDir: string, p: string): boolean {
   const job = realpathSync(path.dirname(runDir));
   return realpathSync(p).startsWith(`${job}${path.sep}`);
-}
-
-/** Bytes gathered before they are written even within one turn of the event loop. */
-const COALESCE_MAX = 1024 * 1024;
-
-/**
- * The tar as it is made: each entry is a header, its body and padding (see tar-writer.ts),
- * and what one turn of the event loop adds leaves as one chunk, not three writes (and
- * three wake-ups of the reader) a file.
- */
-class TarOut {
-  readonly stream = new PassThrough();
-  private pending: Buffer[] = [];
-  private bytes = 0;
-  private scheduled = false;
-
-  file(name: string, body: Buffer, mtime: number): void {
-    this.add(tarHeader({ name, type: "file", size: body.length, mode: 0o644, mtime }), body, tarPadding(body.length));
-  }
-
-  directory(name: string, mtime: number): void {
-    this.add(tarHeader({ name, type: "directory", size: 0, mode: 0o755, mtime }));
-  }
-
-  end(): void {
-    this.add(TAR_END);
-    this.flush();
-    if (!this.stream.destroyed) this.stream.end();
-  }
-
-  private add(...parts: Buffer[]): void {
-    if (this.stream.destroyed) return;
-    for (const p of parts) {
-      if (p.length === 0) continue;
-      this.pending.push(p);
-      this.bytes += p.length;
-    }
-    if (this.bytes >= COALESCE_MAX) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
-    }
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    if (this.pending.length === 0 || this.stream.destroyed) return;
-    this.stream.write(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.bytes));
-    this.pending = [];
-    this.bytes = 0;
-  }
 }

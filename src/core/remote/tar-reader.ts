@@ -99,20 +99,44 @@ export class TarReader {
 }
 
 function parseHeader(h: Buffer): { name: string; type: string; size: number } {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : (h[i] ?? 0);
-  const stored = Number.parseInt(cstr(h, 148, 8).trim() || "-1", 8);
-  if (stored !== sum) throw new TarFormatError("not a tar archive (a header's checksum does not match)");
+  // The checksum counts its own field as spaces.
+  let sum = 8 * 32;
+  for (let i = 0; i < 148; i++) sum += h[i] ?? 0;
+  for (let i = 156; i < BLOCK; i++) sum += h[i] ?? 0;
+  if (octalAt(h, 148, 8) !== sum) throw new TarFormatError("not a tar archive (a header's checksum does not match)");
   const name = cstr(h, 0, 100);
-  const ustar = h.toString("latin1", 257, 262) === "ustar";
-  const prefix = ustar ? cstr(h, 345, 155) : "";
+  // "ustar" at 257: the prefix field holds the start of a long name.
+  const ustar = h[257] === 0x75 && h[258] === 0x73 && h[259] === 0x74 && h[260] === 0x61 && h[261] === 0x72;
+  const prefix = ustar && h[345] !== 0 ? cstr(h, 345, 155) : "";
   return { name: prefix ? `${prefix}/${name}` : name, type: String.fromCharCode(h[156] ?? 0), size: size(h) };
 }
 
 /** A NUL-terminated field, as UTF-8. */
 function cstr(h: Buffer, at: number, width: number): string {
-  const end = h.indexOf(0, at);
-  return h.toString("utf8", at, end < 0 || end > at + width ? at + width : end);
+  let end = at;
+  while (end < at + width && h[end] !== 0) end++;
+  return h.toString("utf8", at, end);
+}
+
+/**
+ * An octal number field (leading spaces or zeros, ended by NUL, space or the field's end),
+ * read off the bytes; -1 when it holds no digits or something else.
+ */
+function octalAt(h: Buffer, at: number, width: number): number {
+  let i = at;
+  const end = at + width;
+  while (i < end && h[i] === 0x20) i++;
+  let n = 0;
+  let digits = 0;
+  for (; i < end; i++) {
+    const c = h[i] ?? 0;
+    if (c >= 0x30 && c <= 0x37) {
+      n = n * 8 + (c - 0x30);
+      digits++;
+    } else if (c === 0 || c === 0x20) break;
+    else return -1;
+  }
+  return digits > 0 ? n : -1;
 }
 
 /** The size field: octal text, or GNU's base-256 (high bit set) for sizes past 8 GiB. */
@@ -123,8 +147,9 @@ function size(h: Buffer): number {
     for (let i = 125; i < 136; i++) n = n * 256 + (h[i] ?? 0);
     return n;
   }
-  const n = Number.parseInt(cstr(h, 124, 12).trim() || "0", 8);
-  if (!Number.isFinite(n) || n < 0) throw new TarFormatError("a header's size is not a number");
+  if (first === 0) return 0;
+  const n = octalAt(h, 124, 12);
+  if (n < 0) throw new TarFormatError("a header's size is not a number");
   return n;
 }
 

@@ -6,9 +6,9 @@
  * rollouts cost the runner ~50 ms, competing with the run itself on a small host.
  */
 
-const BLOCK = 512;
+export const BLOCK = 512;
 /** The largest size the 11 octal digits of a ustar header hold (8 GiB - 1); bigger goes in a pax record. */
-const MAX_OCTAL_SIZE = 0o77777777777;
+export const MAX_OCTAL_SIZE = 0o77777777777;
 const ZEROS = Buffer.alloc(BLOCK);
 
 /** Two zero blocks: the end of the archive. */
@@ -49,8 +49,8 @@ export function tarHeader(e: TarEntry): Buffer {
   return Buffer.concat([paxHead, records, tarPadding(records.length), main]);
 }
 
-/** The name as ustar's name (≤ 100 bytes) and prefix (≤ 155 bytes), split at a slash; null when it cannot be. */
-function splitName(name: string): { prefix: string; name: string } | null {
+/** The name as ustar's name (≤ 100 bytes) and prefix (≤ 155 bytes), split at a slash; null when it cannot be (a pax record must carry it). */
+export function splitName(name: string): { prefix: string; name: string } | null {
   const bytes = Buffer.byteLength(name);
   if (bytes <= 100) return { prefix: "", name };
   if (bytes > 256) return null;
@@ -81,21 +81,60 @@ function paxRecord(key: string, value: string): string {
 }
 
 function ustar(name: string, prefix: string, type: "0" | "5" | "x", size: number, mode: number, mtime: number): Buffer {
-  const h = Buffer.alloc(BLOCK);
-  h.write(name, 0, 100, "utf8");
-  octal(h, 100, 8, mode & 0o7777);
-  octal(h, 108, 8, 0);
-  octal(h, 116, 8, 0);
-  octal(h, 124, 12, size);
-  octal(h, 136, 12, Math.floor(mtime));
-  h.write("        ", 148, 8, "latin1"); // the checksum counts its own field as spaces
-  h.write(type, 156, 1, "latin1");
-  h.write("ustar\u000000", 257, 8, "latin1");
-  h.write(prefix, 345, 155, "utf8");
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += h[i] ?? 0;
-  h.write(`${sum.toString(8).padStart(6, "0")}\u0000 `, 148, 8, "latin1");
+  const h = Buffer.allocUnsafe(BLOCK);
+  writeUstar(h, 0, name, prefix, type, size, mode, mtime);
   return h;
+}
+
+/**
+ * A ustar header block written in place at `at` (its 512 bytes are overwritten), so a
+ * packer can put header and body side by side in one chunk. `name` and `prefix` must fit
+ * (see splitName) and `size` the octal field. The fields every entry of a stream shares
+ * come from a cached template block, with its byte sum: per entry only the name, size and
+ * checksum are written (a pull writes a thousand headers in a burst).
+ */
+export function writeUstar(h: Buffer, at: number, name: string, prefix: string, type: "0" | "5" | "x", size: number, mode: number, mtime: number): void {
+  const t = template(type, mode, mtime);
+  t.block.copy(h, at);
+  let sum = t.sum;
+  const nameBytes = h.write(name, at, 100, "utf8");
+  for (let i = at; i < at + nameBytes; i++) sum += h[i] ?? 0;
+  if (prefix) {
+    const prefixBytes = h.write(prefix, at + 345, 155, "utf8");
+    for (let i = at + 345; i < at + 345 + prefixBytes; i++) sum += h[i] ?? 0;
+  }
+  // The template's size field is all "0" digits: each digit written adds its excess over "0".
+  for (let i = at + 134, n = size; n > 0 && i >= at + 124; i--, n = Math.floor(n / 8)) {
+    const digit = n % 8;
+    h[i] = 0x30 + digit;
+    sum += digit;
+  }
+  // Six octal digits, NUL, space.
+  for (let i = at + 153; i >= at + 148; i--, sum = Math.floor(sum / 8)) h[i] = 0x30 + (sum % 8);
+  h[at + 154] = 0;
+  h[at + 155] = 0x20;
+}
+
+/** The last few header templates (a stream uses one mode and mtime per entry type). */
+const templates: Array<{ type: string; mode: number; mtime: number; block: Buffer; sum: number }> = [];
+
+function template(type: "0" | "5" | "x", mode: number, mtime: number): { block: Buffer; sum: number } {
+  for (const t of templates) if (t.type === type && t.mode === mode && t.mtime === mtime) return t;
+  const block = Buffer.alloc(BLOCK);
+  octal(block, 100, 8, mode & 0o7777);
+  octal(block, 108, 8, 0);
+  octal(block, 116, 8, 0);
+  octal(block, 124, 12, 0);
+  octal(block, 136, 12, Math.floor(mtime));
+  block.write("        ", 148, 8, "latin1"); // the checksum counts its own field as spaces
+  block[156] = type.charCodeAt(0);
+  block.write("ustar\u000000", 257, 8, "latin1");
+  let sum = 0;
+  for (let i = 0; i < BLOCK; i++) sum += block[i] ?? 0;
+  const made = { type, mode, mtime, block, sum };
+  templates.unshift(made);
+  if (templates.length > 6) templates.pop();
+  return made;
 }
 
 /** A zero-padded octal number in a field of `width` bytes, ending in NUL. */
