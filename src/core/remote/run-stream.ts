@@ -11,6 +11,8 @@ import { TarOut } from "./tar-out";
  * wait between the job's end and the pull's.
  */
 const BATCH_MS = 25;
+/** Bytes that may wait for a slow puller before the stream stops reading files for it. */
+const BACKLOG_BYTES = 4 * 1024 * 1024;
 /** A look even without events, so a job that stops changing without one cannot hang a follower. */
 const SAFETY_TICK_MS = 2000;
 
@@ -45,8 +47,11 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
     return true;
   };
 
-  /** Every file of the folder not yet sent as it is now. */
-  const sendRest = (dir: string, rel: string): void => {
+  /**
+   * Every file of the folder not yet sent as it is now, listed into `into` (folders go out
+   * at once: a header each) to be sent as the puller takes them.
+   */
+  const listRest = (dir: string, rel: string, into: Array<{ rel: string; size: number }>): void => {
     let names: string[];
     try {
       names = readdirSync(rel ? path.join(dir, rel) : dir).sort();
@@ -68,9 +73,41 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
       if (st.isDirectory()) {
         if (!sent.has(r)) out.directory(`${prefix}/${r}`, mtime);
         sent.set(r, -1);
-        sendRest(dir, r);
-      } else if (st.isFile()) sendFile(dir, r, st.size);
+        listRest(dir, r, into);
+      } else if (st.isFile() && sent.get(r) !== st.size) into.push({ rel: r, size: st.size });
     }
+  };
+
+  /** The last send (the job has ended, or a snapshot): its files, and how far it got. */
+  let rest: { dir: string; files: Array<{ rel: string; size: number }>; at: number } | undefined;
+  let waitingDrain = false;
+
+  /**
+   * True while more than BACKLOG_BYTES wait to go out, with a look set for when they have:
+   * a puller slower than the run (or a snapshot of a big folder) must not make the runner
+   * hold the run folder in memory.
+   */
+  const backlogged = (): boolean => {
+    if (out.backlog() <= BACKLOG_BYTES) return false;
+    if (!waitingDrain) {
+      waitingDrain = true;
+      out.stream.once("drain", () => {
+        waitingDrain = false;
+        if (!batch) look();
+      });
+    }
+    return true;
+  };
+
+  const sendRest = (): void => {
+    if (!rest) return;
+    for (; rest.at < rest.files.length; rest.at++) {
+      if (backlogged()) return;
+      const f = rest.files[rest.at];
+      if (f) sendFile(rest.dir, f.rel, f.size);
+    }
+    stop();
+    out.end();
   };
 
   const stop = (): void => {
@@ -82,16 +119,22 @@ export function streamRunFolder(jobs: JobManager, id: string, prefix: string, op
 
   const look = (): void => {
     batch = undefined;
-    if (closed) return;
+    if (closed || backlogged()) return;
+    if (rest) {
+      sendRest();
+      return;
+    }
     const view = jobs.runView(id, { fresh: !opts.follow });
     if (!view?.live || !opts.follow) {
-      if (view) sendRest(view.dir, "");
-      stop();
-      out.end();
+      rest = { dir: view?.dir ?? "", files: [], at: 0 };
+      if (view) listRest(view.dir, "", rest.files);
+      sendRest();
       return;
     }
     for (const name of view.finished) {
-      if (!sentFinal.has(name) && sendFile(view.dir, `rollouts/${name}`)) sentFinal.add(name);
+      if (sentFinal.has(name)) continue;
+      if (backlogged()) return;
+      if (sendFile(view.dir, `rollouts/${name}`)) sentFinal.add(name);
     }
   };
 

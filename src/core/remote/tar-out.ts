@@ -94,6 +94,11 @@ export class TarOut {
     this.schedule();
   }
 
+  /** Bytes packed or written that the reader has not taken yet. */
+  backlog(): number {
+    return this.stream.writableLength + this.len;
+  }
+
   end(): void {
     if (this.stream.destroyed) return;
     this.flush();
