@@ -137,3 +137,37 @@ test("unknown jobs answer 404 and /metrics speaks Prometheus text", async () => 
   assert.match(text, /^rlenv_rollouts_per_second 0$/m);
   assert.match(text, /^rlenv_gpu_utilisation /m);
 });
+
+// Last in this file: it leaves a job behind, which the tests above check there is none of.
+test("a retried submit is answered only once its upload has arrived whole (no EPIPE under the client's writes)", async () => {
+  const envDir = makeFixtureEnv(1, 0);
+  const { packDirectory } = await import("../../src/core/remote/bundle");
+  const chunks: Buffer[] = [];
+  for await (const x of packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "oracle" }, sandbox: "process" } }) })) chunks.push(x as Buffer);
+  const body = Buffer.concat(chunks);
+  const key = `retry-${Date.now()}`;
+  const first = await post(body, runner.token, { "Idempotency-Key": key });
+  assert.equal(first.status, 201);
+  // The retry sends half its upload, pauses, then the rest: a runner that answered from the
+  // key alone would have answered, and closed the connection, during the pause.
+  const { request } = await import("node:http");
+  let sentAll = false;
+  const answer = await new Promise<{ status: number; afterUpload: boolean; json: { id?: string } }>((resolve, reject) => {
+    const req = request(`${runner.url}/v1/jobs`, { method: "POST", agent: false, headers: { Authorization: `Bearer ${runner.token}`, "Content-Type": "application/x-tar", "Idempotency-Key": key, "Content-Length": String(body.length) } }, (res) => {
+      const afterUpload = sentAll;
+      const got: Buffer[] = [];
+      res.on("data", (c: Buffer) => got.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, afterUpload, json: JSON.parse(Buffer.concat(got).toString("utf8")) as { id?: string } }));
+    });
+    req.on("error", reject);
+    req.write(body.subarray(0, body.length >> 1));
+    setTimeout(() => {
+      req.end(body.subarray(body.length >> 1), () => {
+        sentAll = true;
+      });
+    }, 300);
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.afterUpload, true, "answered before the upload was whole");
+  assert.equal(answer.json.id, (first.json as { id?: string }).id);
+});

@@ -136,14 +136,14 @@ export class JobManager extends EventEmitter {
   async submit(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
     if (idempotencyKey) {
       const known = this.byKey.get(idempotencyKey);
-      if (known) {
-        body.resume();
-        const job = this.jobs.get(known);
-        if (job) return { job, created: false };
+      const job = known ? this.jobs.get(known) : undefined;
+      if (job) {
+        await uploaded(body);
+        return { job, created: false };
       }
       const inFlight = this.pendingKeys.get(idempotencyKey);
       if (inFlight) {
-        body.resume();
+        await uploaded(body);
         return inFlight;
       }
     }
@@ -498,4 +498,18 @@ export class JobManager extends EventEmitter {
     }, every * 1000);
     this.gpuTimer.unref();
   }
+}
+
+/**
+ * Reads a retried upload to its end without keeping it. Answering before the client has
+ * sent it all would close the connection under its writes (EPIPE on the client's side).
+ */
+function uploaded(body: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (body.readableEnded || body.destroyed) return resolve();
+    body.once("end", resolve);
+    body.once("error", () => resolve());
+    body.once("close", resolve);
+    body.resume();
+  });
 }
