@@ -7,13 +7,21 @@
  *   npx tsx test/bench/remote.ts [--tasks 100] [-k 10] [--concurrency 8] [--sandbox process] [--rounds 2] [--warmup 1]
  * With RLENV_RUNNER_CPU_PROF=DIR the runner (and the `rlenv run` it starts) write CPU profiles there.
  *
+ * Everything (both runs, the runner's data, the pulled folder) lives under $TMPDIR, so both
+ * sides use the same disk. The remote side creates 1,000 more files (the client's copy),
+ * so the bench first prints what creating 1,000 files costs there. On ext4 without a
+ * journal (this project's machines: /sys/fs/ext4/vda/journal_task is "<none>") inode
+ * allocation steps over every inode freed in the last 1–6 minutes (the kernel's
+ * recently_deleted()), so after a big deletion nearby a file costs 100–400 µs instead of
+ * 10–20. TMPDIR=/dev/shm measures on tmpfs, where it is steady.
+ *
  * Both sides run the `rlenv` a user runs: the bundled CLI (dist/cli.js, rebuilt first so it
  * matches the sources), for the local run, the runner and the runner's own `rlenv run`.
  * BENCH_CLI=tsx runs src/cli/main.ts through tsx instead; tsx's start-up (about half a
  * second on each `rlenv run`) then pads both sides and makes the overhead look smaller.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { RunnerClient } from "../../src/core/remote/client";
@@ -72,6 +80,16 @@ function engineWall(runDir: string): string {
   } catch {
     return "?";
   }
+}
+
+/** Wall ms to create (and write 1.5 KB into) 1,000 files in a new folder under `root`: the disk's per-file cost right now. */
+function fileCreateMs(root: string): number {
+  const dir = path.join(root, "file-create-probe");
+  mkdirSync(dir);
+  const body = Buffer.alloc(1500, 120);
+  const t0 = performance.now();
+  for (let i = 0; i < 1000; i++) writeFileSync(path.join(dir, `f${i}.jsonl`), body);
+  return performance.now() - t0;
 }
 
 /** One `rlenv run` of the whole set on this machine; returns wall ms and rollouts written. */
@@ -153,6 +171,7 @@ async function main(): Promise<void> {
   const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"], RLENV);
   try {
     const envDir = makeFixtureEnv(tasks, null, root);
+    console.log(`${root}: creating 1,000 files there takes ${fileCreateMs(root).toFixed(0)} ms now (the pull creates as many on the client's side)`);
     console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate) after ${warmup} untimed; rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`);
     const client = new RunnerClient({ url: runner.url, token: runner.token });
     const local: number[] = [];
