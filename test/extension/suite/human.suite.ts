@@ -162,7 +162,10 @@ suite("Play Task (human policy) and the live sandbox", () => {
       // The shell is up and the terminal laid out: a resize now is the last one.
       opened.pty.setDimensions({ columns: 91, rows: 27 });
       opened.pty.handleInput("stty size\r");
-      await out.until(/^27 91\r?$/m);
+      // Not anchored at the line's start: bash may still be redrawing its prompt for the
+      // resize (SIGWINCH) as the command runs, and stty's answer then follows that redraw
+      // ("bash-5.2$ stty size27 91"), as it did once in CI.
+      await out.until(/27 91\r?$/m);
       opened.pty.handleInput("exit 4\r");
       assert.equal(await closed, 4);
       assert.match(out.text(), /ended with exit code 4/);
