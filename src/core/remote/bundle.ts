@@ -29,7 +29,7 @@ export class BundleError extends Error {
  * Segments of letters, digits and `_ - . +` (none of them "." or ".."), split by single
  * slashes, with an optional trailing slash: a relative path that needs no cleaning.
  */
-const PLAIN_PATH = /^(?!\.{1,2}(?:\/|$))[\w+-][\w.+-]*(?:\/(?!\.{1,2}(?:\/|$))[\w.+-]+)*\/?$/;
+const PLAIN_PATH = /^(?!\.{1,2}(?:\/|$))[\w.+-]+(?:\/(?!\.{1,2}(?:\/|$))[\w.+-]+)*\/?$/;
 
 /** The entry name as a safe relative path, or a reason it is not one. */
 export function safeEntryPath(name: string): { ok: true; rel: string } | { ok: false; reason: string } {
