@@ -66,6 +66,24 @@ test("SSE parsing joins data lines and splits events across chunks", async () =>
   assert.deepEqual(got, ['{"a":1}', "l1\nl2"]);
 });
 
+test("SSE parsing rejects with what the handler throws and ends the stream; a destroyed stream ends it quietly", async () => {
+  const bad = Readable.from([Buffer.from("data: 1\n\ndata: 2\n\n")]);
+  await assert.rejects(
+    parseSse(bad, () => {
+      throw new Error("not an event");
+    }),
+    /not an event/,
+  );
+  assert.equal(bad.destroyed, true);
+  const followed = Readable.from([Buffer.from("data: end\n\n"), Buffer.from("data: never\n\n")]);
+  const seen: string[] = [];
+  await parseSse(followed, (d) => {
+    seen.push(d);
+    followed.destroy();
+  });
+  assert.deepEqual(seen, ["end"]);
+});
+
 test("a child's output splits into lines across chunks, CRLF or LF, with the last line unterminated", async () => {
   const lines: string[] = [];
   const stream = Readable.from([Buffer.from("one\ntw"), Buffer.from("o\r\n\nthr"), Buffer.from("ée\nlast")]);

@@ -5,6 +5,7 @@ import https from "node:https";
 import type { Readable } from "node:stream";
 import { BUNDLE_ENV_DIR, BUNDLE_JOB_FILE, type Health, type JobEvent, JobEvent as JobEventSchema, type JobRecord, JobSpec, type JobSpecInput } from "./api";
 import { packDirectory, unpackToDir } from "./bundle";
+import { onStreamLines } from "./stream-lines";
 
 export class RunnerHttpError extends Error {
   override name = "RunnerHttpError";
@@ -179,30 +180,31 @@ async function readAll(res: Readable): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Calls onData with each SSE event's data (multi-line data joined); resolves at end of stream. */
-export async function parseSse(stream: Readable, onData: (data: string) => void): Promise<void> {
-  let buf = "";
-  let data: string[] = [];
-  try {
-    for await (const chunk of stream) {
-      buf += (chunk as Buffer).toString("utf8");
-      // Lines are read by position: only data lines become strings of their own (a
-      // followed job sends a thousand events a second or more).
-      let at = 0;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n", at)) {
-        const end = nl > at && buf.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        if (end === at) {
+/**
+ * Calls onData with each SSE event's data (multi-line data joined); resolves at the end of
+ * the stream, also when it was destroyed (a follower that has seen the job end) or aborted.
+ * An error thrown by onData rejects, and ends the stream.
+ */
+export function parseSse(stream: Readable, onData: (data: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let data: string[] = [];
+    let failed = false;
+    onStreamLines(stream, (line) => {
+      // Nothing after a destroy: what was already buffered is not news for a follower that stopped.
+      if (failed || stream.destroyed) return;
+      try {
+        if (line === "") {
           if (data.length > 0) onData(data.length === 1 ? (data[0] ?? "") : data.join("\n"));
           data = [];
-        } else if (buf.startsWith("data:", at)) data.push(buf.slice(buf.charCodeAt(at + 5) === 32 ? at + 6 : at + 5, end));
-        at = nl + 1;
+        } else if (line.startsWith("data:")) data.push(line.slice(line.charCodeAt(5) === 32 ? 6 : 5));
+      } catch (e) {
+        failed = true;
+        reject(e);
+        stream.destroy();
       }
-      buf = buf.slice(at);
-    }
-  } catch (e) {
-    // A stream we destroyed ourselves (job ended) is a normal end.
-    if ((stream as Readable & { destroyed?: boolean }).destroyed && (e as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE") return;
-    if ((e as Error).name === "AbortError") return;
-    throw e;
-  }
+    });
+    stream.on("error", (e) => ((e as Error).name === "AbortError" ? resolve() : reject(e)));
+    stream.on("end", () => resolve());
+    stream.on("close", () => resolve());
+  });
 }
