@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 import { readOutcomes, readRun, rolloutFiles, summarizeRunDir } from "../../src/core/runs";
@@ -14,8 +14,8 @@ after(async () => {
   for (const s of servers) await s.close();
 });
 
-function rlenv(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+function rlenv(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -71,6 +71,43 @@ test("rlenv validate --run: oracle solves, nop does not", async (t) => {
   const out = JSON.parse(r.stdout) as { ok: boolean; run: { environments: Array<{ tasks: Array<{ id: string; oracle: number; nop: number; ok: boolean }> }> } };
   assert.equal(out.ok, true);
   assert.deepEqual(out.run.environments[0]?.tasks.map((x) => [x.id, x.oracle, x.nop]), [["via-commands", 1, 0], ["via-files", 1, 0], ["via-patch", 1, 0], ["via-tool-calls", 1, 0]]);
+});
+
+test("rlenv validate --run: its runs go when every task passed, stay (and are named) when one failed, and stay in --runs", async (t) => {
+  const skip = await sandboxSkip();
+  if (skip) return t.skip(skip);
+  const scratch = tmp("rlenv-validate-tmpdir-"); // the child's TMPDIR, where its temporary runs folder goes
+  const leftovers = () => readdirSync(scratch).filter((n) => n.startsWith("rlenv-validate-"));
+  // The folder first: --tasks takes every word after it.
+  const args = (dir: string, ...more: string[]) => ["validate", dir, "--run", "--sandbox", "process", ...more, "--tasks", "via-files"];
+  const pass = await rlenv(args(FIXTURE, "--json"), { TMPDIR: scratch }).done;
+  assert.equal(pass.code, 0, pass.stderr);
+  const passed = JSON.parse(pass.stdout) as { run: { runs_dir?: string; environments: Array<{ ok: boolean; runs?: unknown }> } };
+  assert.equal(passed.run.environments[0]?.ok, true);
+  assert.equal(passed.run.runs_dir, undefined);
+  assert.equal(passed.run.environments[0]?.runs, undefined);
+  assert.deepEqual(leftovers(), []);
+
+  // The oracle answers 42; this copy expects 43, so the oracle fails and its trajectory is the evidence.
+  const broken = path.join(tmp("rlenv-validate-env-"), "env");
+  cpSync(FIXTURE, broken, { recursive: true });
+  const tasks = path.join(broken, "tasks.jsonl");
+  writeFileSync(tasks, readFileSync(tasks, "utf8").replace(/("id": "via-files".*"target": )"42"/, '$1"43"'));
+  const fail = await rlenv(args(broken), { TMPDIR: scratch }).done;
+  assert.equal(fail.code, 1, fail.stderr);
+  assert.match(fail.stderr, /✗ rollout-fixture\/via-files: oracle 0/);
+  const kept = /trajectories kept in (\S+):/.exec(fail.stderr)?.[1] ?? "";
+  assert.match(fail.stderr, /rlenv view \S+ {3}# rollout-fixture, oracle/);
+  assert.deepEqual(leftovers(), [path.basename(kept)]);
+  assert.equal(readdirSync(kept).length, 2, "the oracle's run and the nop's");
+
+  const runs = path.join(scratch, "asked");
+  const asked = await rlenv(args(FIXTURE, "--json", "--runs", runs), { TMPDIR: scratch }).done;
+  assert.equal(asked.code, 0, asked.stderr);
+  const out = JSON.parse(asked.stdout) as { run: { runs_dir?: string; environments: Array<{ runs?: { oracle: string; nop: string } }> } };
+  assert.equal(out.run.runs_dir, runs);
+  assert.equal(path.dirname(out.run.environments[0]?.runs?.oracle ?? ""), runs);
+  assert.equal(readdirSync(runs).length, 2);
 });
 
 test("SIGKILL mid-rollout leaves every trajectory readable up to its last line", async (t) => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Environment, loadEnvironment } from "../../core/environment";
@@ -36,7 +36,8 @@ interface EnvVerdict {
   dir: string;
   name: string;
   ok: boolean;
-  runs: { oracle: string; nop: string };
+  /** The two run folders; only while they are kept (see validateByRollouts). */
+  runs?: { oracle: string; nop: string };
   tasks: TaskVerdict[];
 }
 
@@ -50,7 +51,7 @@ export function defaultValidateConcurrency(cpus = os.availableParallelism()): nu
   return Math.max(4, 2 * cpus);
 }
 
-type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean };
+type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean; runs?: string };
 
 /** The ids of `--tasks` this environment has (undefined: no --tasks, so all of them). */
 function namedTasks(env: Environment, tasks: string[] | undefined): string[] | undefined {
@@ -95,11 +96,16 @@ export function startEarly(opts: ValidateRunOptions): EarlyStart {
 /**
  * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
  * validation.oracle.min and its nop must stay at or below validation.nop.max.
+ * The runs go to `opts.runs` when given, and stay there. Otherwise to a temporary folder
+ * that is removed when every task passed, and kept when one did not: its trajectories show
+ * why (the report and stderr say where). Before, every validation left its folder behind.
  */
 export async function validateByRollouts(dirs: string[], opts: ValidateRunOptions, early: EarlyStart = startEarly(opts)): Promise<{ ok: boolean; report: unknown }> {
   const provider = await early.provider;
-  const runsDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
+  const runsDir = opts.runs ? path.resolve(opts.runs) : mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
+  if (opts.runs) mkdirSync(runsDir, { recursive: true });
   const out: EnvVerdict[] = [];
+  let finished = false;
   try {
     for (const dir of dirs) {
       const env = early.envs.get(path.resolve(dir)) ?? loadEnvironment(dir).env;
@@ -141,8 +147,20 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
         if (nSkipped > 0) process.stderr.write(`⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`);
       }
     }
+    finished = true;
   } finally {
     await provider.shutdown();
+    // A run that threw keeps its folder too: what it wrote is all there is to go on.
+    if (!opts.runs && finished && out.every((e) => e.ok)) rmSync(runsDir, { recursive: true, force: true });
   }
-  return { ok: out.every((e) => e.ok), report: { runs_dir: runsDir, environments: out } };
+  const ok = out.every((e) => e.ok);
+  if (!opts.runs && ok) {
+    for (const e of out) delete e.runs;
+    return { ok, report: { environments: out } };
+  }
+  if (!opts.json && out.length > 0) {
+    const views = out.flatMap((e) => (e.runs ? [`  rlenv view ${e.runs.oracle}   # ${e.name}, oracle`, `  rlenv view ${e.runs.nop}   # ${e.name}, nop`] : []));
+    process.stderr.write(`trajectories kept in ${runsDir}:\n${views.join("\n")}\n`);
+  }
+  return { ok, report: { runs_dir: runsDir, environments: out } };
 }

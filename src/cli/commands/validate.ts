@@ -40,8 +40,9 @@ export function registerValidate(program: Command): void {
     .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto", "auto")
     .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
     .option("--tasks <ids...>", "only these task ids (with --run)")
+    .option("--runs <dir>", "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)")
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
-    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean }) => {
+    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; runs?: string }) => {
       // With --run, sandboxes start while the static checks run (see validate-run.ts).
       const early = opts.run ? startEarly(opts) : undefined;
       const results = await validateStatic(dirs, early?.loaded);
