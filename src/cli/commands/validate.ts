@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { findDomain } from "../../core/domains/registry";
+import { domainTaskProblems } from "../../core/domains/registry";
 import { type Environment, formatProblem, loadEnvironment, type Problem } from "../../core/environment";
 import { startEarly, validateByRollouts } from "./validate-run";
 
@@ -18,12 +18,7 @@ export async function validateStatic(dirs: string[], onLoaded?: (env: Environmen
       const { env, problems } = loadEnvironment(d);
       if (env) {
         onLoaded?.(env);
-        const domain = await findDomain(env.manifest.domain);
-        try {
-          problems.push(...((await domain?.checkTasks?.(env)) ?? []));
-        } catch (e) {
-          problems.push({ severity: "error", file: path.join(env.dir, "environment.yaml"), line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task check failed: ${(e as Error).message}` });
-        }
+        problems.push(...(await domainTaskProblems(env)));
       }
       return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
     }),

@@ -1,3 +1,6 @@
+import path from "node:path";
+import type { Environment } from "../environment/load-environment";
+import type { Problem } from "../environment/problem";
 import type { Domain } from "../schema/common";
 import type { DomainPlugin } from "./types";
 
@@ -22,4 +25,18 @@ export async function loadDomain(domain: Domain): Promise<DomainPlugin> {
 export async function findDomain(domain: Domain): Promise<DomainPlugin | null> {
   const load = loaders[domain];
   return load ? load() : null;
+}
+
+/**
+ * The domain's own static problems in the tasks (`checkTasks`), for `rlenv validate` and the
+ * editor's diagnostics. A check that throws is itself a problem, on the manifest, so one
+ * bad plugin cannot hide the loader's problems.
+ */
+export async function domainTaskProblems(env: Environment): Promise<Problem[]> {
+  try {
+    const plugin = await findDomain(env.manifest.domain);
+    return (await plugin?.checkTasks?.(env)) ?? [];
+  } catch (e) {
+    return [{ severity: "error", file: path.join(env.dir, "environment.yaml"), line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task check failed: ${(e as Error).message}` }];
+  }
 }

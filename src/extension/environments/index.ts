@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
+import { DOMAINS_WITH_TASK_CHECKS } from "../../core/domains/task-checks";
 import { type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+import type { Problem } from "../../core/environment/problem";
+import { loadEngine } from "../rollouts/engine";
 
 /** One environment folder of the workspace and its last load (problems included). */
 export interface EnvironmentEntry {
@@ -86,6 +89,30 @@ export class EnvironmentIndex implements vscode.Disposable {
     const dir = path.dirname(uri.fsPath);
     this.entries.set(uri.fsPath, { manifest: uri, dir, result, label: result.env?.manifest.name ?? path.basename(dir) });
     this.log.debug(`loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`);
+    if (result.env && DOMAINS_WITH_TASK_CHECKS.has(result.env.manifest.domain)) this.checkDomain(uri.fsPath, result);
+  }
+
+  /**
+   * The domain's own checks of its task fields (a scene task's targets and checks), the ones
+   * `rlenv validate` runs, join the loader's problems when done. They need the engine
+   * bundle, so they run after the load returns, never inside activation.
+   */
+  private checkDomain(manifest: string, result: LoadResult): void {
+    const env = result.env;
+    if (!env) return;
+    setImmediate(async () => {
+      let problems: Problem[];
+      try {
+        problems = await loadEngine().domainTaskProblems(env);
+      } catch (e) {
+        problems = [{ severity: "warning", file: manifest, line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task checks could not run: ${(e as Error).message}` }];
+      }
+      // A newer load of this environment replaced this one; its own check reports.
+      if (this.entries.get(manifest)?.result !== result || problems.length === 0) return;
+      result.problems.push(...problems);
+      this.log.debug(`${manifest}: the ${env.manifest.domain} domain's task checks found ${problems.length} problems`);
+      this.changed.fire();
+    });
   }
 
   private onFileEvent(uri: vscode.Uri): void {

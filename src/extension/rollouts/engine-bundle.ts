@@ -9,3 +9,5 @@ export { RolloutDebugger } from "../../core/debug/controller";
 export { RolloutDebugSession } from "../debug/adapter";
 export { createPolicy } from "../../core/policy/index";
 export { createSandboxProvider } from "../../core/sandbox/index";
+// The domains' static task checks, for the editor's diagnostics (see environments/index.ts).
+export { domainTaskProblems } from "../../core/domains/registry";

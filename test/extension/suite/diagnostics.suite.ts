@@ -13,6 +13,17 @@ reward:
   - type: exact
 `;
 
+/** A scene environment whose one task places two objects named 't': the loader accepts it, the scene3d domain's checks do not. */
+const SCENE_MANIFEST = `name: scene-bad-task
+domain: scene3d
+description: A scene task with a duplicate object name.
+scene:
+  assets: assets
+tasks: tasks.jsonl
+reward:
+  - type: scene
+`;
+
 suite("diagnostics", () => {
   let manifest: vscode.Uri;
   suiteSetup(async () => {
@@ -60,6 +71,25 @@ suite("diagnostics", () => {
     await editor.edit((e) => e.replace(new vscode.Range(1, 8, 1, 11), "code"));
     await doc.save();
     await waitFor("the domain diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("domain")));
+  });
+
+  test("the domain's own task checks (as in rlenv validate) show on tasks.jsonl at the field", async () => {
+    const dir = path.join(workspaceDir(), "scratch", "scene-bad-task");
+    mkdirSync(path.join(dir, "assets"), { recursive: true });
+    writeFileSync(path.join(dir, "assets", ".keep"), "");
+    const task = { id: "dup", prompt: "Place a box.", target: { initial: [{ name: "t", kind: "box" }, { name: "t", kind: "box" }], checks: [{ check: "exists", objects: ["t"] }] } };
+    writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
+    writeFileSync(path.join(dir, "environment.yaml"), SCENE_MANIFEST);
+    const tasks = vscode.Uri.file(path.join(dir, "tasks.jsonl"));
+    const d = await waitFor("the scene3d domain's diagnostic on tasks.jsonl", () => vscode.languages.getDiagnostics(tasks).find((x) => x.source === "rlenv" && x.message.includes("already exists")));
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    assert.match(d.message, /^tasks\[0\]\.target\.initial\[1\]: an object named 't' already exists/);
+    const doc = await vscode.workspace.openTextDocument(tasks);
+    assert.equal(doc.getText(d.range), '{"name":"t","kind":"box"}');
+    assert.equal(d.range.start.character, JSON.stringify(task).lastIndexOf('{"name":"t"'));
+    await vscode.window.showTextDocument(doc, { selection: new vscode.Range(d.range.start, d.range.start) });
+    await vscode.commands.executeCommand("workbench.actions.view.problems");
+    await screenshot("diagnostic-scene-task");
   });
 
   test("a missing required field gets an insert quick fix", async () => {
