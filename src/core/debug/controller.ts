@@ -59,6 +59,7 @@ export class RolloutDebugger {
   private release: (() => void) | undefined;
   private readonly abort = new AbortController();
   private sandboxFn: (() => Promise<Sandbox>) | undefined;
+  private domainStateFn: (() => Promise<unknown>) | undefined;
   private sandboxClosed = false;
   private liveMessages: readonly ChatMessage[] = [];
   private _pending: PendingToolCall | undefined;
@@ -201,7 +202,8 @@ export class RolloutDebugger {
 
   /**
    * A new rollout (not started) that continues from here with another policy: the sandbox's
-   * workdir changes and the conversation so far are copied; its trajectory says where it came from.
+   * workdir changes, the conversation so far and the domain's state (a scene) are copied;
+   * its trajectory says where it came from.
    */
   async fork(o: Pick<RolloutDebuggerOptions, "policy" | "file" | "rolloutId"> & Partial<RolloutDebuggerOptions>): Promise<RolloutDebugger> {
     if (this._state !== "paused") throw new Error("fork a rollout while it is paused");
@@ -209,7 +211,9 @@ export class RolloutDebugger {
     if (this._pause?.point === "end") throw new Error("the rollout has been scored: fork it while paused before its end");
     const sb = await this.sandbox();
     const state = await forkState(sb, this.liveMessages);
-    const resume: RolloutResume = { ...state, from: { rollout_id: this.options.rolloutId, file: this.options.file, turn: state.turn } };
+    // The domain's in-memory state (a scene) as it is now, dropped calls' effects included, like the files'.
+    const domain = await this.domainStateFn?.();
+    const resume: RolloutResume = { ...state, ...(domain !== undefined ? { domain } : {}), from: { rollout_id: this.options.rolloutId, file: this.options.file, turn: state.turn } };
     const { breakpoints: _b, stopOnEntry: _s, pauseBeforePolicy: _p, resume: _r, ...base } = this.options;
     return new RolloutDebugger({ ...base, pauseAtEnd: false, ...o, resume });
   }
@@ -238,6 +242,9 @@ export class RolloutDebugger {
   private hooks(): RolloutHooks {
     return {
       onEvent: (e) => this.record(e),
+      setUp: ({ domainState }) => {
+        this.domainStateFn = domainState;
+      },
       beforePolicyCall: async ({ turn, messages, sandbox }) => {
         this.sandboxFn = sandbox;
         this.liveMessages = messages;

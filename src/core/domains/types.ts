@@ -75,4 +75,12 @@ export interface DomainPlugin {
    * like the loader's, for `rlenv validate` and editor diagnostics. Optional.
    */
   checkTasks?(env: Environment): Promise<Problem[]>;
+  /**
+   * What a fork (the debugger's) must carry besides the workdir and the conversation: the
+   * domain's in-memory state of this rollout (a scene), as plain JSON; undefined when there
+   * is none. A domain that keeps no such state leaves this out.
+   */
+  forkState?(ctx: ToolContext): Promise<unknown>;
+  /** Puts a fork's saved state (from forkState) in place, after setup and before the first turn. */
+  resumeState?(ctx: ToolContext, saved: unknown): Promise<void>;
 }

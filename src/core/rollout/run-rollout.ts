@@ -34,6 +34,8 @@ export interface RolloutHooks {
   beforeClose?(info: { status: RolloutStatus; reason?: string; reward: Extract<TrajectoryEvent, { type: "reward" }> | null }): Promise<void>;
   /** Every event as it is written. */
   onEvent?(e: TrajectoryEvent): void;
+  /** Once the domain is set up: reads its in-memory state for a fork (see DomainPlugin.forkState). */
+  setUp?(live: { domainState(): Promise<unknown> }): void;
 }
 
 /** A rollout continued from another one's paused state (the debugger's fork). */
@@ -44,6 +46,8 @@ export interface RolloutResume {
   turn: number;
   /** Workdir files to write over the task's seed files; null deletes the file. */
   files: Record<string, string | Buffer | null>;
+  /** The domain's state at the fork (a scene), for DomainPlugin.resumeState. */
+  domain?: unknown;
   from: { rollout_id: string; file: string; turn: number };
 }
 
@@ -178,6 +182,12 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     });
     await domain?.setup?.(toolCtx);
     setUp = true;
+    if (o.resume?.domain !== undefined) {
+      if (!domain?.resumeState) throw new Error(`the fork carries ${m.domain} state that the ${m.domain} domain cannot take back`);
+      await domain.resumeState(toolCtx, o.resume.domain);
+    }
+    const forkable = domain;
+    o.hooks?.setUp?.({ domainState: async () => (forkable?.forkState ? forkable.forkState(toolCtx) : undefined) });
     if (o.policy.prepare) {
       // What a policy does to the sandbox before the first turn (the oracle's direct writes) is sandbox time.
       const p0 = performance.now();

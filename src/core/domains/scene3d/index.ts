@@ -1,4 +1,5 @@
 import type { DomainPlugin, Verifier } from "../types";
+import { forkScene, resumeScene } from "./fork-scene";
 import { closeScene, sceneOf } from "./rollout-scene";
 import { sceneTools } from "./tools";
 import { sceneTaskProblems } from "./validate-tasks";
@@ -16,4 +17,6 @@ export const scene3dDomain: DomainPlugin = {
     await closeScene(ctx.state);
   },
   checkTasks: (env) => sceneTaskProblems(env, env.manifest.reward.flatMap((r) => (r.type === "scene" ? (r.checks ?? []) : []))),
+  forkState: forkScene,
+  resumeState: resumeScene,
 };

@@ -9,6 +9,15 @@ import { SceneTarget } from "./checks/check-spec";
 
 const BACKEND_KEY = "scene3d.backend";
 const SNAPSHOT_KEY = "scene3d.snapshot";
+const STEPS_KEY = "scene3d.steps";
+
+/** A scene tool call that changed the scene, as it ran: what a fork replays to rebuild the scene. */
+export interface SceneStep {
+  tool: string;
+  args: unknown;
+  /** It failed, after changing the scene (a bpy snippet that raised): its replay fails too. */
+  failed?: true;
+}
 
 /** The task's target, validated; a malformed one names the task's file and line. */
 export function sceneTargetOf(task: LoadedTask): SceneTarget {
@@ -60,4 +69,16 @@ export async function closeScene(state: RolloutState): Promise<void> {
   const b = state.get(BACKEND_KEY) as SceneBackend | undefined;
   state.delete(BACKEND_KEY);
   await b?.close();
+}
+
+/** Notes a step that changed (or may have changed) the scene. */
+export function noteStep(state: RolloutState, step: SceneStep): void {
+  const steps = (state.get(STEPS_KEY) as SceneStep[] | undefined) ?? [];
+  steps.push(step);
+  state.set(STEPS_KEY, steps);
+}
+
+/** The steps that changed the scene since the task's initial objects were placed. */
+export function stepsOf(state: RolloutState): SceneStep[] {
+  return [...((state.get(STEPS_KEY) as SceneStep[] | undefined) ?? [])];
 }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Environment } from "../../environment/load-environment";
 import type { ToolContext, ToolDefinition, ToolResult } from "../types";
 import { missingObjectMessage, type SceneBackend, SceneToolError, type StepResult } from "./backend";
-import { backendKind, rememberSnapshot, sceneOf } from "./rollout-scene";
+import { backendKind, noteStep, rememberSnapshot, sceneOf } from "./rollout-scene";
 import {
   AddObjectArgs,
   GroupArgs,
@@ -19,13 +19,17 @@ import {
 /**
  * One scene tool: parse the arguments, run the step on the rollout's backend, and attach
  * the scene snapshot. Agent mistakes become error observations; a backend crash
- * (SceneBackendCrash) propagates and ends the rollout.
+ * (SceneBackendCrash) propagates and ends the rollout. A tool that `changes` the scene notes
+ * its steps, so a fork can rebuild the scene (fork-scene.ts): the ones that succeeded (the
+ * backend's calls are atomic), or with "even-failed" every one, since a bpy snippet that
+ * raised may have changed the scene before it did.
  */
 function sceneTool<S extends z.ZodType>(
   name: string,
   description: string,
   schema: S,
   step: (backend: SceneBackend, args: z.infer<S>, ctx: ToolContext) => Promise<StepResult & { submit?: ToolResult["submit"] }>,
+  changes: false | "succeeded" | "even-failed" = false,
 ): ToolDefinition {
   return {
     name,
@@ -40,9 +44,11 @@ function sceneTool<S extends z.ZodType>(
       else {
         try {
           result = await step(backend, parsed.value, ctx);
+          if (changes) noteStep(ctx.state, { tool: name, args: parsed.value });
         } catch (e) {
           if (!(e instanceof SceneToolError)) throw e;
           failed = e.message;
+          if (changes === "even-failed") noteStep(ctx.state, { tool: name, args: parsed.value, failed: true });
         }
       }
       const scene = await rememberSnapshot(ctx.state, backend);
@@ -78,10 +84,11 @@ export function sceneTools(env: Environment): ToolDefinition[] {
       "Add an object (a primitive, an empty group node, or a glTF asset) to the scene. Names are unique. Z is up; rotation is Euler XYZ in degrees.",
       AddObjectArgs,
       (b, a) => b.add(a),
+      "succeeded",
     ),
-    sceneTool("update_object", "Change an object's name, transform, size, colour, material or parent. Only the given fields change.", UpdateObjectArgs, (b, a) => b.update(a)),
-    sceneTool("remove_object", "Remove an object and everything parented to it.", RemoveObjectArgs, (b, a) => b.remove(a.name)),
-    sceneTool("group", "Create an empty named `name` and parent the given objects to it, keeping where they are in the world.", GroupArgs, (b, a) => b.group(a)),
+    sceneTool("update_object", "Change an object's name, transform, size, colour, material or parent. Only the given fields change.", UpdateObjectArgs, (b, a) => b.update(a), "succeeded"),
+    sceneTool("remove_object", "Remove an object and everything parented to it.", RemoveObjectArgs, (b, a) => b.remove(a.name), "succeeded"),
+    sceneTool("group", "Create an empty named `name` and parent the given objects to it, keeping where they are in the world.", GroupArgs, (b, a) => b.group(a), "succeeded"),
     sceneTool(
       "query_scene",
       "List the scene graph: each object's kind, parent, world position, rotation, scale, dimensions, centre and bounding box, one JSON object a line.",
@@ -103,6 +110,7 @@ export function sceneTools(env: Environment): ToolDefinition[] {
           if (!b.runPython) throw new SceneToolError("run_bpy needs the blender backend");
           return b.runPython(a.code);
         },
+        "even-failed",
       ),
     );
   }

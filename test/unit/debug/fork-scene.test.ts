@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { RolloutDebugger, type PauseInfo } from "../../../src/core/debug/controller";
+import { parseBreakpoint } from "../../../src/core/debug/breakpoints";
+import { loadEnvironment, type Environment } from "../../../src/core/environment";
+import { PlannedPolicy } from "../../../src/core/policy/index";
+import { runRollout } from "../../../src/core/rollout/run-rollout";
+import type { SandboxProvider } from "../../../src/core/sandbox/types";
+import type { SceneSnapshot } from "../../../src/core/schema/trajectory";
+import { events, fixtureEnv, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
+
+// A fork of a scene rollout starts from the scene as it was at the pause, not the task's initial one.
+const ROOT = path.join(__dirname, "../../..");
+let provider: SandboxProvider | undefined;
+let skip: string | false = false;
+let env: Environment;
+
+before(async () => {
+  const p = await processProvider();
+  if ("skip" in p) skip = p.skip;
+  else provider = p.provider;
+  const loaded = loadEnvironment(path.join(ROOT, "environments/scene3d-tabletop"));
+  if (!loaded.env) throw new Error(JSON.stringify(loaded.problems));
+  env = loaded.env;
+});
+after(() => provider?.shutdown());
+
+const plan = (...turns: Array<Array<[string, unknown]>>) =>
+  new PlannedPolicy(
+    "scripted",
+    turns.map((calls, i) => ({ content: `turn ${i}`, calls: calls.map(([name, a]) => ({ name, arguments: JSON.stringify(a) })) })),
+  );
+
+const bp = (text: string) => {
+  const r = parseBreakpoint(text);
+  if (!r.ok) throw new Error(r.error);
+  return r.breakpoint;
+};
+
+function pausedAt(d: RolloutDebugger): Promise<PauseInfo> {
+  return new Promise((resolve, reject) => {
+    d.onPaused(resolve);
+    d.onEnded((r) => reject(new Error(`ended before a pause: ${r.status} ${r.reason}`)));
+  });
+}
+
+/** The scene snapshot the first observation of a trajectory carries. */
+function firstScene(file: string): SceneSnapshot {
+  const scene = ofType(events(file), "observation")[0]?.artifacts?.scene;
+  assert.ok(scene, `${file} has a scene on its first observation`);
+  return scene;
+}
+
+const node = (scene: SceneSnapshot, name: string) => scene.nodes.find((n) => n.name === name);
+
+test("a fork (and a fork of the fork) of a scene rollout continues with the scene as it was at the pause", { skip }, async (t) => {
+  const task = env.tasks[0]!;
+  const d = new RolloutDebugger({
+    env,
+    task,
+    sandboxProvider: provider!,
+    file: path.join(tmp("rlenv-fork-scene-"), "r.jsonl"),
+    runId: "debug",
+    rolloutId: `${task.id}.s0`,
+    policy: plan(
+      [["add_object", { name: "cube", kind: "box", position: [0, 0, 0.5] }]],
+      // The second add fails (the name is taken) and changes nothing; the update moves the cube and paints it.
+      [["add_object", { name: "cube", kind: "sphere" }], ["update_object", { name: "cube", position: [1, 2, 0.5], color: "red" }]],
+      [["query_scene", {}]],
+      [["submit", {}]],
+    ),
+    breakpoints: [bp("query_scene")],
+  });
+  // Paused rollouts hold their sandboxes and deadlines: stopped whatever an assertion says.
+  t.after(() => d.stop());
+  const paused = pausedAt(d);
+  const done = d.start();
+  await paused;
+
+  const f1File = path.join(tmp("rlenv-fork-scene-"), "f1.jsonl");
+  const f1 = await d.fork({ policy: plan([["query_scene", {}]], [["add_object", { name: "lamp", kind: "cylinder", position: [3, 0, 1] }]], [["submit", {}]]), file: f1File, rolloutId: `${task.id}.s0.fork1`, breakpoints: [bp("submit")] });
+  t.after(() => f1.stop());
+  const f1Paused = pausedAt(f1);
+  const f1Done = f1.start();
+  await f1Paused;
+  const s1 = firstScene(f1File);
+  assert.deepEqual(node(s1, "cube")?.position, [1, 2, 0.5]);
+  assert.equal(node(s1, "cube")?.kind, "box");
+  assert.equal(node(s1, "cube")?.color, "#ff0000");
+  assert.deepEqual(ofType(events(f1File), "message")[0]?.turn, 2, "turns 0 and 1 were taken before the fork");
+
+  // Forked again from the fork: the steps it replayed and its own lamp both come along.
+  const f2File = path.join(tmp("rlenv-fork-scene-"), "f2.jsonl");
+  const f2 = await f1.fork({ policy: plan([["query_scene", {}]], [["submit", {}]]), file: f2File, rolloutId: `${task.id}.s0.fork2` });
+  const r2 = await f2.start();
+  assert.equal(r2.status, "completed", r2.reason);
+  const s2 = firstScene(f2File);
+  assert.deepEqual(node(s2, "cube")?.position, [1, 2, 0.5]);
+  assert.deepEqual(node(s2, "lamp")?.position, [3, 0, 1]);
+  assert.equal(d.state, "paused", "the original stays paused");
+
+  await f1.stop();
+  await d.stop();
+  await Promise.all([done, f1Done]);
+});
+
+test("a fork whose scene cannot be rebuilt ends with the reason, before its first turn", { skip }, async () => {
+  const task = env.tasks[0]!;
+  const file = path.join(tmp("rlenv-fork-scene-"), "bad.jsonl");
+  const resume = { messages: [], turn: 1, files: {}, from: { rollout_id: "x", file: "x.jsonl", turn: 1 } };
+  const r = await runRollout({ env, task, policy: plan([["submit", {}]]), sandboxProvider: provider!, file, runId: "r", rolloutId: "bad", resume: { ...resume, domain: { steps: [{ tool: "explode", args: {} }] } } });
+  assert.equal(r.status, "error");
+  assert.equal(r.reason, "the fork's scene step 1 calls 'explode', which this environment does not have");
+  assert.equal(ofType(events(file), "message").length, 0, "no turn was taken");
+
+  // A step that worked when it was noted and fails now: the scene would not be the forked one.
+  const taken = { steps: [{ tool: "add_object", args: { name: "a", kind: "box" } }, { tool: "add_object", args: { name: "a", kind: "box" } }] };
+  const r2 = await runRollout({ env, task, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad2.jsonl"), runId: "r", rolloutId: "bad2", resume: { ...resume, domain: taken } });
+  assert.match(r2.reason ?? "", /^rebuilding the forked scene: step 2 \(add_object\) failed this time: an object named 'a' already exists/);
+
+  // A domain with no state to take back refuses a fork that carries some, rather than dropping it.
+  const custom = fixtureEnv();
+  const r3 = await runRollout({ env: custom, task: custom.tasks[0]!, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad3.jsonl"), runId: "r", rolloutId: "bad3", resume: { ...resume, domain: { steps: [] } } });
+  assert.equal(r3.reason, "the fork carries custom state that the custom domain cannot take back");
+});
