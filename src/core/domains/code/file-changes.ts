@@ -22,6 +22,26 @@ function known(ctx: Pick<ToolContext, "state">): Map<string, string | null> {
   return m;
 }
 
+/**
+ * What a fork carries of a code rollout: what it knew of each changed file. Without it the
+ * fork's first command would report every change made before the fork as its own (its
+ * diffs compare against what the rollout knew, which a fresh rollout takes from the seed).
+ */
+export function knownFiles(ctx: Pick<ToolContext, "state">): Record<string, string | null> | undefined {
+  const m = known(ctx);
+  return m.size > 0 ? Object.fromEntries(m) : undefined;
+}
+
+/** Takes back what knownFiles gave a fork. */
+export function restoreKnownFiles(ctx: Pick<ToolContext, "state">, saved: unknown): void {
+  if (!saved || typeof saved !== "object" || Array.isArray(saved)) throw new Error("the fork's file state is not an object of path → text");
+  const m = known(ctx);
+  for (const [rel, text] of Object.entries(saved)) {
+    if (text !== null && typeof text !== "string") throw new Error(`the fork's file state for ${rel} is not text`);
+    m.set(rel, text);
+  }
+}
+
 /** What the engine seeds the workdir with at reset: the task's files and its visible tests. */
 function seedFiles(ctx: Pick<ToolContext, "task">): Record<string, string> {
   return { ...(ctx.task.files ?? {}), ...(ctx.task.visible_tests ?? {}) };

@@ -1,4 +1,5 @@
 import type { DomainPlugin, ToolDefinition, Verifier } from "../types";
+import { knownFiles, restoreKnownFiles } from "./file-changes";
 import { codeTestsVerifier } from "./tests-verifier";
 import { bashTool } from "./tools/bash";
 import { editFileTool } from "./tools/edit-file";
@@ -22,6 +23,8 @@ export const codeDomain: DomainPlugin = {
   name: "code",
   verifiers: [codeTestsVerifier as Verifier],
   tools: () => [...CODE_TOOLS],
+  forkState: async (ctx) => knownFiles(ctx),
+  resumeState: async (ctx, saved) => restoreKnownFiles(ctx, saved),
 };
 
 /** The custom domain gets the code tools: a shell and files are what a bespoke environment builds on. */

@@ -8,21 +8,26 @@ import { PlannedPolicy } from "../../../src/core/policy/index";
 import { runRollout } from "../../../src/core/rollout/run-rollout";
 import type { SandboxProvider } from "../../../src/core/sandbox/types";
 import type { SceneSnapshot } from "../../../src/core/schema/trajectory";
-import { events, fixtureEnv, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
+import { events, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
 
-// A fork of a scene rollout starts from the scene as it was at the pause, not the task's initial one.
+// A fork starts from the domain's state as it was at the pause: a 3D task's scene, a code
+// task's knowledge of the files it changed (which its next diffs compare against).
 const ROOT = path.join(__dirname, "../../..");
 let provider: SandboxProvider | undefined;
 let skip: string | false = false;
 let env: Environment;
 
+function load(name: string): Environment {
+  const loaded = loadEnvironment(path.join(ROOT, "environments", name));
+  if (!loaded.env) throw new Error(JSON.stringify(loaded.problems));
+  return loaded.env;
+}
+
 before(async () => {
   const p = await processProvider();
   if ("skip" in p) skip = p.skip;
   else provider = p.provider;
-  const loaded = loadEnvironment(path.join(ROOT, "environments/scene3d-tabletop"));
-  if (!loaded.env) throw new Error(JSON.stringify(loaded.problems));
-  env = loaded.env;
+  env = load("scene3d-tabletop");
 });
 after(() => provider?.shutdown());
 
@@ -120,7 +125,35 @@ test("a fork whose scene cannot be rebuilt ends with the reason, before its firs
   assert.match(r2.reason ?? "", /^rebuilding the forked scene: step 2 \(add_object\) failed this time: an object named 'a' already exists/);
 
   // A domain with no state to take back refuses a fork that carries some, rather than dropping it.
-  const custom = fixtureEnv();
-  const r3 = await runRollout({ env: custom, task: custom.tasks[0]!, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad3.jsonl"), runId: "r", rolloutId: "bad3", resume: { ...resume, domain: { steps: [] } } });
-  assert.equal(r3.reason, "the fork carries custom state that the custom domain cannot take back");
+  const docs = load("document-contract-review");
+  const r3 = await runRollout({ env: docs, task: docs.tasks[0]!, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad3.jsonl"), runId: "r", rolloutId: "bad3", resume: { ...resume, domain: { steps: [] } } });
+  assert.equal(r3.reason, "the fork carries document state that the document domain cannot take back");
+});
+
+test("a fork of a code rollout diffs against the files as they were at the fork, not the seed", { skip }, async (t) => {
+  const code = load("code-stdio");
+  const task = code.tasks[0]!;
+  const d = new RolloutDebugger({
+    env: code,
+    task,
+    sandboxProvider: provider!,
+    file: path.join(tmp("rlenv-fork-code-"), "r.jsonl"),
+    runId: "debug",
+    rolloutId: `${task.id}.s0`,
+    policy: plan([["write_file", { path: "notes.txt", content: "one\n" }]], [["bash", { command: "cat notes.txt" }]], [["submit", {}]]),
+    breakpoints: [bp("bash")],
+  });
+  t.after(() => d.stop());
+  const paused = pausedAt(d);
+  const done = d.start();
+  await paused;
+  const file = path.join(tmp("rlenv-fork-code-"), "f.jsonl");
+  const f = await d.fork({ policy: plan([["bash", { command: "true" }]], [["write_file", { path: "notes.txt", content: "two\n" }]], [["submit", {}]]), file, rolloutId: `${task.id}.s0.fork1` });
+  const r = await f.start();
+  assert.equal(r.status, "completed", r.reason);
+  const [bash, write] = ofType(events(file), "observation");
+  assert.equal(bash?.artifacts?.diff, undefined, "the command after the fork changed nothing: no diff (not 'added notes.txt')");
+  assert.deepEqual(write?.artifacts?.diff?.map((x) => [x.path, x.status, x.before, x.after]), [["notes.txt", "modified", "one\n", "two\n"]]);
+  await d.stop();
+  await done;
 });
