@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, type TestContext, test } from "node:test";
 import { RolloutDebugger, type PauseInfo } from "../../../src/core/debug/controller";
 import { parseBreakpoint } from "../../../src/core/debug/breakpoints";
 import { loadEnvironment, type Environment } from "../../../src/core/environment";
@@ -50,6 +50,20 @@ function pausedAt(d: RolloutDebugger): Promise<PauseInfo> {
   });
 }
 
+/**
+ * A debugged rollout of the environment's first task, started and paused at its breakpoint.
+ * Paused rollouts hold their sandboxes and deadlines: the test stops it whatever an assertion says.
+ */
+async function pausedRollout(t: TestContext, e: Environment, policy: PlannedPolicy, breakAt: string): Promise<{ d: RolloutDebugger; done: Promise<unknown> }> {
+  const task = e.tasks[0]!;
+  const d = new RolloutDebugger({ env: e, task, sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-"), "r.jsonl"), runId: "debug", rolloutId: `${task.id}.s0`, policy, breakpoints: [bp(breakAt)] });
+  t.after(() => d.stop());
+  const paused = pausedAt(d);
+  const done = d.start();
+  await paused;
+  return { d, done };
+}
+
 /** The scene snapshot the first observation of a trajectory carries. */
 function firstScene(file: string): SceneSnapshot {
   const scene = ofType(events(file), "observation")[0]?.artifacts?.scene;
@@ -61,27 +75,18 @@ const node = (scene: SceneSnapshot, name: string) => scene.nodes.find((n) => n.n
 
 test("a fork (and a fork of the fork) of a scene rollout continues with the scene as it was at the pause", { skip }, async (t) => {
   const task = env.tasks[0]!;
-  const d = new RolloutDebugger({
+  const { d, done } = await pausedRollout(
+    t,
     env,
-    task,
-    sandboxProvider: provider!,
-    file: path.join(tmp("rlenv-fork-scene-"), "r.jsonl"),
-    runId: "debug",
-    rolloutId: `${task.id}.s0`,
-    policy: plan(
+    plan(
       [["add_object", { name: "cube", kind: "box", position: [0, 0, 0.5] }]],
       // The second add fails (the name is taken) and changes nothing; the update moves the cube and paints it.
       [["add_object", { name: "cube", kind: "sphere" }], ["update_object", { name: "cube", position: [1, 2, 0.5], color: "red" }]],
       [["query_scene", {}]],
       [["submit", {}]],
     ),
-    breakpoints: [bp("query_scene")],
-  });
-  // Paused rollouts hold their sandboxes and deadlines: stopped whatever an assertion says.
-  t.after(() => d.stop());
-  const paused = pausedAt(d);
-  const done = d.start();
-  await paused;
+    "query_scene",
+  );
 
   const f1File = path.join(tmp("rlenv-fork-scene-"), "f1.jsonl");
   const f1 = await d.fork({ policy: plan([["query_scene", {}]], [["add_object", { name: "lamp", kind: "cylinder", position: [3, 0, 1] }]], [["submit", {}]]), file: f1File, rolloutId: `${task.id}.s0.fork1`, breakpoints: [bp("submit")] });
@@ -133,20 +138,7 @@ test("a fork whose scene cannot be rebuilt ends with the reason, before its firs
 test("a fork of a code rollout diffs against the files as they were at the fork, not the seed", { skip }, async (t) => {
   const code = load("code-stdio");
   const task = code.tasks[0]!;
-  const d = new RolloutDebugger({
-    env: code,
-    task,
-    sandboxProvider: provider!,
-    file: path.join(tmp("rlenv-fork-code-"), "r.jsonl"),
-    runId: "debug",
-    rolloutId: `${task.id}.s0`,
-    policy: plan([["write_file", { path: "notes.txt", content: "one\n" }]], [["bash", { command: "cat notes.txt" }]], [["submit", {}]]),
-    breakpoints: [bp("bash")],
-  });
-  t.after(() => d.stop());
-  const paused = pausedAt(d);
-  const done = d.start();
-  await paused;
+  const { d, done } = await pausedRollout(t, code, plan([["write_file", { path: "notes.txt", content: "one\n" }]], [["bash", { command: "cat notes.txt" }]], [["submit", {}]]), "bash");
   const file = path.join(tmp("rlenv-fork-code-"), "f.jsonl");
   const f = await d.fork({ policy: plan([["bash", { command: "true" }]], [["write_file", { path: "notes.txt", content: "two\n" }]], [["submit", {}]]), file, rolloutId: `${task.id}.s0.fork1` });
   const r = await f.start();
