@@ -59,12 +59,17 @@ export class EnvironmentDiagnostics implements vscode.Disposable {
     );
   }
 
-  /** Checks a manifest from its current editor text. */
+  /**
+   * Checks a manifest from its current editor text. The other files' problems (tasks, the
+   * domain's task checks) stay as the last load found them: typing in the manifest must
+   * not make a tasks.jsonl look clean.
+   */
   fromBuffer(d: vscode.TextDocument): void {
     if (!this.isManifest(d)) return;
     const file = d.uri.fsPath;
     const { problems } = loadManifestText(path.dirname(file), file, d.getText());
-    this.publish(file, problems);
+    const loaded = this.index.list().find((e) => e.manifest.fsPath === file)?.result.problems ?? [];
+    this.publish(file, [...problems, ...loaded.filter((p) => p.file !== file)]);
   }
 
   private fromIndex(): void {

@@ -90,6 +90,16 @@ suite("diagnostics", () => {
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(d.range.start, d.range.start) });
     await vscode.commands.executeCommand("workbench.actions.view.problems");
     await screenshot("diagnostic-scene-task");
+
+    // Typing in the manifest checks its text as typed; the tasks' problems stay meanwhile.
+    const manifest = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(dir, "environment.yaml")));
+    const editor = await vscode.window.showTextDocument(manifest);
+    await editor.edit((e) => e.insert(new vscode.Position(0, 0), "max_turnz: 3\n"));
+    await waitFor("the typed field's diagnostic", () => vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")));
+    assert.ok(vscode.languages.getDiagnostics(tasks).some((x) => x.message.includes("already exists")), "the task's diagnostic stays while the manifest is edited");
+    await editor.edit((e) => e.delete(new vscode.Range(0, 0, 1, 0)));
+    await manifest.save();
+    await waitFor("the typed field's diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")));
   });
 
   test("a missing required field gets an insert quick fix", async () => {
