@@ -10,7 +10,7 @@
 // workspace left in restricted mode). Writes .test-artifacts/extension-counts as
 // "<passed> <failed>" and screenshots under .test-artifacts/screenshots/.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import os from "node:os";
@@ -40,9 +40,21 @@ function runUnitTests() {
   return r.status === 0;
 }
 
+/** The newest modification time of any file under `dir` (0 when there is none). */
+function newestMtime(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) newest = Math.max(newest, statSync(path.join(e.parentPath ?? e.path, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
 async function buildBundles() {
-  if (!existsSync(path.join(repo, "dist", "extension.js"))) {
-    log("dist/extension.js missing: building");
+  // Run by hand after an edit, the suites would otherwise test the bundle of the last build.
+  const bundle = path.join(repo, "dist", "extension.js");
+  const why = !existsSync(bundle) ? "missing" : newestMtime(path.join(repo, "src")) > statSync(bundle).mtimeMs ? "older than src/" : "";
+  if (why) {
+    log(`dist/extension.js ${why}: building`);
     const r = spawnSync(process.execPath, ["esbuild.mjs"], { cwd: repo, stdio: "inherit" });
     if (r.status !== 0) throw new Error("build failed");
   }
