@@ -80,6 +80,9 @@ suite("diagnostics", () => {
     const task = { id: "dup", prompt: "Place a box.", target: { initial: [{ name: "t", kind: "box" }, { name: "t", kind: "box" }], checks: [{ check: "exists", objects: ["t"] }] } };
     writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
     writeFileSync(path.join(dir, "environment.yaml"), SCENE_MANIFEST);
+    // The index hears of a new environment from the file watcher, which can lag or restart
+    // under load (seen in CI); what this test is about starts at the load, so load it now.
+    await vscode.commands.executeCommand("rlenv.refreshEnvironments");
     const tasks = vscode.Uri.file(path.join(dir, "tasks.jsonl"));
     const d = await waitFor("the scene3d domain's diagnostic on tasks.jsonl", () => vscode.languages.getDiagnostics(tasks).find((x) => x.source === "rlenv" && x.message.includes("already exists")));
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
