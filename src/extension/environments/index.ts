@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import { DOMAINS_WITH_TASK_CHECKS } from "../../core/domains/task-checks";
-import { type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+import { type Environment, type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
 import type { Problem } from "../../core/environment/problem";
 import { loadEngine } from "../rollouts/engine";
 
@@ -89,7 +89,7 @@ export class EnvironmentIndex implements vscode.Disposable {
     const dir = path.dirname(uri.fsPath);
     this.entries.set(uri.fsPath, { manifest: uri, dir, result, label: result.env?.manifest.name ?? path.basename(dir) });
     this.log.debug(`loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`);
-    if (result.env && DOMAINS_WITH_TASK_CHECKS.has(result.env.manifest.domain)) this.checkDomain(uri.fsPath, result);
+    if (result.env && DOMAINS_WITH_TASK_CHECKS.has(result.env.manifest.domain)) this.checkDomain(uri.fsPath, result, result.env);
   }
 
   /**
@@ -97,9 +97,7 @@ export class EnvironmentIndex implements vscode.Disposable {
    * `rlenv validate` runs, join the loader's problems when done. They need the engine
    * bundle, so they run after the load returns, never inside activation.
    */
-  private checkDomain(manifest: string, result: LoadResult): void {
-    const env = result.env;
-    if (!env) return;
+  private checkDomain(manifest: string, result: LoadResult, env: Environment): void {
     setImmediate(async () => {
       let problems: Problem[];
       try {
