@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { sweepProcessOrphans } from "../core/sandbox/process/sweep";
 import { COMMANDS } from "./commands";
 import { VERSION } from "./version";
 
@@ -10,6 +11,11 @@ async function main(argv: string[]): Promise<void> {
     .showHelpAfterError("(run with --help for usage)")
     .configureHelp({ sortSubcommands: true });
   for (const register of COMMANDS) register(program);
+  // Whatever a killed run of the process backend left (sandbox folders, cgroups) goes at the
+  // next command of any kind, not only at the next process-backend run.
+  try {
+    sweepProcessOrphans();
+  } catch {}
   await program.parseAsync(argv);
 }
 

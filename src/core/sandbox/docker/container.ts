@@ -2,18 +2,27 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
+import { currentOwner } from "../owner";
 import type { SandboxRequest } from "../types";
 import { AgentClient } from "./agent-client";
 import { AGENT_SOURCE } from "./agent-source";
 
-/** Labels on every sandbox container: the owner pid and host let a later start reap orphans. */
+/** Labels on every sandbox container: the owner pid, its start time and host let a later start reap orphans. */
 export const OWNER_LABEL = "rlenv.owner";
+export const OWNER_START_LABEL = "rlenv.owner.start";
 export const HOST_LABEL = "rlenv.host";
 export const SANDBOX_LABEL = "rlenv.sandbox";
 
-/** The container spec of one sandbox: no network, no capabilities, read-only root, limits. */
+/**
+ * The container spec of one sandbox: no network, no capabilities, read-only root, limits.
+ * Its life is tied to its owner's connection: the agent serves requests on the container's
+ * stdin, which the engine closes when the one attached client (us) goes (StdinOnce), however
+ * we went (a SIGKILL included); the agent then exits, and with it the container, which the
+ * engine removes with its workdir volume (AutoRemove).
+ */
 export function containerSpec(req: SandboxRequest, name: string): Docker.ContainerCreateOptions {
   const l = req.limits;
+  const owner = currentOwner();
   return {
     name,
     Image: req.image,
@@ -21,15 +30,22 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
     User: req.user ?? "1000:1000",
     WorkingDir: req.workdir,
     Env: [`HOME=${req.workdir}`, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=/tmp"],
-    Labels: { ...req.labels, [OWNER_LABEL]: String(process.pid), [HOST_LABEL]: os.hostname(), [SANDBOX_LABEL]: "1" },
+    Labels: {
+      ...req.labels,
+      [OWNER_LABEL]: String(owner.pid),
+      ...(owner.start === null ? {} : { [OWNER_START_LABEL]: owner.start }),
+      [HOST_LABEL]: os.hostname(),
+      [SANDBOX_LABEL]: "1",
+    },
     OpenStdin: true,
-    StdinOnce: false,
+    StdinOnce: true,
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
     Tty: false,
     NetworkDisabled: true,
     HostConfig: {
+      AutoRemove: true,
       NetworkMode: "none",
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges"],

@@ -1,4 +1,5 @@
 import Docker from "dockerode";
+import { sweepProcessOrphans } from "../process/sweep";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
 import { Limiter } from "./limiter";
 import { poolKey, poolShape, WarmPool } from "./pool";
@@ -45,6 +46,10 @@ export class DockerSandboxProvider implements SandboxProvider {
     const p = new DockerSandboxProvider(opts);
     if (!(await dockerAnswers(p.docker))) throw new Error("the Docker engine does not answer (is dockerd running and its socket reachable?)");
     p.swept = await sweepOrphanContainers(p.docker);
+    // The other backend's leftovers too: a machine that now runs on Docker would otherwise keep them.
+    try {
+      sweepProcessOrphans();
+    } catch {}
     return p;
   }
 

@@ -181,7 +181,10 @@ export class DockerSandbox implements Sandbox {
       const s = (await this.live.container.inspect()).State;
       if (s.OOMKilled) return `out of memory: the sandbox container was OOM-killed (${e.message})`;
       if (!s.Running) return `the sandbox container exited with ${s.ExitCode} (${e.message})`;
-    } catch {}
+    } catch (err) {
+      // Containers are auto-removed once they stop: gone is the usual state of a killed one.
+      if ((err as { statusCode?: number }).statusCode === 404) return `the sandbox container is gone (${e.message})`;
+    }
     return e.message;
   }
 

@@ -1,18 +1,18 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { isAlive } from "../process/provider";
-import { HOST_LABEL, OWNER_LABEL } from "./container";
+import { ownerAlive } from "../owner";
+import { HOST_LABEL, OWNER_LABEL, OWNER_START_LABEL } from "./container";
 
 /**
  * Removes sandbox containers (and their workdir volumes) whose owner process on this host is
- * gone: what a crashed or SIGKILLed CLI, extension or runner left behind. Returns their names.
+ * gone: what a crashed or SIGKILLed CLI, extension or runner left behind (their agents exit
+ * when the owner's connection drops, so this catches what predates that or an engine that
+ * kept stdin open). The owner is told by pid and start time: a reused pid does not keep a dead
+ * owner's containers. Returns their names.
  */
 export async function sweepOrphanContainers(docker: Docker): Promise<string[]> {
   const list = await docker.listContainers({ all: true, filters: { label: [OWNER_LABEL, `${HOST_LABEL}=${os.hostname()}`] } });
-  const orphans = list.filter((c) => {
-    const pid = Number(c.Labels[OWNER_LABEL]);
-    return !Number.isInteger(pid) || (pid !== process.pid && !isAlive(pid));
-  });
+  const orphans = list.filter((c) => !ownerAlive({ pid: Number(c.Labels[OWNER_LABEL]), start: c.Labels[OWNER_START_LABEL] ?? null }));
   await Promise.all(
     orphans.map((c) =>
       docker

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { ownerAlive, ownerOfName } from "../owner";
 
 const ROOT = "/sys/fs/cgroup";
 
@@ -135,21 +136,25 @@ export class SandboxCgroup {
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** rmdir a cgroup, retrying for up to 2 s while killed processes finish exiting (EBUSY). */
-function removeGroup(dir: string): void {
+/** rmdir a cgroup, retrying for up to 2 s while killed processes finish exiting (EBUSY); false when it stays. */
+function removeGroup(dir: string): boolean {
   for (let i = 0; i < 200; i++) {
     try {
       rmdirSync(dir);
-      return;
+      return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return true;
+      // Only a group still emptying is worth waiting for: one we may not remove never will be.
+      if (code !== "EBUSY") return false;
       Atomics.wait(pause, 0, 0, 10);
     }
   }
+  return false;
 }
 
-/** Removes rlenv cgroups whose owner process is gone (after killing what is left in them). */
-export function sweepOrphanCgroups(isAlive: (pid: number) => boolean): number {
+/** Removes rlenv cgroups whose owner process is gone (by pid and start time), after killing what is left in them. */
+export function sweepOrphanCgroups(): number {
   let removed = 0;
   const parents = [path.join(ROOT, "rlenv"), path.join(ROOT, "memory", "rlenv"), path.join(ROOT, "pids", "rlenv"), path.join(ROOT, "cpu", "rlenv")];
   for (const parent of parents) {
@@ -160,14 +165,13 @@ export function sweepOrphanCgroups(isAlive: (pid: number) => boolean): number {
       continue;
     }
     for (const n of names) {
-      const owner = Number(n.split("-")[0]);
-      if (!Number.isInteger(owner) || isAlive(owner)) continue;
+      const owner = ownerOfName(n);
+      if (!owner || ownerAlive(owner)) continue;
       const dir = path.join(parent, n);
       try {
         for (const l of readFileSync(path.join(dir, "cgroup.procs"), "utf8").split("\n")) if (l) process.kill(Number(l), "SIGKILL");
       } catch {}
-      removeGroup(dir);
-      removed++;
+      if (removeGroup(dir)) removed++;
     }
   }
   return removed;

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { chownSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import os from "node:os";
+import { chownSync, mkdirSync } from "node:fs";
 import path from "node:path";
+import { ownerPrefix } from "../owner";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
-import { SandboxCgroup, sweepOrphanCgroups } from "./cgroup";
+import { SandboxCgroup } from "./cgroup";
 import { detectIsolation, type IsolationMode } from "./isolation";
 import { ProcessSandbox } from "./sandbox";
+import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
 
 export interface ProcessProviderOptions {
   /** Run commands with no isolation at all when neither bwrap nor unshare works. */
@@ -33,24 +34,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Removes sandbox folders and cgroups left by an owner process that is gone. */
-export function sweepProcessOrphans(baseDir: string): number {
-  let removed = sweepOrphanCgroups(isAlive);
-  let names: string[] = [];
-  try {
-    names = readdirSync(baseDir);
-  } catch {
-    return removed;
-  }
-  for (const n of names) {
-    const owner = Number(n.split("-")[0]);
-    if (!Number.isInteger(owner) || isAlive(owner)) continue;
-    rmSync(path.join(baseDir, n), { recursive: true, force: true });
-    removed++;
-  }
-  return removed;
-}
-
 /** Hands out process sandboxes: cheap to make, so there is no pool. */
 export class ProcessSandboxProvider implements SandboxProvider {
   readonly backend = "process" as const;
@@ -72,14 +55,15 @@ export class ProcessSandboxProvider implements SandboxProvider {
     }
     this.mode = detected ?? "none";
     this.cgroups = opts.cgroups ?? true;
-    this.baseDir = opts.baseDir ?? path.join(os.tmpdir(), "rlenv-sandboxes");
+    this.baseDir = opts.baseDir ?? defaultSandboxBase();
     mkdirSync(this.baseDir, { recursive: true });
     sweepProcessOrphans(this.baseDir);
   }
 
   async acquire(req: SandboxRequest): Promise<Sandbox> {
     req.signal?.throwIfAborted();
-    const id = `${process.pid}-${randomBytes(4).toString("hex")}`;
+    // Named by owner (pid and start time) so a later sweep can tell a dead run's folders and cgroups.
+    const id = `${ownerPrefix()}${randomBytes(4).toString("hex")}`;
     const root = path.join(this.baseDir, id);
     const dirs = { root, work: path.join(root, "work"), tmp: path.join(root, "tmp"), mnt: path.join(root, "mnt") };
     for (const d of [dirs.work, dirs.tmp, dirs.mnt]) mkdirSync(d, { recursive: true, mode: 0o755 });
