@@ -60,8 +60,9 @@ async function main(): Promise<void> {
     const pages = pagesByDoc.get(q.doc_name) ?? [];
     const evidence = q.evidence.map((e) => ({ document: `${e.doc_name}.txt`, page: e.page + 1 }));
     // The citation check applies only where the filing prints the figure (a computed ratio is not on any page).
-    const printed = isNumericAnswer(q.answer) && evidence.some((e) => pageStates(pages[e.page - 1] ?? "", goldAnswer(q)));
-    return toTask(q, evidence, printed);
+    const evidenceTexts = evidence.map((e) => pages[e.page - 1] ?? "");
+    const printed = isNumericAnswer(q.answer) && evidenceTexts.some((t) => pageStates(t, goldAnswer(q, evidenceTexts)));
+    return toTask(q, evidence, printed, evidenceTexts);
   });
   writeFileSync(path.join(out, "tasks.jsonl"), `${tasks.map((t) => JSON.stringify(t)).join("\n")}\n`);
   writeFileSync(path.join(out, "environment.yaml"), MANIFEST);

@@ -60,6 +60,10 @@ export const FieldSpec = z.strictObject({
   threshold: z.number().min(0).max(1).optional().describe("entities: the F1 needed to count as passed"),
   rubric: z.array(z.string()).optional().describe("judge: rubric items"),
   cite: z.boolean().optional().describe("Require a citation whose page contains the value"),
+  rounding: z
+    .enum(["gold", "none"])
+    .optional()
+    .describe("Figures: gold (default) also accepts a rounding within half a unit of the gold's last significant digit, at most 0.5 %; none: only rel_tol/abs_tol"),
 });
 
 export const FieldsVerifier = z.strictObject({

@@ -12,6 +12,8 @@ export interface FieldOptions {
   rel_tol?: number;
   abs_tol?: number;
   threshold?: number;
+  /** Figures: whether a rounding of the gold counts ("gold", the default) or only rel_tol / abs_tol ("none"). */
+  rounding?: "gold" | "none";
 }
 
 export type FieldComparator = (actual: unknown, gold: unknown, opts?: FieldOptions) => FieldResult;

@@ -1,27 +1,68 @@
 import { type FieldComparator, show, verdict } from "./field-result";
-import { parseQuantity, type QuantityKind, sameQuantity } from "./quantity";
+import { findQuantities, looksLikeYear, parseQuantity, type Quantity, type QuantityKind, sameQuantity } from "./quantity";
+
+/** An answer that states more figures than this besides the matching one is a list of candidates, not an answer. */
+const MAX_OTHER_FIGURES = 3;
+/** A figure answer longer than this is an essay or a dump of the document, not an answer. */
+const MAX_ANSWER_CHARS = 1000;
+
+/** Why `a` cannot state a figure of the gold's unit, or undefined when its unit fits. */
+function unitMismatch(a: Quantity, g: Quantity, want: QuantityKind): string | undefined {
+  if (want === "percent") {
+    if (a.kind === "money") return "is a money amount, a percentage was expected";
+    if (a.kind === "plain" && a.scale !== 1) return "has a scale word, a percentage was expected";
+    return undefined;
+  }
+  if (a.kind === "percent") return want === "money" ? "is a percentage, a money amount was expected" : "is a percentage, the gold is a plain number (a ratio or count)";
+  // A gold with neither a currency nor a scale is a ratio or a count: "$24.26" or "24.26 million" is another figure.
+  if (want === "plain" && g.scale === 1 && a.kind === "money") return "is a money amount, the gold is a plain number (a ratio or count)";
+  if (a.currency && g.currency && a.currency !== g.currency) return `is in ${a.currency}, the gold is in ${g.currency}`;
+  return undefined;
+}
+
+/** `a` read as the gold's unit: a percentage written as a fraction ("0.308" for "30.8%"). */
+function asGoldUnit(a: Quantity, want: QuantityKind): Quantity[] {
+  if (want !== "percent" || a.kind !== "plain") return [a];
+  // A bare number for a percentage is read as a fraction only: "30.8" for "30.8%" could be 3,080 %.
+  if (Math.abs(a.value) > 1.5) return [];
+  return [{ ...a, kind: "percent", value: a.value * 100, mantissa: a.mantissa * 100, decimals: Math.max(0, a.decimals - 2), lastDigit: a.lastDigit + 2 }];
+}
 
 /**
- * Compare figures whose unit is given by the gold value: "money" and "percent" refuse an
- * answer in the other unit; a plain gold number accepts any unit-less or currency form.
+ * Compare figures whose unit is given by the gold value (and the task's question, which the
+ * task builder writes into it: "$8.70 billion"). "money" and "percent" refuse an answer in
+ * the other unit; a plain gold (a ratio or a count) refuses a percentage, a money amount
+ * and a scale word. The sign is part of the figure: "($1,577 million)" is negative.
  */
 export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparator {
   return (actual, gold, opts = {}) => {
     const g = parseQuantity(gold);
     if (!g) return verdict(false, `the gold value ${show(gold)} is not a number`);
+    if (typeof actual === "string" && actual.length > MAX_ANSWER_CHARS) return verdict(false, `the answer is ${actual.length} characters; a figure answer states one figure`);
     const a = parseQuantity(actual);
     if (!a) return verdict(false, `no number in the answer ${show(actual)}`);
     const want = expectKind === "any" ? g.kind : expectKind;
-    if (want === "money" && a.kind === "percent") return verdict(false, `${show(actual)} is a percentage, a money amount was expected`);
-    if (want === "percent" && a.kind === "money") return verdict(false, `${show(actual)} is a money amount, a percentage was expected`);
-    if (sameQuantity(a, g, opts)) return verdict(true, `${show(actual)} matches ${show(gold)}`);
-    // A percentage written as a fraction ("0.308" for "30.8%").
-    if (want === "percent" && a.kind === "plain" && Math.abs(a.value) <= 1.5) {
-      const asPercent = { ...a, value: a.value * 100, mantissa: a.mantissa * 100, decimals: Math.max(0, a.decimals - 2) };
-      if (sameQuantity(asPercent, g, opts)) return verdict(true, `${show(actual)} (a fraction) matches ${show(gold)}`);
+    const bad = unitMismatch(a, g, want);
+    if (bad) return verdict(false, `${show(actual)} ${bad}`);
+    const match = asGoldUnit(a, want).find((x) => sameQuantity(x, g, opts));
+    if (!match) return verdict(false, `${show(actual)} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`);
+    if (typeof actual === "string") {
+      const others = otherFigures(actual, g, want, opts);
+      if (others > MAX_OTHER_FIGURES) return verdict(false, `${show(actual)} states ${others + 1} different figures; an answer states one`);
     }
-    return verdict(false, `${show(actual)} (${a.value}) differs from ${show(gold)} (${g.value})`);
+    return verdict(true, `${show(actual)} matches ${show(gold)}${match !== a ? " (a fraction)" : ""}`);
   };
+}
+
+/** How many distinct figures of the gold's unit the answer states besides those matching the gold (years not counted). */
+function otherFigures(text: string, g: Quantity, want: QuantityKind, opts: Parameters<typeof sameQuantity>[2]): number {
+  const seen = new Set<number>();
+  for (const q of findQuantities(text)) {
+    if (looksLikeYear(q) || unitMismatch(q, g, want)) continue;
+    if (asGoldUnit(q, want).some((x) => sameQuantity(x, g, opts))) continue;
+    seen.add(q.value);
+  }
+  return seen.size;
 }
 
 export const compareNumber = compareQuantity("any");

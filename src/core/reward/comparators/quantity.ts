@@ -1,7 +1,8 @@
 /**
  * Reading numbers the way financial filings and analysts write them: "$1,577 million",
- * "1577.00", "(370)" (negative), "-3.7", "30.8%", "1.2 billion", "$2,018mn", "USD 5.4bn".
- * The comparators (money, percent, number) and the citation check share this parser.
+ * "1577.00", "(370)" and "($1,577 million)" (negative), "-3.7", "30.8%", "1.2 billion",
+ * "$2,018mn", "USD 5.4bn". The comparators (money, percent, number) and the citation
+ * check share this parser.
  */
 
 export type QuantityKind = "money" | "percent" | "plain";
@@ -14,10 +15,18 @@ export interface Quantity {
   /** Multiplier from a scale word, 1 when none was written. */
   scale: number;
   kind: QuantityKind;
+  /** The currency named ("USD", "EUR", "GBP"), when one was. */
+  currency?: string;
   /** Digits written after the decimal point of the mantissa. */
   decimals: number;
   /** Significant digits of the mantissa as written. */
   significant: number;
+  /**
+   * Power of ten of the last significant digit of the mantissa: "382" → 0, "1,500" → 2,
+   * "2.8" → −1. Zeros after the decimal point are padding ("382.00" → 0): data sets
+   * write every figure with two decimals whatever its precision.
+   */
+  lastDigit: number;
   /** Where it was found in the source text. */
   start: number;
   end: number;
@@ -42,19 +51,26 @@ const SCALES: Record<string, number> = {
   tn: 1e12,
 };
 
-// sign/paren, currency, digits with thousands separators and decimals, optional close paren,
-// optional percent or scale word. Written as one pattern so a match gives every part's position.
-const QUANTITY =
-  /(?<open>\()?\s?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?/giu;
+const CURRENCY: Record<string, string> = { $: "USD", us$: "USD", usd: "USD", "€": "EUR", eur: "EUR", "£": "GBP", gbp: "GBP" };
 
-function countDigits(num: string): { decimals: number; significant: number } {
+// Sign words or marks, an opening bracket, currency, digits with thousands separators and
+// decimals, a closing bracket, then a percent or scale word, and a bracket closing after
+// that ("($1,577 million)"). One pattern, so a match gives every part's position.
+const QUANTITY =
+  /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?<close2>\s?\))?/giu;
+
+function countDigits(num: string): { decimals: number; significant: number; lastDigit: number } {
   const plain = num.replace(/,/g, "");
   const dot = plain.indexOf(".");
   const decimals = dot < 0 ? 0 : plain.length - dot - 1;
   const digits = plain.replace(".", "").replace(/^0+/, "");
   // Trailing zeros of an integer ("1500") are not known to be significant; of a decimal ("1.50") they are.
   const significant = dot < 0 ? digits.replace(/0+$/, "").length || 1 : digits.length || 1;
-  return { decimals, significant };
+  const intPart = dot < 0 ? plain : plain.slice(0, dot);
+  const fraction = (dot < 0 ? "" : plain.slice(dot + 1)).replace(/0+$/, "");
+  const intZeros = /[1-9]/.test(intPart) ? (intPart.match(/0+$/)?.[0].length ?? 0) : 0;
+  const lastDigit = fraction.length ? -fraction.length : intZeros;
+  return { decimals, significant, lastDigit };
 }
 
 /** Every quantity written in `text`, in order. */
@@ -66,22 +82,32 @@ export function findQuantities(text: string): Quantity[] {
     // A digit run glued to letters ("10-K", "Q2", "FY2022") is a label, not a quantity.
     const start = m.index + (m[0].length - m[0].trimStart().length);
     const before = text[start - 1] ?? "";
-    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 2);
-    if (!g.open && !g.minus && !g.cur && (/[\p{L}_]/u.test(before) || /^-\p{L}/u.test(after))) continue;
-    const negative = Boolean(g.minus || g.minus2 || (g.open && g.close));
-    const mantissa = Number(num.replace(/,/g, "")) * (negative ? -1 : 1);
-    if (!Number.isFinite(mantissa)) continue;
+    let end = m.index + m[0].length;
+    const after = text.slice(end, end + 2);
+    if (!g.open && !g.open2 && !g.minus && !g.cur && !g.neg && (/[\p{L}_]/u.test(before) || /^-\p{L}/u.test(after))) continue;
+    const opened = Boolean(g.open || g.open2);
+    const closed = Boolean(g.close || g.close2);
+    const negative = Boolean(g.minus || g.minus2 || g.neg || (opened && closed));
+    const magnitude = Number(num.replace(/,/g, ""));
+    if (!Number.isFinite(magnitude)) continue;
+    const mantissa = negative ? -magnitude : magnitude;
     const scaleWord = g.scale?.toLowerCase();
     // A bare "m"/"b"/"k" only counts as a scale right after a number with a currency ("$5m"),
     // otherwise "5 m" (metres) or "Q2 b" would be misread.
     const scale = scaleWord && (scaleWord.length > 1 || g.cur) ? (SCALES[scaleWord] ?? 1) : 1;
     const kind: QuantityKind = g.pct ? "percent" : g.cur ? "money" : "plain";
-    const { decimals, significant } = countDigits(num);
-    let end = m.index + m[0].length;
-    if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]$/i);
-    out.push({ value: mantissa * scale, mantissa, scale, kind, decimals, significant, start, end });
+    const currency = g.cur ? CURRENCY[g.cur.trim().toLowerCase()] : undefined;
+    // A closing bracket with no opening one belongs to the surrounding text.
+    if (g.close2 && !opened) end -= g.close2.length;
+    if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]\)?$/i);
+    out.push({ value: mantissa * scale, mantissa, scale, kind, ...(currency ? { currency } : {}), ...countDigits(num), start, end });
   }
   return out;
+}
+
+/** A four-digit whole number that reads as a year ("FY 2023", "in 2019"). */
+export function looksLikeYear(q: Quantity): boolean {
+  return q.kind === "plain" && q.scale === 1 && q.decimals === 0 && q.mantissa >= 1900 && q.mantissa <= 2100;
 }
 
 /**
@@ -93,40 +119,65 @@ export function parseQuantity(input: unknown): Quantity | null {
   if (typeof input === "number") {
     if (!Number.isFinite(input)) return null;
     const s = String(input);
-    const { decimals, significant } = countDigits(s.replace("-", ""));
-    return { value: input, mantissa: input, scale: 1, kind: "plain", decimals, significant: Math.max(significant, 15), start: 0, end: s.length };
+    const digits = countDigits(s.replace("-", ""));
+    return { value: input, mantissa: input, scale: 1, kind: "plain", ...digits, significant: Math.max(digits.significant, 15), start: 0, end: s.length };
   }
   if (typeof input !== "string") return null;
   const all = findQuantities(input);
   if (all.length === 0) return null;
   const withUnit = all.find((q) => q.kind !== "plain" || q.scale !== 1);
   if (withUnit) return withUnit;
-  const notYear = all.find((q) => !(q.decimals === 0 && q.mantissa >= 1900 && q.mantissa <= 2100 && all.length > 1));
+  const notYear = all.find((q) => !(looksLikeYear(q) && all.length > 1));
   return notYear ?? all[0] ?? null;
 }
+
+/** How far a figure may be from the gold as a rounding of it: never 0.5 % of the gold or more, so a 1 % error is always caught. */
+export const MAX_ROUNDING = 0.005;
 
 export interface NumberMatchOptions {
   rel_tol?: number;
   abs_tol?: number;
+  /**
+   * "gold" (default): an answer counts when it rounds to the gold at the gold's own
+   * precision (half a unit of its last significant digit: "$382.00 million" takes
+   * $381.603 million), or the gold rounds to the answer's precision and the answer keeps
+   * three significant digits ("$11.6 billion" for $11,588 million); either way within
+   * 0.5 % of the gold. "none": only rel_tol / abs_tol.
+   */
+  rounding?: "gold" | "none";
+  /**
+   * The actual figure is a cell of a filing's table, whose scale ("in thousands", "in
+   * millions") is printed elsewhere on the page: a scale-less figure may stand for
+   * thousands, millions or billions. For the citation check, never for an answer.
+   */
+  tableScales?: boolean;
+}
+
+/** Half a unit of the last significant digit of `q`, in the units of its value. */
+function halfUnit(q: Quantity, factor: number): number {
+  return 0.5 * 10 ** q.lastDigit * Math.abs(q.scale * factor);
 }
 
 /**
- * Whether two quantities state the same figure. Accepts a different scale convention
- * when one side wrote no scale word ("1577.00" in a table "in millions" vs "$1,577
- * million"), and rounding when the answer keeps at least three significant digits
- * ("$11.6 billion" for 11,588 million) — "$12 billion" is too coarse and is rejected.
+ * Whether `actual` states the same figure as `gold`. A scale-less answer may be written in
+ * the gold's scale ("11588" for "$11,588 million", the table convention); a scale word
+ * is never ignored: "24.26 million" is not 24.26.
  */
 export function sameQuantity(actual: Quantity, gold: Quantity, opts: NumberMatchOptions = {}): boolean {
   const candidates: Array<[number, number]> = [[actual.value, 1]];
   if (actual.scale === 1 && gold.scale !== 1) candidates.push([actual.mantissa * gold.scale, gold.scale]);
-  if (gold.scale === 1 && actual.scale !== 1) {
-    for (const implied of [1e3, 1e6, 1e9]) candidates.push([actual.value / implied, 1 / implied]);
-  }
+  if (opts.tableScales && actual.scale === 1) for (const s of [1e3, 1e6, 1e9]) if (s !== gold.scale) candidates.push([actual.mantissa * s, s]);
+  const g = gold.value;
+  const cap = MAX_ROUNDING * Math.abs(g);
   for (const [a, factor] of candidates) {
-    const g = gold.value;
-    const roundingStep = actual.significant >= 3 ? 0.5 * 10 ** -actual.decimals * Math.abs(actual.scale * factor) : 0;
-    const tol = Math.max(opts.abs_tol ?? 0, (opts.rel_tol ?? 1e-6) * Math.abs(g), roundingStep);
-    if (Math.abs(a - g) <= tol + 1e-9 * Math.max(1, Math.abs(g))) return true;
+    const diff = Math.abs(a - g);
+    const tol = Math.max(opts.abs_tol ?? 0, (opts.rel_tol ?? 1e-6) * Math.abs(g), 1e-9 * Math.max(1, Math.abs(g)));
+    if (diff <= tol) return true;
+    if (opts.rounding === "none") continue;
+    // Tiny slack for binary floating point at the boundary of a half unit.
+    const eps = 1e-9 * Math.max(1, Math.abs(g));
+    if (diff <= Math.min(halfUnit(gold, 1), cap) + eps) return true;
+    if (actual.significant >= 3 && diff <= Math.min(halfUnit(actual, factor), cap) + eps) return true;
   }
   return false;
 }
