@@ -117,7 +117,7 @@ test("service: requests confined to the root; bad params named; results parsed",
     diff.map((d) => d.path),
     ["stats.py", "test_empty.py"],
   );
-  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: unknown[]; perTask: Array<{ task: string; n: number }>; statuses: Record<string, number> };
+  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: unknown[]; perTask: Array<{ task: string; n: number }>; statuses: Array<[string, number]> };
   assert.equal(dash.rollouts.length, 12);
   assert.deepEqual(
     dash.perTask.map((t) => [t.task, t.n]),
@@ -127,7 +127,7 @@ test("service: requests confined to the root; bad params named; results parsed",
       ["stats-median", 4],
     ],
   );
-  assert.deepEqual(dash.statuses, { completed: 12 });
+  assert.deepEqual(dash.statuses, [["completed", 12]]);
 });
 
 test("targetFor: a rollout file is served from its run folder; other paths are refused", () => {

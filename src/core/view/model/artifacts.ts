@@ -55,6 +55,10 @@ export function imagesOf(rows: RowEvents[]): Array<{ row: number; mime: string; 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+/** A record's own property: a key from the trajectory (`valueOf`, `__proto__`) never reaches the prototype. */
+export function own(v: unknown, key: string): unknown {
+  return isRecord(v) && Object.hasOwn(v, key) ? v[key] : undefined;
+}
 function str(v: unknown): string | null {
   return typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
 }
@@ -68,14 +72,16 @@ export function sceneChecks(reward: RewardEvent | null): CheckResult[] {
   if (!reward) return [];
   const out: CheckResult[] = [];
   for (const c of reward.components) {
-    const checks = isRecord(c.details) ? c.details.checks : undefined;
+    const checks = own(c.details, "checks");
     if (!Array.isArray(checks)) continue;
     for (const [i, raw] of checks.entries()) {
-      if (!isRecord(raw) || typeof raw.passed !== "boolean") continue;
-      const objects = Array.isArray(raw.objects) ? raw.objects : [];
-      const targets = [...objects, raw.target, raw.node, raw.object].map(str).filter((x): x is string => x !== null);
-      const reason = str(raw.reason) ?? str(raw.message);
-      out.push({ name: str(raw.label) ?? str(raw.name) ?? str(raw.check) ?? str(raw.type) ?? `${c.name}#${i}`, targets: [...new Set(targets)], passed: raw.passed, ...(reason ? { reason } : {}) });
+      const passed = own(raw, "passed");
+      if (typeof passed !== "boolean") continue;
+      const objects = own(raw, "objects");
+      const targets = [...(Array.isArray(objects) ? objects : []), own(raw, "target"), own(raw, "node"), own(raw, "object")].map(str).filter((x): x is string => x !== null);
+      const reason = str(own(raw, "reason")) ?? str(own(raw, "message"));
+      const name = str(own(raw, "label")) ?? str(own(raw, "name")) ?? str(own(raw, "check")) ?? str(own(raw, "type")) ?? `${c.name}#${i}`;
+      out.push({ name, targets: [...new Set(targets)], passed, ...(reason ? { reason } : {}) });
     }
   }
   return out;
@@ -101,10 +107,21 @@ function parseArgs(call: ToolCallEvent | undefined): Record<string, unknown> {
   return {};
 }
 
-function getPath(v: unknown, dotted: string): unknown {
+/** A dotted path into a value through own properties and array indexes only; undefined when any step is missing. */
+export function getPath(v: unknown, dotted: string): unknown {
   let cur = v;
-  for (const k of dotted.split(".")) cur = isRecord(cur) ? cur[k] : Array.isArray(cur) ? cur[Number(k)] : undefined;
+  for (const k of dotted.split(".")) {
+    if (Array.isArray(cur)) cur = /^\d+$/.test(k) ? cur[Number(k)] : undefined;
+    else cur = own(cur, k);
+    if (cur === undefined) return undefined;
+  }
   return cur;
+}
+
+/** The first of the keys the record has as its own, as [found, value]. */
+function firstOwn(v: unknown, keys: string[]): { found: boolean; value: unknown } {
+  for (const k of keys) if (isRecord(v) && Object.hasOwn(v, k)) return { found: true, value: v[k] };
+  return { found: false, value: undefined };
 }
 
 /**
@@ -116,19 +133,25 @@ export function fieldResults(reward: RewardEvent | null, report: unknown): Field
   if (!reward) return [];
   const out: FieldResult[] = [];
   for (const c of reward.components) {
-    const fields = isRecord(c.details) ? c.details.fields : undefined;
+    const fields = own(c.details, "fields");
     const list: Array<[string | null, unknown]> = Array.isArray(fields) ? fields.map((f) => [null, f]) : isRecord(fields) ? Object.entries(fields) : [];
     for (const [key, raw] of list) {
       if (!isRecord(raw)) continue;
-      const field = key ?? str(raw.field) ?? str(raw.name) ?? "?";
-      const got = raw.got ?? raw.actual ?? raw.submitted ?? getPath(report, field) ?? null;
+      const field = key ?? str(own(raw, "field")) ?? str(own(raw, "name")) ?? "?";
+      const recorded = firstOwn(raw, ["got", "actual", "submitted"]);
+      const fromReport = recorded.found ? undefined : getPath(report, field);
+      const got = recorded.found ? recorded.value : fromReport;
+      const expected = firstOwn(raw, ["expected", "gold"]);
+      const passed = own(raw, "passed");
+      const score = own(raw, "score");
       out.push({
         field,
-        expected: raw.expected ?? raw.gold ?? null,
-        got,
-        passed: typeof raw.passed === "boolean" ? raw.passed : null,
-        score: typeof raw.score === "number" ? raw.score : null,
-        reason: str(raw.reason) ?? str(raw.error),
+        comparator: str(own(raw, "comparator")),
+        ...(got !== undefined ? { got } : {}),
+        ...(expected.found && expected.value !== undefined ? { expected: expected.value } : {}),
+        passed: typeof passed === "boolean" ? passed : null,
+        score: typeof score === "number" && Number.isFinite(score) ? score : null,
+        reason: str(own(raw, "reason")) ?? str(own(raw, "error")),
       });
     }
   }
@@ -153,8 +176,9 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
     if (!read || obs.status !== "ok") continue;
     const args = parseArgs(calls.get(obs.tool_call_id));
     let text = contentText(obs.output);
-    let page = typeof args.page === "number" ? args.page : null;
-    let document = str(args.document) ?? str(args.doc) ?? str(args.path);
+    const argPage = own(args, "page");
+    let page = typeof argPage === "number" && Number.isInteger(argPage) ? argPage : null;
+    let document = str(own(args, "document")) ?? str(own(args, "doc")) ?? str(own(args, "path"));
     let offset = 0;
     const header = READ_HEADER.exec(text);
     if (header) {

@@ -26,7 +26,9 @@ export function perTask(rows: RolloutRow[], threshold = 1): TaskPass[] {
   const groups = new Map<string, RolloutRow[]>();
   for (const r of rows) {
     const key = r.task ?? "?";
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const list = groups.get(key);
+    if (list) list.push(r);
+    else groups.set(key, [r]);
   }
   return [...groups.entries()]
     .map(([task, rs]) => {
@@ -40,10 +42,11 @@ export function perTask(rows: RolloutRow[], threshold = 1): TaskPass[] {
     .sort((a, b) => a.task.localeCompare(b.task));
 }
 
-export function statusCounts(rows: RolloutRow[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const r of rows) out[r.status] = (out[r.status] ?? 0) + 1;
-  return out;
+/** Rollouts per status, as sorted pairs (a Map inside: no status name reaches an object's prototype). */
+export function statusCounts(rows: RolloutRow[]): Array<[string, number]> {
+  const out = new Map<string, number>();
+  for (const r of rows) out.set(r.status, (out.get(r.status) ?? 0) + 1);
+  return [...out.entries()].sort((a, b) => a[0].localeCompare(b[0]));
 }
 
 export interface Interval {

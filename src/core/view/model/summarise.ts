@@ -2,7 +2,13 @@ import type { TrajectoryEvent } from "../../schema/trajectory";
 import type { RowKind, RowSummary, StepEntry } from "../protocol/trajectory";
 
 const PREVIEW_CHARS = 160;
-const STATUS_RANK: Record<string, number> = { ok: 0, error: 2, timeout: 3, oom: 3, killed: 3 };
+const STATUS_RANK = new Map<string, number>([
+  ["ok", 0],
+  ["error", 2],
+  ["timeout", 3],
+  ["oom", 3],
+  ["killed", 3],
+]);
 
 /** Flattens message content (a string or parts) to text; images become a placeholder. */
 export function contentText(content: string | Array<{ type: string; text?: string }> | null | undefined): string {
@@ -56,7 +62,7 @@ export function summariseRow(index: number, kind: RowKind, entries: StepEntry[])
         break;
       case "observation": {
         duration += e.duration_ms;
-        const rank = STATUS_RANK[e.status] ?? 1;
+        const rank = STATUS_RANK.get(e.status) ?? 1;
         const code = e.exit_code ?? 0;
         const effective = rank === 0 && code !== 0 ? 1 : rank;
         if (effective > worst) {

@@ -37,7 +37,8 @@ export const Dashboard = z.object({
   rollouts: z.array(RolloutRow),
   rewardHistogram: z.array(Bin),
   durationHistogram: z.array(Bin),
-  statuses: z.record(z.string(), z.number().int()),
+  /** Rollouts per status, sorted by status (pairs, not an object: names never become keys). */
+  statuses: z.array(z.tuple([z.string(), z.number().int()])),
   perTask: z.array(TaskPass),
   meanReward: z.number().nullable(),
   utilisation: z.array(UtilisationPoint),

@@ -80,9 +80,11 @@ export type DocPage = z.infer<typeof DocPage>;
 
 export const FieldResult = z.object({
   field: z.string(),
-  /** The gold value where the verifier recorded it (the hidden target is not in the trajectory otherwise). */
-  expected: z.unknown(),
-  got: z.unknown(),
+  comparator: z.string().nullable().default(null),
+  /** The gold value where the verifier recorded it (the hidden target is not in the trajectory otherwise); absent when it did not. */
+  expected: z.unknown().optional(),
+  /** The submitted value; absent when the report has no such field (the panel marks it missing). */
+  got: z.unknown().optional(),
   passed: z.boolean().nullable(),
   score: z.number().nullable(),
   reason: z.string().nullable(),

@@ -1,5 +1,6 @@
 import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
+import { breakdownCards } from "./breakdown";
 import { barChart, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { RolloutTable, type TableState } from "./table";
@@ -65,7 +66,7 @@ export class DashboardApp {
       append(c, ...body);
       return c;
     };
-    const statuses = Object.entries(d.statuses).sort();
+    const statuses = d.statuses;
     this.cards.append(
       card(
         "Rollouts",
@@ -78,6 +79,7 @@ export class DashboardApp {
       card("Reward histogram", "card-rewards", barChart(d.rewardHistogram, (b) => b.from.toFixed(1))),
       card("Durations (s)", "card-durations", barChart(d.durationHistogram, (b) => b.from.toFixed(1))),
       card("Utilisation over time", "card-util", utilisationChart(d.utilisation), h("div", { class: "meta-item" }, "— policy requests in flight   - - rollouts running")),
+      ...breakdownCards(d.summary),
     );
     const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
     this.cards.appendChild(

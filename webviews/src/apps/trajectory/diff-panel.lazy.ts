@@ -21,8 +21,8 @@ function setWorker(): void {
   };
 }
 
-const LANG: Record<string, string> = { py: "python", js: "javascript", mjs: "javascript", ts: "typescript", sh: "shell", md: "markdown", yaml: "yaml", yml: "yaml", json: "json" };
-const langOf = (p: string) => LANG[p.split(".").pop() ?? ""] ?? "plaintext";
+const LANG = new Map(Object.entries({ py: "python", js: "javascript", mjs: "javascript", ts: "typescript", sh: "shell", md: "markdown", yaml: "yaml", yml: "yaml", json: "json" }));
+const langOf = (p: string) => LANG.get(p.split(".").pop() ?? "") ?? "plaintext";
 
 /** The files the agent changed, overall or for one step, in a Monaco diff editor. */
 export class DiffPanel {

@@ -15,8 +15,10 @@ function pageText(page: DocPage, ranges: Array<[number, number]>): HTMLElement {
   return pre;
 }
 
-function valueText(v: unknown): string {
-  return v === null || v === undefined ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+/** A value of the report or the gold, or a marked gap: absent is not the same as null. */
+function valueCell(v: unknown, absent: string, cls = ""): HTMLElement {
+  if (v === undefined) return h("td", { class: `missing ${cls}` }, absent);
+  return h("td", { class: cls }, v === null ? "null" : typeof v === "string" ? v : (JSON.stringify(v) ?? String(v)));
 }
 
 /** The pages the agent read with its cited spans highlighted, beside its report and the gold fields. */
@@ -54,7 +56,7 @@ export class DocumentsPanel {
             "tbody",
             {},
             ...v.fields.map((f) =>
-              h("tr", { class: f.passed === false ? "fail-row" : "" }, h("td", {}, f.field), h("td", { class: f.passed === false ? "fail" : "" }, valueText(f.got)), h("td", {}, valueText(f.expected)), h("td", { class: f.passed ? "pass" : f.passed === false ? "fail" : "" }, f.passed === null ? (f.score?.toFixed(2) ?? "–") : f.passed ? "✓" : "✗"), h("td", { class: "meta-item" }, f.reason ?? "")),
+              h("tr", { class: f.passed === false ? "fail-row" : "" }, h("td", {}, f.field), valueCell(f.got, "(missing from the report)", f.passed === false ? "fail" : ""), valueCell(f.expected, "(not recorded)"), h("td", { class: f.passed ? "pass" : f.passed === false ? "fail" : "" }, f.passed === null ? (f.score?.toFixed(2) ?? "–") : f.passed ? "✓" : "✗"), h("td", { class: "meta-item" }, f.reason ?? "")),
             ),
           ),
         ),
