@@ -22,7 +22,7 @@ const inline = (n: Inline[]): string =>
           return `<strong>${inline(x.children)}</strong>`;
         case "em":
           return `<em>${inline(x.children)}</em>`;
-        case "link":
+        default:
           return `<a href="${esc(x.href)}">${inline(x.children)}</a>`;
       }
     })
