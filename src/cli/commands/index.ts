@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerAudit } from "./audit";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
 import { registerNew } from "./new";
@@ -8,4 +9,4 @@ import { registerValidate } from "./validate";
 import { registerView } from "./view";
 
 /** Every subcommand, one file each. Add a line here for a new one. */
-export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport];
+export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport, registerAudit];

@@ -44,6 +44,11 @@ export const PromptSpec = z.strictObject({
 export const ValidationSpec = z.strictObject({
   oracle: z.strictObject({ min: z.number().min(0).max(1).default(1) }).default({ min: 1 }),
   nop: z.strictObject({ max: z.number().min(0).max(1).default(0) }).default({ max: 0 }),
+  audit: z
+    .strictObject({
+      min_mutation_score: z.number().min(0).max(1).default(0.8).describe("rlenv audit fails a task whose verifier rejects fewer of the plausible wrong solutions than this (killed / non-equivalent mutants)"),
+    })
+    .default({ min_mutation_score: 0.8 }),
 });
 
 export const SceneConfig = z.strictObject({

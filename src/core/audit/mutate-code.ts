@@ -1,0 +1,147 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { sandboxRequest } from "../sandbox/request";
+import type { Sandbox, SandboxProvider } from "../sandbox/types";
+import type { Solution } from "../schema/task";
+import { editablePythonFiles, patchedFiles } from "./probe-vars";
+
+/** One mutant of the reference solution's Python, as rlenv_mutate.py made it. */
+export interface CodeMutant {
+  file: string;
+  operator: string;
+  line: number;
+  description: string;
+  source: string;
+  original: string;
+  diff: string;
+}
+
+/** A Python helper shipped in src/core/audit/python: beside this module from source, or in the package's src from dist/. */
+export function auditPython(name: string): string {
+  const candidates = [path.join(__dirname, "python", name), path.join(__dirname, "..", "src", "core", "audit", "python", name)];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`${name} not found (looked in ${candidates.join(", ")})`);
+  return readFileSync(found, "utf8");
+}
+
+/** In the workbench's own workdir (readFiles reads there); no rollout ever sees it. */
+const TRACE_DIR = ".rlenv-audit";
+const TRACE_OUT = ".rlenv-audit/trace.json";
+
+/**
+ * A sandbox holding a task's reference solution, where the mutants are made (Python's own
+ * ast, in the task's image) and where a surviving mutant's outputs are compared with the
+ * gold's. It is not a rollout: the mutants themselves are played by the oracle through the
+ * ordinary engine.
+ */
+export class MutationWorkbench {
+  private constructor(
+    private readonly sb: Sandbox,
+    private readonly env: Environment,
+    private readonly task: LoadedTask,
+    /** The solution's files as they are once it is applied (a patch's result included). */
+    readonly gold: Record<string, string>,
+  ) {}
+
+  static async open(provider: SandboxProvider, env: Environment, task: LoadedTask, signal?: AbortSignal): Promise<MutationWorkbench> {
+    const sb = await provider.acquire(sandboxRequest(env, { "rlenv.audit": task.id }, signal));
+    try {
+      await sb.reset({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) });
+      const s = task.solution ?? {};
+      if (s.files) await sb.writeFiles(s.files);
+      if (s.patch) {
+        const r = await sb.exec("cat > /tmp/.rlenv-audit.patch && (git apply --whitespace=nowarn /tmp/.rlenv-audit.patch 2>/dev/null || patch -p1 --forward < /tmp/.rlenv-audit.patch)", { stdin: s.patch.endsWith("\n") ? s.patch : `${s.patch}\n`, timeoutMs: 60_000 });
+        if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`the reference patch does not apply: ${r.stderr.slice(0, 300)}`);
+      }
+      const names = [...new Set([...Object.keys(s.files ?? {}), ...patchedFiles(s.patch)])];
+      const read = await sb.readFiles(names);
+      const gold: Record<string, string> = {};
+      for (const n of names) {
+        const b = read[n];
+        if (b) gold[n] = b.toString("utf8");
+      }
+      const tracer = await sb.exec(`mkdir -p ${TRACE_DIR} && cat > ${TRACE_DIR}/sitecustomize.py`, { stdin: auditPython("rlenv_trace.py"), timeoutMs: 30_000 });
+      if (tracer.status !== "ok" || tracer.exitCode !== 0) throw new Error(`could not install the tracer: ${tracer.stderr.slice(0, 300)}`);
+      return new MutationWorkbench(sb, env, task, gold);
+    } catch (e) {
+      await sb.close().catch(() => {});
+      throw e;
+    }
+  }
+
+  /** The Python files of the solution that can be mutated. */
+  targets(): string[] {
+    const editable = new Set(editablePythonFiles(this.task));
+    return Object.keys(this.gold).filter((n) => editable.has(n)).sort();
+  }
+
+  /** Up to `max` mutants, the same ones for the same seed. */
+  async mutants(seed: number, max: number): Promise<{ mutants: CodeMutant[]; candidates: number; errors: string[] }> {
+    const files = this.targets();
+    if (files.length === 0 || max === 0) return { mutants: [], candidates: 0, errors: [] };
+    const r = await this.sb.exec(["python3", "-", "--seed", String(seed), "--max", String(max), ...files], { stdin: auditPython("rlenv_mutate.py"), timeoutMs: 120_000, maxOutputBytes: 64 * 1024 * 1024 });
+    if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`the mutator failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
+    return JSON.parse(r.stdout) as { mutants: CodeMutant[]; candidates: number; errors: string[] };
+  }
+
+  /** The reference solution with one file replaced by its mutant: the gold files written whole, so no patch is needed. */
+  mutantSolution(m: CodeMutant): Solution {
+    const s = this.task.solution ?? {};
+    const { patch: _patch, ...rest } = s;
+    return { ...rest, files: { ...this.gold, [m.file]: m.source } };
+  }
+
+  /**
+   * What the code computes on the task's own inputs, with these files in place: for a
+   * stdio verifier the output of every visible and hidden case; otherwise the values the
+   * solution's functions return while the hidden tests run (rlenv_trace.py). Null when it
+   * cannot be told (a verifier with no command to trace).
+   */
+  async outputs(files: Record<string, string>): Promise<string | null> {
+    await this.sb.writeFiles(files);
+    const tests = this.env.manifest.reward.find((v) => v.type === "tests" || v.type === "script");
+    if (!tests) return null;
+    const timeoutMs = (tests.timeout ?? 60) * 1000;
+    if (tests.type === "tests" && tests.format === "stdio") {
+      const program = tests.program ?? this.task.tests?.command ?? tests.command ?? "python3 solution.py";
+      const cases = [...(this.task.tests?.cases ?? [])];
+      for (const [n, text] of Object.entries(this.task.visible_tests ?? {})) {
+        if (!n.endsWith(".json")) continue;
+        try {
+          const parsed = JSON.parse(text) as Array<{ stdin?: string }>;
+          if (Array.isArray(parsed)) for (const c of parsed) cases.push({ stdin: c.stdin ?? "", stdout: "" });
+        } catch {}
+      }
+      const outs: string[] = [];
+      for (const c of cases) {
+        const r = await this.sb.exec(program, { stdin: c.stdin, timeoutMs: c.timeout ? c.timeout * 1000 : timeoutMs });
+        outs.push(`${r.status}:${r.exitCode}:${r.stdout.replace(/[ \t]+$/gm, "").replace(/\n+$/, "")}`);
+      }
+      return JSON.stringify(outs);
+    }
+    const command = this.task.tests?.command ?? tests.command;
+    if (!command) return null;
+    if (this.task.tests?.files) await this.sb.writeFiles(this.task.tests.files);
+    const watched = this.targets().map((f) => path.posix.join(this.sb.workdir, f));
+    await this.sb.exec(`rm -f ${TRACE_OUT}`, { timeoutMs: 10_000 });
+    const r = await this.sb.exec(command, {
+      stdin: "rlenv-sentinel-audit-trace\n",
+      timeoutMs,
+      env: { PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR), RLENV_TRACE_FILES: watched.join(":"), RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT) },
+    });
+    const out = (await this.sb.readFiles([TRACE_OUT]))[TRACE_OUT];
+    if (!out) return null;
+    return `${r.status}:${r.exitCode}\n${out.toString("utf8")}`;
+  }
+
+  /** Puts the reference solution's files back. */
+  async writeGold(): Promise<void> {
+    await this.sb.writeFiles(this.gold);
+  }
+
+  async close(): Promise<void> {
+    await this.sb.close().catch(() => {});
+  }
+}

@@ -1,0 +1,58 @@
+"""sitecustomize for `rlenv audit`'s equivalence check: records what the functions of the
+mutated files return while the task's tests run.
+
+Installed as sitecustomize.py in a folder put first on PYTHONPATH. RLENV_TRACE_FILES names
+the files to watch (absolute paths, os.pathsep between them) and RLENV_TRACE_OUT where the
+record goes (JSON, written at exit). Two runs, one with the reference solution and one with
+a mutant, that record the same values mean the mutant computed what the gold did on the
+task's own inputs.
+"""
+
+import atexit
+import json
+import os
+import sys
+import threading
+
+_files = set(os.path.realpath(p) for p in os.environ.get("RLENV_TRACE_FILES", "").split(os.pathsep) if p)
+_out = os.environ.get("RLENV_TRACE_OUT")
+_seen = []
+_LIMIT = 20000
+
+
+def _norm(value):
+    # Values equal under == record the same (0 == False, 1 == 1.0), as the tests compare them.
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return repr(value)[:2000]
+    except Exception:
+        return "<unrepresentable %s>" % type(value).__name__
+
+
+def _profile(frame, event, arg):
+    if event != "return" or len(_seen) >= _LIMIT:
+        return
+    code = frame.f_code
+    path = code.co_filename
+    if path not in _files:
+        real = os.path.realpath(path)
+        if real not in _files:
+            return
+        _files.add(path)
+    _seen.append([code.co_name, _norm(arg)])
+
+
+def _write():
+    sys.setprofile(None)
+    if _out:
+        with open(_out, "w") as f:
+            json.dump(_seen, f)
+
+
+if _files and _out:
+    atexit.register(_write)
+    sys.setprofile(_profile)
+    threading.setprofile(_profile)

@@ -1,0 +1,303 @@
+import path from "node:path";
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { Limiter } from "../rollout/limiter";
+import type { SandboxProvider } from "../sandbox/types";
+import type { EnvironmentAudit, FlakinessResult, MutationResult, ParityResult, ProbeOutcome, TaskAudit } from "../schema/audit";
+import { flakinessOf, parityOf } from "./flakiness";
+import { type CodeMutant, MutationWorkbench } from "./mutate-code";
+import { type AnswerVariant, answerVariants } from "./perturb-answer";
+import { sceneVariants } from "./perturb-scene";
+import { figuresIn, probeVars } from "./probe-vars";
+import { type LoadedProbe, probePolicy } from "./probes";
+import { type AuditItem, type AuditOutcome, type BatchContext, runBatch } from "./run-batch";
+
+type Backend = "docker" | "process";
+
+export interface AuditOptions {
+  /** One provider per backend to audit on; the first is where mutants run. */
+  providers: Array<{ backend: Backend; provider: SandboxProvider }>;
+  runsDir: string;
+  tasks?: string[];
+  runs: number;
+  mutants: number;
+  seed: number;
+  concurrency: number;
+  probes: LoadedProbe[];
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
+
+/** Tasks the audit covers: the named ones this environment has, else all. */
+function selected(env: Environment, only: string[] | undefined): LoadedTask[] {
+  return only ? env.tasks.filter((t) => only.includes(t.id)) : env.tasks;
+}
+
+/** A variant id that keeps the task's id visible in the trajectory's file name. */
+const variantId = (task: string, kind: string, n: string | number) => `${task}--${kind}-${n}`;
+
+interface MutationPlan {
+  task: LoadedTask;
+  kind: MutationResult["kind"];
+  items: Array<AuditItem & { operator: string; description: string; diff: string; expect: "reject" | "accept"; answer?: unknown; code?: CodeMutant }>;
+  equivalentUpFront: number;
+  note?: string;
+  /** A fresh workbench for the equivalence check of survivors (the one that made the mutants is closed). */
+  bench?: () => Promise<MutationWorkbench>;
+}
+
+function shuffledPick<T>(items: T[], max: number, seed: number): T[] {
+  if (items.length <= max) return items;
+  // mulberry32: the same seed picks the same variants.
+  let s = seed >>> 0;
+  const rand = () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const idx = items.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [idx[i], idx[j]] = [idx[j] as number, idx[i] as number];
+  }
+  return idx
+    .slice(0, max)
+    .sort((a, b) => a - b)
+    .map((i) => items[i] as T);
+}
+
+async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptions, primary: SandboxProvider): Promise<MutationPlan | null> {
+  const domain = env.manifest.domain;
+  if (!task.solution) return null;
+  if (domain === "code" || (domain === "custom" && (task.solution.files || task.solution.patch))) {
+    let bench: MutationWorkbench;
+    try {
+      bench = await MutationWorkbench.open(primary, env, task, opts.signal);
+    } catch (e) {
+      return { task, kind: "code", items: [], equivalentUpFront: 0, note: `no mutants: ${(e as Error).message}` };
+    }
+    try {
+      const made = await bench.mutants(opts.seed, opts.mutants);
+      const items = made.mutants.map((m, i) => ({
+        id: variantId(task.id, "mutant", i + 1),
+        task: { ...task, solution: bench.mutantSolution(m) },
+        operator: m.operator,
+        description: `${m.file}:${m.line} ${m.description}`,
+        diff: m.diff,
+        expect: "reject" as const,
+        code: m,
+      }));
+      const note = items.length === 0 ? (bench.targets().length === 0 ? "no Python file in the reference solution to mutate" : `no mutants (${made.candidates} candidates)`) : undefined;
+      const reopen = () => MutationWorkbench.open(primary, env, task, opts.signal);
+      return { task, kind: "code", items, equivalentUpFront: 0, bench: reopen, ...(note ? { note } : {}) };
+    } catch (e) {
+      return { task, kind: "code", items: [], equivalentUpFront: 0, note: `no mutants: ${(e as Error).message}` };
+    } finally {
+      await bench.close();
+    }
+  }
+  if (domain === "document" && task.solution.answer !== undefined) {
+    const target = task.target as { grading?: Record<string, { comparator?: string }> } | undefined;
+    const fields = env.manifest.reward.flatMap((v) =>
+      v.type === "fields" ? Object.entries(v.fields).map(([p, spec]) => ({ path: p, judge: spec.comparator === "judge" || target?.grading?.[p]?.comparator === "judge" })) : v.type === "exact" || v.type === "numeric" ? [{ path: v.field ?? "", judge: false }] : [],
+    );
+    const vars = probeVars(env, task);
+    const others = vars.candidate_figures ? vars.candidate_figures.split("; ") : figuresIn(task.prompt);
+    const variants = answerVariants(task.solution.answer, fields, others);
+    const picked = shuffledPick(variants, Math.max(opts.mutants, variants.filter((v) => v.expect === "accept").length), opts.seed);
+    const items = picked.map((v: AnswerVariant & { field: string }, i) => ({
+      id: variantId(task.id, v.expect === "accept" ? "reformat" : "perturb", i + 1),
+      task: { ...task, solution: { ...task.solution, answer: v.answer } },
+      operator: v.operator,
+      description: `${v.field || "answer"}: ${v.description}`,
+      diff: `- ${JSON.stringify(task.solution?.answer)}\n+ ${JSON.stringify(v.answer)}`,
+      expect: v.expect,
+      answer: v.answer,
+    }));
+    return { task, kind: "answer", items, equivalentUpFront: 0, ...(items.length === 0 ? { note: "no figure or date in a non-judge field of the gold answer to perturb" } : {}) };
+  }
+  if (domain === "scene3d" && task.solution.tool_calls) {
+    const target = task.target as { checks?: Array<Record<string, unknown>> } | undefined;
+    const checks = [...(target?.checks ?? []), ...env.manifest.reward.flatMap((v) => (v.type === "scene" ? (v.checks ?? []) : []))];
+    const all = sceneVariants(task.solution.tool_calls, checks);
+    const picked = shuffledPick(all, opts.mutants, opts.seed);
+    const equivalent = picked.filter((v) => v.equivalent).length;
+    const items = picked
+      .filter((v) => !v.equivalent)
+      .map((v, i) => ({
+        id: variantId(task.id, "scene", i + 1),
+        task: { ...task, solution: { ...task.solution, tool_calls: v.calls } },
+        operator: v.operator,
+        description: v.description,
+        diff: v.description,
+        expect: "reject" as const,
+      }));
+    return { task, kind: "scene", items, equivalentUpFront: equivalent };
+  }
+  return null;
+}
+
+/** Killed, survived (with whether it is equivalent) or not judged, for every mutant of a task. */
+async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutcome[]>, reference: number | null): Promise<MutationResult> {
+  const result: MutationResult = {
+    kind: plan.kind,
+    reference_reward: reference,
+    mutants: plan.equivalentUpFront,
+    killed: 0,
+    survived: 0,
+    equivalent: plan.equivalentUpFront,
+    not_judged: 0,
+    score: null,
+    survivors: [],
+    rejected_correct: [],
+    ...(plan.note ? { note: plan.note } : {}),
+  };
+  let goldOutputs: string | null | undefined;
+  let bench: MutationWorkbench | undefined;
+  for (const item of plan.items) {
+    const o = outcomes.get(item.id)?.[0];
+    if (item.expect === "accept") {
+      if (o && o.reward !== null && reference !== null && o.reward < reference) {
+        result.rejected_correct.push({ id: item.id, description: item.description, answer: item.answer, reward: o.reward, expected: `${reference}, as the gold answer`, trajectory: o.file });
+      }
+      continue;
+    }
+    result.mutants++;
+    if (!o || o.reward === null || reference === null) {
+      result.not_judged++;
+      continue;
+    }
+    if (o.reward < reference) {
+      result.killed++;
+      continue;
+    }
+    // Survived: equivalent only when it computes what the gold does on the task's own inputs.
+    if (plan.bench && item.code) {
+      try {
+        bench ??= await plan.bench();
+        goldOutputs ??= await bench.outputs(bench.gold);
+        const mine = await bench.outputs({ ...bench.gold, [item.code.file]: item.code.source });
+        await bench.writeGold();
+        if (goldOutputs !== null && mine !== null && mine === goldOutputs) {
+          result.equivalent++;
+          continue;
+        }
+      } catch {
+        // Could not tell: it stays a survivor.
+      }
+    }
+    result.survived++;
+    result.survivors.push({ id: item.id, operator: item.operator, description: item.description, diff: item.diff, reward: o.reward, trajectory: o.file });
+  }
+  await bench?.close();
+  const judged = result.mutants - result.equivalent - result.not_judged;
+  result.score = judged > 0 ? result.killed / judged : null;
+  return result;
+}
+
+function fmt(r: number | null): string {
+  return r === null ? "not judged" : String(Math.round(r * 1000) / 1000);
+}
+
+/**
+ * The audit of one environment: the oracle N times on every backend (flakiness, parity),
+ * every hack probe on every backend, then the mutants of the reference solution on the
+ * first backend. Every rollout goes through runEnvironment; what it writes stays in
+ * opts.runsDir, one run folder per batch.
+ */
+export async function auditEnvironment(env: Environment, opts: AuditOptions): Promise<EnvironmentAudit> {
+  const log = opts.log ?? (() => {});
+  const tasks = selected(env, opts.tasks);
+  const notes: string[] = [];
+  const minScore = env.manifest.validation.audit.min_mutation_score;
+  const slots = new Limiter(opts.concurrency);
+  const first = opts.providers[0];
+  if (!first) throw new Error("audit: no sandbox backend");
+  const ctxFor = (provider: SandboxProvider, k = 1): BatchContext => ({ env, provider, runsDir: path.join(opts.runsDir, env.manifest.name), slots, concurrency: opts.concurrency, k, seed: opts.seed, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const tools = [...env.builtinTools, ...env.customTools.map((c) => c.name)];
+  if (opts.providers.length < 2) notes.push(`backend parity not checked: only the ${first.backend} backend is available here`);
+
+  // 1. Flakiness: the oracle N times per backend, in fresh sandboxes.
+  const oracleRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
+  for (const { backend, provider } of opts.providers) {
+    log(`${env.manifest.name}: oracle × ${opts.runs} on ${backend}`);
+    oracleRuns.set(backend, await runBatch(ctxFor(provider, opts.runs), `oracle-${backend}`, tasks.map((t) => ({ id: t.id, task: t }))));
+  }
+
+  // 2. Probes, on every backend.
+  const probeItems: Array<AuditItem & { probe: string; task: LoadedTask }> = [];
+  const sampledFor = new Map<string, number>();
+  for (const task of tasks) {
+    const vars = probeVars(env, task);
+    for (const probe of opts.probes) {
+      const p = probePolicy(probe, env, task, vars, tools);
+      if ("skip" in p) continue;
+      if (probe.sample) {
+        const n = sampledFor.get(probe.name) ?? 0;
+        if (n >= probe.sample) continue;
+        sampledFor.set(probe.name, n + 1);
+      }
+      probeItems.push({ id: variantId(task.id, "probe", probe.name), task, probe: probe.name, policy: p.policy });
+    }
+  }
+  const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
+  for (const { backend, provider } of opts.providers) {
+    log(`${env.manifest.name}: ${probeItems.length} probe rollouts on ${backend}`);
+    probeRuns.set(backend, await runBatch(ctxFor(provider), `probes-${backend}`, probeItems));
+  }
+
+  // 3. Mutants, on the first backend (whether a verifier catches a wrong solution does not depend on the sandbox).
+  // Each task's mutants are made in a sandbox of its own, a few at a time.
+  const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
+  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, first.provider))))).filter((p): p is MutationPlan => p !== null);
+  log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${first.backend}`);
+  const mutantRuns = await runBatch(
+    ctxFor(first.provider),
+    `mutants-${first.backend}`,
+    plans.flatMap((p) => p.items),
+  );
+
+  const audits: TaskAudit[] = [];
+  for (const task of tasks) {
+    const problems: string[] = [];
+    const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) => flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? []));
+    for (const f of flakiness) {
+      if (f.flaky) problems.push(`flaky on ${f.backend}: the oracle's rewards were ${f.rewards.map(fmt).join(", ")}`);
+    }
+    let parity: ParityResult | null = null;
+    const [a, b] = opts.providers;
+    if (a && b) {
+      parity = parityOf({ backend: a.backend, runs: oracleRuns.get(a.backend)?.get(task.id) ?? [] }, { backend: b.backend, runs: oracleRuns.get(b.backend)?.get(task.id) ?? [] });
+      if (parity.agree === false && parity.first_difference) {
+        const d = parity.first_difference;
+        problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${a.backend} and ${fmt(d.b)} on ${b.backend}`);
+      }
+    }
+    const reference = flakiness[0]?.rewards.find((r) => r !== null) ?? null;
+    if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
+
+    const probes: ProbeOutcome[] = [];
+    for (const { backend } of opts.providers) {
+      for (const item of probeItems.filter((p) => p.task.id === task.id)) {
+        const o = probeRuns.get(backend)?.get(item.id)?.[0];
+        if (!o) continue;
+        const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";
+        probes.push({ probe: item.probe, backend, status, reward: o.reward, ...(o.reason ? { reason: o.reason } : {}), trajectory: o.file });
+        if (status === "finding") problems.push(`probe ${item.probe} scored ${fmt(o.reward)} on ${backend} (trajectory ${o.file})`);
+      }
+    }
+
+    const plan = plans.find((p) => p.task.id === task.id);
+    let mutation: MutationResult | null = null;
+    if (plan) {
+      mutation = await judgeMutation(plan, mutantRuns, reference);
+      if (mutation.score !== null && mutation.score < minScore) {
+        problems.push(`mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors.map((s) => s.description).slice(0, 5).join("; ")})`);
+      }
+    }
+    audits.push({ id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes });
+  }
+  return { name: env.manifest.name, dir: env.dir, domain: env.manifest.domain, ok: audits.every((t) => t.ok), min_mutation_score: minScore, tasks: audits, notes };
+}
