@@ -95,7 +95,7 @@ test("rlenv validate --run: its runs go when every task passed, stay (and are na
   writeFileSync(tasks, readFileSync(tasks, "utf8").replace(/("id": "via-files".*"target": )"42"/, '$1"43"'));
   const fail = await rlenv(args(broken), { TMPDIR: scratch }).done;
   assert.equal(fail.code, 1, fail.stderr);
-  assert.match(fail.stderr, /✗ rollout-fixture\/via-files: oracle 0/);
+  assert.match(fail.stdout, /✗ rollout-fixture\/via-files: oracle 0\.5, nop 0 — oracle scored 0\.5, needs ≥ 1 — answer: expected 43, got 42$/m);
   const kept = /trajectories kept in (\S+):/.exec(fail.stderr)?.[1] ?? "";
   assert.match(fail.stderr, /rlenv view \S+ {3}# rollout-fixture, oracle/);
   assert.deepEqual(leftovers(), [path.basename(kept)]);

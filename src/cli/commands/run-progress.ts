@@ -8,6 +8,12 @@ const fmtTime = (s: number | null) => {
 };
 const fmtReward = (r: number | null) => (r === null ? "-" : r.toFixed(3));
 
+/** Why a rollout fell short, for its line: the failing components with their reasons, else the end reason. */
+function failureNote(e: Extract<RunProgress, { type: "rollout-end" }>): string {
+  if (e.failure) return ` — ${e.failure}`;
+  return e.reason && e.status !== "completed" ? ` (${e.reason})` : "";
+}
+
 /**
  * Progress for `rlenv run`: a live bar rewritten in place on a terminal, plain lines
  * (one per finished rollout) when stderr is a file or a pipe; with `jsonl` each rollout
@@ -44,10 +50,10 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet = false, jsonl
           jsonlLines.push(formatRolloutEndLine(e));
           jsonlTimer ??= setTimeout(flushJsonl, 20);
         }
-        else if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${e.reason && e.status !== "completed" ? ` (${e.reason})` : ""}\n`);
+        else if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${failureNote(e)}\n`);
         else if (tty && e.status === "error") {
           clear();
-          stream.write(`error: ${e.task} #${e.sample}: ${e.reason ?? ""}\n`);
+          stream.write(`error: ${e.task} #${e.sample}: ${e.failure ?? e.reason ?? ""}\n`);
           redraw();
         }
       } else if (e.type === "progress") {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { formatProblem, loadEnvironment } from "../../core/environment";
@@ -47,6 +48,8 @@ export function policyFromFlags(o: RunOptions): PolicyConfig {
   if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
   return {
     kind,
+  // Checked once here: otherwise every rollout starts and fails on the same missing file.
+  if (kind === "replay" && arg && !existsSync(arg)) throw new Error(`--policy replay:${arg}: no such file or run folder`);
     ...(arg ? { replay: path.resolve(arg) } : {}),
     ...(o.model ? { model: o.model } : {}),
     ...(o.baseUrl ? { base_url: o.baseUrl } : {}),
@@ -138,7 +141,8 @@ export function registerRun(program: Command): void {
         else {
           const pk = Object.entries(s.pass_at_k).map(([k, v]) => `pass@${k} ${v.toFixed(3)}`).join("  ");
           const st = Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(", ");
-          process.stderr.write(`${r.record.status}: ${s.rollouts} rollouts (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`);
+          process.stderr.write(`${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`);
+          for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
           if (s.utilisation) process.stderr.write(`policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`);
           process.stdout.write(`${r.runDir}\n`);
         }

@@ -132,7 +132,8 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
           if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
           return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems, skipped: skipped.join("; ") };
         }
-        if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}${o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}, needs ≥ ${min}`);
+        // The oracle's failure says which component fell short and why, with the first telling line of what it ran.
+        if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}, needs ≥ ${min}${o.failure ? ` — ${o.failure}` : o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}`);
         if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
         return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems };
       });
@@ -141,10 +142,13 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
         for (const t of tasks) {
           const mark = !t.ok ? "✗" : t.skipped ? "⊘" : "✓";
           const note = !t.ok ? ` — ${t.problems.join("; ")}` : t.skipped ? ` — oracle not graded (${t.skipped})` : "";
-          process.stderr.write(`${mark} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
+          process.stdout.write(`${mark} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
         }
         const nSkipped = tasks.filter((t) => t.ok && t.skipped).length;
-        if (nSkipped > 0) process.stderr.write(`⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`);
+        if (nSkipped > 0) process.stdout.write(`⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`);
+        const nFailed = tasks.filter((t) => !t.ok).length;
+        const n = `${tasks.length} task${tasks.length === 1 ? "" : "s"}`;
+        process.stdout.write(nFailed > 0 ? `✗ ${env.manifest.name}: ${nFailed} of ${n} failed validation\n` : `✓ ${env.manifest.name}: ${n} validated (oracle ≥ ${min}, nop ≤ ${max})\n`);
       }
     }
     finished = true;

@@ -25,6 +25,30 @@ export async function validateStatic(dirs: string[], onLoaded?: (env: Environmen
   );
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * Each environment's problems and its verdict line. With `--run` to follow, an environment
+ * that passed the static checks gets its line from the run instead (a "✓" here would come
+ * before the run's "✗" lines).
+ */
+function printStatic(results: ValidateStaticResult[], cwd: string, runFollows: boolean): void {
+  for (const r of results) {
+    for (const p of r.problems) process.stdout.write(`${formatProblem(p, cwd)}\n`);
+    const errors = r.problems.filter((p) => p.severity === "error").length;
+    const label = r.name ?? path.relative(cwd, r.dir);
+    if (errors) process.stdout.write(`✗ ${label}: ${plural(errors, "problem")}, ${plural(r.tasks, "task")} loaded\n`);
+    else if (!runFollows) process.stdout.write(`✓ ${label}: ${plural(r.tasks, "task")}\n`);
+  }
+}
+
+/** The ids of `--tasks` that none of the environments has (a typo must not validate nothing and pass). */
+function unknownTaskIds(tasks: string[] | undefined, envs: Iterable<Environment>): string[] {
+  if (!tasks) return [];
+  const known = new Set([...envs].flatMap((e) => e.tasks.map((t) => t.id)));
+  return tasks.filter((t) => !known.has(t));
+}
+
 export function registerValidate(program: Command): void {
   program
     .command("validate")
@@ -44,6 +68,13 @@ export function registerValidate(program: Command): void {
       const cwd = process.cwd();
       let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
       let runReport: unknown;
+      // Results go to stdout (problems, one verdict line per environment); notes to stderr.
+      if (!opts.json) printStatic(results, cwd, opts.run === true && !failed);
+      const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
+      if (unknown.length > 0) {
+        failed = true;
+        process.stderr.write(`rlenv: unknown task id${unknown.length === 1 ? "" : "s"} ${unknown.map((u) => `'${u}'`).join(", ")}: no environment validated here has ${unknown.length === 1 ? "it" : "them"}\n`);
+      }
       if (early && !failed) {
         const r = await validateByRollouts(dirs, opts, early);
         runReport = r.report;
@@ -53,13 +84,6 @@ export function registerValidate(program: Command): void {
       }
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`);
-      } else {
-        for (const r of results) {
-          for (const p of r.problems) process.stdout.write(`${formatProblem(p, cwd)}\n`);
-          const errors = r.problems.filter((p) => p.severity === "error").length;
-          const label = r.name ?? path.relative(cwd, r.dir);
-          process.stderr.write(errors ? `✗ ${label}: ${errors} problem${errors === 1 ? "" : "s"}, ${r.tasks} tasks loaded\n` : `✓ ${label}: ${r.tasks} tasks\n`);
-        }
       }
       process.exitCode = failed ? 1 : 0;
     });

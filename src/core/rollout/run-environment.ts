@@ -24,7 +24,7 @@ import { buildToolset } from "./toolset";
 /** What a run reports as it goes (the CLI's progress bar, the extension's dashboard, the runner's stream). */
 export type RunProgress =
   | { type: "rollout-start"; task: string; sample: number; rolloutId: string; file: string; attempt: number }
-  | { type: "rollout-end"; task: string; sample: number; rolloutId: string; status: RolloutStatus; reward: number | null; file: string; reason?: string; infra: boolean }
+  | { type: "rollout-end"; task: string; sample: number; rolloutId: string; status: RolloutStatus; reward: number | null; file: string; reason?: string; infra: boolean; failure?: string }
   | {
       type: "progress";
       done: number;
@@ -215,7 +215,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     running++;
     const res = await runItem(item.task, item.sample).finally(() => running--);
     results.push(res);
-    progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}) });
+    progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}), ...(res.failure ? { failure: res.failure } : {}) });
     report();
   };
   /** False when the run was cancelled while the rollout waited for a shared slot. */
@@ -250,7 +250,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   results.sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
   const summary = summarize(
     runId,
-    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward })),
+    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward, reason: r.reason, components: r.components })),
     {
       k: config.k,
       utilisation: { policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0, sandbox_busy_ms: sandboxBusyMs, max_queue_depth: policyLimit.maxQueueDepth, wall_ms: wallMs },

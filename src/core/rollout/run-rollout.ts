@@ -4,10 +4,11 @@ import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { abortReason } from "../policy/backoff";
 import { type ChatMessage, type Policy, PolicyInfraError, type PolicyReply, PolicyRequestError } from "../policy/types";
+import { rolloutFailure } from "../reward/failure";
 import { scoreRollout } from "../reward/score";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
-import type { ChatToolCall, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
+import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";
 import { renderTemplate } from "./prompt";
 import { parseArguments, runStep, type StepOutcome } from "./step";
@@ -88,6 +89,10 @@ export interface RolloutResult {
   reason?: string;
   /** Null when the rollout was not scored (cancelled, error). */
   reward: number | null;
+  /** Why it fell short of full marks, in one line: the failing components with their reasons (see reward/failure.ts). */
+  failure?: string;
+  /** The reward components, when it was scored. */
+  components?: RewardComponent[];
   /** An infrastructure failure (sandbox start, policy server down): worth retrying. */
   infra: boolean;
   answer: unknown;
@@ -331,6 +336,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
 
   // Score what the agent left behind, even after max_turns or a timeout.
   let reward: number | null = null;
+  let components: RewardComponent[] | undefined;
   if (status === "completed" || status === "truncated" || status === "timeout") {
     const v0 = performance.now();
     const a0 = acquireMs;
@@ -346,6 +352,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       } else {
         emit({ type: "reward", total: score.total, components: score.components });
         reward = score.total;
+        components = score.components;
       }
     } catch (e) {
       status = outside?.aborted ? "cancelled" : "error";
@@ -378,7 +385,8 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   emit({ type: "end", status, ...(reason ? { reason } : {}), reward, turns, usage, timings: { ...timings } });
   // A rollout is finished once its trajectory is on disk (the runner's resume counts on it).
   await writer.close();
-  return { rolloutId: o.rolloutId, file: o.file, task: o.task.id, sample, status, ...(reason ? { reason } : {}), reward, infra, answer, turns, usage, timings };
+  const failure = status === "cancelled" ? undefined : rolloutFailure({ status, reason, reward, components });
+  return { rolloutId: o.rolloutId, file: o.file, task: o.task.id, sample, status, ...(reason ? { reason } : {}), reward, ...(failure ? { failure } : {}), ...(components ? { components } : {}), infra, answer, turns, usage, timings };
 }
 
 /** Writes a fork's workdir state over the seed files (null: the file was deleted). */

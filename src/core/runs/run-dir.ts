@@ -69,7 +69,17 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
     const start = events.find((e) => e.type === "start");
     if (start?.type !== "start") return [];
     const end = events.findLast((e) => e.type === "end");
-    return [{ task: start.task.id, sample: start.sample, status: end?.type === "end" ? end.status : "interrupted", reward: end?.type === "end" ? end.reward : null }];
+    const reward = events.findLast((e) => e.type === "reward");
+    return [
+      {
+        task: start.task.id,
+        sample: start.sample,
+        status: end?.type === "end" ? end.status : "interrupted",
+        reward: end?.type === "end" ? end.reward : null,
+        ...(end?.type === "end" && end.reason ? { reason: end.reason } : {}),
+        ...(reward?.type === "reward" ? { components: reward.components } : {}),
+      },
+    ];
   });
 }
 

@@ -1,4 +1,6 @@
 import type { RunSummary } from "../schema/run";
+import type { RewardComponent } from "../schema/trajectory";
+import { rewardBreakdown } from "./breakdown";
 import { passAtK, reportedKs } from "./pass-at-k";
 
 /** A rollout's outcome as the summary needs it. `interrupted`: the trajectory has no end (the process was killed). */
@@ -7,6 +9,9 @@ export interface RolloutOutcome {
   sample: number;
   status: string;
   reward: number | null;
+  /** Why it ended (the end event's reason) and its reward components: for the summary's breakdown and failure table. */
+  reason?: string | undefined;
+  components?: readonly RewardComponent[] | undefined;
 }
 
 /** Reward counted as full marks: floating sums of weights may land a hair under 1. */
@@ -52,6 +57,7 @@ export function summarize(runId: string, outcomes: readonly RolloutOutcome[], op
     pass_at_k,
     statuses,
     per_task: perTask,
+    ...rewardBreakdown(outcomes),
     ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
   };
 }

@@ -58,6 +58,18 @@ export const RunSummary = z.object({
       pass_at_k: z.record(z.string(), z.number()),
     }),
   ),
+  components: z
+    .array(z.object({ name: z.string(), type: z.string(), n: z.number().int(), mean: z.number(), passed: z.number().int() }))
+    .optional()
+    .describe("Each reward component's mean score over the scored rollouts, and how many it passed"),
+  fields: z
+    .array(z.object({ component: z.string(), field: z.string(), n: z.number().int(), mean: z.number(), passed: z.number().int() }))
+    .optional()
+    .describe("Each field a fields verifier graded: its mean score and how many rollouts got it right"),
+  failures: z
+    .array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) }))
+    .optional()
+    .describe("Why rollouts fell short (a component and its reason, or a status), with how many times, most frequent first; up to 5 example tasks each"),
   utilisation: z
     .object({
       policy: z.number().min(0).max(1),

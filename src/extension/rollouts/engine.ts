@@ -77,9 +77,9 @@ export async function runPolicy(ctx: ExtensionCtx, env: Environment, policy: Pol
       : {}),
     onProgress: (e) => {
       if (e.type === "rollout-end") {
-        const o: TaskOutcome = { task: e.task, sample: e.sample, status: e.status, reward: e.reward, file: e.file };
+        const o: TaskOutcome = { task: e.task, sample: e.sample, status: e.status, reward: e.reward, file: e.file, ...(e.failure ? { failure: e.failure } : {}) };
         outcomes.push(o);
-        ctx.log.info(`  ${o.task}#${o.sample} ${o.status} reward ${o.reward ?? "–"}`);
+        ctx.log.info(`  ${o.task}#${o.sample} ${o.status} reward ${o.reward ?? "–"}${o.failure ? ` — ${o.failure}` : ""}`);
         opts.onOutcome?.(o);
       } else if (e.type === "log") ctx.log.info(`  ${e.message}`);
     },

@@ -5,6 +5,8 @@ export interface TaskOutcome {
   status: string;
   reward: number | null;
   file?: string;
+  /** Why it fell short, in one line (the failing components and their reasons); absent at full marks. */
+  failure?: string;
 }
 
 /** A task's validation verdict: the oracle reaches `min`, the nop policy stays at or under `max`. */
@@ -22,7 +24,7 @@ const fmt = (r: number | null | undefined) => (r === null || r === undefined ? "
 export function judgeValidation(task: string, oracle: TaskOutcome | undefined, nop: TaskOutcome | undefined, min: number, max: number): TaskValidation {
   const problems: string[] = [];
   if (!oracle) problems.push("the oracle did not run");
-  else if (oracle.reward === null || oracle.reward < min) problems.push(`the oracle scored ${fmt(oracle.reward)} (${oracle.status}), below the required ${min}`);
+  else if (oracle.reward === null || oracle.reward < min) problems.push(`the oracle scored ${fmt(oracle.reward)} (${oracle.status}), below the required ${min}${oracle.failure ? ` — ${oracle.failure}` : ""}`);
   if (!nop) problems.push("the nop policy did not run");
   else if (nop.reward === null) problems.push(`the nop policy ended ${nop.status} with no reward`);
   else if (nop.reward > max) problems.push(`the nop policy scored ${fmt(nop.reward)}, above the allowed ${max}: the task can be passed without doing anything`);

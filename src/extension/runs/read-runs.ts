@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { rolloutFailure } from "../../core/reward/failure";
 import { readTrajectory } from "../../core/runs/trajectory-reader";
 import { RunRecord, RunSummary } from "../../core/schema/run";
 import type { RewardComponent } from "../../core/schema/trajectory";
@@ -62,6 +63,8 @@ export interface RolloutListing {
   task?: string;
   policy?: string;
   status?: string;
+  /** The end event's reason. */
+  reason?: string;
   reward: number | null;
   components: RewardComponent[];
 }
@@ -77,7 +80,10 @@ export function readRolloutSummary(file: string): RolloutListing {
     } else if (e.type === "reward") {
       out.reward = e.total;
       out.components = e.components;
-    } else if (e.type === "end") out.status = e.status;
+    } else if (e.type === "end") {
+      out.status = e.status;
+      if (e.reason) out.reason = e.reason;
+    }
   }
   return out;
 }
@@ -90,6 +96,12 @@ export function listRollouts(runDir: string): string[] {
     .filter((n) => n.endsWith(".jsonl"))
     .sort()
     .map((n) => path.join(dir, n));
+}
+
+/** Why a listed rollout fell short, in one line (see core/reward/failure.ts); undefined at full marks or while it runs. */
+export function rolloutFailureLine(r: RolloutListing): string | undefined {
+  if (!r.status || r.status === "cancelled") return undefined;
+  return rolloutFailure({ status: r.status, reason: r.reason, reward: r.reward, components: r.components });
 }
 
 /** "tests 0.80 (4/5 passed) · weight 1" lines: the reward breakdown as text. */

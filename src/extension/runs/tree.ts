@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import type { Settings } from "../settings/settings";
-import { describeRun, listRollouts, listRunFolders, type RunListing, readRolloutSummary } from "./read-runs";
+import { describeRun, listRollouts, listRunFolders, type RunListing, readRolloutSummary, rolloutFailureLine } from "./read-runs";
 
 export type RunTreeNode = { kind: "run"; run: RunListing } | { kind: "rollout"; file: string };
 
@@ -50,6 +50,8 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
       const status = run.record?.status;
       item.iconPath = new vscode.ThemeIcon(status === "running" ? "sync~spin" : status === "completed" ? "graph" : status ? "warning" : "question");
       item.tooltip = new vscode.MarkdownString(`**${run.id}**\n\n${run.created}\n\n${status ?? ""}${run.problem ? `\n\n⚠ ${run.problem}` : ""}`);
+      // The most frequent reasons rollouts fell short, as plain text (a model's output may be in them).
+      for (const f of (run.summary?.failures ?? []).slice(0, 5)) item.tooltip.appendMarkdown("\n\n").appendText(`${f.count}× ${f.reason}`);
       item.command = { command: "rlenv.openRun", title: "Open Run Dashboard", arguments: [run.dir] };
       return item;
     }
@@ -57,7 +59,9 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
     const item = new vscode.TreeItem(r.task ? `${r.task}` : path.basename(node.file), vscode.TreeItemCollapsibleState.None);
     item.id = `rollout:${node.file}`;
     item.contextValue = "rollout";
-    item.description = [path.basename(node.file, ".jsonl"), r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`].filter(Boolean).join(" · ");
+    const failure = rolloutFailureLine(r);
+    item.description = [path.basename(node.file, ".jsonl"), r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`, failure].filter(Boolean).join(" · ");
+    if (failure) item.tooltip = new vscode.MarkdownString().appendText(`${r.task ?? path.basename(node.file)}: ${r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`}\n\n${failure}`);
     item.iconPath = new vscode.ThemeIcon(r.reward === null ? "circle-slash" : r.reward >= 1 ? "pass" : r.reward > 0 ? "circle-large-outline" : "error");
     item.resourceUri = vscode.Uri.file(node.file);
     item.command = { command: "rlenv.openRollout", title: "Open Rollout", arguments: [node.file] };

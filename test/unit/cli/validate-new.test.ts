@@ -16,7 +16,7 @@ test("rlenv new scaffolds environments that rlenv validate accepts", () => {
     }
     const v = rlenv(["validate", "my-code", "my-scene3d", "my-document"], { cwd: dir });
     assert.equal(v.code, 0, v.stdout + v.stderr);
-    assert.match(v.stderr, /✓ my-code: 1 tasks/);
+    assert.match(v.stdout, /^✓ my-code: 1 task$/m);
     // Each template's oracle reaches its threshold and nop does not (the scene3d one once had Y up, in a Z-up domain).
     const run = rlenv(["validate", "--run", "--sandbox", "process", "my-code", "my-scene3d", "my-document"], { cwd: dir });
     assert.equal(run.code, 0, run.stdout + run.stderr);

@@ -1,6 +1,7 @@
 import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
+import { telltaleLine } from "../failure";
 
 type ScriptConfig = Extract<VerifierConfig, { type: "script" }>;
 
@@ -14,7 +15,9 @@ export const scriptVerifier: Verifier<ScriptConfig> = {
     try {
       parsed = JSON.parse(last);
     } catch {
-      throw new Error(`the script's last line is not JSON (exit ${r.exitCode}): '${last.slice(0, 200)}'${r.stderr ? `; stderr: ${tail(r.stderr, 300)}` : ""}`);
+      // The first line of the message is what failure lines show: the script's own error, when it printed one.
+      const why = telltaleLine(r.stderr);
+      throw new Error(`${why ? `${why} (exit ${r.exitCode}; no score printed)` : `the script's last line is not JSON (exit ${r.exitCode}): '${last.slice(0, 200)}'`}${r.stderr ? `\nstderr: ${tail(r.stderr, 1000)}` : ""}`);
     }
     const obj = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : { score: parsed };
     const score = obj.score;

@@ -3,6 +3,7 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import type { SceneNode } from "../../../../src/core/schema/trajectory";
 import type { HostApi } from "../../shared/api";
 import { clear, h, isDark } from "../../shared/dom";
+import { renderImage } from "../../shared/image-dom";
 import type { CheckResult, SceneAtRow } from "./protocol";
 
 const DEG = Math.PI / 180;
@@ -232,10 +233,10 @@ export class ScenePanel {
     if (!d?.checks.length) this.side.appendChild(h("div", { class: "empty" }, "No check results."));
     for (const c of d?.checks ?? []) this.side.appendChild(h("div", { class: c.passed ? "pass check" : "fail check" }, `${c.passed ? "✓" : "✗"} ${c.name}${c.targets.length ? ` (${c.targets.join(", ")})` : ""}${c.reason ? `: ${c.reason}` : ""}`));
     this.side.appendChild(h("h3", {}, "Renders"));
-    const imgs = d?.images.filter((i) => /^image\/(png|jpeg|gif|webp)$/.test(i.mime)) ?? [];
+    const imgs = d?.images ?? [];
     if (!imgs.length) this.side.appendChild(h("div", { class: "empty" }, "No render_view images yet."));
     const at = d?.row ?? 0;
     for (const img of imgs)
-      this.side.appendChild(h("div", { class: `renders${img.row > at ? " later" : ""}` }, h("div", { class: "meta-item" }, `step ${img.row}${img.row > at ? " (later)" : ""}`), h("img", { src: `data:${img.mime};base64,${img.data}`, alt: `render at step ${img.row}` })));
+      this.side.appendChild(h("div", { class: `renders${img.row > at ? " later" : ""}` }, h("div", { class: "meta-item" }, `step ${img.row}${img.row > at ? " (later)" : ""}`), renderImage(img.mime, img.data, "", `render at step ${img.row}`)));
   }
 }

@@ -2,6 +2,7 @@ import type { EndEvent, ErrorEvent, MessageEvent, ObservationEvent, RewardEvent,
 import { contentText } from "../../../../src/core/view/model/summarise";
 import { renderAnsi } from "../../shared/ansi-dom";
 import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
+import { renderImage, renderImageUrl } from "../../shared/image-dom";
 import { renderMarkdown } from "../../shared/markdown-dom";
 import type { StepDetail, StepEntry } from "./protocol";
 
@@ -17,8 +18,7 @@ function content(c: MessageEvent["content"]): HTMLElement {
   const box = h("div");
   for (const part of c) {
     if (part.type === "text") box.appendChild(renderMarkdown(part.text));
-    else if (/^data:image\/(png|jpeg|gif|webp);base64,/.test(part.image_url.url)) box.appendChild(h("img", { src: part.image_url.url, alt: "image", class: "inline-img" }));
-    else box.appendChild(h("div", { class: "empty" }, `[image ${part.image_url.url.slice(0, 80)}]`));
+    else box.appendChild(renderImageUrl(part.image_url.url, "inline-img", "image"));
   }
   return box;
 }
@@ -58,7 +58,7 @@ function renderObservation(e: ObservationEvent): HTMLElement {
   if (a?.diff?.length) arts.push(h("div", { class: "meta-item" }, "changed ", ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${d.path} (${d.status}) `))));
   if (a?.scene) arts.push(h("div", { class: "meta-item" }, `scene snapshot: ${a.scene.nodes.length} objects`));
   if (a?.citations?.length) arts.push(h("div", { class: "meta-item" }, ...a.citations.map((c) => h("div", {}, `cites ${c.document}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`))));
-  if (a?.images?.length) for (const img of a.images) if (/^image\/(png|jpeg|gif|webp)$/.test(img.mime)) arts.push(h("img", { class: "render", src: `data:${img.mime};base64,${img.data}`, alt: "rendered view" }));
+  if (a?.images?.length) for (const img of a.images) arts.push(renderImage(img.mime, img.data, "render", "rendered view"));
   if (a?.cases?.length) arts.push(h("pre", { class: "json" }, jsonText(a.cases)));
   return card(
     "observation",
