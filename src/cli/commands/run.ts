@@ -89,7 +89,7 @@ export function registerRun(program: Command): void {
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
     .option("--concurrency <n>", "concurrent rollouts (sandboxes)", int("--concurrency"), 4)
     .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
-    .option("--sandbox <backend>", "docker, process or auto", "auto")
+    .option("--sandbox <backend>", "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one", "auto")
     .option("--runs <dir>", "where run folders go", "runs")
     .option("--run-id <id>", "name of the run folder (default: time, env, random)")
     .option("--shard <i/N>", "run only shard i of N (tasks split round-robin)")

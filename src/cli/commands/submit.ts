@@ -42,7 +42,7 @@ export function registerSubmit(program: Command): void {
     .option("--tasks <ids...>", "only these task ids")
     .option("-k <n>", "samples per task", "1")
     .option("--concurrency <n>", "concurrent sandboxes", "4")
-    .option("--sandbox <backend>", "docker, process or auto", "auto")
+    .option("--sandbox <backend>", "docker, process or auto, on the runner; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one (set it where the runner runs)", "auto")
     .option("--executor <kind>", "local or slurm", "local")
     .option("--shards <n>", "slurm: array tasks, each rlenv run --shard i/N")
     .option("--gpus <n>", "slurm: --gres=gpu:N for each shard")

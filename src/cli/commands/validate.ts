@@ -56,7 +56,7 @@ export function registerValidate(program: Command): void {
     .argument("[dirs...]", "environment folders", ["."])
     .option("--json", "print results as JSON")
     .option("--run", "also roll out the oracle (must reach the threshold) and nop (must not) on every task")
-    .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto", "auto")
+    .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one", "auto")
     .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
     .option("--tasks <ids...>", "only these task ids (with --run)")
     .option("--runs <dir>", "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)")

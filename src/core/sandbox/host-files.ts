@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { lchown, lstat, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
 import path from "node:path";
 import { toBuffer } from "./diff";
 
@@ -18,12 +18,19 @@ export async function readTree(dir: string): Promise<Map<string, Buffer>> {
   return out;
 }
 
+/** Who must own what the host writes: the sandbox user, when commands run as that user on the host's files. */
+export interface FileOwner {
+  uid: number;
+  gid: number;
+}
+
 /**
  * Makes every folder on the way to `rel` a real folder under `dir`. Sandboxed code can
  * plant symlinks in its workdir; following one from the host would let it read or
  * overwrite host files, so a link on the way is removed and replaced by a folder.
+ * A folder made here is given to `owner`, so the sandbox user can create files in it.
  */
-async function realParents(dir: string, rel: string): Promise<void> {
+async function realParents(dir: string, rel: string, owner?: FileOwner): Promise<void> {
   const parts = rel.split("/").slice(0, -1);
   let cur = dir;
   for (const part of parts) {
@@ -31,21 +38,33 @@ async function realParents(dir: string, rel: string): Promise<void> {
     const st = await lstat(cur).catch(() => null);
     // lstat: a link is never a directory here, so it is removed and replaced.
     if (st && !st.isDirectory()) await unlink(cur);
-    if (!st?.isDirectory()) await mkdir(cur);
+    if (!st?.isDirectory()) {
+      await mkdir(cur);
+      // lchown: never through a link swapped in after the mkdir.
+      if (owner) await lchown(cur, owner.uid, owner.gid);
+    }
   }
 }
 
-/** Writes files under `dir` (keys already checked to stay inside), never through a link. */
-export async function writeTree(dir: string, files: Record<string, string | Buffer>, mode?: number): Promise<void> {
+/**
+ * Writes files under `dir` (keys already checked to stay inside), never through a link, byte
+ * for byte (a Buffer is written as is; a string as UTF-8). With `owner`, every file and
+ * folder written is handed to that user: a sandbox whose commands run as another user on
+ * these very files (unshare) could otherwise not overwrite its own seed files.
+ */
+export async function writeTree(dir: string, files: Record<string, string | Buffer>, mode?: number, owner?: FileOwner): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
     const norm = rel.split(path.sep).join("/");
-    await realParents(dir, norm);
+    await realParents(dir, norm, owner);
     const abs = path.join(dir, norm);
     const st = await lstat(abs).catch(() => null);
     if (st && !st.isFile()) await rm(abs, { recursive: true, force: true });
     // O_NOFOLLOW: if a link appears between the check and the open, the open fails.
     const fh = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode ?? 0o644);
     try {
+      if (owner) await fh.chown(owner.uid, owner.gid);
+      // An explicit mode holds for a file that existed too (open applies it only when it creates).
+      if (mode !== undefined) await fh.chmod(mode);
       await fh.writeFile(toBuffer(content));
     } finally {
       await fh.close();

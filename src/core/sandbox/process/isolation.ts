@@ -32,21 +32,62 @@ const ETC_FILES = [
 ];
 const TOP_DIRS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
-function probe(argv: string[]): boolean {
-  const r = spawnSync(argv[0] ?? "", argv.slice(1), { stdio: "ignore", timeout: 5000 });
-  return r.status === 0;
+/** Runs a probe command: null when it succeeds, else what went wrong (its stderr, or why it could not start). */
+function probe(argv: string[]): string | null {
+  const r = spawnSync(argv[0] ?? "", argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], timeout: 5000, encoding: "utf8" });
+  if (r.status === 0) return null;
+  if (r.error) return (r.error as NodeJS.ErrnoException).code === "ENOENT" ? `${argv[0]} is not installed` : r.error.message;
+  const err = (r.stderr ?? "").trim().split("\n")[0];
+  return err || (r.signal ? `killed by ${r.signal}` : `exit ${r.status}`);
 }
 
-let cachedMode: Exclude<IsolationMode, "none"> | null | undefined;
+/** The modes that isolate, strongest first. */
+export const ISOLATION_MODES = ["bwrap", "unshare"] as const;
+export type IsolatingMode = (typeof ISOLATION_MODES)[number];
 
-/** The strongest isolation that works on this host, or null when none does. */
-export function detectIsolation(): Exclude<IsolationMode, "none"> | null {
-  if (cachedMode !== undefined) return cachedMode;
-  const layout: ExecLayout = { hostWork: "/tmp", hostTmp: "/tmp", hostRoot: "", workdir: "/workspace", cwd: "/workspace", uid: 1000, gid: 1000 };
-  if (probe(bwrapArgv(layout, ["/bin/true"]))) cachedMode = "bwrap";
-  else if (process.getuid?.() === 0 && probe(["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "/bin/true"])) cachedMode = "unshare";
-  else cachedMode = null;
-  return cachedMode;
+/** The environment variable that forces one isolation mode instead of the strongest that works. */
+export const ISOLATION_ENV = "RLENV_ISOLATION";
+
+const whyNot = new Map<IsolatingMode, string | null>();
+
+/** Null when this mode isolates on this host, else why it cannot (checked once per mode and process). */
+export function isolationUnavailable(mode: IsolatingMode): string | null {
+  const known = whyNot.get(mode);
+  if (known !== undefined) return known;
+  let reason: string | null;
+  if (mode === "bwrap") {
+    const layout: ExecLayout = { hostWork: "/tmp", hostTmp: "/tmp", hostRoot: "", workdir: "/workspace", cwd: "/workspace", uid: 1000, gid: 1000 };
+    const err = probe(bwrapArgv(layout, ["/bin/true"]));
+    reason = err && `bubblewrap cannot isolate here (${err}); install it with apt-get install bubblewrap, or allow unprivileged user namespaces`;
+  } else if (process.getuid?.() !== 0) {
+    reason = "unshare isolation needs root (it mounts a private root and drops to the sandbox user)";
+  } else {
+    const err = probe(["unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "/bin/true"]);
+    reason = err && `unshare cannot make namespaces here (${err})`;
+  }
+  whyNot.set(mode, reason);
+  return reason;
+}
+
+/** The strongest isolation that works on this host, or null when none does (RLENV_ISOLATION aside). */
+export function detectIsolation(): IsolatingMode | null {
+  return ISOLATION_MODES.find((m) => isolationUnavailable(m) === null) ?? null;
+}
+
+/**
+ * The mode the process backend uses: the one RLENV_ISOLATION forces (throwing, with the
+ * reason, when it does not work here), else the strongest that works, else null.
+ */
+export function chooseIsolation(env: NodeJS.ProcessEnv = process.env): IsolatingMode | null {
+  const forced = env[ISOLATION_ENV]?.trim();
+  if (!forced || forced === "auto") return detectIsolation();
+  if (!(ISOLATION_MODES as readonly string[]).includes(forced)) {
+    throw new Error(`${ISOLATION_ENV}='${forced}' is not an isolation mode: use bwrap, unshare or auto (the strongest that works)`);
+  }
+  const mode = forced as IsolatingMode;
+  const reason = isolationUnavailable(mode);
+  if (reason) throw new Error(`${ISOLATION_ENV}=${mode} was asked for, but ${reason}`);
+  return mode;
 }
 
 /** bwrap: every namespace, no capabilities, read-only host /usr, a private workdir and /tmp, a read-only root. */
@@ -65,23 +106,64 @@ export function bwrapArgv(l: ExecLayout, argv: string[]): string[] {
   return a;
 }
 
+/** Device nodes the sandbox gets in its /dev (the rest of the host's /dev stays out). */
+const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"];
+
+/** What the unshare root is made of on this host: copied (links, /etc files, device nodes) and bind-mounted (real top folders). */
+interface UnshareRootPlan {
+  copies: string[];
+  binds: string[];
+}
+
+let cachedPlan: UnshareRootPlan | undefined;
+
+function unshareRootPlan(): UnshareRootPlan {
+  if (cachedPlan) return cachedPlan;
+  const copies: string[] = [];
+  const binds: string[] = [];
+  for (const d of TOP_DIRS) {
+    const st = lstatIfAny(d);
+    if (!st) continue;
+    if (st.isSymbolicLink()) copies.push(d);
+    else if (st.isDirectory()) binds.push(d);
+  }
+  for (const f of [...ETC_FILES, ...DEVICES]) if (lstatIfAny(f)) copies.push(f);
+  cachedPlan = { copies, binds };
+  return cachedPlan;
+}
+
+function lstatIfAny(p: string): ReturnType<typeof lstatSync> | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function shq(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
  * unshare (root only): new mount/pid/net/ipc/uts namespaces; a shell script builds a private
- * read-only root on a tmpfs (bind mounts of /usr and the /etc files, the workdir and /tmp
- * read-write), chroots into it and drops to the sandbox user with no capabilities.
+ * read-only root on a tmpfs (a bind mount of /usr, copies of the few /etc files, the top-level
+ * links and the device nodes, the workdir and /tmp read-write), chroots into it and drops to
+ * the sandbox user with no capabilities. Every exec pays for this, so it is done in as few
+ * processes as it can: one `cp` makes the copies, each bind mount sets read-only as it mounts.
  */
 export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
+  const plan = unshareRootPlan();
   const script = [
     "set -e",
     'R=$1; W=$2; T=$3; WD=$4; CWD=$5; U=$6; G=$7; shift 7',
-    'mount -t tmpfs -o size=4m,mode=755 rlenv-root "$R"',
-    'mkdir -p "$R/usr" "$R/proc" "$R/dev" "$R/tmp" "$R/etc" "$R$WD"',
-    'mount --rbind /usr "$R/usr"; mount -o remount,bind,ro "$R/usr"',
-    `for d in ${TOP_DIRS.join(" ")}; do if [ -L "$d" ]; then ln -s "$(readlink "$d")" "$R$d"; elif [ -d "$d" ]; then mkdir -p "$R$d"; mount --rbind "$d" "$R$d"; mount -o remount,bind,ro "$R$d"; fi; done`,
-    `for f in ${ETC_FILES.join(" ")}; do [ -e "$f" ] || continue; mkdir -p "$R$(dirname "$f")"; if [ -d "$f" ]; then mkdir -p "$R$f"; else : > "$R$f"; fi; mount --bind "$f" "$R$f"; mount -o remount,bind,ro "$R$f"; done`,
-    'for n in null zero full random urandom tty; do : > "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done',
+    'mount -t tmpfs -o size=8m,mode=755 rlenv-root "$R"',
+    // Relative to / so that --parents rebuilds each path under the new root (cp -a copies links and device nodes as such).
+    `cd / && cp -a --parents ${plan.copies.map((c) => shq(c.slice(1))).join(" ")} "$R"`,
+    `mkdir -p "$R/usr" "$R/proc" "$R/dev/pts" "$R/tmp" "$R$WD"${plan.binds.map((d) => ` "$R"${shq(d)}`).join("")}`,
+    'mount --rbind -o ro /usr "$R/usr"',
+    ...plan.binds.map((d) => `mount --rbind -o ro ${shq(d)} "$R"${shq(d)}`),
     // A private devpts (not the host's ptys) so the sandbox shell can make its terminal.
-    'mkdir -p "$R/dev/pts"; if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"; then ln -s pts/ptmx "$R/dev/ptmx"; fi',
+    'if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"; then ln -s pts/ptmx "$R/dev/ptmx"; fi',
     'mount -t proc proc "$R/proc"',
     'mount --bind "$T" "$R/tmp"; mount --bind "$W" "$R$WD"',
     'mount -o remount,ro "$R"',

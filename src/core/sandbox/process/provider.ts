@@ -4,14 +4,14 @@ import path from "node:path";
 import { ownerPrefix } from "../owner";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
 import { SandboxCgroup } from "./cgroup";
-import { detectIsolation, type IsolationMode } from "./isolation";
+import { chooseIsolation, type IsolationMode } from "./isolation";
 import { ProcessSandbox } from "./sandbox";
 import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
 
 export interface ProcessProviderOptions {
   /** Run commands with no isolation at all when neither bwrap nor unshare works. */
   unsafeNoSandbox?: boolean;
-  /** Force a mode (tests; null acts as a host where nothing isolates); default: the strongest that works. */
+  /** Force a mode (tests; null acts as a host where nothing isolates); default: RLENV_ISOLATION, else the strongest that works. */
   mode?: IsolationMode | null;
   /** Where sandbox folders live; default <tmpdir>/rlenv-sandboxes. */
   baseDir?: string;
@@ -43,7 +43,7 @@ export class ProcessSandboxProvider implements SandboxProvider {
   private readonly cgroups: boolean;
 
   constructor(opts: ProcessProviderOptions = {}) {
-    const detected = opts.mode === undefined ? detectIsolation() : opts.mode;
+    const detected = opts.mode === undefined ? chooseIsolation() : opts.mode;
     if (!detected) {
       if (!opts.unsafeNoSandbox) {
         throw new Error(

@@ -181,7 +181,9 @@ export class ProcessSandbox implements Sandbox {
   async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
     const mapped: Record<string, string | Buffer> = {};
     for (const [p, c] of Object.entries(files)) mapped[path.relative(this.dirs.root, this.hostPath(p))] = c;
-    await writeTree(this.dirs.root, mapped, opts.mode);
+    // Under unshare the commands run as the sandbox user on these very host files, so that
+    // user must own them (bwrap maps the host user onto the sandbox user, so it already does).
+    await writeTree(this.dirs.root, mapped, opts.mode, this.mode === "unshare" ? this.user : undefined);
   }
 
   async readFiles(paths: string[]): Promise<Record<string, Buffer | null>> {
