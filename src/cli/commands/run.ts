@@ -46,10 +46,10 @@ export function policyFromFlags(o: RunOptions): PolicyConfig {
   if (kind === "human") throw new Error('--policy human needs a person at the editor: open the task in VS Code and use "Play Task"; the CLI cannot play it');
   if (kind !== "oracle" && kind !== "nop" && kind !== "openai" && kind !== "replay") throw new Error(`--policy must be oracle, nop, openai or replay:FILE, got '${o.policy}'`);
   if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
-  return {
-    kind,
   // Checked once here: otherwise every rollout starts and fails on the same missing file.
   if (kind === "replay" && arg && !existsSync(arg)) throw new Error(`--policy replay:${arg}: no such file or run folder`);
+  return {
+    kind,
     ...(arg ? { replay: path.resolve(arg) } : {}),
     ...(o.model ? { model: o.model } : {}),
     ...(o.baseUrl ? { base_url: o.baseUrl } : {}),
