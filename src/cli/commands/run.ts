@@ -27,6 +27,9 @@ interface RunOptions {
   json?: boolean;
   progressJsonl?: boolean;
   unsafeNoSandbox?: boolean;
+  infraRetries?: number;
+  /** false under --no-build. */
+  build?: boolean;
 }
 
 const int = (name: string) => (v: string) => {
@@ -96,6 +99,8 @@ export function registerRun(program: Command): void {
     .option("--json", "print the summary as JSON on stdout")
     .option("--progress-jsonl", "each rollout end as a JSON line on stderr (for `rlenv runner`)")
     .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
+    .option("--infra-retries <n>", "tries after an infrastructure failure (sandbox lost, policy server down), each in a fresh sandbox (default 2)", int("--infra-retries"))
+    .option("--no-build", "docker: do not build a missing sandbox image; fail naming the command that builds it")
     .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
       const opts: RunOptions = { ...o, k: o.samples };
       if (!["docker", "process", "auto"].includes(opts.sandbox)) throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
@@ -135,6 +140,7 @@ export function registerRun(program: Command): void {
           onProgress: printer.onProgress,
           ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
         });
+          ...(opts.build === false ? { noBuild: true } : {}),
         printer.finish();
         const s = r.summary;
         if (opts.json) process.stdout.write(`${JSON.stringify({ run_dir: r.runDir, status: r.record.status, summary: s }, null, 2)}\n`);

@@ -5,7 +5,9 @@ import { type Environment, loadEnvironment } from "../../core/environment";
 import { Limiter, runEnvironment } from "../../core/rollout";
 import { parseTrajectory } from "../../core/runs/trajectory-reader";
 import { createSandboxProvider } from "../../core/sandbox/index";
+import { imageNeed } from "../../core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../core/sandbox/request";
+import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";
 import type { SandboxProvider } from "../../core/sandbox/types";
 
 interface TaskVerdict {
@@ -39,6 +41,8 @@ interface EnvVerdict {
   /** The two run folders; only while they are kept (see validateByRollouts). */
   runs?: { oracle: string; nop: string };
   tasks: TaskVerdict[];
+  /** Why no sandbox could be made for it (its tasks were not rolled out). */
+  error?: string;
 }
 
 /**
@@ -51,7 +55,7 @@ export function defaultValidateConcurrency(cpus = os.availableParallelism()): nu
   return Math.max(4, 2 * cpus);
 }
 
-type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean; runs?: string };
+type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean; runs?: string; /** false under --no-build. */ build?: boolean };
 
 /** The ids of `--tasks` this environment has (undefined: no --tasks, so all of them). */
 function namedTasks(env: Environment, tasks: string[] | undefined): string[] | undefined {
@@ -94,6 +98,21 @@ export function startEarly(opts: ValidateRunOptions): EarlyStart {
 }
 
 /**
+ * The provider one environment's runs use: the shared one, readied for it (its image built
+ * when missing, or what a process sandbox lacks said once); under `auto`, a Docker one of its
+ * own when the shared one is the process backend and only Docker can give this environment
+ * its sandbox (or an error saying why there is none).
+ */
+async function sandboxFor(env: Environment, shared: SandboxProvider, opts: ValidateRunOptions): Promise<SandboxProvider> {
+  const noBuild = opts.build === false;
+  if (shared.backend === "process" && opts.sandbox !== "process" && opts.sandbox !== "docker" && imageNeed(env).dockerOnly) {
+    return providerForEnvironment(env, { backend: "auto", noBuild, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}) });
+  }
+  await prepareEnvironment(shared, env, { noBuild });
+  return shared;
+}
+
+/**
  * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
  * validation.oracle.min and its nop must stay at or below validation.nop.max.
  * The runs go to `opts.runs` when given, and stay there. Otherwise to a temporary folder
@@ -105,6 +124,8 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
   const runsDir = opts.runs ? path.resolve(opts.runs) : mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
   if (opts.runs) mkdirSync(runsDir, { recursive: true });
   const out: EnvVerdict[] = [];
+  /** Providers made for one environment the shared one cannot serve. */
+  const ownProviders: SandboxProvider[] = [];
   let finished = false;
   try {
     for (const dir of dirs) {
@@ -112,10 +133,21 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
       if (!env) continue; // static validation already reported why
       const only = namedTasks(env, opts.tasks);
       if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
-      const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: provider.backend, ...(only ? { tasks: only } : {}) } as const;
+      let envProvider: SandboxProvider;
+      try {
+        envProvider = await sandboxFor(env, provider, opts);
+      } catch (e) {
+        // Its sandbox cannot be made (no Docker for a Dockerfile, an image not built under --no-build): say why, go on with the others.
+        const error = (e as Error).message;
+        out.push({ dir: env.dir, name: env.manifest.name, ok: false, tasks: [], error });
+        if (!opts.json) process.stdout.write(`✗ ${env.manifest.name}: ${error}\n`);
+        continue;
+      }
+      if (envProvider !== provider) ownProviders.push(envProvider);
+      const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: envProvider.backend, ...(only ? { tasks: only } : {}) } as const;
       // One set of slots for both runs: nop rollouts fill the slots the oracle's last ones leave.
       const slots = new Limiter(config.concurrency);
-      const run = (kind: "oracle" | "nop") => runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: provider, slots });
+      const run = (kind: "oracle" | "nop") => runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: envProvider, slots });
       // Settled, so a failing run does not leave the other one running behind the error.
       const [o, n] = await Promise.allSettled([run("oracle"), run("nop")]);
       if (o.status === "rejected") throw o.reason;
@@ -153,7 +185,7 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
     }
     finished = true;
   } finally {
-    await provider.shutdown();
+    await Promise.all([provider, ...ownProviders].map((p) => p.shutdown()));
     // A run that threw keeps its folder too: what it wrote is all there is to go on.
     if (!opts.runs && finished && out.every((e) => e.ok)) rmSync(runsDir, { recursive: true, force: true });
   }

@@ -61,7 +61,8 @@ export function registerValidate(program: Command): void {
     .option("--tasks <ids...>", "only these task ids (with --run)")
     .option("--runs <dir>", "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)")
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
-    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; runs?: string }) => {
+    .option("--no-build", "with --run on docker: do not build a missing sandbox image; fail naming the command that builds it")
+    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; runs?: string; build?: boolean }) => {
       // With --run, sandboxes start while the static checks run (see validate-run.ts).
       const early = opts.run ? startEarly(opts) : undefined;
       const results = await validateStatic(dirs, early?.loaded);

@@ -11,8 +11,7 @@ import { createPolicy } from "../policy/index";
 import { type Policy, PolicyRequestError } from "../policy/types";
 import { ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { summarize } from "../runs/summarize";
-import { createSandboxProvider } from "../sandbox/index";
-import { sandboxRequest } from "../sandbox/request";
+import { providerForEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../sandbox/types";
 import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
 import type { RolloutStatus } from "../schema/trajectory";
@@ -58,6 +57,8 @@ export interface RunEnvironmentOptions {
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
   unsafeNoSandbox?: boolean;
+  /** A missing sandbox image is not built: the run fails naming the command that builds it. */
+  noBuild?: boolean;
   /**
    * Rollout slots shared with other runs, in place of config.concurrency: `validate --run`
    * runs oracle and nop through one set, so nop rollouts start while the oracle's last ones
@@ -137,7 +138,15 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const ownProvider = !opts.sandboxProvider;
   let provider: SandboxProvider;
   try {
-    provider = opts.sandboxProvider ?? (await createSandboxProvider({ backend: config.sandbox, image: sandboxRequest(env).image, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}), warn: (m) => progress({ type: "log", level: "warn", message: m }) }));
+    provider =
+      opts.sandboxProvider ??
+      (await providerForEnvironment(env, {
+        backend: config.sandbox,
+        ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
+        ...(opts.noBuild ? { noBuild: true } : {}),
+        warn: (m) => progress({ type: "log", level: "warn", message: m }),
+        log: (m) => progress({ type: "log", level: "info", message: m }),
+      }));
   } catch (e) {
     writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
     throw e;

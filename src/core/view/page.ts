@@ -24,6 +24,15 @@ const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;
  * Monaco injects its own <style> elements; scripts never.
  */
 export function renderPage(o: PageOptions): string {
+  return renderPageWithCsp(o).html;
+}
+
+/**
+ * The page and its policy, for a server that also sends the policy as a header: there
+ * `frame-ancestors 'none'` applies too (browsers ignore it in a meta element), so no
+ * other page can frame the viewer.
+ */
+export function renderPageWithCsp(o: PageOptions): { html: string; csp: string } {
   const n = nonce();
   const csp = [
     "default-src 'none'",
@@ -37,7 +46,7 @@ export function renderPage(o: PageOptions): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");
-  return `<!doctype html>
+  const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -52,4 +61,5 @@ export function renderPage(o: PageOptions): string {
 </body>
 </html>
 `;
+  return { html, csp };
 }

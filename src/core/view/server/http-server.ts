@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { FromApp, type FromHost, InitContext } from "../protocol/envelope";
-import { renderPage } from "../page";
+import { renderPageWithCsp } from "../page";
 import { ASSET_TYPES, findAssetsDir } from "./assets";
 import { ViewRequestError, ViewService } from "./view-service";
 
@@ -39,8 +39,8 @@ export interface RunningViewServer {
 
 const MAX_BODY = 1024 * 1024;
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
-  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" });
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY", ...extra });
   res.end(body);
 }
 
@@ -90,8 +90,8 @@ export async function startViewServer(t: ViewTarget, opts: { port?: number; asse
     if (url.pathname === "/" && req.method === "GET") {
       if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
       const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
-      const page = renderPage({ app, title: `RL Env Studio: ${app}`, cspSource: "'self'", scriptUri: `/assets/${app}.js`, styleUri: `/assets/${app}.css`, backend: "http" });
-      return send(res, 200, "text/html; charset=utf-8", page);
+      const page = renderPageWithCsp({ app, title: `RL Env Studio: ${app}`, cspSource: "'self'", scriptUri: `/assets/${app}.js`, styleUri: `/assets/${app}.css`, backend: "http" });
+      return send(res, 200, "text/html; charset=utf-8", page.html, { "content-security-policy": `${page.csp}; frame-ancestors 'none'` });
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");

@@ -54,14 +54,24 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
 }
 
 /** The dashboard of a run folder: its record, summary and a row per rollout, with derived charts. */
-export async function runDashboard(runDir: string, relDir: string, index: (file: string) => Promise<TrajectoryIndex>): Promise<Dashboard> {
+export async function runDashboard(runDir: string, relDir: string, index: (file: string) => Promise<TrajectoryIndex>, readable: (file: string) => boolean = () => true): Promise<Dashboard> {
   const problems: string[] = [];
-  const record = readJson(path.join(runDir, "run.json"), RunRecord, problems);
-  const summary = readJson(path.join(runDir, "summary.json"), RunSummary, problems);
+  const confined = (name: string) => {
+    const file = path.join(runDir, name);
+    if (readable(file)) return file;
+    problems.push(`${path.posix.join(relDir, name)}: links outside the served folder; not read`);
+    return null;
+  };
+  const runJson = confined("run.json");
+  const summaryJson = confined("summary.json");
+  const record = runJson ? readJson(runJson, RunRecord, problems) : null;
+  const summary = summaryJson ? readJson(summaryJson, RunSummary, problems) : null;
   const rows: RolloutRow[] = [];
   const policy: Interval[] = [];
   const spans: Interval[] = [];
-  for (const file of rolloutFiles(runDir)) {
+  const files = confined("rollouts") ? rolloutFiles(runDir) : [];
+  for (const file of files) {
+    if (!confined(path.join("rollouts", path.basename(file)))) continue;
     const idx = await index(file);
     const rel = path.posix.join(relDir, "rollouts", path.basename(file));
     const row = rolloutRow(file, rel, idx);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
 import type { RowSummary } from "../protocol/trajectory";
 import { alignRows, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
+import { Confinement, isInside } from "./confine";
 import { runDashboard } from "./run-folder";
 import { TrajectoryIndex } from "./trajectory-index";
 
@@ -17,14 +18,23 @@ export class ViewRequestError extends Error {}
 export class ViewService {
   private readonly indexes = new Map<string, { idx: Promise<TrajectoryIndex>; size: number }>();
 
-  constructor(readonly root: string) {}
+  private readonly confinement: Confinement;
 
-  /** Resolves a request path inside the root, or throws. */
+  constructor(readonly root: string) {
+    this.confinement = new Confinement(root);
+  }
+
+  /** Resolves a request path inside the root, links included, or throws. */
   resolve(rel: string): string {
     const abs = path.resolve(this.root, rel);
-    const back = path.relative(this.root, abs);
-    if (back.startsWith("..") || path.isAbsolute(back)) throw new ViewRequestError(`${rel}: outside the served folder`);
+    if (!isInside(path.resolve(this.root), abs)) throw new ViewRequestError(`${rel}: outside the served folder`);
+    if (this.confinement.realInside(abs) === null) throw new ViewRequestError(`${rel}: links outside the served folder`);
     return abs;
+  }
+
+  /** Whether a file found by listing a folder may be read (it does not link out). */
+  readable(abs: string): boolean {
+    return this.confinement.realInside(abs) !== null;
   }
 
   /** The index of a file with every line indexed (for views that need the whole rollout). */
@@ -135,7 +145,7 @@ export class ViewService {
       }
       case "run": {
         const rel = String(params.dir);
-        return runDashboard(this.resolve(rel), rel, (f) => this.fullIndex(f));
+        return runDashboard(this.resolve(rel), rel, (f) => this.fullIndex(f), (f) => this.readable(f));
       }
     }
   }
