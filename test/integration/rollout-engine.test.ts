@@ -122,7 +122,9 @@ describe("rollout engine on the process sandbox", () => {
     assert.equal(lines.length, 1);
     const rec = JSON.parse(lines[0]!) as { messages: Array<{ role: string }>; tools: Array<{ function: { name: string } }> };
     assert.deepEqual(rec.messages.map((m) => m.role).slice(0, 4), ["system", "user", "assistant", "tool"]);
-    assert.equal(rec.messages.filter((m) => m.role === "tool").length, 7);
+    // Seven tool results, less the two replying to the last assistant turn (its parallel calls, submit among them): a record ends with that turn.
+    assert.equal(rec.messages.filter((m) => m.role === "tool").length, 5);
+    assert.equal(rec.messages.at(-1)?.role, "assistant");
     assert.deepEqual(rec.tools.map((t) => t.function.name), ["submit", "put", "show", "slow", "spew"]);
     assert.equal([...exportChatJsonl(r.runDir, { minReward: 1.5 })].length, 0);
 

@@ -34,6 +34,9 @@ export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord
       } else messages.push({ role: e.role, content: e.content });
     } else if (e.type === "observation") messages.push({ role: "tool", tool_call_id: e.tool_call_id, content: textOf(e.output) });
   }
+  // A training record ends with the assistant's last turn: what follows it (the submit tool's
+  // "submitted; the hidden tests will now run") is the environment talking, with nothing left to learn.
+  while (messages.length > 0 && messages.at(-1)?.role !== "assistant") messages.pop();
   return {
     messages,
     ...(start.tools ? { tools: start.tools.map((t) => ({ type: "function" as const, function: t })) } : {}),
