@@ -63,7 +63,7 @@ const owned = async (pid: number) => docker.listContainers({ all: true, filters:
 const busy = async (pid: number) => {
   const list = (await owned(pid)).filter((c) => c.State === "running");
   const tops = await Promise.all(list.map((c) => docker.getContainer(c.Id).top().catch(() => ({ Processes: [] as string[][] }))));
-  return tops.filter((t) => (t.Processes ?? []).some((p) => p.join(" ").includes("sleep 300"))).length;
+  return tops.filter((t) => (t.Processes ?? []).some((p: string[]) => p.join(" ").includes("sleep 300"))).length;
 };
 
 test("docker: after kill -9 of a run with rollouts in flight, every one of its containers is gone within 10 s", { skip: missing("docker") || missing("image") }, async (t) => {

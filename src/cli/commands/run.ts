@@ -139,8 +139,8 @@ export function registerRun(program: Command): void {
           signal: ac.signal,
           onProgress: printer.onProgress,
           ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
-        });
           ...(opts.build === false ? { noBuild: true } : {}),
+        });
         printer.finish();
         const s = r.summary;
         if (opts.json) process.stdout.write(`${JSON.stringify({ run_dir: r.runDir, status: r.record.status, summary: s }, null, 2)}\n`);

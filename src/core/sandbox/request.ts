@@ -1,10 +1,11 @@
 import type { Environment } from "../environment/load-environment";
+import { imageInputsHash } from "./image/context";
 import { parseSize } from "./size";
 import type { SandboxRequest } from "./types";
 
-/** The image an environment builds from its own Dockerfile: a stable name per environment and content. */
+/** The image an environment builds from its own Dockerfile: a stable name per environment and per content of the image's inputs. */
 export function builtImageTag(env: Environment): string {
-  return `rlenv/env-${env.manifest.name}:${env.hash.replace(/^sha256:/, "").slice(0, 12)}`;
+  return `rlenv/env-${env.manifest.name}:${imageInputsHash(env).slice(0, 12)}`;
 }
 
 /**

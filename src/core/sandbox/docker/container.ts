@@ -75,7 +75,11 @@ export interface LiveContainer {
 
 export async function startContainer(docker: Docker, req: SandboxRequest): Promise<LiveContainer> {
   const name = `rlenv-${process.pid}-${randomBytes(5).toString("hex")}`;
-  const container = await docker.createContainer(containerSpec(req, name));
+  const container = await docker.createContainer(containerSpec(req, name)).catch((e: Error & { statusCode?: number }) => {
+    // The engine's own words ("no such container - No such image") name neither the image's origin nor the fix.
+    if (e.statusCode === 404 && /no such image/i.test(e.message)) throw new Error(`the sandbox image ${req.image} is not on this machine: build it with \`rlenv image build\` (a recipe name, or the environment folder for sandbox.build)`);
+    throw e;
+  });
   try {
     const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
     const agent = new AgentClient(stream);

@@ -1,35 +1,20 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
 import type { Environment } from "../../environment/load-environment";
 import { packFiles } from "../docker/tar";
 import { builtImageTag } from "../request";
 import { buildBaseImage, type Log } from "./build-base";
+import { buildContext, contextContents, fromImages, imageInputsHash } from "./context";
 import { listRecipes } from "./recipe";
 
-function contextFiles(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  const walk = (rel: string) => {
-    for (const name of readdirSync(path.join(dir, rel))) {
-      const r = rel ? `${rel}/${name}` : name;
-      const st = statSync(path.join(dir, r));
-      if (st.isDirectory()) walk(r);
-      else if (st.isFile()) out.set(r, readFileSync(path.join(dir, r)));
-    }
-  };
-  walk("");
-  return out;
-}
-
-/** Base images a Dockerfile starts FROM. */
-export function fromImages(dockerfile: string): string[] {
-  return [...dockerfile.matchAll(/^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)/gim)].map((m) => m[1] ?? "");
-}
+export { fromImages };
 
 /**
  * Builds an environment's `sandbox.build` Dockerfile (its folder is the context) on top of
- * our local base images, which are built first where it names one. The tag carries the
- * environment's content hash, so an unchanged environment is not rebuilt. No network in RUN.
+ * our local base images, which are built first where it names one. The tag carries the hash of
+ * what goes into the image (Dockerfile, context, base images: see imageInputsHash), so only a
+ * change there needs a new build, not a task edit. No network in RUN.
  */
 export async function buildEnvironmentImage(docker: Docker, env: Environment, opts: { force?: boolean; log?: Log } = {}): Promise<{ tag: string; built: boolean }> {
   const log = opts.log ?? (() => {});
@@ -48,14 +33,14 @@ export async function buildEnvironmentImage(docker: Docker, env: Environment, op
     const recipe = recipes.find((r) => r.tag === base);
     if (recipe) await buildBaseImage(docker, recipe, { log });
   }
-  const ctx = path.dirname(dockerfile);
-  const archive = await packFiles(contextFiles(ctx), { uid: 0, gid: 0 });
+  const ctx = buildContext(env);
+  const archive = await packFiles(contextContents(ctx), { uid: 0, gid: 0 });
   log(`building ${tag} from ${path.relative(process.cwd(), dockerfile)}`);
   const stream = (await docker.buildImage(archive as unknown as NodeJS.ReadableStream, {
     t: tag,
     dockerfile: path.basename(dockerfile),
     networkmode: "none",
-    labels: { "rlenv.environment": env.manifest.name, "rlenv.hash": env.hash },
+    labels: { "rlenv.environment": env.manifest.name, "rlenv.hash": imageInputsHash(env) },
     rm: true,
   })) as NodeJS.ReadableStream;
   await new Promise<void>((resolve, reject) => {
