@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 
 const SKIP = new Set(["runs", "node_modules", ".git", "__pycache__", ".pytest_cache"]);
@@ -15,9 +15,12 @@ export function hashEnvironment(dir: string): string {
     for (const name of names) {
       if (SKIP.has(name)) continue;
       const r = rel ? `${rel}/${name}` : name;
-      const st = statSync(path.join(dir, r), { throwIfNoEntry: false });
+      const st = lstatSync(path.join(dir, r), { throwIfNoEntry: false });
       if (!st) continue;
-      if (st.isDirectory()) walk(r);
+      // A link is hashed by what it names, never followed: one out of the folder (refused by the
+      // loader) would otherwise pull host files in, one to a folder above would never end.
+      if (st.isSymbolicLink()) h.update(`${r}\0link\0${readlinkSync(path.join(dir, r))}\0`);
+      else if (st.isDirectory()) walk(r);
       else if (st.isFile()) {
         h.update(`${r}\0${st.size}\0`);
         h.update(readFileSync(path.join(dir, r)));

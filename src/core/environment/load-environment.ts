@@ -7,7 +7,7 @@ import { hashEnvironment } from "./hash";
 import { type LoadedTask, loadTasks } from "./load-tasks";
 import { PositionIndex } from "./positions";
 import { type Problem, START_OF_FILE } from "./problem";
-import { resolveInside } from "./safe-path";
+import { findOutsideLinks, resolveInside } from "./safe-path";
 import { didYouMean } from "./suggest";
 import { validateValue } from "./validate-value";
 
@@ -115,6 +115,13 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
   const build = resolveField(["sandbox", "build"], manifest.sandbox.build, "file");
   const documents = resolveField(["documents", "path"], manifest.documents?.path, "dir");
   const assets = resolveField(["scene", "assets"], manifest.scene?.assets, "dir");
+  // A link out of the folder anywhere in it (a seed file, a test, a document, an asset, the build
+  // context) would hand a host file to the sandbox: each is refused where it is. One a manifest
+  // field names was refused at that field just above.
+  const named = new Set([manifest.tasks, manifest.prompt.system_file, manifest.prompt.user_file, manifest.sandbox.build, manifest.documents?.path, manifest.scene?.assets].flatMap((p) => (p ? [path.resolve(dir, p)] : [])));
+  for (const l of findOutsideLinks(dir)) {
+    if (!named.has(l.file)) problems.push({ file: l.file, ...START_OF_FILE, path: "", message: `'${l.rel}' links outside the environment (to ${l.target})`, severity: "error" });
+  }
   if (manifest.prompt.system && manifest.prompt.system_file) problems.push(here(["prompt", "system_file"], "give either system or system_file, not both"));
   if (manifest.prompt.user && manifest.prompt.user_file) problems.push(here(["prompt", "user_file"], "give either user or user_file, not both"));
   if (manifest.domain === "document" && !manifest.documents) problems.push(here([], "a document environment needs a 'documents' section naming its folder"));

@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { Task } from "../schema/task";
 import { JsonPositionIndex, JsonSyntaxError, LineMap, parseJsonWithPositions } from "./json-positions";
 import { PositionIndex } from "./positions";
 import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
-import { isSafeRelativePath, resolveInside } from "./safe-path";
+import { isSafeRelativePath, linkLeadsOut, resolveInside } from "./safe-path";
 import { type SpanSource, validateValue } from "./validate-value";
 
 /** A validated task and where it came from, so editors can point at it. */
@@ -82,18 +82,37 @@ function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
   return { tasks, problems };
 }
 
-/** Read every file under a folder into a path → text map. */
-function readTree(dir: string): Record<string, string> {
+/** Whether `abs` is a link that leads out of the (resolved) environment folder. */
+function leadsOut(abs: string, realEnv: string): boolean {
+  return lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true && linkLeadsOut(abs, realEnv) !== null;
+}
+
+/**
+ * Read every file under a folder into a path → text map, never through a link that leads
+ * out of the environment (the loader refuses each of those where it is: see
+ * findOutsideLinks). A link that stays inside is read as what it points to: a file's bytes,
+ * a folder's files; a link to this folder or one above it is skipped (it would hold itself),
+ * and each real folder is read once, so no loop of links goes on without end.
+ */
+function readTree(dir: string, realEnv: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+  const seen = new Set<string>();
+  let top = "";
+  const walk = (abs: string, rel: string) => {
+    const real = realpathSync(abs);
+    if (seen.has(real) || (rel !== "" && (top === real || top.startsWith(real + path.sep)))) return;
+    seen.add(real);
+    if (rel === "") top = real;
+    for (const name of readdirSync(abs).sort()) {
+      const a = path.join(abs, name);
       const r = rel ? `${rel}/${name}` : name;
-      const st = statSync(path.join(dir, r));
-      if (st.isDirectory()) walk(r);
-      else if (st.isFile()) out[r] = readFileSync(path.join(dir, r), "utf8");
+      if (leadsOut(a, realEnv)) continue;
+      const st = statSync(a, { throwIfNoEntry: false }); // follows a link that stays inside; undefined when dangling
+      if (st?.isDirectory()) walk(a, r);
+      else if (st?.isFile()) out[r] = readFileSync(a, "utf8");
     }
   };
-  if (existsSync(dir)) walk("");
+  if (existsSync(dir) && !leadsOut(dir, realEnv) && statSync(dir).isDirectory()) walk(dir, "");
   return out;
 }
 
@@ -105,7 +124,11 @@ function readTree(dir: string): Record<string, string> {
 function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; problems: Problem[] } {
   const tasks: LoadedTask[] = [];
   const problems: Problem[] = [];
-  const names = readdirSync(root).filter((n) => statSync(path.join(root, n)).isDirectory()).sort();
+  const realEnv = realpathSync(envDir);
+  // A task folder that is a link out is refused where it is (findOutsideLinks), not read here.
+  const names = readdirSync(root)
+    .filter((n) => !leadsOut(path.join(root, n), realEnv) && statSync(path.join(root, n), { throwIfNoEntry: false })?.isDirectory())
+    .sort();
   names.forEach((name, idx) => {
     const dir = path.join(root, name);
     const prefix = `tasks[${idx}]`;
@@ -114,7 +137,7 @@ function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; p
       problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: inside.message, severity: "error" });
       return;
     }
-    const yamlFile = ["task.yaml", "task.yml", "task.json"].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+    const yamlFile = ["task.yaml", "task.yml", "task.json"].map((f) => path.join(dir, f)).find((f) => existsSync(f) && !leadsOut(f, realEnv));
     if (!yamlFile) {
       problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: `task folder '${name}' has no task.yaml`, severity: "error" });
       return;
@@ -132,7 +155,7 @@ function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; p
     if (value && typeof value === "object") {
       const v = value as Record<string, unknown>;
       const merge = (field: string, sub: string, into?: string) => {
-        const tree = readTree(path.join(dir, sub));
+        const tree = readTree(path.join(dir, sub), realEnv);
         if (Object.keys(tree).length === 0) return;
         if (into) {
           const parent = (v[field] ?? {}) as Record<string, unknown>;

@@ -163,7 +163,7 @@ const EXPECT: Record<string, { e: string[]; n: number | null }> = {
   },
   "symlink out of the folder": {
     "e": [
-      "environment.yaml:3:8: error: tasks: path 'link.jsonl' is a link that points outside the environment folder (to /etc/hostname)"
+      "environment.yaml:3:8: error: tasks: path 'link.jsonl' links outside the environment (to /etc/hostname)"
     ],
     "n": 0
   },
