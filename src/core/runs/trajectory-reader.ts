@@ -9,24 +9,36 @@ export interface TrajectoryRead {
   torn: boolean;
 }
 
+export type LineRead = { ok: true; event: TrajectoryEvent } | { ok: false; message: string };
+
+/** One line of a trajectory (without its newline): the event, or why it is not one. Shared by every reader (the CLI's, the viewer's index). */
+export function parseEventLine(line: string): LineRead {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (e) {
+    return { ok: false, message: `invalid JSON: ${(e as Error).message}` };
+  }
+  const r = TrajectoryEventSchema.safeParse(raw);
+  if (r.success) return { ok: true, event: r.data };
+  return { ok: false, message: r.error.issues.map((x) => `${x.path.join(".") || "(event)"}: ${x.message}`).join("; ") };
+}
+
+/** A byte order mark some editors and Windows tools put first: not part of the first event. */
+export const BOM = "\ufeff";
+
 /** Parse trajectory text, keeping every valid event and reporting the rest (never throws on content). */
-export function parseTrajectory(text: string): TrajectoryRead {
+export function parseTrajectory(input: string): TrajectoryRead {
+  const text = input.startsWith(BOM) ? input.slice(1) : input;
   const lines = text.split("\n");
   const torn = text.length > 0 && !text.endsWith("\n");
   const events: TrajectoryEvent[] = [];
   const bad: TrajectoryRead["bad"] = [];
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch (e) {
-      bad.push({ line: i + 1, message: `invalid JSON${torn && i === lines.length - 1 ? " (torn last line)" : ""}: ${(e as Error).message}` });
-      return;
-    }
-    const r = TrajectoryEventSchema.safeParse(raw);
-    if (r.success) events.push(r.data);
-    else bad.push({ line: i + 1, message: r.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ") });
+    const r = parseEventLine(line);
+    if (r.ok) events.push(r.event);
+    else bad.push({ line: i + 1, message: torn && i === lines.length - 1 && r.message.startsWith("invalid JSON") ? r.message.replace("invalid JSON", "invalid JSON (torn last line)") : r.message });
   });
   return { events, bad, torn };
 }

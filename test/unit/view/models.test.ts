@@ -3,16 +3,9 @@ import { test } from "node:test";
 import type { RewardEvent } from "../../../src/core/schema/trajectory";
 import { alignRows, citedRanges, documentsView, mergeDiffs, sceneChecks } from "../../../src/core/view/model/artifacts";
 import { histogram, passAtK, perTask, unionLength, utilisationSeries } from "../../../src/core/view/model/dashboard";
-import { tagFromPrefix } from "../../../src/core/view/model/line-tag";
 import { RowGrouper } from "../../../src/core/view/model/rows";
 import { summariseRow } from "../../../src/core/view/model/summarise";
 import type { RolloutRow } from "../../../src/core/view/protocol/dashboard";
-
-test("line tags come from the first bytes; anything else is left to a full parse", () => {
-  assert.deepEqual(tagFromPrefix('{"type":"message","seq":3,"t":1,"role":"assistant","content":"x'), { type: "message", role: "assistant" });
-  assert.deepEqual(tagFromPrefix('{"type":"observation","seq":4'), { type: "observation", role: null });
-  assert.deepEqual(tagFromPrefix('{"seq":4,"type":"observation"}'), { type: null, role: null });
-});
 
 test("rows: prompt, one row per assistant turn with its calls and observations, then reward and end", () => {
   const g = new RowGrouper();
@@ -156,7 +149,7 @@ test("pass@k is the unbiased estimator", () => {
 });
 
 test("per-task pass@k, histogram bins and utilisation", () => {
-  const row = (task: string, reward: number | null): RolloutRow => ({ file: "f", id: "i", task, sample: 0, status: "completed", reward, turns: 1, duration_ms: 1, tokens: 1, started: 0, ended: 1, problems: [] });
+  const row = (task: string, reward: number | null): RolloutRow => ({ file: "f", id: "i", task, sample: 0, status: "completed", reward, turns: 1, duration_ms: 1, tokens: 1, started: 0, ended: 1, problems: [], problemCount: 0 });
   const t = perTask([row("a", 1), row("a", 0), row("b", 0.5), row("a", null)]);
   assert.deepEqual(
     t.map((x) => [x.task, x.n, x.passed, x.mean_reward]),

@@ -64,7 +64,7 @@ test("index: unreadable lines are reported by line number and do not lose the re
     m.problems.map((p) => p.line),
     [4, 5],
   );
-  assert.match(m.problems[0]!.message, /not JSON/);
+  assert.match(m.problems[0]!.message, /invalid JSON/);
   assert.match(m.problems[1]!.message, /seq/);
   assert.equal(m.complete, true);
   const rows = await idx.rows(0, m.rows);

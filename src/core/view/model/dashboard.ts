@@ -59,10 +59,15 @@ export interface Interval {
  * policy requests in flight and of rollouts running in each slice (time-weighted).
  */
 export function utilisationSeries(policy: Interval[], rollouts: Interval[], buckets = 60): { points: UtilisationPoint[]; policyBusy: number | null } {
-  const all = [...policy, ...rollouts];
-  if (all.length === 0) return { points: [], policyBusy: null };
-  const t0 = Math.min(...all.map((i) => i.start));
-  const t1 = Math.max(...all.map((i) => i.end));
+  if (policy.length + rollouts.length === 0) return { points: [], policyBusy: null };
+  // Loops, not Math.min(...all): a spread of 125,000 intervals overflows the stack.
+  let t0 = Number.POSITIVE_INFINITY;
+  let t1 = Number.NEGATIVE_INFINITY;
+  for (const list of [policy, rollouts])
+    for (const iv of list) {
+      if (iv.start < t0) t0 = iv.start;
+      if (iv.end > t1) t1 = iv.end;
+    }
   const span = Math.max(1, t1 - t0);
   const width = span / buckets;
   const load = (ivs: Interval[]) => {

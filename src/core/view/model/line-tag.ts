@@ -1,33 +1,15 @@
-/**
- * What the index needs to know about a trajectory line without parsing it: its event
- * type, and whether an observation carries artifacts. Writers put `type` first (the
- * schema's key order), so the first bytes are enough; a line that does not start that
- * way is parsed in full by the caller. Quotes inside JSON strings are escaped, so the
- * artifact markers cannot be produced by model-written text.
- */
-export interface LineTag {
-  type: string | null;
-  role: string | null;
+import type { Artifacts } from "../../schema/trajectory";
+
+/** The artifacts an observation carries, as bits the index keeps per line (the event itself is read again on demand). */
+export const ARTIFACT_BITS = { diff: 1, scene: 2, citations: 4, images: 8 } as const;
+export type ArtifactKind = keyof typeof ARTIFACT_BITS;
+
+export function artifactFlags(a: Artifacts | undefined): number {
+  if (!a) return 0;
+  let flags = 0;
+  if (a.diff?.length) flags |= ARTIFACT_BITS.diff;
+  if (a.scene) flags |= ARTIFACT_BITS.scene;
+  if (a.citations?.length) flags |= ARTIFACT_BITS.citations;
+  if (a.images?.length) flags |= ARTIFACT_BITS.images;
+  return flags;
 }
-
-const TYPE_PREFIX = /^\s*\{\s*"type"\s*:\s*"([a-z_]+)"/;
-const ROLE = /"role"\s*:\s*"([a-z]+)"/;
-
-/** Reads the event type (and a message's role) from the start of a line. */
-export function tagFromPrefix(prefix: string): LineTag {
-  const m = TYPE_PREFIX.exec(prefix);
-  if (!m) return { type: null, role: null };
-  const type = m[1] ?? null;
-  const role = type === "message" ? (ROLE.exec(prefix)?.[1] ?? null) : null;
-  return { type, role };
-}
-
-/** Byte markers of artifacts inside an observation line (see above why they are safe). */
-export const ARTIFACT_MARKERS = {
-  diff: '"diff":[',
-  scene: '"scene":{',
-  citations: '"citations":[',
-  images: '"images":[',
-} as const;
-export type ArtifactKind = keyof typeof ARTIFACT_MARKERS;
-export const ARTIFACT_BITS: Record<ArtifactKind, number> = { diff: 1, scene: 2, citations: 4, images: 8 };

@@ -16,7 +16,9 @@ export const RolloutRow = z.object({
   tokens: z.number().int().nullable(),
   started: z.number().nullable(),
   ended: z.number().nullable(),
+  /** The first unreadable lines, described; `problemCount` counts them all. */
   problems: z.array(z.string()),
+  problemCount: z.number().int(),
 });
 export type RolloutRow = z.infer<typeof RolloutRow>;
 

@@ -39,7 +39,11 @@ export const TrajectoryMeta = z.object({
   start: TrajectoryEvent.nullable(),
   end: TrajectoryEvent.nullable(),
   reward: TrajectoryEvent.nullable(),
+  /** The first unreadable lines (up to 200); `problemCount` counts them all. */
   problems: z.array(LineProblem),
+  problemCount: z.number().int(),
+  /** A last line without its newline that is not a whole event: torn by a writer that stopped, or still being written. */
+  torn: z.object({ line: z.number().int(), bytes: z.number().int() }).nullable(),
   /** Rows that carry a scene snapshot, for the 3D scrubber. */
   sceneRows: z.array(z.number().int()),
 });

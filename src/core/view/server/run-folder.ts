@@ -49,7 +49,8 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
     tokens: end ? end.usage.prompt_tokens + end.usage.completion_tokens : null,
     started: start?.t ?? null,
     ended: end?.t ?? null,
-    problems: m.problems.map((p) => `line ${p.line}: ${p.message}`),
+    problems: m.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`),
+    problemCount: m.problemCount,
   };
 }
 
@@ -76,12 +77,17 @@ export async function runDashboard(runDir: string, relDir: string, index: (file:
     const rel = path.posix.join(relDir, "rollouts", path.basename(file));
     const row = rolloutRow(file, rel, idx);
     rows.push(row);
-    policy.push(...idx.policyIntervals);
-    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? Math.max(row.started, ...idx.policyIntervals.map((i) => i.end)) });
+    // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
+    let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
+    for (const iv of idx.policyIntervals) {
+      policy.push(iv);
+      if (iv.end > lastEnd) lastEnd = iv.end;
+    }
+    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
   }
   const rewards = rows.flatMap((r) => (r.reward === null ? [] : [r.reward]));
   const durations = rows.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms / 1000]));
-  const maxDuration = durations.length ? Math.max(...durations) : 1;
+  const maxDuration = durations.reduce((m, d) => Math.max(m, d), 1e-9);
   const { points, policyBusy } = utilisationSeries(policy, spans);
   return {
     dir: relDir,

@@ -1,7 +1,8 @@
 import { type FileHandle, open } from "node:fs/promises";
-import { TrajectoryEvent } from "../../schema/trajectory";
+import { type LineRead, parseEventLine } from "../../runs/trajectory-reader";
+import type { TrajectoryEvent } from "../../schema/trajectory";
 import type { LineProblem, RowSummary, StepEntry, TrajectoryMeta } from "../protocol/trajectory";
-import { ARTIFACT_BITS, ARTIFACT_MARKERS, type ArtifactKind, tagFromPrefix } from "../model/line-tag";
+import { ARTIFACT_BITS, type ArtifactKind, artifactFlags } from "../model/line-tag";
 import { RowGrouper } from "../model/rows";
 import { summariseRow } from "../model/summarise";
 
@@ -9,42 +10,27 @@ import { summariseRow } from "../model/summarise";
 const CHUNK = 1024 * 1024;
 /** The first read is smaller still, so the first steps are answered as soon as possible. */
 const FIRST_CHUNK = 256 * 1024;
-const PREFIX_BYTES = 160;
 const NEWLINE = 0x0a;
-const T_KEY = Buffer.from('"t":');
-const LATENCY_KEY = Buffer.from('"latency_ms":');
-const NUMBER = /^\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;
+const MAX_PROBLEMS = 200;
+const hasBom = (b: Buffer) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 
-/** The number after the last occurrence of a top-level key (writers put seq/t first or last; either works). */
-function numberAfter(bytes: Buffer, key: Buffer): number | undefined {
-  const at = bytes.lastIndexOf(key);
-  if (at < 0) return undefined;
-  const m = NUMBER.exec(bytes.subarray(at + key.length, at + key.length + 40).toString("latin1"));
-  return m ? Number(m[1]) : undefined;
+/** One line of a trajectory: the event, or why it is not one (the CLI's reader and this index share it). */
+export function parseLine(text: string): LineRead {
+  return parseEventLine(text);
 }
-const MARKERS = Object.entries(ARTIFACT_MARKERS).map(([k, m]) => [ARTIFACT_BITS[k as ArtifactKind], Buffer.from(m)] as const);
 
-type Parsed = { ok: true; event: TrajectoryEvent } | { ok: false; message: string };
-
-export function parseLine(text: string): Parsed {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, message: `not JSON: ${err instanceof Error ? err.message : String(err)}` };
-  }
-  const r = TrajectoryEvent.safeParse(raw);
-  if (r.success) return { ok: true, event: r.data };
-  const issue = r.error.issues[0];
-  return { ok: false, message: issue ? `${issue.path.join(".") || "(event)"}: ${issue.message}` : "invalid event" };
-}
+/** What else wants to see each event as the index reads it (the run's search index). */
+export type EventSink = (event: TrajectoryEvent, row: number, line: number) => void;
 
 /**
  * A trajectory file read in chunks, never whole: an index of line offsets, each line's
- * event type and artifact flags, and the timeline rows. Small events (start, messages,
- * reward, end) are parsed while indexing; observations only when a row is asked for.
- * `refresh()` continues from where the last scan stopped, so a file being written (the
- * live panel) grows the index; a torn last line waits until its newline arrives.
+ * artifact flags, and the timeline rows. Every line is parsed and checked once while
+ * indexing (so problems are counted exactly and JSON written with spaces indexes the same
+ * as compact JSON); only offsets and flags are kept, and a row's events are read again
+ * when it is asked for. `refresh()` continues from where the last scan stopped, so a file
+ * being written (the live panel) grows the index. A last line without its newline counts
+ * when it is a whole event (a writer that never wrote the newline); otherwise it is noted
+ * as torn and waits for the rest. A leading byte order mark is skipped.
  */
 export class TrajectoryIndex {
   private readonly lineStart: number[] = [];
@@ -55,6 +41,13 @@ export class TrajectoryIndex {
   private end: TrajectoryEvent | null = null;
   private reward: TrajectoryEvent | null = null;
   private readonly problems: LineProblem[] = [];
+  private problemCount = 0;
+  /** A last line without its newline that is not (yet) a whole event. */
+  private torn: { line: number; bytes: number } | null = null;
+  /** Where a last line taken without its newline ended: the newline that may follow is not a blank line. */
+  private tailEnd = -1;
+  /** Called with each event as it is indexed. */
+  sink: EventSink | null = null;
   private readonly sceneRows: number[] = [];
   private refreshing: Promise<void> | null = null;
   /** When the policy was answering this rollout: each assistant message's [t - latency, t]. */
@@ -126,12 +119,30 @@ export class TrajectoryIndex {
         if (pos < size) onChunk?.();
       }
       this.scanned = pendingAt;
+      this.torn = null;
+      if (pending.length > 0 && pos >= size) {
+        // The file ends without a newline: a whole event counts now; a torn one waits.
+        const bom = pendingAt === 0 && hasBom(pending) ? 3 : 0;
+        if (parseLine(pending.subarray(bom).toString("utf8")).ok) {
+          this.addLine(pending, pendingAt);
+          this.scanned = pendingAt + pending.length;
+          this.tailEnd = this.scanned;
+        } else this.torn = { line: this.lineStart.length + 1, bytes: pending.length };
+      }
     } finally {
       await fh.close();
     }
   }
 
-  private addLine(bytes: Buffer, offset: number): void {
+  private addLine(input: Buffer, at: number): void {
+    let bytes = input;
+    let offset = at;
+    if (offset === 0 && hasBom(bytes)) {
+      bytes = bytes.subarray(3);
+      offset = 3;
+    }
+    // The newline after a last line already taken without one.
+    if (bytes.length === 0 && offset === this.tailEnd) return;
     const line = this.lineStart.length;
     if (bytes.length === 0 || (bytes.length === 1 && bytes[0] === 0x0d)) {
       // Blank lines keep their number (for problem positions) but join the previous row.
@@ -139,38 +150,29 @@ export class TrajectoryIndex {
       this.flags.push(0);
       return;
     }
-    const prefix = bytes.subarray(0, PREFIX_BYTES).toString("latin1");
-    let { type, role } = tagFromPrefix(prefix);
+    const parsed = parseLine(bytes.toString("utf8"));
+    let type: string | null = null;
+    let role: string | null = null;
     let flags = 0;
-    if (type === "message" && role !== null) {
-      // The common case, kept cheap: no parse; the policy's busy interval is read from the bytes.
-      // (Key names cannot occur unescaped inside JSON strings, so these matches are the event's own.)
-      if (role === "assistant") {
-        const t = numberAfter(bytes, T_KEY);
-        const latency = numberAfter(bytes, LATENCY_KEY);
-        if (t !== undefined && latency !== undefined) this.policyIntervals.push({ start: t - latency, end: t });
-      }
-    } else if (type === null || type === "start" || type === "message" || type === "reward" || type === "end" || type === "error") {
-      const parsed = parseLine(bytes.toString("utf8"));
-      if (parsed.ok) {
-        const e = parsed.event;
-        type = e.type;
-        role = e.type === "message" ? e.role : null;
-        if (e.type === "start") this.start ??= e;
-        if (e.type === "end") this.end = e;
-        if (e.type === "reward") this.reward = e;
-        if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined) this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
-      } else {
-        this.problems.push({ line: line + 1, message: parsed.message });
-        type = null;
-      }
+    if (parsed.ok) {
+      const e = parsed.event;
+      type = e.type;
+      role = e.type === "message" ? e.role : null;
+      if (e.type === "start") this.start ??= e;
+      if (e.type === "end") this.end = e;
+      if (e.type === "reward") this.reward = e;
+      if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined) this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
+      if (e.type === "observation") flags = artifactFlags(e.artifacts);
+    } else {
+      this.problemCount++;
+      if (this.problems.length < MAX_PROBLEMS) this.problems.push({ line: line + 1, message: parsed.message });
     }
-    if (type === "observation") for (const [bit, marker] of MARKERS) if (bytes.includes(marker)) flags |= bit;
     this.lineStart.push(offset);
     this.flags.push(flags);
     this.grouper.add(line, type, role);
     const row = this.grouper.count - 1;
     if (flags & ARTIFACT_BITS.scene && this.sceneRows[this.sceneRows.length - 1] !== row) this.sceneRows.push(row);
+    if (parsed.ok) this.sink?.(parsed.event, row, line);
   }
 
   get rowCount(): number {
@@ -190,7 +192,9 @@ export class TrajectoryIndex {
       start: this.start,
       end: this.end,
       reward: this.reward,
-      problems: this.problems.slice(0, 200),
+      problems: this.problems.slice(0, MAX_PROBLEMS),
+      problemCount: this.problemCount,
+      torn: this.torn,
       sceneRows: this.sceneRows,
     };
   }

@@ -1,5 +1,6 @@
 import { clear, fmtMs, fmtNum, h } from "../../shared/dom";
 import type { RolloutRow } from "./protocol";
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 type Key = "id" | "task" | "sample" | "status" | "reward" | "turns" | "duration_ms" | "tokens";
 const COLUMNS: Array<{ key: Key; label: string; num?: boolean }> = [
@@ -106,8 +107,8 @@ export class RolloutTable {
           "tr",
           { class: "clickable", "data-file": r.file, onclick: () => this.onOpen(r.file) },
           h("td", {}, box),
-          h("td", {}, r.id, r.problems.length ? h("span", { class: "badge warn", title: r.problems.join("\n") }, `${r.problems.length} problems`) : null),
-          h("td", {}, r.task ?? "–"),
+          h("td", {}, visibleName(r.id), r.problemCount ? h("span", { class: "badge warn", title: r.problems.join("\n") }, `${r.problemCount.toLocaleString()} problem${r.problemCount === 1 ? "" : "s"}`) : null),
+          h("td", {}, r.task === null ? "–" : visibleName(r.task)),
           h("td", { class: "num" }, r.sample ?? "–"),
           h("td", {}, h("span", { class: `badge ${bad ? r.status : "completed"}` }, r.status)),
           h("td", { class: `num ${r.reward === null ? "" : r.reward >= 1 ? "pass" : "fail"}` }, fmtNum(r.reward)),

@@ -4,6 +4,7 @@ import { ComparePanel } from "./compare-panel";
 import type { InitContext, TrajectoryMeta } from "./protocol";
 import { renderReward } from "./step-render";
 import { StepsPanel } from "./steps-panel";
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 type Tab = "steps" | "reward" | "code" | "scene" | "documents" | "compare";
 const LIVE_POLL_MS = 1000;
@@ -98,7 +99,7 @@ export class TrajectoryApp {
     const item = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
     append(
       this.header,
-      h("h1", {}, start ? `${start.task.id} · sample ${start.sample}` : m.file),
+      h("h1", {}, start ? `${visibleName(start.task.id)} · sample ${start.sample}` : visibleName(m.file)),
       start ? item("env", `${start.env.name} (${start.env.domain})`) : null,
       start ? item("policy", `${start.policy.kind}${start.policy.model ? ` ${start.policy.model}` : ""}`) : null,
       h("span", { class: `badge ${end?.status ?? "running"}` }, end?.status ?? "running"),
@@ -106,7 +107,8 @@ export class TrajectoryApp {
       end ? item("turns", String(end.turns)) : null,
       end ? item("tokens", (end.usage.prompt_tokens + end.usage.completion_tokens).toLocaleString()) : null,
       end ? item("time", fmtMs(end.timings.total_ms)) : null,
-      m.problems.length ? h("span", { class: "badge warn", title: m.problems.map((p) => `line ${p.line}: ${p.message}`).join("\n") }, `${m.problems.length} unreadable lines`) : null,
+      m.problemCount ? h("span", { class: "badge warn", title: m.problems.map((p) => `line ${p.line}: ${p.message}`).join("\n") }, `${m.problemCount.toLocaleString()} unreadable line${m.problemCount === 1 ? "" : "s"}`) : null,
+      m.torn ? h("span", { class: "badge warn torn", title: "The file ends in the middle of a line: the writer stopped there, or is still writing it." }, `line ${m.torn.line} incomplete (${m.torn.bytes.toLocaleString()} bytes)`) : null,
     );
   }
 

@@ -9,6 +9,7 @@ import "monaco-editor/esm/vs/basic-languages/yaml/yaml.contribution.js";
 import type { FileDiff } from "../../../../src/core/schema/trajectory";
 import type { HostApi } from "../../shared/api";
 import { clear, h, isDark } from "../../shared/dom";
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 /**
  * Monaco's worker comes from our own bundle folder; it is started through a blob that
@@ -71,7 +72,7 @@ export class DiffPanel {
     if (this.diffs.length === 0) this.list.appendChild(h("div", { class: "empty" }, this.scope.value === "step" ? "No files changed in this step." : "No files changed."));
     this.diffs.forEach((d, i) => {
       this.list.appendChild(
-        h("div", { class: `item${i === this.current ? " active" : ""}`, title: d.path, onclick: () => this.pick(i) }, h("span", { class: `st ${d.status}` }, d.status[0]!.toUpperCase()), d.path),
+        h("div", { class: `item${i === this.current ? " active" : ""}`, title: visibleName(d.path), onclick: () => this.pick(i) }, h("span", { class: `st ${d.status}` }, d.status[0]!.toUpperCase()), visibleName(d.path)),
       );
     });
     this.pick(this.current);

@@ -5,6 +5,7 @@ import type { HostApi } from "../../shared/api";
 import { clear, h, isDark } from "../../shared/dom";
 import { renderImage } from "../../shared/image-dom";
 import type { CheckResult, SceneAtRow } from "./protocol";
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 const DEG = Math.PI / 180;
 
@@ -211,7 +212,7 @@ export class ScenePanel {
     if (node) {
       const fmt = (v: number[]) => v.map((x) => x.toFixed(3)).join(", ");
       const props: Array<[string, string]> = [
-        ["name", node.name],
+        ["name", visibleName(node.name)],
         ["kind", node.kind],
         ["parent", node.parent ?? "–"],
         ["position", fmt(node.position)],
@@ -228,7 +229,7 @@ export class ScenePanel {
     } else this.side.appendChild(h("div", { class: "empty" }, "Click an object."));
     this.side.appendChild(h("h3", {}, "Objects"));
     for (const n of d?.scene?.nodes ?? [])
-      this.side.appendChild(h("div", { class: `item obj${failing.has(n.name) ? " fail" : ""}${n.name === this.selected ? " active" : ""}`, onclick: () => this.select(n.name) }, `${failing.has(n.name) ? "✗ " : ""}${n.name}`, h("span", { class: "meta-item" }, ` ${n.kind}`)));
+      this.side.appendChild(h("div", { class: `item obj${failing.has(n.name) ? " fail" : ""}${n.name === this.selected ? " active" : ""}`, onclick: () => this.select(n.name) }, `${failing.has(n.name) ? "✗ " : ""}${visibleName(n.name)}`, h("span", { class: "meta-item" }, ` ${n.kind}`)));
     this.side.appendChild(h("h3", {}, "Checks"));
     if (!d?.checks.length) this.side.appendChild(h("div", { class: "empty" }, "No check results."));
     for (const c of d?.checks ?? []) this.side.appendChild(h("div", { class: c.passed ? "pass check" : "fail check" }, `${c.passed ? "✓" : "✗"} ${c.name}${c.targets.length ? ` (${c.targets.join(", ")})` : ""}${c.reason ? `: ${c.reason}` : ""}`));

@@ -5,6 +5,7 @@ import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
 import { renderImage, renderImageUrl } from "../../shared/image-dom";
 import { renderMarkdown } from "../../shared/markdown-dom";
 import type { StepDetail, StepEntry } from "./protocol";
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 function card(kind: string, cls: string, head: Array<Node | string | null>, ...body: Array<Node | null>): HTMLElement {
   return h("section", { class: `event ${cls}` }, h("div", { class: "ev-head" }, h("span", { class: "kind" }, kind), ...head), h("div", { class: "ev-body" }, ...body));
@@ -27,7 +28,7 @@ export function renderStart(e: StartEvent): HTMLElement {
   return card(
     "start",
     "start",
-    [meta("task", e.task.id), meta("sample", String(e.sample)), meta("policy", `${e.policy.kind}${e.policy.model ? ` ${e.policy.model}` : ""}`), meta("sandbox", e.sandbox.backend)],
+    [meta("task", visibleName(e.task.id)), meta("sample", String(e.sample)), meta("policy", `${e.policy.kind}${e.policy.model ? ` ${e.policy.model}` : ""}`), meta("sandbox", e.sandbox.backend)],
     renderMarkdown(e.task.prompt),
   );
 }
@@ -41,13 +42,13 @@ function renderMessage(e: MessageEvent): HTMLElement {
 }
 
 function renderToolCall(e: ToolCallEvent): HTMLElement {
-  return card("tool call", "tool-call", [h("b", {}, e.name), h("span", { class: "meta-item" }, e.id), e.edited ? h("span", { class: "badge warn" }, "edited") : null], h("pre", { class: "json" }, jsonText(e.arguments)));
+  return card("tool call", "tool-call", [h("b", {}, visibleName(e.name)), h("span", { class: "meta-item" }, visibleName(e.id)), e.edited ? h("span", { class: "badge warn" }, "edited") : null], h("pre", { class: "json" }, jsonText(e.arguments)));
 }
 
 function renderObservation(e: ObservationEvent): HTMLElement {
   const failed = e.status !== "ok" || (e.exit_code ?? 0) !== 0;
   const head: Array<Node | null> = [
-    h("b", {}, e.name),
+    h("b", {}, visibleName(e.name)),
     h("span", { class: `badge ${failed ? "bad" : "ok"}` }, e.status),
     e.exit_code !== undefined && e.exit_code !== null ? meta("exit", String(e.exit_code)) : null,
     meta("took", fmtMs(e.duration_ms)),
@@ -55,9 +56,9 @@ function renderObservation(e: ObservationEvent): HTMLElement {
   const text = typeof e.output === "string" ? e.output : contentText(e.output);
   const a = e.artifacts;
   const arts: HTMLElement[] = [];
-  if (a?.diff?.length) arts.push(h("div", { class: "meta-item" }, "changed ", ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${d.path} (${d.status}) `))));
+  if (a?.diff?.length) arts.push(h("div", { class: "meta-item" }, "changed ", ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${visibleName(d.path)} (${d.status}) `))));
   if (a?.scene) arts.push(h("div", { class: "meta-item" }, `scene snapshot: ${a.scene.nodes.length} objects`));
-  if (a?.citations?.length) arts.push(h("div", { class: "meta-item" }, ...a.citations.map((c) => h("div", {}, `cites ${c.document}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`))));
+  if (a?.citations?.length) arts.push(h("div", { class: "meta-item" }, ...a.citations.map((c) => h("div", {}, `cites ${visibleName(c.document)}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`))));
   if (a?.images?.length) for (const img of a.images) arts.push(renderImage(img.mime, img.data, "render", "rendered view"));
   if (a?.cases?.length) arts.push(h("pre", { class: "json" }, jsonText(a.cases)));
   return card(
