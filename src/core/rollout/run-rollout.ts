@@ -6,6 +6,7 @@ import { abortReason } from "../policy/backoff";
 import { type ChatMessage, type Policy, PolicyInfraError, type PolicyReply, PolicyRequestError } from "../policy/types";
 import { rolloutFailure } from "../reward/failure";
 import { scoreRollout } from "../reward/score";
+import { rewardFor } from "../reward/task-reward";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
@@ -342,7 +343,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     const a0 = acquireMs;
     const verifySignal = outside ?? new AbortController().signal;
     try {
-      const score = await scoreRollout(m.reward, { env: o.env, task: o.task, sandbox, state, answer, events: writer.events, signal: verifySignal }, domain?.verifiers ?? [], Math.max(stepMs, 60_000));
+      const score = await scoreRollout(rewardFor(m.reward, o.task), { env: o.env, task: o.task, sandbox, state, answer, events: writer.events, signal: verifySignal }, domain?.verifiers ?? [], Math.max(stepMs, 60_000));
       if (sandboxFailure) {
         // The sandbox never came up: the zero would be the infrastructure's, not the agent's.
         status = "error";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FileMap, Slug } from "./common";
-import { StdioCase } from "./verifier";
+import { StdioCase, VerifierConfig } from "./verifier";
 
 export const ToolCallSpec = z.strictObject({
   name: z.string().min(1),
@@ -34,6 +34,10 @@ export const Task = z.strictObject({
   target: z.unknown().optional().describe("Domain-specific hidden target: gold answer fields, scene checks"),
   solution: Solution.optional(),
   max_turns: z.number().int().positive().optional(),
+  reward: z
+    .array(VerifierConfig)
+    .optional()
+    .describe("This task's own reward components: one named like a manifest component (its name, else its type) replaces it, any other is added"),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type Task = z.infer<typeof Task>;

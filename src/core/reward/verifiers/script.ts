@@ -2,14 +2,29 @@ import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { telltaleLine } from "../failure";
+import { SCRIPT_INPUT_DIR, SCRIPT_INPUT_FILE, SCRIPT_TRAJECTORY_FILE, scriptEnvironment, scriptInput } from "../script-input";
 
 type ScriptConfig = Extract<VerifierConfig, { type: "script" }>;
 
-/** A command in the sandbox prints its score: a number, or {"score": x, "reason": "…"} on its last line. */
+/**
+ * A command in the sandbox prints its score: a number, or {"score": x, "reason": "…"} on its
+ * last line. It sees what it grades: the task (id, prompt, metadata, target), the submitted
+ * answer and the trajectory, as JSON on stdin (also in the file $RLENV_INPUT) and as RLENV_*
+ * variables; the trajectory is a JSONL file at $RLENV_TRAJECTORY. See script-input.ts.
+ */
 export const scriptVerifier: Verifier<ScriptConfig> = {
   type: "script",
   async verify(config, ctx) {
-    const r = await runChecked(ctx, config.command);
+    const input = scriptInput(ctx, { name: config.name ?? config.type, weight: config.weight });
+    const stdin = JSON.stringify(input);
+    const sb = await ctx.sandbox();
+    // The inputs go outside the workdir, so the files being graded stay exactly as the agent left them.
+    const trajectory = ctx.events.map((e) => JSON.stringify(e)).join("\n");
+    const put = await sb.exec(["sh", "-c", `mkdir -p ${SCRIPT_INPUT_DIR} && cat > ${SCRIPT_INPUT_FILE}`], { stdin, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    if (put.status !== "ok" || put.exitCode !== 0) throw new Error(`could not write the script's input in the sandbox: ${put.reason ?? tail(put.stderr, 300)}`);
+    const putT = await sb.exec(["sh", "-c", `cat > ${SCRIPT_TRAJECTORY_FILE}`], { stdin: trajectory ? `${trajectory}\n` : "", timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    if (putT.status !== "ok" || putT.exitCode !== 0) throw new Error(`could not write the trajectory in the sandbox: ${putT.reason ?? tail(putT.stderr, 300)}`);
+    const r = await runChecked(ctx, config.command, { stdin, env: scriptEnvironment(input) });
     const last = r.stdout.trimEnd().split("\n").pop()?.trim() ?? "";
     let parsed: unknown;
     try {
