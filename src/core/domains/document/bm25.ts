@@ -54,6 +54,29 @@ export class Bm25Index {
     return this.postings.size;
   }
 
+  /**
+   * Add `weight` × this term's BM25 contribution to `scores[unit]` for every unit that holds
+   * it; the number of units touched. The ranker combines several such passes.
+   */
+  accumulate(term: string, weight: number, scores: Float64Array): number {
+    const p = this.postings.get(term);
+    if (!p) return 0;
+    const df = p.chunks.length;
+    const idf = Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+    for (let i = 0; i < df; i++) {
+      const c = p.chunks[i]!;
+      const tf = p.counts[i]!;
+      const norm = this.k1 * (1 - this.b + (this.b * this.lengths[c]!) / this.avgLength);
+      scores[c] = scores[c]! + (weight * idf * tf * (this.k1 + 1)) / (tf + norm);
+    }
+    return df;
+  }
+
+  /** Units that hold `term`, ascending. */
+  unitsWith(term: string): Int32Array | undefined {
+    return this.postings.get(term)?.chunks;
+  }
+
   /** The `k` best chunks for these terms, best first; chunks matching no term are never returned. */
   search(terms: readonly string[], k: number, accept?: (chunk: number) => boolean): Hit[] {
     const scores = new Map<number, number>();

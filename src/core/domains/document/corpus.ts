@@ -4,6 +4,7 @@ import { Bm25Index } from "./bm25";
 import { readCached, sha256, writeCached } from "./cache";
 import { type Chunk, chunkPage } from "./chunk";
 import { formatOf, parseDocument } from "./parse";
+import { PageRanker } from "./retrieval/ranker";
 import { DocumentError, type ParsedDocument } from "./types";
 
 /** An environment's documents, parsed and indexed: shared read-only by every rollout. */
@@ -13,7 +14,10 @@ export interface Corpus {
   /** Files that could not be read, each naming the file; the other documents still load. */
   problems: DocumentError[];
   chunks: Chunk[];
+  /** Plain BM25 over chunks: the ranker before the page ranker, kept for comparison. */
   index: Bm25Index;
+  /** The finance-aware page ranker that `search` uses. */
+  ranker: PageRanker;
   /** How many documents were parsed now rather than read from the cache. */
   parsed: number;
 }
@@ -62,7 +66,8 @@ export async function buildCorpus(dir: string, chunkTokens: number): Promise<Cor
   const index = new Bm25Index(chunks);
   // The index holds its own posting lists; the per-chunk term maps would double the memory.
   for (const c of chunks) c.terms.clear();
-  return { dir, documents, problems, chunks, index, parsed };
+  const ranker = new PageRanker(documents);
+  return { dir, documents, problems, chunks, index, ranker, parsed };
 }
 
 const loaded = new Map<string, Promise<Corpus>>();

@@ -1,18 +1,22 @@
 import type { Citation } from "../../../schema/trajectory";
 import type { ToolDefinition } from "../../types";
+import { FINANCE_VOCABULARY } from "../retrieval/vocabulary";
 import { queryTerms } from "../tokenize";
 import { citationsArtifact, corpusOf, documentOr, intArg, isToolResult, snippet, toolError } from "./context";
+
+/** Characters either side of the first matching term when no table row matched. */
+const WINDOW = 300;
 
 export const searchTool: ToolDefinition = {
   name: "search",
   description:
-    "Full-text search (BM25) over all documents, or one. Returns the best passages with document, page, character span and a snippet; read a page for the full text.",
+    "Search all documents, or one, for pages that answer a question: a filing named in the query (company, year, form) ranks first; finance synonyms (capex = purchases of property, plant and equipment, revenue = net sales, …), table rows and financial statement pages (income statement, balance sheet, cash flow) count. Returns the best pages with document, page, character span and a snippet; read a page for the full text.",
   parameters: {
     type: "object",
     properties: {
-      query: { type: "string", description: "Words to look for, e.g. 'total revenue 2022'" },
+      query: { type: "string", description: "A question or words to look for, e.g. 'Best Buy FY2019 inventories' or 'total revenue 2022'" },
       document: { type: "string", description: "Only search this document" },
-      k: { type: "integer", minimum: 1, maximum: 20, description: "How many passages (default 5)" },
+      k: { type: "integer", minimum: 1, maximum: 20, description: "How many pages (default 5)" },
     },
     required: ["query"],
     additionalProperties: false,
@@ -28,30 +32,34 @@ export const searchTool: ToolDefinition = {
       if (isToolResult(doc)) return doc;
       only = corpus.documents.indexOf(doc);
     }
-    const terms = queryTerms(args.query);
-    const hits = corpus.index.search(terms, k ?? 5, only === undefined ? undefined : (c) => corpus.chunks[c]?.doc === only);
+    const hits = corpus.ranker.search(args.query, k ?? 5, only);
     if (hits.length === 0) return { output: `no passage matches ${JSON.stringify(args.query)}` };
+    const terms = queryTerms(args.query);
     const citations: Citation[] = [];
     const lines = hits.map((h, i) => {
-      const c = corpus.chunks[h.chunk]!;
-      const doc = corpus.documents[c.doc]!;
-      const text = doc.pages.find((p) => p.number === c.page)?.text ?? "";
-      const at = firstTermAt(text, c.start, c.end, terms);
-      const snip = snippet(text, at, at, 300);
-      citations.push({ document: doc.name, page: c.page, start: c.start, end: c.end, text: snip });
-      return `[${i + 1}] ${doc.name} p.${c.page} chars ${c.start}-${c.end} (score ${h.score.toFixed(2)})\n${snip}`;
+      const doc = corpus.documents[h.doc]!;
+      const text = doc.pages.find((p) => p.number === h.page)?.text ?? "";
+      const [start, end] = h.row ? [h.row.start, h.row.end] : around(text, firstTermAt(text, terms));
+      const snip = snippet(text, start, end, 300);
+      citations.push({ document: doc.name, page: h.page, start, end, text: snip });
+      const kind = h.statements.length ? ` — ${h.statements.map((s) => FINANCE_VOCABULARY.statements[s].label).join(", ")}` : "";
+      return `[${i + 1}] ${doc.name} p.${h.page} chars ${start}-${end}${kind} (score ${h.score.toFixed(2)})\n${snip}`;
     });
     return { output: lines.join("\n\n"), artifacts: citationsArtifact(citations) };
   },
 };
 
-/** Where the first query term occurs inside the chunk, to centre the snippet on it. */
-function firstTermAt(text: string, start: number, end: number, terms: string[]): number {
-  const body = text.slice(start, end).toLowerCase();
+function around(text: string, at: number): [number, number] {
+  return [Math.max(0, at - WINDOW), Math.min(text.length, at + WINDOW)];
+}
+
+/** Where the first query term occurs in the page, to centre the snippet on it. */
+function firstTermAt(text: string, terms: string[]): number {
+  const body = text.toLowerCase();
   let best = -1;
   for (const t of terms) {
     const i = body.indexOf(t);
     if (i >= 0 && (best < 0 || i < best)) best = i;
   }
-  return start + Math.max(0, best);
+  return Math.max(0, best);
 }
