@@ -160,7 +160,9 @@ describe("rollout engine on the process sandbox", () => {
     const err = ofType(events(ro.file), "error")[0]!;
     assert.deepEqual([err.where, err.infra], ["policy", true]);
     assert.match(err.message, /failed 2 times/);
-    assert.equal(r.summary.mean_reward, 0);
+    // The machinery's failure is counted apart, never as the agent's zero.
+    assert.equal(r.summary.mean_reward, null);
+    assert.equal(r.summary.infra_errors, 1);
   });
 
   test("a 4xx from the policy fails the rollout once, never retried", async (t) => {

@@ -119,6 +119,7 @@ export function registerRun(program: Command): void {
         ...(opts.tasks ? { tasks: opts.tasks } : {}),
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
+        ...(opts.infraRetries !== undefined ? { infra_retries: opts.infraRetries } : {}),
       };
       // First Ctrl-C: stop cleanly (sandboxes closed, trajectories end `cancelled`); second: leave now.
       const ac = new AbortController();
@@ -149,10 +150,11 @@ export function registerRun(program: Command): void {
           const st = Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(", ");
           process.stderr.write(`${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`);
           for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
+          if (s.infra_errors) process.stderr.write(`${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`);
           if (s.utilisation) process.stderr.write(`policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`);
           process.stdout.write(`${r.runDir}\n`);
         }
-        process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 ? 1 : 0;
+        process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 || (s.infra_errors ?? 0) > 0 ? 1 : 0;
       } finally {
         printer.finish();
         process.off("SIGINT", onSigint);

@@ -9,7 +9,7 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { abortReason, type BackoffOptions, backoffDelay, sleep } from "../policy/backoff";
 import { createPolicy } from "../policy/index";
 import { type Policy, PolicyRequestError } from "../policy/types";
-import { ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
+import { ATTEMPTS_DIR, attemptFile, ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { summarize } from "../runs/summarize";
 import { providerForEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../sandbox/types";
@@ -53,7 +53,7 @@ export interface RunEnvironmentOptions {
   /** Make the policy for one rollout; defaults to config.policy. */
   policyFactory?: PolicyFactory;
   hooks?: RolloutHooks;
-  /** Attempts per rollout when the infrastructure fails (sandbox start, policy server down); task failures never retry. */
+  /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
   unsafeNoSandbox?: boolean;
@@ -66,6 +66,9 @@ export interface RunEnvironmentOptions {
    */
   slots?: Limiter;
 }
+
+/** Tries after an infrastructure failure when the config names none. */
+export const DEFAULT_INFRA_RETRIES = 2;
 
 export interface RunEnvironmentResult {
   runDir: string;
@@ -154,7 +157,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
 
   const items = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
   const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
-  const maxAttempts = opts.maxInfraAttempts ?? 3;
+  const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
   const results: RolloutResult[] = [];
   let sandboxBusyMs = 0;
   let running = 0;
@@ -163,7 +166,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const report = () => {
     const done = results.length;
     const elapsed = (performance.now() - t0) / 1000;
-    const scored = results.filter((r) => r.status !== "cancelled");
+    const scored = results.filter((r) => r.status !== "cancelled" && !r.infra);
     const rate = elapsed > 0 ? done / elapsed : 0;
     progress({
       type: "progress",
@@ -181,6 +184,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const runItem = async (task: LoadedTask, sample: number): Promise<RolloutResult> => {
     const id = rolloutId(task.id, sample);
     const file = path.join(runDir, ROLLOUTS_DIR, `${id}.jsonl`);
+    const previousAttempts: Array<{ file: string; reason: string }> = [];
     for (let attempt = 1; ; attempt++) {
       let policy: Policy;
       try {
@@ -204,17 +208,19 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
         ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
         meter: { policyCall: (fn, s) => policyLimit.run(fn, s), sandboxBusy: (ms) => (sandboxBusyMs += ms) },
+        ...(previousAttempts.length > 0 ? { previousAttempts: [...previousAttempts] } : {}),
       });
-      if (!res.infra || attempt >= maxAttempts || signal.aborted) return res;
-      // Keep the failed attempt for the record, out of the run's rollouts.
-      const attemptsDir = path.join(runDir, "attempts");
-      mkdirSync(attemptsDir, { recursive: true });
-      renameSync(file, path.join(attemptsDir, `${id}.try${attempt}.jsonl`));
+      if (!res.infra || attempt >= maxAttempts || signal.aborted) return { ...res, attempts: attempt };
+      // Keep the failed attempt for the record, out of the run's rollouts; the next try's start names it.
+      const kept = attemptFile(id, attempt);
+      mkdirSync(path.join(runDir, ATTEMPTS_DIR), { recursive: true });
+      renameSync(file, path.join(runDir, kept));
+      previousAttempts.push({ file: kept, reason: res.reason ?? "infrastructure failure" });
       progress({ type: "log", level: "warn", message: `${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${maxAttempts}` });
       try {
         await sleep(backoffDelay(attempt - 1, opts.infraBackoff), signal);
       } catch {
-        return res;
+        return { ...res, attempts: attempt };
       }
     }
   };
@@ -259,7 +265,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   results.sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
   const summary = summarize(
     runId,
-    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward, reason: r.reason, components: r.components })),
+    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward, reason: r.reason, components: r.components, ...(r.infra ? { infra: true } : {}) })),
     {
       k: config.k,
       utilisation: { policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0, sandbox_busy_ms: sandboxBusyMs, max_queue_depth: policyLimit.maxQueueDepth, wall_ms: wallMs },

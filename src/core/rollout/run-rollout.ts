@@ -1,5 +1,6 @@
 import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../domains/types";
+import { sandboxFiles } from "../environment/file-content";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { abortReason } from "../policy/backoff";
@@ -12,6 +13,7 @@ import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";
 import { renderTemplate } from "./prompt";
+import { SandboxGuard } from "./sandbox-guard";
 import { parseArguments, runStep, type StepOutcome } from "./step";
 import { buildToolset, type Toolset } from "./toolset";
 import { TrajectoryWriter } from "./trajectory-writer";
@@ -79,6 +81,8 @@ export interface RunRolloutOptions {
   meter?: RolloutMeter;
   /** Continue a forked rollout from this state instead of the task's start. */
   resume?: RolloutResume;
+  /** Earlier tries of this rollout that the infrastructure failed (files relative to the run folder): recorded in `start`. */
+  previousAttempts?: Array<{ file: string; reason: string }>;
 }
 
 export interface RolloutResult {
@@ -94,8 +98,10 @@ export interface RolloutResult {
   failure?: string;
   /** The reward components, when it was scored. */
   components?: RewardComponent[];
-  /** An infrastructure failure (sandbox start, policy server down): worth retrying. */
+  /** An infrastructure failure (sandbox start or lost, policy server down): worth retrying, never scored. */
   infra: boolean;
+  /** Tries it took (the scheduler's count: earlier ones failed on the infrastructure). */
+  attempts?: number;
   answer: unknown;
   turns: number;
   usage: Usage;
@@ -134,6 +140,8 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
 
   let sandboxP: Promise<Sandbox> | null = null;
   let sandboxFailure: SandboxInfraError | null = null;
+  // A sandbox that fails after it started (killed, paused, its agent lost) is never the agent's doing.
+  const guard = new SandboxGuard();
   // Acquisition is sandbox time wherever it happens (a tool, the oracle, a verifier): tracked apart so it is counted once.
   let acquireMs = 0;
   const acquire = async (): Promise<Sandbox> => {
@@ -141,9 +149,9 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     let sb: Sandbox | undefined;
     try {
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, ac.signal));
-      await sb.reset({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) });
+      await sb.reset(sandboxFiles({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) }));
       if (o.resume) await applyFiles(sb, o.resume.files);
-      return sb;
+      return guard.wrap(sb);
     } catch (e) {
       if (sb) await sb.close().catch(() => {});
       if (ac.signal.aborted) throw abortReason(ac.signal);
@@ -156,6 +164,11 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   const sandbox = (): Promise<Sandbox> => {
     sandboxP ??= acquire();
     return sandboxP;
+  };
+  /** Why the rollout's sandbox is lost, asking it when it was started; null while it answers (or never started). */
+  const sandboxLost = async (): Promise<string | null> => {
+    const sb = sandboxP ? await (sandboxP as Promise<Sandbox>).catch(() => null) : null;
+    return sb ? guard.probe(sb) : guard.lost;
   };
   const state = new Map<string, unknown>();
   const stepMs = m.sandbox.timeouts.step * 1000;
@@ -185,6 +198,7 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       sandbox: { backend: o.sandboxProvider.backend, ...(m.sandbox.image ? { image: m.sandbox.image } : {}) },
       tools: toolset.specs,
       ...(o.resume ? { forked_from: o.resume.from } : {}),
+      ...(o.previousAttempts?.length ? { attempt: o.previousAttempts.length + 1, previous_attempts: o.previousAttempts } : {}),
     });
     await domain?.setup?.(toolCtx);
     setUp = true;
@@ -296,6 +310,9 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
         const a0 = acquireMs;
         out = await runStep(tool, pending.arguments as Record<string, unknown>, toolCtx);
         timings.sandbox_ms += out.durationMs - (acquireMs - a0);
+        // A step that timed out or failed: the agent's command, or a sandbox that stopped answering?
+        if (out.status !== undefined && out.status !== "ok") await sandboxLost();
+        if (guard.lost) throw guard.error();
       }
       const t = truncateOutput(out.output, m.tool_output_limit);
       const observation = emit({
@@ -315,8 +332,11 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       if (observation.type === "observation") await o.hooks?.afterToolCall?.(pending, observation);
       return out;
     }
-  } catch (e) {
-    const why = ac.signal.aborted ? (ac.signal.reason as unknown) : e;
+  } catch (caught) {
+    let e = caught;
+    // Whatever broke (a tool program, the engine), a sandbox lost under it is the cause.
+    if (!(e instanceof SandboxInfraError) && !outside?.aborted && !sandboxFailure && (await sandboxLost())) e = guard.error();
+    const why = ac.signal.aborted && !(e instanceof SandboxInfraError) ? (ac.signal.reason as unknown) : e;
     if (why instanceof RolloutTimeoutError) {
       status = "timeout";
       reason = why.message;
@@ -344,11 +364,13 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     const verifySignal = outside ?? new AbortController().signal;
     try {
       const score = await scoreRollout(rewardFor(m.reward, o.task), { env: o.env, task: o.task, sandbox, state, answer, events: writer.events, signal: verifySignal }, domain?.verifiers ?? [], Math.max(stepMs, 60_000));
-      if (sandboxFailure) {
-        // The sandbox never came up: the zero would be the infrastructure's, not the agent's.
+      // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
+      const lost = sandboxFailure ? null : await sandboxLost();
+      if (sandboxFailure || lost) {
+        // The sandbox never came up, or failed under the agent or the verifier: the zero would be the infrastructure's, not the agent's.
         status = "error";
         infra = true;
-        reason = (sandboxFailure as SandboxInfraError).message;
+        reason = sandboxFailure ? (sandboxFailure as SandboxInfraError).message : guard.error().message;
         emit({ type: "error", where: "sandbox", message: reason, infra: true });
       } else {
         emit({ type: "reward", total: score.total, components: score.components });

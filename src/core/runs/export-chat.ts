@@ -1,5 +1,5 @@
 import type { TrajectoryEvent } from "../schema/trajectory";
-import { rolloutFiles } from "./run-dir";
+import { endedOnInfra, rolloutFiles } from "./run-dir";
 import { readTrajectory } from "./trajectory-reader";
 
 type ChatRecordMessage =
@@ -44,10 +44,16 @@ export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord
   };
 }
 
-/** The run's finished rollouts with reward ≥ minReward, as JSONL lines. */
+/**
+ * The run's finished rollouts with reward ≥ minReward, as JSONL lines. Rollouts the
+ * infrastructure failed are left out whatever the filters: their conversation was cut by a
+ * lost sandbox or policy server, not ended by the agent.
+ */
 export function* exportChatJsonl(runDir: string, opts: { minReward?: number; statuses?: string[] } = {}): Generator<string> {
   for (const file of rolloutFiles(runDir)) {
-    const rec = trajectoryToChat(readTrajectory(file).events);
+    const { events } = readTrajectory(file);
+    if (endedOnInfra(events)) continue;
+    const rec = trajectoryToChat(events);
     if (!rec) continue;
     if (opts.minReward !== undefined && (rec.metadata.reward ?? -1) < opts.minReward) continue;
     if (opts.statuses && !opts.statuses.includes(rec.metadata.status)) continue;

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { TrajectoryEvent } from "../schema/trajectory";
 import { type RunRecord, RunRecord as RunRecordSchema, type RunSummary, RunSummary as RunSummarySchema } from "../schema/run";
 import { type RolloutOutcome, summarize } from "./summarize";
 import { readTrajectory } from "./trajectory-reader";
@@ -7,6 +8,13 @@ import { readTrajectory } from "./trajectory-reader";
 export const RUN_FILE = "run.json";
 export const SUMMARY_FILE = "summary.json";
 export const ROLLOUTS_DIR = "rollouts";
+/** Tries of a rollout that the infrastructure failed, kept apart from the run's rollouts. */
+export const ATTEMPTS_DIR = "attempts";
+
+/** Where try `n` of a rollout is kept once it failed, relative to the run folder. */
+export function attemptFile(rolloutId: string, n: number): string {
+  return path.posix.join(ATTEMPTS_DIR, `${rolloutId}.try${n}.jsonl`);
+}
 
 /** Write JSON through a temporary file and a rename, so a reader never sees half a file. */
 export function writeJsonAtomic(file: string, value: unknown): void {
@@ -62,6 +70,12 @@ export function rolloutFiles(runDir: string): string[] {
     .map((n) => path.join(dir, n));
 }
 
+/** An ended trajectory whose failure was the machinery's (sandbox lost, policy server down): not a score of the agent. */
+export function endedOnInfra(events: readonly TrajectoryEvent[]): boolean {
+  const end = events.findLast((e) => e.type === "end");
+  return end?.type === "end" && end.status === "error" && events.some((e) => e.type === "error" && e.infra);
+}
+
 /** Outcomes read back from the trajectories; one without an end event is `interrupted`. */
 export function readOutcomes(runDir: string): RolloutOutcome[] {
   return rolloutFiles(runDir).flatMap((f) => {
@@ -75,6 +89,7 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
         task: start.task.id,
         sample: start.sample,
         status: end?.type === "end" ? end.status : "interrupted",
+        ...(end?.type === "end" && endedOnInfra(events) ? { infra: true } : {}),
         reward: end?.type === "end" ? end.reward : null,
         ...(end?.type === "end" && end.reason ? { reason: end.reason } : {}),
         ...(reward?.type === "reward" ? { components: reward.components } : {}),

@@ -9,6 +9,8 @@ export interface RolloutOutcome {
   sample: number;
   status: string;
   reward: number | null;
+  /** It ended on an infrastructure failure (sandbox lost, policy server down) after every retry: counted apart, never scored. */
+  infra?: boolean | undefined;
   /** Why it ended (the end event's reason) and its reward components: for the summary's breakdown and failure table. */
   reason?: string | undefined;
   components?: readonly RewardComponent[] | undefined;
@@ -17,22 +19,28 @@ export interface RolloutOutcome {
 /** Reward counted as full marks: floating sums of weights may land a hair under 1. */
 export const PASS_REWARD = 1 - 1e-9;
 
+/** The `statuses` key of rollouts that ended on an infrastructure failure (their status is `error`). */
+export const INFRA_STATUS = "infra_error";
+
 /** Rollouts that say nothing about the agent: stopped from outside or killed mid-way. */
 const UNCOUNTED = new Set(["cancelled", "interrupted"]);
 
 /**
  * Mean reward, unbiased pass@k and a per-task table. Errors and timeouts count as
  * reward 0 (they are the agent's or the environment's failures, never hidden);
- * cancelled and interrupted rollouts are listed in `statuses` but not scored.
+ * cancelled and interrupted rollouts are listed in `statuses` but not scored, and so are
+ * infrastructure failures (as `infra_error`, also counted in `infra_errors`).
  */
 export function summarize(runId: string, outcomes: readonly RolloutOutcome[], opts: { k?: number; utilisation?: RunSummary["utilisation"] } = {}): RunSummary {
   const statuses: Record<string, number> = {};
-  for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
-  const counted = outcomes.filter((o) => !UNCOUNTED.has(o.status));
+  for (const o of outcomes) statuses[o.infra ? INFRA_STATUS : o.status] = (statuses[o.infra ? INFRA_STATUS : o.status] ?? 0) + 1;
+  const scored = (o: RolloutOutcome) => !UNCOUNTED.has(o.status) && !o.infra;
+  const counted = outcomes.filter(scored);
+  const infraErrors = outcomes.length - outcomes.filter((o) => !o.infra).length;
   const byTask = new Map<string, RolloutOutcome[]>();
   for (const o of outcomes) {
     if (!byTask.has(o.task)) byTask.set(o.task, []);
-    if (!UNCOUNTED.has(o.status)) byTask.get(o.task)!.push(o);
+    if (scored(o)) byTask.get(o.task)!.push(o);
   }
   const maxN = Math.max(0, ...[...byTask.values()].map((v) => v.length));
   const ks = reportedKs(maxN, opts.k ? [opts.k] : []);
@@ -57,6 +65,7 @@ export function summarize(runId: string, outcomes: readonly RolloutOutcome[], op
     pass_at_k,
     statuses,
     per_task: perTask,
+    ...(infraErrors > 0 ? { infra_errors: infraErrors } : {}),
     ...rewardBreakdown(outcomes),
     ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
   };

@@ -21,10 +21,10 @@ export interface ExecOptions {
   writeFirst?: WorkdirFiles;
 }
 
-/** Text files for the workdir, written from inside the sandbox (see Sandbox.putWorkdirFiles). */
+/** Files for the workdir, written from inside the sandbox (see Sandbox.putWorkdirFiles). */
 export interface WorkdirFiles {
-  /** Workdir-relative path → text. */
-  files: Record<string, string>;
+  /** Workdir-relative path → text (written as UTF-8) or exact bytes. */
+  files: Record<string, string | Buffer>;
   /** follow: a link at a file's own path is written through (as an editor does); replace: it is removed and a plain file written. */
   links: "follow" | "replace";
 }
@@ -40,6 +40,12 @@ export interface ExecResult {
   truncated?: { originalBytes: number };
   /** Human-readable reason for a non-ok status: "killed after 5 s timeout", "out of memory (OOM kill)". */
   reason?: string;
+  /**
+   * The sandbox itself failed under the command (its container gone, its agent lost or not
+   * answering, its processes killed from outside): the command's outcome says nothing about
+   * the agent, and the sandbox cannot be used again. Status is then `error`.
+   */
+  sandboxLost?: boolean;
 }
 
 /** One isolated place where model-written code runs. */
@@ -65,6 +71,11 @@ export interface Sandbox {
   /** Restore the workdir to exactly these seed files (fast reset for warm reuse). */
   reset(seed: Record<string, string | Buffer>): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Liveness: null while the sandbox answers, else why it is lost (container gone or paused,
+   * agent connection lost, no answer within timeoutMs). Cheap: no process is started.
+   */
+  probe?(timeoutMs: number): Promise<string | null>;
   /**
    * An interactive shell inside the sandbox with a terminal (the debugger's "Open Sandbox
    * Terminal"): docker execs with a TTY; the process backend gives its isolated shell.

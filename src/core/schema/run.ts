@@ -24,6 +24,7 @@ export const RunConfig = z.object({
   sandbox: z.enum(["docker", "process", "auto"]).default("auto"),
   seed: z.number().int().optional(),
   shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).optional(),
+  infra_retries: z.number().int().nonnegative().optional().describe("Tries after an infrastructure failure, each in a fresh sandbox (default 2)"),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
@@ -58,6 +59,12 @@ export const RunSummary = z.object({
       pass_at_k: z.record(z.string(), z.number()),
     }),
   ),
+  infra_errors: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Rollouts that ended on an infrastructure failure after every retry (statuses.infra_error): not in mean_reward, pass@k or per_task"),
   components: z
     .array(z.object({ name: z.string(), type: z.string(), n: z.number().int(), mean: z.number(), passed: z.number().int() }))
     .optional()

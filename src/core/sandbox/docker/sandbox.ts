@@ -37,7 +37,7 @@ function commandArgv(command: string): { argv: string[]; sh_command?: string } {
 
 /** Files for the agent's put (or an exec's writeFirst): text as base64, relative paths as given. */
 function putRequest(root: string, w: WorkdirFiles): { root: string; files: Record<string, string>; links: WorkdirFiles["links"] } {
-  return { root, files: Object.fromEntries(Object.entries(w.files).map(([p, text]) => [p, Buffer.from(text, "utf8").toString("base64")])), links: w.links };
+  return { root, files: Object.fromEntries(Object.entries(w.files).map(([p, content]) => [p, toBuffer(content).toString("base64")])), links: w.links };
 }
 
 function owner(user: string | undefined): { uid: number; gid: number } {
@@ -108,11 +108,12 @@ export class DockerSandbox implements Sandbox {
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const started = performance.now();
     const fail = (reason: string): ExecResult => ({ status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason });
+    const lost = (reason: string): ExecResult => ({ ...fail(reason), sandboxLost: true });
     if (this.closed) return fail("sandbox is closed");
     try {
       await this.wipeIfRecycled();
     } catch (e) {
-      return fail((e as Error).message);
+      return lost((e as Error).message);
     }
     this.state = "used";
     let cwd: string;
@@ -168,7 +169,10 @@ export class DockerSandbox implements Sandbox {
         ...(r.pids_hit ? { reason: `fork refused: pids limit of ${this.req.limits.pids} reached` } : {}),
       };
     } catch (e) {
-      return fail(await this.explain(e as Error));
+      // The agent's connection broke, or it did not answer past the command's own deadline.
+      const why = await this.explain(e as Error);
+      this.live.spoiled ??= why;
+      return lost(why);
     } finally {
       if (guard) clearTimeout(guard);
       opts.signal?.removeEventListener("abort", kill);
@@ -186,6 +190,39 @@ export class DockerSandbox implements Sandbox {
       if ((err as { statusCode?: number }).statusCode === 404) return `the sandbox container is gone (${e.message})`;
     }
     return e.message;
+  }
+
+  /**
+   * Liveness (see Sandbox.probe): the agent's connection, then a request that starts no process
+   * (reading no files) answered within timeoutMs. A lost sandbox is spoiled: never lent again.
+   */
+  async probe(timeoutMs: number): Promise<string | null> {
+    if (this.closed) return "the sandbox is closed";
+    const why = await this.ping(timeoutMs);
+    if (why) this.live.spoiled ??= why;
+    return why;
+  }
+
+  private async ping(timeoutMs: number): Promise<string | null> {
+    const broken = this.live.agent.broken;
+    if (broken) return this.explain(broken);
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<"silent">((resolve) => {
+      timer = setTimeout(() => resolve("silent"), timeoutMs);
+    });
+    try {
+      const r = await Promise.race([this.live.agent.request({ op: "read", paths: [] }), silent]);
+      if (r !== "silent") return null;
+    } catch (e) {
+      return this.explain(e as Error);
+    } finally {
+      clearTimeout(timer);
+    }
+    const silence = new Error(`the sandbox agent did not answer a liveness probe within ${timeoutMs / 1000} s`);
+    try {
+      if ((await this.live.container.inspect()).State.Paused) return `the sandbox container is paused (${silence.message})`;
+    } catch {}
+    return this.explain(silence);
   }
 
   /** Writes text files into the workdir through the agent: no process started (see Sandbox.putWorkdirFiles). */

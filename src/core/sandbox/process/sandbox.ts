@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rm } from "node:fs/promises";
+import { access, rm } from "node:fs/promises";
 import path from "node:path";
 import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap } from "../diff";
@@ -38,6 +38,8 @@ export class ProcessSandbox implements Sandbox {
   private seed = new Map<string, Buffer>();
   private readonly running = new Set<() => void>();
   private closed = false;
+  /** Times this sandbox killed its own commands wholesale (a timeout, a reset): a kill it did not count came from outside. */
+  private ownKills = 0;
   private readonly user: { uid: number; gid: number };
 
   constructor(
@@ -79,6 +81,7 @@ export class ProcessSandbox implements Sandbox {
     const oomBefore = this.cgroup?.oomKills() ?? 0;
     const pidsBefore = this.cgroup?.pidsLimitHits() ?? 0;
     const out = new OutputCollector(opts.maxOutputBytes ?? this.req.limits.outputBytes);
+    const ownKillsBefore = this.ownKills;
 
     return new Promise<ExecResult>((resolve) => {
       const child = spawn(full[0] ?? "", full.slice(1), {
@@ -90,6 +93,7 @@ export class ProcessSandbox implements Sandbox {
       let ending: "timeout" | "killed" | null = null;
       let spawnError: Error | null = null;
       const killTree = () => {
+        this.ownKills++;
         if (child.pid !== undefined) {
           try {
             process.kill(-child.pid, "SIGKILL");
@@ -138,6 +142,10 @@ export class ProcessSandbox implements Sandbox {
           resolve({ status: "killed", exitCode: null, ...o, durationMs, reason: "cancelled" });
         } else if (oom && signalled) {
           resolve({ status: "oom", exitCode: null, ...o, durationMs, reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)` });
+        } else if (sig !== null && this.mode !== "none" && this.ownKills === ownKillsBefore) {
+          // The isolating process itself (outside the command's namespaces, where the command
+          // cannot reach it) died of a signal nobody here sent: the sandbox was killed from outside.
+          resolve({ status: "error", exitCode: null, ...o, durationMs, reason: `the sandbox's processes were killed from outside (${sig})`, sandboxLost: true });
         } else {
           resolve({
             status: "ok",
@@ -196,7 +204,21 @@ export class ProcessSandbox implements Sandbox {
     return diffFiles(this.seed, await readTree(this.dirs.work));
   }
 
+  /** Liveness (see Sandbox.probe): nothing runs between commands here, so its folders (and cgroup) must still be there. */
+  async probe(): Promise<string | null> {
+    if (this.closed) return "the sandbox is closed";
+    for (const dir of [this.dirs.work, this.dirs.tmp, ...(this.cgroup?.dirs ?? [])]) {
+      try {
+        await access(dir);
+      } catch {
+        return `the sandbox's ${dir} is gone`;
+      }
+    }
+    return null;
+  }
+
   async reset(seed: Record<string, string | Buffer>): Promise<void> {
+    this.ownKills++;
     for (const abort of this.running) abort();
     this.cgroup?.killAll();
     await emptyDir(this.dirs.work);
