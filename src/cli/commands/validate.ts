@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { domainTaskProblems } from "../../core/domains/registry";
 import { type Environment, formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+import { authoringProblems } from "../../core/lint/authoring-checks";
 import { startEarly, validateByRollouts } from "./validate-run";
 
 export interface ValidateStaticResult {
@@ -19,6 +20,8 @@ export async function validateStatic(dirs: string[], onLoaded?: (env: Environmen
       if (env) {
         onLoaded?.(env);
         problems.push(...(await domainTaskProblems(env)));
+        // Mistakes only a rollout would show otherwise (fields no target has, answers the schema rejects, bad tool arguments).
+        problems.push(...(await authoringProblems(env)));
       }
       return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
     }),
