@@ -5,9 +5,13 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import Docker from "dockerode";
+import { HOST_LABEL, OWNER_LABEL, OWNER_START_LABEL } from "../../src/core/sandbox/docker/container";
+import { sweepOrphanContainers } from "../../src/core/sandbox/docker/sweep";
+import { processStart } from "../../src/core/sandbox/owner";
 import { detectIsolation } from "../../src/core/sandbox/process/isolation";
 import { defaultSandboxBase } from "../../src/core/sandbox/process/sweep";
 import { missing } from "../support/services";
@@ -86,6 +90,30 @@ test("docker: after kill -9 of a run with rollouts in flight, every one of its c
   // Nothing in this process touches those containers (no provider here sweeps them): they go by themselves.
   const seconds = await poll("the killed run's containers to go", async () => (await owned(pid)).length === 0, 10_000);
   t.diagnostic(`${before} containers of the killed run gone ${seconds.toFixed(1)} s after kill -9`);
+});
+
+test("docker: the sweep removes a container whose owner pid now belongs to another process, and keeps a live owner's", { skip: missing("docker") || missing("image") }, async (t) => {
+  const other = spawn("sleep", ["60"], { stdio: "ignore" });
+  t.after(() => other.kill("SIGKILL"));
+  await once(other, "spawn");
+  const pid = String(other.pid);
+  const make = async (start: string) => {
+    const c = await docker.createContainer({
+      Image: "rlenv/python:bookworm",
+      Cmd: ["sleep", "60"],
+      Labels: { [OWNER_LABEL]: pid, [OWNER_START_LABEL]: start, [HOST_LABEL]: os.hostname() },
+      HostConfig: { NetworkMode: "none", AutoRemove: true },
+    });
+    await c.start();
+    t.after(() => c.remove({ force: true }).catch(() => {}));
+    return c.id;
+  };
+  const reused = await make("1"); // the pid is alive, but it is not the process that made this container
+  const live = await make(processStart(other.pid ?? 0) ?? "");
+  await sweepOrphanContainers(docker);
+  const left = (await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${pid}`] } })).map((c) => c.Id);
+  assert.ok(!left.includes(reused), "the reused pid's container was kept");
+  assert.ok(left.includes(live), "the live owner's container was removed");
 });
 
 const isolation = detectIsolation();
