@@ -146,8 +146,8 @@ describe("viewer in Chromium", { skip }, () => {
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(0).check();
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(1).check();
     await page.click("text=Compare selected");
-    await page.waitForSelector("table.compare-table tbody tr");
-    assert.ok((await page.locator("table.compare-table tbody tr").count()) >= 7);
+    await page.waitForSelector(".compare-table .cmp-line");
+    assert.ok((await page.locator(".compare-table .cmp-line").count()) >= 7);
     await screenshot(page, "compare");
     await page.goBack();
     await page.waitForSelector("table.rollout-table tbody tr");

@@ -174,3 +174,33 @@ test("per-task pass@k, histogram bins and utilisation", () => {
   );
   assert.equal(u.policyBusy, 0.5);
 });
+
+test("alignMany: up to four rollouts aligned on the first, extra turns side by side before the next match", async () => {
+  const { alignMany } = await import("../../../src/core/view/model/artifacts");
+  assert.deepEqual(alignMany([["p", "a", "b", "end"]]), [[0], [1], [2], [3]]);
+  // Two rollouts: the same lines as alignRows gives.
+  assert.deepEqual(alignMany([["p", "a", "b", "end"], ["p", "x", "a", "end"]]), [[0, 0], [null, 1], [1, 2], [2, null], [3, 3]]);
+  const lines = alignMany([
+    ["p", "a", "b", "end"],
+    ["p", "x", "a", "end"],
+    ["p", "y", "z", "a", "b", "end"],
+    ["p", "end"],
+  ]);
+  assert.deepEqual(lines, [
+    [0, 0, 0, 0],
+    [null, 1, 1, null],
+    [null, null, 2, null],
+    [1, 2, 3, null],
+    [2, null, 4, null],
+    [3, 3, 5, 1],
+  ]);
+  // Every row of every rollout appears exactly once, in order.
+  for (let k = 0; k < 4; k++) {
+    const rows = lines.map((l) => l[k]).filter((x): x is number => x !== null && x !== undefined);
+    assert.deepEqual(rows, [...rows].sort((a, b) => a - b));
+    assert.equal(new Set(rows).size, rows.length);
+  }
+  // 66,668 rows each: linear fallback, no recursion, no spread.
+  const big = Array.from({ length: 66_668 }, (_, i) => `turn:${i % 3}`);
+  assert.equal(alignMany([big, big, big.slice(1)]).length, 66_668);
+});

@@ -12,7 +12,7 @@ export interface HostApi {
   request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
   /** Saves the app's state so a reload starts from it (a full snapshot, never a delta). */
   saveState(state: Record<string, unknown>): void;
-  open(app: "trajectory" | "dashboard", target: string, compare?: string): void;
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void;
   /** The host says the file changed (live panel); the HTTP backend has no push, the app polls. */
   onChanged(cb: () => void): void;
 }
@@ -79,8 +79,8 @@ class WebviewApi implements HostApi {
     this.vscode.postMessage({ kind: "snapshot", state });
   }
 
-  open(app: "trajectory" | "dashboard", target: string, compare?: string): void {
-    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}) });
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void {
+    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}), ...(more?.length ? { more } : {}) });
   }
 
   onChanged(cb: () => void): void {
@@ -132,9 +132,10 @@ class HttpApi implements HostApi {
     }
   }
 
-  open(app: "trajectory" | "dashboard", target: string, compare?: string): void {
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void {
     const q = new URLSearchParams({ token: this.token, app, file: target });
     if (compare) q.set("compare", compare);
+    for (const m of more ?? []) q.append("compare", m);
     location.assign(`/?${q}`);
   }
 

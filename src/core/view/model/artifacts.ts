@@ -248,3 +248,36 @@ export function alignRows(a: string[], b: string[]): Array<{ a: number | null; b
   }
   return out;
 }
+
+/**
+ * Aligns up to four rollouts for side-by-side view: each other rollout is aligned to the
+ * first (as `alignRows` does for two), then the pairings are merged on the first's rows.
+ * Turns of the others that match no turn of the first get lines of their own just before
+ * the next matched line, side by side where several rollouts have such turns there.
+ * Each line holds one row index (or null) per rollout.
+ */
+export function alignMany(signatures: string[][]): Array<Array<number | null>> {
+  const [first, ...others] = signatures;
+  if (!first) return [];
+  const n = first.length;
+  // For each other rollout: its row matched to each row of the first, and its unmatched rows waiting before each.
+  const matched = others.map(() => new Array<number | null>(n).fill(null));
+  const before = others.map(() => Array.from({ length: n + 1 }, () => [] as number[]));
+  others.forEach((sig, k) => {
+    let next = 0;
+    for (const p of alignRows(first, sig)) {
+      if (p.a !== null) {
+        next = p.a + 1;
+        if (p.b !== null) matched[k]![p.a] = p.b;
+      } else if (p.b !== null) before[k]![next]!.push(p.b);
+    }
+  });
+  const out: Array<Array<number | null>> = [];
+  for (let i = 0; i <= n; i++) {
+    const waiting = before.map((b) => b[i]!);
+    const height = waiting.reduce((m, w) => Math.max(m, w.length), 0);
+    for (let j = 0; j < height; j++) out.push([null, ...waiting.map((w) => w[j] ?? null)]);
+    if (i < n) out.push([i, ...matched.map((m) => m[i]!)]);
+  }
+  return out;
+}

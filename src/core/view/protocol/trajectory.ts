@@ -55,7 +55,19 @@ export const StepEntry = z.union([
 ]);
 export type StepEntry = z.infer<typeof StepEntry>;
 
-export const StepDetail = z.object({ row: z.number().int(), entries: z.array(StepEntry) });
+/**
+ * One window of a step's events: a step can hold tens of thousands (a tool called in a
+ * loop), so the app asks for a page at a time and the DOM never holds more than one.
+ */
+export const StepDetail = z.object({
+  row: z.number().int(),
+  entries: z.array(StepEntry),
+  /** Index of the first entry's line within the step, and the number of lines the step has. */
+  from: z.number().int().default(0),
+  total: z.number().int().default(0),
+});
+/** Events of a step sent at once (the page size of the step window). */
+export const STEP_PAGE = 200;
 export type StepDetail = z.infer<typeof StepDetail>;
 
 export const CheckResult = z.object({ name: z.string(), targets: z.array(z.string()), passed: z.boolean(), reason: z.string().optional() });
@@ -103,16 +115,21 @@ export const DocumentsView = z.object({
 });
 export type DocumentsView = z.infer<typeof DocumentsView>;
 
-export const AlignedPair = z.object({ a: z.number().int().nullable(), b: z.number().int().nullable() });
+/** Rollouts one compare view shows side by side. */
+export const MAX_COMPARE = 4;
 
 export const TrajectoryMethods = {
   meta: { params: z.object({ file: z.string() }), result: TrajectoryMeta },
   rows: { params: z.object({ file: z.string(), from: z.number().int().nonnegative(), to: z.number().int().nonnegative() }), result: z.array(RowSummary) },
-  step: { params: z.object({ file: z.string(), row: z.number().int().nonnegative() }), result: StepDetail },
+  step: {
+    params: z.object({ file: z.string(), row: z.number().int().nonnegative(), from: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(2000).default(STEP_PAGE) }),
+    result: StepDetail,
+  },
   diff: { params: z.object({ file: z.string(), row: z.number().int().nonnegative().nullable() }), result: z.array(FileDiff) },
   scene: { params: z.object({ file: z.string(), row: z.number().int().nonnegative() }), result: SceneAtRow },
   documents: { params: z.object({ file: z.string() }), result: DocumentsView },
-  align: { params: z.object({ a: z.string(), b: z.string() }), result: z.array(AlignedPair) },
+  /** Two to four rollouts aligned by step: each line holds one row index (or null) per file, in the order given. */
+  align: { params: z.object({ files: z.array(z.string()).min(2).max(MAX_COMPARE) }), result: z.array(z.array(z.number().int().nullable())) },
 } as const;
 
 export type RolloutStatusName = z.infer<typeof RolloutStatus>;

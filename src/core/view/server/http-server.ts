@@ -98,11 +98,12 @@ export async function startViewServer(t: ViewTarget, opts: { port?: number; asse
     if (url.pathname === "/api/init" && req.method === "GET") {
       const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
       const file = url.searchParams.get("file");
-      const compare = url.searchParams.get("compare");
+      const [compare, ...more] = url.searchParams.getAll("compare");
       const context = InitContext.parse({
         app,
         target: app === t.app ? (file ?? t.target) : (file ?? "."),
         ...(compare ? { compare } : {}),
+        ...(more.length ? { more: more.slice(0, 2) } : {}),
         live: url.searchParams.get("live") === "1",
         assetBase: "/assets/",
         backend: "http",

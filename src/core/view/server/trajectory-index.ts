@@ -225,6 +225,23 @@ export class TrajectoryIndex {
     return out;
   }
 
+  /** A window of one row's lines: entries of lines [from, from + limit) within the row, and how many lines it has. */
+  async stepWindow(row: number, from: number, limit: number): Promise<{ entries: StepEntry[]; total: number }> {
+    const [a, b] = this.grouper.lines(row, this.lineStart.length);
+    const first = Math.min(b, a + from);
+    const last = Math.min(b, first + limit);
+    if (first >= last) return { entries: [], total: b - a };
+    const texts = await this.readLines(first, last);
+    const entries: StepEntry[] = [];
+    for (let l = first; l < last; l++) {
+      const text = texts[l - first] ?? "";
+      if (text.trim() === "") continue;
+      const p = parseLine(text);
+      entries.push(p.ok ? { line: l + 1, event: p.event } : { line: l + 1, problem: p.message });
+    }
+    return { entries, total: b - a };
+  }
+
   async rows(from: number, to: number): Promise<RowSummary[]> {
     return (await this.entries(from, to)).map(({ row, entries }) => summariseRow(row, this.grouper.kinds[row]!, entries));
   }

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
-import type { RowSummary } from "../protocol/trajectory";
-import { alignRows, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
+import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
+import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
 import { Confinement, isInside } from "./confine";
 import { runDashboard } from "./run-folder";
 import { TrajectoryIndex } from "./trajectory-index";
@@ -109,8 +109,9 @@ export class ViewService {
         const idx = await this.index(this.resolve(String(params.file)));
         const row = Number(params.row);
         if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
-        const [r] = await idx.entries(row, row + 1);
-        return { row, entries: r?.entries ?? [] };
+        const from = Number(params.from ?? 0);
+        const w = await idx.stepWindow(row, from, Number(params.limit ?? STEP_PAGE));
+        return { row, entries: w.entries, from, total: w.total };
       }
       case "diff": {
         const idx = await this.fullIndex(this.resolve(String(params.file)));
@@ -138,10 +139,12 @@ export class ViewService {
         const signature = async (file: string) => {
           const idx = await this.fullIndex(this.resolve(file));
           const rows: RowSummary[] = [];
-          for (let i = 0; i < idx.rowCount; i += 500) rows.push(...(await idx.rows(i, i + 500)));
+          for (let i = 0; i < idx.rowCount; i += 500) for (const r of await idx.rows(i, i + 500)) rows.push(r);
           return rows.map((r) => `${r.kind}:${r.tools.join(",")}`);
         };
-        return alignRows(await signature(String(params.a)), await signature(String(params.b)));
+        const sigs: string[][] = [];
+        for (const f of params.files as string[]) sigs.push(await signature(f));
+        return alignMany(sigs);
       }
       case "run": {
         const rel = String(params.dir);

@@ -23,7 +23,7 @@ export class DashboardApp {
     const saved = (snapshot?.table ?? {}) as Partial<TableState>;
     this.table = new RolloutTable(
       { sort: saved.sort ?? "id", desc: saved.desc ?? false, filter: saved.filter ?? "", status: saved.status ?? "" },
-      (file, compare) => api.open("trajectory", file, compare),
+      (file, compare, more) => api.open("trajectory", file, compare, more),
       (state) => api.saveState({ table: state }),
     );
   }

@@ -1,5 +1,6 @@
 import { clear, fmtMs, fmtNum, h } from "../../shared/dom";
 import type { RolloutRow } from "./protocol";
+import { MAX_COMPARE } from "../../../../src/core/view/protocol/trajectory";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 type Key = "id" | "task" | "sample" | "status" | "reward" | "turns" | "duration_ms" | "tokens";
@@ -26,7 +27,7 @@ export class RolloutTable {
   readonly el: HTMLElement;
   private readonly filterInput = h("input", { type: "search", placeholder: "filter by rollout, task or status", "aria-label": "filter" });
   private readonly statusSelect = h("select", { "aria-label": "status" });
-  private readonly compareBtn = h("button", { disabled: true }, "Compare selected");
+  private readonly compareBtn = h("button", { disabled: true, title: "Select two to four rollouts" }, "Compare selected");
   private readonly tbody = h("tbody");
   private readonly thead = h("thead");
   private readonly counter = h("span", { class: "meta-item" });
@@ -35,15 +36,15 @@ export class RolloutTable {
 
   constructor(
     public state: TableState,
-    private readonly onOpen: (file: string, compare?: string) => void,
+    private readonly onOpen: (file: string, compare?: string, more?: string[]) => void,
     private readonly onState: (s: TableState) => void,
   ) {
     this.filterInput.value = state.filter;
     this.filterInput.addEventListener("input", () => this.update({ filter: this.filterInput.value }));
     this.statusSelect.addEventListener("change", () => this.update({ status: this.statusSelect.value }));
     this.compareBtn.addEventListener("click", () => {
-      const [a, b] = [...this.chosen];
-      if (a && b) this.onOpen(a, b);
+      const [a, b, ...more] = [...this.chosen];
+      if (a && b) this.onOpen(a, b, more);
     });
     this.el = h("div", { class: "rollouts" }, h("div", { class: "toolbar" }, this.filterInput, this.statusSelect, this.compareBtn, this.counter), h("table", { class: "grid rollout-table" }, this.thead, this.tbody));
   }
@@ -99,7 +100,7 @@ export class RolloutTable {
         e.stopPropagation();
         if (box.checked) this.chosen.add(r.file);
         else this.chosen.delete(r.file);
-        this.compareBtn.disabled = this.chosen.size !== 2;
+        this.compareBtn.disabled = this.chosen.size < 2 || this.chosen.size > MAX_COMPARE;
       });
       const bad = r.status !== "completed";
       this.tbody.appendChild(

@@ -39,7 +39,8 @@ export class TrajectoryApp {
       if (!document.body.dataset.firstStepMs) document.body.dataset.firstStepMs = String(performance.now());
       document.body.dataset.drawnRow = String(row);
     };
-    this.compare = new ComparePanel(api, file, typeof snapshot?.compare === "string" ? snapshot.compare : ctx.compare, () => this.save());
+    const saved = Array.isArray(snapshot?.compare) ? snapshot.compare.filter((x): x is string => typeof x === "string") : null;
+    this.compare = new ComparePanel(api, file, saved ?? [...(ctx.compare ? [ctx.compare] : []), ...(ctx.more ?? [])], () => this.save());
     this.panels.set("steps", { el: this.steps.el, show: () => {} });
     this.panels.set("compare", { el: this.compare.el, show: () => this.compare.show() });
   }
@@ -186,6 +187,6 @@ export class TrajectoryApp {
   }
 
   private save(): void {
-    this.api.saveState({ tab: this.tab, row: this.row, ...(this.compare.target ? { compare: this.compare.target } : {}) });
+    this.api.saveState({ tab: this.tab, row: this.row, ...(this.compare.targets.length ? { compare: this.compare.targets } : {}) });
   }
 }

@@ -1,85 +1,148 @@
+import { visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h } from "../../shared/dom";
-import type { RowSummary } from "./protocol";
+import { VirtualList } from "../../shared/virtual-list";
+import { MAX_COMPARE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
 
-/** Two rollouts of the same task side by side, turns aligned on their tool calls. */
+const LINE_HEIGHT = 46;
+const PAGE = 100;
+type Line = Array<RowSummary | null | undefined>;
+
+/**
+ * Up to four rollouts side by side, turns aligned by step on their tool calls. The
+ * aligned lines are a virtual list (a rollout of 66,668 steps keeps a screenful in the
+ * DOM); a click shows that line's steps below, each in its own column.
+ */
 export class ComparePanel {
   readonly el: HTMLElement;
-  private readonly picker = h("select", { "aria-label": "compare with" });
-  private readonly body = h("div", { class: "compare" });
-  private other: string | null;
+  private readonly pickers: HTMLSelectElement[] = [];
+  private readonly head = h("div", { class: "cmp-head" });
+  private readonly listHost = h("div", { class: "cmp-list" });
+  private readonly detail = h("div", { class: "cmp-detail" });
+  private list: VirtualList<Line> | null = null;
+  private files: string[] = [];
+  private lines: Array<Array<number | null>> = [];
+  private others: string[];
 
   constructor(
     private readonly api: HostApi,
     private readonly file: string,
-    compare: string | undefined,
-    private readonly onChoose: (other: string) => void,
+    others: string[],
+    private readonly onChoose: (others: string[]) => void,
   ) {
-    this.other = compare ?? null;
-    this.picker.addEventListener("change", () => {
-      this.other = this.picker.value || null;
-      if (this.other) this.onChoose(this.other);
-      void this.show();
-    });
-    this.el = h("div", { class: "panel", style: "flex-direction:column" }, h("div", { class: "toolbar" }, "Compare with ", this.picker), this.body);
+    this.others = others.slice(0, MAX_COMPARE - 1);
+    for (let k = 0; k < MAX_COMPARE - 1; k++) {
+      const sel = h("select", { "aria-label": k === 0 ? "compare with" : `and rollout ${k + 2}`, "data-slot": k });
+      sel.addEventListener("change", () => {
+        this.others = this.pickers.map((p) => p.value).filter((v) => v !== "");
+        this.onChoose(this.others);
+        void this.show();
+      });
+      this.pickers.push(sel);
+    }
+    this.el = h("div", { class: "panel compare-panel", style: "flex-direction:column" }, h("div", { class: "toolbar" }, "Compare with ", this.pickers[0]!, " and ", this.pickers[1]!, " and ", this.pickers[2]!), this.head, this.listHost, this.detail);
   }
 
-  get target(): string | null {
-    return this.other;
+  get targets(): string[] {
+    return this.others;
   }
 
-  /** Fills the picker with the other rollouts of the run, same task first. */
+  /** Fills the pickers with the other rollouts of the run, same task first. */
   async fillPicker(task: string | null): Promise<void> {
-    clear(this.picker);
-    this.picker.appendChild(h("option", { value: "" }, "— choose a rollout —"));
     const dir = this.file.includes("/rollouts/") ? this.file.slice(0, this.file.lastIndexOf("/rollouts/")) : this.file.startsWith("rollouts/") ? "." : null;
-    if (dir === null) return;
-    try {
-      const run = await this.api.request("run", { dir });
-      const others = run.rollouts.filter((r) => r.file !== this.file).sort((a, b) => Number(b.task === task) - Number(a.task === task));
-      for (const r of others) this.picker.appendChild(h("option", { value: r.file, selected: r.file === this.other }, `${r.id} · ${r.task ?? "?"} · reward ${r.reward?.toFixed(2) ?? "–"}`));
-    } catch {
-      // Not inside a run folder: only the compare target given at open time can be shown.
-      if (this.other) this.picker.appendChild(h("option", { value: this.other, selected: true }, this.other));
+    let options: Array<{ file: string; label: string }> = this.others.map((o) => ({ file: o, label: visibleName(o) }));
+    if (dir !== null) {
+      try {
+        const run = await this.api.request("run", { dir });
+        options = run.rollouts
+          .filter((r) => r.file !== this.file)
+          .sort((a, b) => Number(b.task === task) - Number(a.task === task))
+          .map((r) => ({ file: r.file, label: `${visibleName(r.id)} · ${visibleName(r.task ?? "?")} · reward ${r.reward?.toFixed(2) ?? "–"}` }));
+      } catch {
+        // Not inside a run folder: only the compare targets given at open time can be shown.
+      }
+    }
+    for (const [k, sel] of this.pickers.entries()) {
+      clear(sel);
+      sel.appendChild(h("option", { value: "" }, k === 0 ? "— choose a rollout —" : "— none —"));
+      for (const o of options) sel.appendChild(h("option", { value: o.file, selected: o.file === this.others[k] }, o.label));
     }
   }
 
   async show(): Promise<void> {
-    clear(this.body);
-    if (!this.other) {
-      this.body.appendChild(h("div", { class: "empty" }, "Choose a second rollout to compare."));
+    clear(this.head);
+    clear(this.listHost);
+    clear(this.detail);
+    this.list = null;
+    if (!this.others.length) {
+      this.listHost.appendChild(h("div", { class: "empty" }, "Choose up to three rollouts to compare."));
       return;
     }
-    const b = this.other;
-    const [pairs, rowsA, rowsB] = await Promise.all([this.api.request("align", { a: this.file, b }), this.allRows(this.file), this.allRows(b)]);
-    const cell = (file: string, rows: RowSummary[], i: number | null) => {
-      if (i === null) return h("td", { class: "gap" }, "—");
-      const r = rows[i];
-      const td = h("td", { class: "cmp-cell" }, h("div", { class: "r1" }, h("b", {}, r?.title ?? `#${i}`), " ", h("span", { class: "meta-item" }, r?.tools.join(", ") ?? "")), h("div", { class: "meta-item" }, r?.preview ?? ""));
-      td.addEventListener("click", () => {
-        void this.api.request("step", { file, row: i }).then((s) => {
-          const open = td.querySelector(".step");
-          if (open) open.remove();
-          else td.appendChild(renderStep(s));
-        });
-      });
-      return td;
-    };
-    this.body.appendChild(
-      h(
-        "table",
-        { class: "grid compare-table" },
-        h("thead", {}, h("tr", {}, h("th", {}, this.file), h("th", {}, b))),
-        h("tbody", {}, ...pairs.map((p) => h("tr", {}, cell(this.file, rowsA, p.a), cell(b, rowsB, p.b)))),
-      ),
-    );
+    this.files = [this.file, ...this.others];
+    this.lines = await this.api.request("align", { files: this.files });
+    this.head.style.setProperty("--cols", String(this.files.length));
+    for (const f of this.files) this.head.appendChild(h("div", { class: "cmp-col-head", title: visibleName(f) }, visibleName(f)));
+    this.list = new VirtualList<Line>(LINE_HEIGHT, PAGE, (from, to) => this.load(from, to), (line, i, selected) => this.lineView(line, i, selected), (i) => void this.showLine(i));
+    this.list.el.classList.add("compare-table");
+    this.list.el.style.setProperty("--cols", String(this.files.length));
+    this.listHost.appendChild(this.list.el);
+    this.list.setCount(this.lines.length);
+    this.list.render();
   }
 
-  private async allRows(file: string): Promise<RowSummary[]> {
-    const meta = await this.api.request("meta", { file });
-    const out: RowSummary[] = [];
-    for (let i = 0; i < meta.rows; i += 500) out.push(...(await this.api.request("rows", { file, from: i, to: Math.min(meta.rows, i + 500) })));
-    return out;
+  /** Row summaries of aligned lines [from, to), fetched per rollout as one range each. */
+  private async load(from: number, to: number): Promise<Line[]> {
+    const window = this.lines.slice(from, to);
+    const byFile = await Promise.all(
+      this.files.map(async (file, k) => {
+        const rows = window.map((l) => l[k]).filter((r): r is number => r !== null && r !== undefined);
+        const got = new Map<number, RowSummary>();
+        if (!rows.length) return got;
+        let lo = rows[0]!;
+        const hi = rows[rows.length - 1]!;
+        while (lo <= hi) {
+          const part = await this.api.request("rows", { file, from: lo, to: Math.min(hi + 1, lo + 500) });
+          for (const r of part) got.set(r.index, r);
+          lo += 500;
+        }
+        return got;
+      }),
+    );
+    return window.map((l) => l.map((r, k) => (r === null || r === undefined ? null : byFile[k]!.get(r))));
+  }
+
+  private lineView(line: Line | undefined, i: number, selected: boolean): HTMLElement {
+    const row = h("div", { class: `cmp-line${selected ? " selected" : ""}`, role: "option", "data-line": i });
+    for (let k = 0; k < this.files.length; k++) {
+      const at = this.lines[i]?.[k];
+      const r = line?.[k];
+      if (at === null || at === undefined) row.appendChild(h("div", { class: "cmp-cell gap" }, "—"));
+      else row.appendChild(h("div", { class: "cmp-cell" }, h("div", { class: "r1" }, h("b", {}, r?.title ?? `#${at}`), " ", h("span", { class: "meta-item" }, r?.tools.map(visibleName).join(", ") ?? "")), h("div", { class: "meta-item r2" }, r?.preview ?? "…")));
+    }
+    return row;
+  }
+
+  /** The steps of one aligned line, side by side (each paged like the Steps view). */
+  private async showLine(i: number): Promise<void> {
+    const line = this.lines[i];
+    if (!line) return;
+    clear(this.detail);
+    this.detail.style.setProperty("--cols", String(this.files.length));
+    for (const [k, file] of this.files.entries()) {
+      const col = h("div", { class: "cmp-step", "data-col": k });
+      this.detail.appendChild(col);
+      const row = line[k];
+      if (row === null || row === undefined) {
+        col.appendChild(h("div", { class: "empty" }, "No matching step."));
+        continue;
+      }
+      const draw = async (from: number) => {
+        const step = await this.api.request("step", { file, row, from });
+        clear(col);
+        col.appendChild(renderStep(step, (next) => void draw(next)));
+      };
+      await draw(0);
+    }
   }
 }

@@ -4,7 +4,7 @@ import { renderAnsi } from "../../shared/ansi-dom";
 import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
 import { renderImage, renderImageUrl } from "../../shared/image-dom";
 import { renderMarkdown } from "../../shared/markdown-dom";
-import type { StepDetail, StepEntry } from "./protocol";
+import { STEP_PAGE, type StepDetail, type StepEntry } from "./protocol";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 function card(kind: string, cls: string, head: Array<Node | string | null>, ...body: Array<Node | null>): HTMLElement {
@@ -144,6 +144,31 @@ export function renderEntry(entry: StepEntry): HTMLElement {
   }
 }
 
-export function renderStep(step: StepDetail): HTMLElement {
-  return h("div", { class: "step", "data-row": step.row }, ...step.entries.map(renderEntry));
+/** Moves between windows of a step that has more lines than one page holds. */
+function pager(step: StepDetail, page: number, go: (from: number) => void): HTMLElement | null {
+  if (step.total <= page && step.from === 0) return null;
+  const last = Math.min(step.total, step.from + page);
+  const btn = (label: string, from: number, enabled: boolean) => h("button", { class: "page-btn", disabled: !enabled, onclick: () => go(from) }, label);
+  return h(
+    "div",
+    { class: "step-pager toolbar", role: "navigation" },
+    btn("« first", 0, step.from > 0),
+    btn("‹ previous", Math.max(0, step.from - page), step.from > 0),
+    h("span", { class: "meta-item pager-range" }, `lines ${(step.from + 1).toLocaleString()}–${last.toLocaleString()} of ${step.total.toLocaleString()} in this step`),
+    btn("next ›", step.from + page, last < step.total),
+    btn("last »", Math.max(0, Math.floor((step.total - 1) / page) * page), last < step.total),
+  );
+}
+
+/**
+ * A step's events, one window at a time: `go` asks for another window. Children are
+ * appended one by one (a spread of thousands of nodes is one call's arguments).
+ */
+export function renderStep(step: StepDetail, go?: (from: number) => void, page = STEP_PAGE): HTMLElement {
+  const el = h("div", { class: "step", "data-row": step.row, "data-from": step.from });
+  const nav = go ? pager(step, page, go) : null;
+  if (nav) el.appendChild(nav);
+  for (const e of step.entries) el.appendChild(renderEntry(e));
+  if (nav && step.entries.length > 20) el.appendChild(pager(step, page, go!)!);
+  return el;
 }

@@ -51,14 +51,14 @@ export class StepsPanel {
     this.count.textContent = `${rows.toLocaleString()} steps${indexing ? " · reading the file…" : complete ? "" : " · live"}`;
   }
 
-  private async show(row: number): Promise<void> {
+  private async show(row: number, from = 0): Promise<void> {
     const seq = ++this.requestSeq;
-    this.onSelect(row);
+    if (from === 0) this.onSelect(row);
     try {
-      const step = await this.api.request("step", { file: this.file, row });
+      const step = await this.api.request("step", { file: this.file, row, from });
       if (seq !== this.requestSeq) return;
       clear(this.detail);
-      this.detail.appendChild(renderStep(step));
+      this.detail.appendChild(renderStep(step, (next) => void this.show(row, next)));
       this.detail.scrollTop = 0;
       this.onDrawn(row);
     } catch (err) {
