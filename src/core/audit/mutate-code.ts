@@ -5,6 +5,7 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
+import { sandboxFiles, textFiles } from "./file-map";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
 
 /** One mutant of the reference solution's Python, as rlenv_mutate.py made it. */
@@ -48,9 +49,9 @@ export class MutationWorkbench {
   static async open(provider: SandboxProvider, env: Environment, task: LoadedTask, signal?: AbortSignal): Promise<MutationWorkbench> {
     const sb = await provider.acquire(sandboxRequest(env, { "rlenv.audit": task.id }, signal));
     try {
-      await sb.reset({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) });
+      await sb.reset({ ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) });
       const s = task.solution ?? {};
-      if (s.files) await sb.writeFiles(s.files);
+      if (s.files) await sb.writeFiles(sandboxFiles(s.files));
       if (s.patch) {
         const r = await sb.exec("cat > /tmp/.rlenv-audit.patch && (git apply --whitespace=nowarn /tmp/.rlenv-audit.patch 2>/dev/null || patch -p1 --forward < /tmp/.rlenv-audit.patch)", { stdin: s.patch.endsWith("\n") ? s.patch : `${s.patch}\n`, timeoutMs: 60_000 });
         if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`the reference patch does not apply: ${r.stderr.slice(0, 300)}`);
@@ -107,7 +108,7 @@ export class MutationWorkbench {
     if (tests.type === "tests" && tests.format === "stdio") {
       const program = tests.program ?? this.task.tests?.command ?? tests.command ?? "python3 solution.py";
       const cases = [...(this.task.tests?.cases ?? [])];
-      for (const [n, text] of Object.entries(this.task.visible_tests ?? {})) {
+      for (const [n, text] of Object.entries(textFiles(this.task.visible_tests))) {
         if (!n.endsWith(".json")) continue;
         try {
           const parsed = JSON.parse(text) as Array<{ stdin?: string }>;
@@ -123,7 +124,7 @@ export class MutationWorkbench {
     }
     const command = this.task.tests?.command ?? tests.command;
     if (!command) return null;
-    if (this.task.tests?.files) await this.sb.writeFiles(this.task.tests.files);
+    if (this.task.tests?.files) await this.sb.writeFiles(sandboxFiles(this.task.tests.files));
     const watched = this.targets().map((f) => path.posix.join(this.sb.workdir, f));
     await this.sb.exec(`rm -f ${TRACE_OUT}`, { timeoutMs: 10_000 });
     const r = await this.sb.exec(command, {

@@ -147,7 +147,13 @@ export function answerVariants(gold: unknown, fields: Array<{ path: string; judg
     if (judge) continue;
     const value = path === "" ? gold : getPath(gold, path);
     const put = (v: unknown) => (path === "" ? v : setPath(gold, path, v));
-    if (typeof value === "string") {
+    if (typeof value === "number") {
+      // A number answer stays a number where the variant still is one.
+      for (const v of stringVariants(String(value), otherFigures)) {
+        const n = typeof v.answer === "string" && /^-?\d+(\.\d+)?$/.test(v.answer) ? Number(v.answer) : v.answer;
+        out.push({ ...v, field: path, answer: put(n) });
+      }
+    } else if (typeof value === "string") {
       for (const v of stringVariants(value, otherFigures)) out.push({ ...v, field: path, answer: put(v.answer) });
     } else if (Array.isArray(value)) {
       const i = value.findIndex((x) => (typeof x === "string" ? stringVariants(x).length > 0 : x && typeof x === "object" && Object.values(x).some((y) => typeof y === "string" && findFigure(y))));

@@ -67,7 +67,7 @@ export function sceneVariants(calls: ToolCallSpec[], checks: Check[]): SceneVari
       const axisName = "xyz"[where.axis];
       out.push({ operator: "move-2x-tolerance", object: name, description: `${name} moved ${2 * where.tolerance} along ${axisName} (twice its ${where.check} tolerance)`, calls: moved(calls, index, where.axis, 2 * where.tolerance) });
       const size = Math.max(0.25, ...dims);
-      if (size > 2 * where.tolerance) out.push({ operator: "move-own-size", object: name, description: `${name} moved ${size} along ${axisName} (its own size)`, calls: moved(calls, index, where.axis, size) });
+      if (Math.abs(size - 2 * where.tolerance) > 1e-9) out.push({ operator: "move-own-size", object: name, description: `${name} moved ${size} along ${axisName} (its own size)`, calls: moved(calls, index, where.axis, size) });
     }
     out.push({
       operator: "remove",

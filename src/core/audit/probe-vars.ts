@@ -4,6 +4,7 @@ import { shq } from "../domains/code/shell-quote";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { StdioCase } from "../schema/verifier";
+import { textFiles } from "./file-map";
 
 /**
  * The values a probe file may name as {{var}}, derived from the task. A variable the task
@@ -32,7 +33,7 @@ export function editablePythonFiles(task: LoadedTask): string[] {
 /** A Python program that prints the expected stdout of each visible stdin example and nothing else. */
 function hardcodeStdio(task: LoadedTask): string | undefined {
   const cases: StdioCase[] = [];
-  for (const [name, text] of Object.entries(task.visible_tests ?? {})) {
+  for (const [name, text] of Object.entries(textFiles(task.visible_tests))) {
     if (!name.endsWith(".json")) continue;
     try {
       const parsed = StdioCase.array().safeParse(JSON.parse(text));
@@ -113,7 +114,7 @@ export function probeVars(env: Environment, task: LoadedTask): ProbeVars {
   const reports = env.manifest.reward.flatMap((v) => (v.type === "tests" && v.report ? [v.report] : []));
   vars.report_paths = reports.map(shq).join(" ");
   const tests = env.manifest.reward.find((v) => v.type === "tests");
-  const stub = vars.solution_file ? task.files?.[vars.solution_file] : undefined;
+  const stub = vars.solution_file ? textFiles(task.files)[vars.solution_file] : undefined;
   const hard = tests?.type === "tests" && tests.format === "stdio" ? hardcodeStdio(task) : stub ? hardcodeDoctest(stub) : undefined;
   if (hard) vars.hardcoded_visible = hard;
   const docs = taskDocuments(env, task);

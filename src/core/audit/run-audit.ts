@@ -71,7 +71,7 @@ function shuffledPick<T>(items: T[], max: number, seed: number): T[] {
 async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptions, primary: SandboxProvider): Promise<MutationPlan | null> {
   const domain = env.manifest.domain;
   if (!task.solution) return null;
-  if (domain === "code" || (domain === "custom" && (task.solution.files || task.solution.patch))) {
+  if ((domain === "code" || domain === "custom") && (task.solution.files || task.solution.patch)) {
     let bench: MutationWorkbench;
     try {
       bench = await MutationWorkbench.open(primary, env, task, opts.signal);
@@ -98,11 +98,13 @@ async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptio
       await bench.close();
     }
   }
-  if (domain === "document" && task.solution.answer !== undefined) {
+  if (domain !== "scene3d" && task.solution.answer !== undefined) {
     const target = task.target as { grading?: Record<string, { comparator?: string }> } | undefined;
     const fields = env.manifest.reward.flatMap((v) =>
       v.type === "fields" ? Object.entries(v.fields).map(([p, spec]) => ({ path: p, judge: spec.comparator === "judge" || target?.grading?.[p]?.comparator === "judge" })) : v.type === "exact" || v.type === "numeric" ? [{ path: v.field ?? "", judge: false }] : [],
     );
+    // A verifier of its own (a script) grades the whole answer.
+    if (fields.length === 0) fields.push({ path: "", judge: false });
     const vars = probeVars(env, task);
     const others = vars.candidate_figures ? vars.candidate_figures.split("; ") : figuresIn(task.prompt);
     const variants = answerVariants(task.solution.answer, fields, others);
@@ -248,14 +250,22 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     probeRuns.set(backend, await runBatch(ctxFor(provider), `probes-${backend}`, probeItems));
   }
 
-  // 3. Mutants, on the first backend (whether a verifier catches a wrong solution does not depend on the sandbox).
+  // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
+  const judging = opts.providers.filter(({ backend }) => [...(oracleRuns.get(backend)?.values() ?? [])].some((runs) => runs.some((r) => r.reward !== null)));
+  for (const { backend } of opts.providers) {
+    if (judging.some((j) => j.backend === backend)) continue;
+    const why = [...(oracleRuns.get(backend)?.values() ?? [])].flat().find((r) => r.reason)?.reason;
+    notes.push(`the ${backend} backend judged none of the oracle's rollouts${why ? `: ${why}` : ""}`);
+  }
+  // 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
+  const mutating = judging[0] ?? first;
   // Each task's mutants are made in a sandbox of its own, a few at a time.
   const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
-  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, first.provider))))).filter((p): p is MutationPlan => p !== null);
-  log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${first.backend}`);
+  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider))))).filter((p): p is MutationPlan => p !== null);
+  log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${mutating.backend}`);
   const mutantRuns = await runBatch(
-    ctxFor(first.provider),
-    `mutants-${first.backend}`,
+    ctxFor(mutating.provider),
+    `mutants-${mutating.backend}`,
     plans.flatMap((p) => p.items),
   );
 
@@ -275,8 +285,10 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
         problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${a.backend} and ${fmt(d.b)} on ${b.backend}`);
       }
     }
-    const reference = flakiness[0]?.rewards.find((r) => r !== null) ?? null;
+    const reference = flakiness.flatMap((f) => f.rewards).find((r) => r !== null) ?? null;
     if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
+    // Infra errors judge nothing: a task no backend could judge is not a pass.
+    if (reference === null) problems.push(`not judged: no oracle rollout of this task was scored (${[...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`);
 
     const probes: ProbeOutcome[] = [];
     for (const { backend } of opts.providers) {
@@ -293,6 +305,9 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     let mutation: MutationResult | null = null;
     if (plan) {
       mutation = await judgeMutation(plan, mutantRuns, reference);
+      // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
+      if (mutation.kind !== "code") for (const sv of mutation.survivors) problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
+      for (const r of mutation.rejected_correct) problems.push(`rejects a correct answer: ${r.description} (reward ${fmt(r.reward)})`);
       if (mutation.score !== null && mutation.score < minScore) {
         problems.push(`mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors.map((s) => s.description).slice(0, 5).join("; ")})`);
       }

@@ -1,0 +1,13 @@
+/** A task's file map as the sandbox takes it: text as is, { base64 } entries as their bytes. */
+export function sandboxFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string | Buffer> {
+  const out: Record<string, string | Buffer> = {};
+  for (const [k, v] of Object.entries(map ?? {})) out[k] = typeof v === "string" ? v : Buffer.from(v.base64, "base64");
+  return out;
+}
+
+/** Only the text files of a file map (the audit reads and rewrites source code, never binaries). */
+export function textFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map ?? {})) if (typeof v === "string") out[k] = v;
+  return out;
+}
