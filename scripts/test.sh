@@ -18,6 +18,7 @@ stage typecheck npm run --silent typecheck
 stage lint npm run --silent lint
 stage build npm run --silent build
 stage schema-fresh npx tsx scripts/write-schemas.ts --check
+stage docs-fresh npx tsx scripts/write-docs.ts --check
 stage services bash test/setup/all.sh
 # shellcheck disable=SC1091
 [ -f .test-artifacts/services/env ] && set -a && . .test-artifacts/services/env && set +a
