@@ -22,6 +22,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { textFiles } from "../../src/core/environment/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
@@ -96,9 +97,9 @@ function baselinePrograms(): Array<{ id: string; program: string; expectPass: bo
   const { env } = loadEnvironment(ENV_DIR);
   if (!env) throw new Error(`cannot load ${ENV_DIR}`);
   return env.tasks.flatMap((t) => {
-    const check = (t.tests?.files?.["_hidden_check.py"] ?? "").replace(/^from solution import .*$/gm, "");
-    const seed = t.files?.["solution.py"] ?? "";
-    const solved = t.solution?.files?.["solution.py"] ?? "";
+    const check = (textFiles(t.tests?.files)["_hidden_check.py"] ?? "").replace(/^from solution import .*$/gm, "");
+    const seed = textFiles(t.files)["solution.py"] ?? "";
+    const solved = textFiles(t.solution?.files)["solution.py"] ?? "";
     return [
       { id: `${t.id}/oracle`, program: `${solved}\n${check}`, expectPass: true },
       { id: `${t.id}/nop`, program: `${seed}\n${check}`, expectPass: false },

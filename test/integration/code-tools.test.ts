@@ -5,6 +5,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CODE_TOOLS } from "../../src/core/domains/code";
 import type { ToolContext, ToolResult } from "../../src/core/domains/types";
+import { sandboxFiles } from "../../src/core/environment/file-content";
 import type { Environment } from "../../src/core/environment/load-environment";
 import type { LoadedTask } from "../../src/core/environment/load-tasks";
 import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
@@ -30,7 +31,7 @@ for (const backend of ["process", "docker"] as const) {
     async function session(env: Environment, task: LoadedTask, stepMs = 10_000) {
       const sb = await provider.acquire(sandboxRequest(env));
       open.push(sb);
-      await sb.reset({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) });
+      await sb.reset(sandboxFiles({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) }));
       const ctx: ToolContext = { env, task, sandbox: async () => sb, state: new Map(), signal: new AbortController().signal, timeoutMs: stepMs };
       const call = (name: string, args: Record<string, unknown> = {}) => {
         const tool = CODE_TOOLS.find((t) => t.name === name);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { planVisibleTests } from "../../src/core/domains/code/visible-tests";
+import { textFiles } from "../../src/core/environment/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");
@@ -38,10 +39,11 @@ describe("code-humaneval", () => {
     assert.equal(env.tasks.length, 164);
     for (const t of env.tasks) {
       const entry = String(t.metadata?.entry_point);
-      assert.match(t.files?.["solution.py"] ?? "", new RegExp(`def ${entry}\\(`));
-      const check = t.tests?.files?.["_hidden_check.py"] ?? "";
+      const [seed, solved] = [textFiles(t.files)["solution.py"], textFiles(t.solution?.files)["solution.py"]];
+      assert.match(seed ?? "", new RegExp(`def ${entry}\\(`));
+      const check = textFiles(t.tests?.files)["_hidden_check.py"] ?? "";
       assert.match(check, new RegExp(`^check\\(${entry}\\)$`, "m"));
-      assert.ok((t.solution?.files?.["solution.py"] ?? "").startsWith(t.files?.["solution.py"] ?? "\0"), `${t.id}: the oracle extends the seed`);
+      assert.ok((solved ?? "").startsWith(seed ?? "\0"), `${t.id}: the oracle extends the seed`);
       assert.equal(t.visible_tests?.["_hidden_check.py"], undefined, "the hidden check is never visible");
     }
   });

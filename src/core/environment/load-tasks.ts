@@ -1,6 +1,8 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import type { FileContent, FileMap } from "../schema/common";
 import { Task } from "../schema/task";
+import { contentOfBytes } from "./file-content";
 import { JsonPositionIndex, JsonSyntaxError, LineMap, parseJsonWithPositions } from "./json-positions";
 import { PositionIndex } from "./positions";
 import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
@@ -12,7 +14,7 @@ export interface LoadedTask extends Task {
   source: { file: string; line: number; index: number };
 }
 
-const FILE_MAP_FIELDS: Array<(t: Task) => [string[], Record<string, string> | undefined]> = [
+const FILE_MAP_FIELDS: Array<(t: Task) => [string[], FileMap | undefined]> = [
   (t) => [["files"], t.files],
   (t) => [["visible_tests"], t.visible_tests],
   (t) => [["tests", "files"], t.tests?.files],
@@ -88,14 +90,15 @@ function leadsOut(abs: string, realEnv: string): boolean {
 }
 
 /**
- * Read every file under a folder into a path → text map, never through a link that leads
+ * Read every file under a folder into a path → content map (text, or base64 for bytes that
+ * are not UTF-8 text, so a database or an image arrives byte for byte), never through a link that leads
  * out of the environment (the loader refuses each of those where it is: see
  * findOutsideLinks). A link that stays inside is read as what it points to: a file's bytes,
  * a folder's files; a link to this folder or one above it is skipped (it would hold itself),
  * and each real folder is read once, so no loop of links goes on without end.
  */
-function readTree(dir: string, realEnv: string): Record<string, string> {
-  const out: Record<string, string> = {};
+function readTree(dir: string, realEnv: string): Record<string, FileContent> {
+  const out: Record<string, FileContent> = {};
   const seen = new Set<string>();
   let top = "";
   const walk = (abs: string, rel: string) => {
@@ -109,7 +112,7 @@ function readTree(dir: string, realEnv: string): Record<string, string> {
       if (leadsOut(a, realEnv)) continue;
       const st = statSync(a, { throwIfNoEntry: false }); // follows a link that stays inside; undefined when dangling
       if (st?.isDirectory()) walk(a, r);
-      else if (st?.isFile()) out[r] = readFileSync(a, "utf8");
+      else if (st?.isFile()) out[r] = contentOfBytes(readFileSync(a));
     }
   };
   if (existsSync(dir) && !leadsOut(dir, realEnv) && statSync(dir).isDirectory()) walk(dir, "");

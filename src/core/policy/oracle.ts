@@ -1,3 +1,4 @@
+import { fileBytes, isBinary } from "../environment/file-content";
 import type { Solution } from "../schema/task";
 import { type PlannedTurn, PlannedPolicy } from "./scripted";
 import { submitArguments, submitToolName } from "./submit-name";
@@ -35,9 +36,14 @@ export class OraclePolicy extends PlannedPolicy {
       if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`oracle: '${cmd}' failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
     };
     if (s.files && Object.keys(s.files).length > 0) {
-      const files = s.files;
-      if (writeTool) for (const [path, content] of Object.entries(files)) calls.push({ name: "write_file", arguments: JSON.stringify({ path, content }) });
-      else direct.push((sb) => sb.writeFiles(files));
+      // Text goes through write_file where there is one; bytes (which a tool's text argument
+      // cannot carry) are written straight into the sandbox before the first turn.
+      const bytes: Record<string, Buffer> = {};
+      for (const [path, content] of Object.entries(s.files)) {
+        if (isBinary(content) || !writeTool) bytes[path] = fileBytes(content);
+        else calls.push({ name: "write_file", arguments: JSON.stringify({ path, content }) });
+      }
+      if (Object.keys(bytes).length > 0) direct.push((sb) => sb.writeFiles(bytes));
     }
     if (s.patch) {
       const patch = s.patch;

@@ -15,8 +15,24 @@ export const JsonSchemaObject = z
   .catchall(z.unknown())
   .describe("JSON Schema of an object (type: object, properties, required)");
 
+/** A binary file's bytes, base64-encoded (standard alphabet, padded), where text would not keep them. */
+export const BinaryContent = z.strictObject({
+  base64: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, "not base64 (standard alphabet, padded with '=', no line breaks)")
+    .describe("The file's bytes, base64-encoded"),
+});
+export type BinaryContent = z.infer<typeof BinaryContent>;
+
+/** One file's content: text (written as UTF-8), or { base64 } for bytes that are not UTF-8 text. */
+export const FileContent = z.union([z.string(), BinaryContent]);
+export type FileContent = z.infer<typeof FileContent>;
+
 /** File contents keyed by relative path, as seeds, hidden tests or a reference solution. */
-export const FileMap = z.record(z.string(), z.string()).describe("File contents keyed by path relative to the workdir");
+export const FileMap = z
+  .record(z.string(), FileContent)
+  .describe('File contents keyed by path relative to the workdir: text, or { "base64": "…" } for a binary file');
+export type FileMap = z.infer<typeof FileMap>;
 
 export const Domain = z.enum(["code", "scene3d", "document", "custom"]);
 export type Domain = z.infer<typeof Domain>;

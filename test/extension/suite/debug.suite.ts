@@ -84,7 +84,8 @@ suite("Rollout debugger", () => {
     const api = await extensionApi();
     const pick = pickValidatable(api);
     const task = pick?.entry.result.env?.tasks.find((t) => t.id === pick.taskId);
-    const [solPath, solText] = Object.entries(task?.solution?.files ?? {})[0] ?? [];
+    const [solPath, solContent] = Object.entries(task?.solution?.files ?? {})[0] ?? [];
+    const solText = typeof solContent === "string" ? solContent : undefined;
     if (!pick || !solPath || solText === undefined) return this.skip();
     await usePolicy([
       { reply: { content: "Writing my attempt.", tool_calls: [{ name: "write_file", arguments: { path: solPath, content: "print('wrong')\n" } }] } },

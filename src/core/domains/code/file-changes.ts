@@ -1,3 +1,4 @@
+import { textFiles } from "../../environment/file-content";
 import type { Sandbox } from "../../sandbox/types";
 import type { FileDiff } from "../../schema/trajectory";
 import type { ToolContext } from "../types";
@@ -42,9 +43,12 @@ export function restoreKnownFiles(ctx: Pick<ToolContext, "state">, saved: unknow
   }
 }
 
-/** What the engine seeds the workdir with at reset: the task's files and its visible tests. */
+/**
+ * The text of what the engine seeds the workdir with at reset: the task's files and its
+ * visible tests. A binary seed is left out: its text is not known, so the sandbox is asked.
+ */
 function seedFiles(ctx: Pick<ToolContext, "task">): Record<string, string> {
-  return { ...(ctx.task.files ?? {}), ...(ctx.task.visible_tests ?? {}) };
+  return textFiles({ ...(ctx.task.files ?? {}), ...(ctx.task.visible_tests ?? {}) });
 }
 
 /** The text a file had before this call, when the rollout already knows it without asking the sandbox. */

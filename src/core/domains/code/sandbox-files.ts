@@ -58,12 +58,12 @@ export async function readWorkdirFile(sb: Sandbox, rel: string, timeoutMs: numbe
 }
 
 /**
- * Write text files relative to the workdir, creating folders; throws with the reason when
+ * Write files (text, or exact bytes) relative to the workdir, creating folders; throws with the reason when
  * one cannot be written. A link at a file's own path is followed (an editor writes through
  * it) unless `replaceLinks`, which the engine's own files (tests) use: the link is removed
  * and a plain file written in its place.
  */
-export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, string>, timeoutMs: number, signal?: AbortSignal, replaceLinks = false): Promise<void> {
+export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, string | Buffer>, timeoutMs: number, signal?: AbortSignal, replaceLinks = false): Promise<void> {
   if (Object.keys(files).length === 0) return;
   if (sb.putWorkdirFiles) {
     // The sandbox writes them itself, resolved inside it as the script below does: no shell to start.
@@ -72,11 +72,11 @@ export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, strin
     if (!r.ok) throw new WorkdirWriteError(r.message);
     return;
   }
-  for (const [rel, text] of Object.entries(files)) {
-    // Small text goes as an argument (written by the printf builtin, no cat to spawn); the rest on stdin.
-    const inline = Buffer.byteLength(text) <= INLINE_LIMIT && argSafe(text);
-    const how = inline ? ["arg", text] : ["stdin"];
-    const r = await sb.exec(["sh", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow", ...how], { ...opts(timeoutMs, signal), ...(inline ? {} : { stdin: text }) });
+  for (const [rel, content] of Object.entries(files)) {
+    // Small text goes as an argument (written by the printf builtin, no cat to spawn); the rest, and bytes, on stdin.
+    const inline = typeof content === "string" && Buffer.byteLength(content) <= INLINE_LIMIT && argSafe(content);
+    const how = inline ? ["arg", content] : ["stdin"];
+    const r = await sb.exec(["sh", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow", ...how], { ...opts(timeoutMs, signal), ...(inline ? {} : { stdin: content }) });
     if (r.status !== "ok" || r.exitCode !== 0) throw new WorkdirWriteError(r.status === "ok" ? r.stderr.trim() || `writing '${rel}' failed (exit ${r.exitCode})` : `writing '${rel}' failed: ${r.reason ?? r.status}`);
   }
 }
@@ -95,9 +95,9 @@ export const SIMPLE_COMMAND = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
  * big to pass inline; then write them with writeWorkdirFiles and run the command alone.
  * For a sandbox without putWorkdirFiles: one that has it takes exec's writeFirst instead.
  */
-export function withFilesWritten(workdir: string, files: Record<string, string>, command: string): string[] | null {
-  // Text goes as it is (written by the printf builtin); only what an argument cannot carry (NUL, broken UTF-16) as base64.
-  const triples = Object.entries(files).flatMap(([rel, text]) => (argSafe(text) ? [rel, "raw", text] : [rel, "b64", Buffer.from(text).toString("base64")]));
+export function withFilesWritten(workdir: string, files: Record<string, string | Buffer>, command: string): string[] | null {
+  // Text goes as it is (written by the printf builtin); bytes, and text an argument cannot carry (NUL, broken UTF-16), as base64.
+  const triples = Object.entries(files).flatMap(([rel, c]) => (typeof c === "string" && argSafe(c) ? [rel, "raw", c] : [rel, "b64", (typeof c === "string" ? Buffer.from(c, "utf8") : c).toString("base64")]));
   if (triples.reduce((n, p) => n + Buffer.byteLength(p), 0) > INLINE_LIMIT) return null;
   const script = `cd -P -- "$1" 2>/dev/null || { echo "${COPY_FAILED} the workdir is missing" >&2; exit 97; }
 w=$PWD; cmd=$2; simple=${SIMPLE_COMMAND.test(command) ? 1 : 0}; shift 2

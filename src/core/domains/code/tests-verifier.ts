@@ -1,3 +1,4 @@
+import { sandboxFiles } from "../../environment/file-content";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../../reward/sentinel";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../../reward/test-reports";
 import type { ExecResult, Sandbox } from "../../sandbox/types";
@@ -48,7 +49,7 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   // recorded as this verifier's failure with its reason rather than as a verifier time-out.
   const budgetMs = Math.max(500, Math.min(ctx.timeoutMs - 2000, ctx.timeoutMs * 0.8));
   // The hidden files are copied in by the same exec that runs the tests: one round trip.
-  const files = ctx.task.tests?.files ?? {};
+  const files = sandboxFiles(ctx.task.tests?.files);
   const token = config.sentinel ? newSentinel() : null;
   const opts = { timeoutMs: budgetMs, signal: ctx.signal, ...(token ? { stdin: `${token}\n` } : {}) };
   let r: ExecResult;
@@ -131,7 +132,7 @@ export const codeTestsVerifier: Verifier<TestsConfig> = {
     // Hidden files are copied in only now, through the sandbox, so a link the agent planted
     // cannot redirect them. The command formats copy them in the exec that runs the tests.
     if (config.format !== "stdio") return verifyCommand(config, ctx);
-    await writeWorkdirFiles(await ctx.sandbox(), ctx.task.tests?.files ?? {}, ctx.timeoutMs, ctx.signal, true);
+    await writeWorkdirFiles(await ctx.sandbox(), sandboxFiles(ctx.task.tests?.files), ctx.timeoutMs, ctx.signal, true);
     return verifyStdio(config, ctx);
   },
 };

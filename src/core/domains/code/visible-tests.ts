@@ -1,3 +1,4 @@
+import { fileText, sandboxFiles } from "../../environment/file-content";
 import type { Environment } from "../../environment/load-environment";
 import type { LoadedTask } from "../../environment/load-tasks";
 import { StdioCase } from "../../schema/verifier";
@@ -5,8 +6,8 @@ import { shq } from "./shell-quote";
 
 /** How run_tests runs a task's visible tests. */
 export type VisibleTestPlan =
-  | { kind: "command"; command: string; files: Record<string, string> }
-  | { kind: "stdio"; program: string; cases: StdioCase[]; files: Record<string, string> }
+  | { kind: "command"; command: string; files: Record<string, string | Buffer> }
+  | { kind: "stdio"; program: string; cases: StdioCase[]; files: Record<string, string | Buffer> }
   | { kind: "none"; message: string };
 
 const DEFAULT_PROGRAM = "python3 solution.py";
@@ -23,8 +24,9 @@ function metadataCommand(meta: Record<string, unknown> | undefined): string | un
  * otherwise each visible `.py` file with python3 and each `.sh` with bash.
  */
 export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTestPlan {
-  const files = task.visible_tests ?? {};
-  const names = Object.keys(files).sort();
+  const given = task.visible_tests ?? {};
+  const names = Object.keys(given).sort();
+  const files = sandboxFiles(given);
   const explicit = metadataCommand(task.metadata) ?? metadataCommand(env.manifest.metadata);
   if (explicit) return { kind: "command", command: explicit, files };
   if (names.length === 0) return { kind: "none", message: "this task has no visible tests; read the task and check your work with bash" };
@@ -32,7 +34,7 @@ export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTes
   if (verifier?.type === "tests" && verifier.format === "stdio") {
     const cases: StdioCase[] = [];
     for (const n of names.filter((x) => x.endsWith(".json"))) {
-      const parsed = StdioCase.array().safeParse(JSON.parse(files[n] ?? "[]"));
+      const parsed = StdioCase.array().safeParse(JSON.parse(fileText(given[n] ?? "[]") ?? "[]"));
       if (parsed.success) cases.push(...parsed.data);
     }
     if (cases.length > 0) return { kind: "stdio", program: verifier.program ?? DEFAULT_PROGRAM, cases, files };

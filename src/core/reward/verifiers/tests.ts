@@ -1,4 +1,5 @@
 import type { Verifier } from "../../domains/types";
+import { sandboxFiles } from "../../environment/file-content";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../sentinel";
@@ -18,7 +19,7 @@ export const testsVerifier: Verifier<TestsConfig> = {
   async verify(config, ctx) {
     const hidden = ctx.task.tests;
     const sb = await ctx.sandbox();
-    if (hidden?.files && Object.keys(hidden.files).length > 0) await sb.writeFiles(hidden.files);
+    if (hidden?.files && Object.keys(hidden.files).length > 0) await sb.writeFiles(sandboxFiles(hidden.files));
     let counts: TestCounts;
     let details: Record<string, unknown> = {};
     if (config.format === "stdio") {
