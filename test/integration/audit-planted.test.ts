@@ -71,7 +71,7 @@ for (const backend of ["process", "docker"] as const) {
   test(`audit (${backend}): a hidden test that checks only the type of the result lets mutants survive, listed with their diff`, { skip, timeout: 300_000 }, async () => {
     const a = await audit(weakEnv(), [backend]);
     const t = a.tasks[0];
-    assert.ok(t && t.mutation, JSON.stringify(a));
+    assert.ok(t?.mutation, JSON.stringify(a));
     assert.equal(t.ok, false);
     assert.equal(t.mutation.kind, "code");
     assert.ok(t.mutation.score !== null && t.mutation.score < 0.8, `score ${t.mutation.score}`);
