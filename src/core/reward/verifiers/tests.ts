@@ -63,6 +63,11 @@ export const testsVerifier: Verifier<TestsConfig> = {
           if (!summary) throw new Error(`could not find pytest's summary line in the output (exit ${r.exitCode})`);
           counts = summary;
         } else throw new Error(`the JUnit report '${config.report ?? "(report not set)"}' was not written (exit ${r.exitCode})`);
+        // pytest exits 0 only when every test it ran passed: a summary (or report) that says otherwise
+        // was printed by the code under test (past the truncation of a flood of output, say), not by pytest.
+        if (config.format === "pytest" && r.exitCode !== 0 && counts.failed === 0) {
+          counts = { passed: 0, failed: 1, skipped: 0, failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`] };
+        }
       }
     }
     const total = counts.passed + counts.failed;
