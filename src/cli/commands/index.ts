@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerAudit } from "./audit";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
+import { registerIndex } from "./index-documents";
 import { registerNew } from "./new";
 import { registerRun } from "./run";
 import { REMOTE_COMMANDS } from "./runner";
@@ -9,4 +10,4 @@ import { registerValidate } from "./validate";
 import { registerView } from "./view";
 
 /** Every subcommand, one file each. Add a line here for a new one. */
-export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport, registerAudit];
+export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport, registerAudit, registerIndex];

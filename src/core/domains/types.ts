@@ -66,6 +66,12 @@ export interface DomainPlugin {
   name: string;
   tools(env: Environment): ToolDefinition[];
   verifiers?: Verifier[];
+  /**
+   * Work done once for the whole environment before any rollout starts (the document
+   * domain parses and indexes its corpus), so that no rollout's time includes it.
+   * `log` reports progress in words.
+   */
+  prepare?(env: Environment, log: (message: string) => void): Promise<void>;
   /** Called once per rollout after the sandbox is reset, before the first turn. */
   setup?(ctx: ToolContext): Promise<void>;
   /** Called when the rollout ends, whatever the outcome. */

@@ -155,6 +155,18 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     throw e;
   }
 
+  // What a domain does once for the environment (parsing and indexing documents) happens
+  // here, before the first rollout starts, so that no rollout's time includes it.
+  if (domain?.prepare) {
+    try {
+      await domain.prepare(env, (m) => progress({ type: "log", level: "info", message: m }));
+    } catch (e) {
+      writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
+      if (ownProvider) await provider.shutdown().catch(() => {});
+      throw e;
+    }
+  }
+
   const items = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
   const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
   const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;

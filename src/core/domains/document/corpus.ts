@@ -3,9 +3,10 @@ import path from "node:path";
 import { Bm25Index } from "./bm25";
 import { readCached, sha256, writeCached } from "./cache";
 import { type Chunk, chunkPage } from "./chunk";
-import { formatOf, parseDocument } from "./parse";
+import { formatOf } from "./parse";
+import { parseInWorkers } from "./parse/pool";
 import { PageRanker } from "./retrieval/ranker";
-import { DocumentError, type ParsedDocument } from "./types";
+import { DocumentError, type DocumentFormat, type DocumentPage, type ParsedDocument } from "./types";
 
 /** An environment's documents, parsed and indexed: shared read-only by every rollout. */
 export interface Corpus {
@@ -37,28 +38,62 @@ export function listDocumentFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** Parse (or fetch from the content-hash cache) and index every document under `dir`. */
-export async function buildCorpus(dir: string, chunkTokens: number): Promise<Corpus> {
-  const documents: ParsedDocument[] = [];
+/** What indexing a corpus reports as it goes: files parsed so far of those not in the cache. */
+export interface CorpusProgress {
+  parsed: number;
+  toParse: number;
+  cached: number;
+  file?: string;
+}
+
+export interface BuildCorpusOptions {
+  onProgress?: (p: CorpusProgress) => void;
+}
+
+/**
+ * Parse (or fetch from the content-hash cache) and index every document under `dir`.
+ * Files not in the cache are parsed in worker threads, one per core.
+ */
+export async function buildCorpus(dir: string, chunkTokens: number, opts: BuildCorpusOptions = {}): Promise<Corpus> {
   const problems: DocumentError[] = [];
-  let parsed = 0;
+  const found: Array<{ name: string; format: DocumentFormat; file: string; bytes: number; hash: string; pages?: DocumentPage[] }> = [];
   for (const name of listDocumentFiles(dir)) {
     const format = formatOf(name)!;
     const file = path.join(dir, name);
     try {
-      const bytes = new Uint8Array(readFileSync(file));
+      const bytes = readFileSync(file);
       const hash = sha256(bytes);
-      let pages = readCached(hash, format);
-      if (!pages) {
-        pages = await parseDocument(bytes, format, file);
-        writeCached(hash, format, pages);
-        parsed++;
-      }
-      documents.push({ name, format, bytes: bytes.length, sha256: hash, pages });
+      const pages = readCached(hash, format);
+      found.push({ name, format, file, bytes: bytes.length, hash, ...(pages ? { pages } : {}) });
     } catch (e) {
-      problems.push(e instanceof DocumentError ? e : new DocumentError(file, (e as Error).message));
+      problems.push(new DocumentError(file, (e as Error).message));
     }
   }
+  const missing = found.filter((f) => !f.pages);
+  const cached = found.length - missing.length;
+  let done = 0;
+  opts.onProgress?.({ parsed: 0, toParse: missing.length, cached });
+  const parsedPages = await parseInWorkers(
+    missing.map((f) => ({ file: f.file, format: f.format })),
+    (i) => opts.onProgress?.({ parsed: ++done, toParse: missing.length, cached, file: missing[i]!.name }),
+  );
+  missing.forEach((f, i) => {
+    const r = parsedPages[i]!;
+    if (r instanceof DocumentError) return;
+    writeCached(f.hash, f.format, r);
+    f.pages = r;
+  });
+  const documents: ParsedDocument[] = [];
+  for (const f of found) {
+    const r = f.pages ?? parsedPages[missing.indexOf(f)];
+    if (!r || r instanceof DocumentError) {
+      problems.push(r instanceof DocumentError ? r : new DocumentError(f.file, "not parsed"));
+      continue;
+    }
+    documents.push({ name: f.name, format: f.format, bytes: f.bytes, sha256: f.hash, pages: r });
+  }
+  problems.sort((a, b) => a.file.localeCompare(b.file));
+  const parsed = missing.filter((f) => f.pages).length;
   const chunks: Chunk[] = [];
   documents.forEach((d, i) => {
     for (const p of d.pages) chunks.push(...chunkPage(i, p, chunkTokens));
@@ -76,7 +111,7 @@ const loaded = new Map<string, Promise<Corpus>>();
  * The corpus for an environment's documents folder, built once per process and per
  * folder state (names, sizes, modification times), however many rollouts ask at once.
  */
-export function loadCorpus(dir: string, chunkTokens: number): Promise<Corpus> {
+export function loadCorpus(dir: string, chunkTokens: number, opts: BuildCorpusOptions = {}): Promise<Corpus> {
   const state = listDocumentFiles(dir)
     .map((f) => {
       const st = statSync(path.join(dir, f));
@@ -86,7 +121,7 @@ export function loadCorpus(dir: string, chunkTokens: number): Promise<Corpus> {
   const key = `${path.resolve(dir)}\0${chunkTokens}\0${state}`;
   let p = loaded.get(key);
   if (!p) {
-    p = buildCorpus(dir, chunkTokens);
+    p = buildCorpus(dir, chunkTokens, opts);
     loaded.set(key, p);
     p.catch(() => loaded.delete(key));
   }

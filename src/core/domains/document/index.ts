@@ -1,4 +1,5 @@
 import type { DomainPlugin } from "../types";
+import { prepareDocuments } from "./prepare";
 import { readTarget } from "./target";
 import { corpusOf } from "./tools/context";
 import { findTool } from "./tools/find";
@@ -16,6 +17,9 @@ export const documentDomain: DomainPlugin = {
   name: "document",
   tools(env) {
     return [listDocumentsTool, searchTool, readTool, findTool, submitReportTool(env)];
+  },
+  async prepare(env, log) {
+    await prepareDocuments(env, log);
   },
   async setup(ctx) {
     // A malformed target is the environment author's error: say so before the agent starts.

@@ -2,6 +2,7 @@ import type { Artifacts, Citation } from "../../../schema/trajectory";
 import { didYouMean } from "../../../environment/suggest";
 import type { ToolContext, ToolResult } from "../../types";
 import { type Corpus, findDocument, loadCorpus } from "../corpus";
+import { DEFAULT_CHUNK_TOKENS } from "../prepare";
 import type { ParsedDocument } from "../types";
 
 const STATE_KEY = "document.corpus";
@@ -12,7 +13,7 @@ export async function corpusOf(ctx: Pick<ToolContext, "env" | "state">): Promise
   if (held) return held;
   const dir = ctx.env.paths.documents;
   if (!dir) throw new Error(`${ctx.env.manifestPath}: the document domain needs 'documents: {path}' in the manifest`);
-  const corpus = await loadCorpus(dir, ctx.env.manifest.documents?.chunk_tokens ?? 200);
+  const corpus = await loadCorpus(dir, ctx.env.manifest.documents?.chunk_tokens ?? DEFAULT_CHUNK_TOKENS);
   ctx.state.set(STATE_KEY, corpus);
   return corpus;
 }
