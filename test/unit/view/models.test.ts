@@ -149,7 +149,7 @@ test("pass@k is the unbiased estimator", () => {
 });
 
 test("per-task pass@k, histogram bins and utilisation", () => {
-  const row = (task: string, reward: number | null): RolloutRow => ({ file: "f", id: "i", task, sample: 0, status: "completed", reward, turns: 1, duration_ms: 1, tokens: 1, started: 0, ended: 1, problems: [], problemCount: 0 });
+  const row = (task: string, reward: number | null): RolloutRow => ({ file: "f", id: "i", task, sample: 0, status: "completed", reward, turns: 1, duration_ms: 1, tokens: 1, started: 0, ended: 1, problems: [], problemCount: 0, meta: [] });
   const t = perTask([row("a", 1), row("a", 0), row("b", 0.5), row("a", null)]);
   assert.deepEqual(
     t.map((x) => [x.task, x.n, x.passed, x.mean_reward]),

@@ -12,7 +12,7 @@ export interface HostApi {
   request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
   /** Saves the app's state so a reload starts from it (a full snapshot, never a delta). */
   saveState(state: Record<string, unknown>): void;
-  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void;
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[], row?: number): void;
   /** The host says the file changed (live panel); the HTTP backend has no push, the app polls. */
   onChanged(cb: () => void): void;
 }
@@ -79,8 +79,8 @@ class WebviewApi implements HostApi {
     this.vscode.postMessage({ kind: "snapshot", state });
   }
 
-  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void {
-    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}), ...(more?.length ? { more } : {}) });
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[], row?: number): void {
+    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}), ...(more?.length ? { more } : {}), ...(row !== undefined ? { row } : {}) });
   }
 
   onChanged(cb: () => void): void {
@@ -132,8 +132,9 @@ class HttpApi implements HostApi {
     }
   }
 
-  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[]): void {
+  open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[], row?: number): void {
     const q = new URLSearchParams({ token: this.token, app, file: target });
+    if (row !== undefined) q.set("row", String(row));
     if (compare) q.set("compare", compare);
     for (const m of more ?? []) q.append("compare", m);
     location.assign(`/?${q}`);

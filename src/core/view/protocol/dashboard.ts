@@ -19,6 +19,8 @@ export const RolloutRow = z.object({
   /** The first unreadable lines, described; `problemCount` counts them all. */
   problems: z.array(z.string()),
   problemCount: z.number().int(),
+  /** The start event's settings as flat key/value pairs (env.name, policy.model, policy.params.temperature, seed…), for filters. */
+  meta: z.array(z.tuple([z.string(), z.string()])).default([]),
 });
 export type RolloutRow = z.infer<typeof RolloutRow>;
 
@@ -49,6 +51,26 @@ export const Dashboard = z.object({
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 
+/** One event that holds every word of a search, linking to its step. */
+export const SearchHit = z.object({
+  file: z.string(),
+  row: z.number().int(),
+  line: z.number().int(),
+  kind: z.enum(["message", "tool_call", "observation"]),
+  snippet: z.string(),
+  /** Where the words are in the snippet. */
+  ranges: z.array(z.tuple([z.number().int(), z.number().int()])),
+});
+export type SearchHit = z.infer<typeof SearchHit>;
+
+export const SearchResults = z.object({ hits: z.array(SearchHit), total: z.number().int(), files: z.number().int() });
+export type SearchResults = z.infer<typeof SearchResults>;
+
 export const DashboardMethods = {
   run: { params: z.object({ dir: z.string() }), result: Dashboard },
+  /** Full-text search over a run's messages, tool calls and observations; `files` limits it to some rollouts (the filtered table). */
+  search: {
+    params: z.object({ dir: z.string(), query: z.string().max(1000), files: z.array(z.string()).optional(), limit: z.number().int().positive().max(1000).default(100) }),
+    result: SearchResults,
+  },
 } as const;

@@ -16,6 +16,8 @@ export const InitContext = z.object({
   compare: z.string().optional(),
   /** Up to two more files for the compare view (four side by side in all). */
   more: z.array(z.string()).max(2).optional(),
+  /** The step to show first (a search hit's). */
+  row: z.number().int().nonnegative().optional(),
   /** Follow the file while a rollout writes it (live panel). */
   live: z.boolean().default(false),
   /** Where the app's own bundles live (for Monaco's worker). */
@@ -32,7 +34,7 @@ export const FromApp = z.discriminatedUnion("kind", [
   /** Saved by the host so a reloaded panel starts where the user left it. */
   z.object({ kind: z.literal("snapshot"), state: z.record(z.string(), z.unknown()) }),
   /** Open another app (the dashboard opens the viewer on a rollout, or two to compare). */
-  z.object({ kind: z.literal("open"), app: AppName, target: z.string(), compare: z.string().optional(), more: z.array(z.string()).max(2).optional() }),
+  z.object({ kind: z.literal("open"), app: AppName, target: z.string(), compare: z.string().optional(), more: z.array(z.string()).max(2).optional(), row: z.number().int().nonnegative().optional() }),
 ]);
 export type FromApp = z.infer<typeof FromApp>;
 

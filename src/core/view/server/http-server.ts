@@ -104,6 +104,7 @@ export async function startViewServer(t: ViewTarget, opts: { port?: number; asse
         target: app === t.app ? (file ?? t.target) : (file ?? "."),
         ...(compare ? { compare } : {}),
         ...(more.length ? { more: more.slice(0, 2) } : {}),
+        ...(/^\d+$/.test(url.searchParams.get("row") ?? "") ? { row: Number(url.searchParams.get("row")) } : {}),
         live: url.searchParams.get("live") === "1",
         assetBase: "/assets/",
         backend: "http",

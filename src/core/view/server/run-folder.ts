@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { shownRecord } from "../../runs/run-state";
 import { RunRecord, RunSummary } from "../../schema/run";
+import type { StartEvent } from "../../schema/trajectory";
 import type { Dashboard, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
 import type { TrajectoryIndex } from "./trajectory-index";
@@ -31,6 +33,19 @@ export function rolloutFiles(runDir: string): string[] {
     .map((n) => path.join(dir, n));
 }
 
+/** The start event's settings as flat pairs, nested objects as dotted keys (values as text). */
+export function startMeta(start: StartEvent): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const walk = (prefix: string, v: unknown, depth: number) => {
+    if (v === undefined || v === null || out.length >= 200) return;
+    if (typeof v === "object" && !Array.isArray(v) && depth < 4) {
+      for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, x, depth + 1);
+    } else out.push([prefix, typeof v === "string" ? v : JSON.stringify(v)]);
+  };
+  walk("", { env: start.env, task: { id: start.task.id }, policy: start.policy, sample: start.sample, seed: start.seed, sandbox: start.sandbox, forked_from: start.forked_from?.rollout_id }, 0);
+  return out;
+}
+
 /** One table row from an indexed rollout file. */
 export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): RolloutRow {
   const m = idx.meta(rel);
@@ -51,6 +66,7 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
     ended: end?.t ?? null,
     problems: m.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`),
     problemCount: m.problemCount,
+    meta: start ? startMeta(start) : [],
   };
 }
 
@@ -65,7 +81,9 @@ export async function runDashboard(runDir: string, relDir: string, index: (file:
   };
   const runJson = confined("run.json");
   const summaryJson = confined("summary.json");
-  const record = runJson ? readJson(runJson, RunRecord, problems) : null;
+  // A run whose process is gone shows as interrupted, and so do its rollouts that never ended.
+  const written = runJson ? readJson(runJson, RunRecord, problems) : null;
+  const record = written ? shownRecord(written) : null;
   const summary = summaryJson ? readJson(summaryJson, RunSummary, problems) : null;
   const rows: RolloutRow[] = [];
   const policy: Interval[] = [];
@@ -76,6 +94,7 @@ export async function runDashboard(runDir: string, relDir: string, index: (file:
     const idx = await index(file);
     const rel = path.posix.join(relDir, "rollouts", path.basename(file));
     const row = rolloutRow(file, rel, idx);
+    if (record?.status === "interrupted" && row.status === "running") row.status = "interrupted";
     rows.push(row);
     // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
     let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;

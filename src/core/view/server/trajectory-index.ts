@@ -60,8 +60,9 @@ export class TrajectoryIndex {
    * indexed (the first steps can be drawn) while the rest is indexed in the
    * background; `scanning` says whether that is still going on.
    */
-  static async open(path: string, opts: { firstChunk?: boolean } = {}): Promise<TrajectoryIndex> {
+  static async open(path: string, opts: { firstChunk?: boolean; sink?: EventSink } = {}): Promise<TrajectoryIndex> {
     const idx = new TrajectoryIndex(path);
+    idx.sink = opts.sink ?? null;
     if (!opts.firstChunk) {
       await idx.refresh();
       return idx;
@@ -223,6 +224,11 @@ export class TrajectoryIndex {
       out.push({ row, entries });
     }
     return out;
+  }
+
+  /** The index of a row's first line. */
+  firstLineOf(row: number): number {
+    return this.grouper.lines(row, this.lineStart.length)[0];
   }
 
   /** A window of one row's lines: entries of lines [from, from + limit) within the row, and how many lines it has. */

@@ -4,7 +4,8 @@ import { type MethodName, METHODS, type Params, type Result, isMethod } from "..
 import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
 import { Confinement, isInside } from "./confine";
-import { runDashboard } from "./run-folder";
+import { rolloutFiles, runDashboard } from "./run-folder";
+import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
 
 /** A request the caller got wrong (bad params, a path outside the root): shown to the user as is. */
@@ -19,6 +20,8 @@ export class ViewService {
   private readonly indexes = new Map<string, { idx: Promise<TrajectoryIndex>; size: number }>();
 
   private readonly confinement: Confinement;
+  /** Full-text search of the run folders served, built on first use. */
+  readonly search = new RunSearch();
 
   constructor(readonly root: string) {
     this.confinement = new Confinement(root);
@@ -145,6 +148,16 @@ export class ViewService {
         const sigs: string[][] = [];
         for (const f of params.files as string[]) sigs.push(await signature(f));
         return alignMany(sigs);
+      }
+      case "search": {
+        const rel = String(params.dir);
+        const runDir = this.resolve(rel);
+        const only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
+        const files = rolloutFiles(runDir)
+          .filter((f) => this.readable(f))
+          .map((abs) => ({ abs, rel: path.posix.join(rel, "rollouts", path.basename(abs)) }))
+          .filter((f) => !only || only.has(f.rel));
+        return this.search.search(files, String(params.query), Number(params.limit ?? 100));
       }
       case "run": {
         const rel = String(params.dir);

@@ -3,6 +3,7 @@ import { append, clear, fmtNum, h } from "../../shared/dom";
 import { breakdownCards } from "./breakdown";
 import { barChart, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
+import { SearchPanel } from "./search";
 import { RolloutTable, type TableState } from "./table";
 
 const LIVE_POLL_MS = 2000;
@@ -13,6 +14,7 @@ export class DashboardApp {
   private readonly cards = h("div", { class: "cards" });
   private readonly table: RolloutTable;
   private data: Dashboard | null = null;
+  private readonly search: SearchPanel;
 
   constructor(
     private readonly api: HostApi,
@@ -22,15 +24,17 @@ export class DashboardApp {
   ) {
     const saved = (snapshot?.table ?? {}) as Partial<TableState>;
     this.table = new RolloutTable(
-      { sort: saved.sort ?? "id", desc: saved.desc ?? false, filter: saved.filter ?? "", status: saved.status ?? "" },
+      { ...saved, sort: saved.sort ?? "id", desc: saved.desc ?? false, filter: saved.filter ?? "", status: saved.status ?? "" },
       (file, compare, more) => api.open("trajectory", file, compare, more),
       (state) => api.saveState({ table: state }),
     );
+    this.search = new SearchPanel(api, ctx.target, (file, row) => api.open("trajectory", file, undefined, undefined, row));
+    this.table.onFilter = (rows) => this.search.setFiles(rows.map((r) => r.file), rows.length === (this.data?.rollouts.length ?? 0));
   }
 
   async start(): Promise<void> {
     clear(this.mount);
-    this.mount.append(this.header, h("div", { class: "dash" }, this.cards, h("h2", { class: "section" }, "Rollouts"), this.table.el));
+    this.mount.append(this.header, h("div", { class: "dash" }, this.cards, h("h2", { class: "section" }, "Search"), this.search.el, h("h2", { class: "section" }, "Rollouts"), this.table.el));
     await this.refresh();
     if (this.data?.record?.status === "running" || this.data?.rollouts.some((r) => r.status === "running")) {
       const timer = setInterval(() => {

@@ -1,4 +1,5 @@
 import { clear, fmtMs, fmtNum, h } from "../../shared/dom";
+import { filterRollouts, parseMetaConditions } from "../../../../src/core/view/model/rollout-filter";
 import type { RolloutRow } from "./protocol";
 import { MAX_COMPARE } from "../../../../src/core/view/protocol/trajectory";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
@@ -20,7 +21,18 @@ export interface TableState {
   desc: boolean;
   filter: string;
   status: string;
+  /** Range filters as typed (empty = open); metadata conditions as `key=value, key~text`. */
+  rewardMin?: string;
+  rewardMax?: string;
+  durationMin?: string;
+  durationMax?: string;
+  tokensMin?: string;
+  tokensMax?: string;
+  meta?: string;
 }
+
+const RANGE_KEYS = ["rewardMin", "rewardMax", "durationMin", "durationMax", "tokensMin", "tokensMax"] as const;
+const num = (s: string | undefined): number | null => (s === undefined || s.trim() === "" || !Number.isFinite(Number(s)) ? null : Number(s));
 
 /** The rollouts of a run: sortable by any column, filtered by text and status; a click opens the viewer. */
 export class RolloutTable {
@@ -32,6 +44,11 @@ export class RolloutTable {
   private readonly thead = h("thead");
   private readonly counter = h("span", { class: "meta-item" });
   private rows: RolloutRow[] = [];
+  private readonly metaInput = h("input", { type: "text", placeholder: "metadata: policy.model=…, task.id~…", "aria-label": "metadata filter", class: "meta-filter", list: "meta-keys" });
+  private readonly metaError = h("span", { class: "fail meta-item" });
+  private readonly metaKeys = h("datalist", { id: "meta-keys" });
+  /** Called when the visible rows change (the search is limited to them). */
+  onFilter: (rows: RolloutRow[]) => void = () => {};
   private readonly chosen = new Set<string>();
 
   constructor(
@@ -46,11 +63,32 @@ export class RolloutTable {
       const [a, b, ...more] = [...this.chosen];
       if (a && b) this.onOpen(a, b, more);
     });
-    this.el = h("div", { class: "rollouts" }, h("div", { class: "toolbar" }, this.filterInput, this.statusSelect, this.compareBtn, this.counter), h("table", { class: "grid rollout-table" }, this.thead, this.tbody));
+    const range = (label: string, lo: (typeof RANGE_KEYS)[number], hi: (typeof RANGE_KEYS)[number]) => h("span", { class: "range" }, `${label} `, this.numberInput(lo, "min"), "–", this.numberInput(hi, "max"));
+    this.metaInput.value = state.meta ?? "";
+    this.metaInput.addEventListener("input", () => this.update({ meta: this.metaInput.value }));
+    this.el = h(
+      "div",
+      { class: "rollouts" },
+      h("div", { class: "toolbar" }, this.filterInput, this.statusSelect, this.compareBtn, this.counter),
+      h("div", { class: "toolbar filters" }, range("reward", "rewardMin", "rewardMax"), range("duration (s)", "durationMin", "durationMax"), range("tokens", "tokensMin", "tokensMax"), this.metaInput, this.metaError),
+      h("table", { class: "grid rollout-table" }, this.thead, this.tbody),
+    );
+  }
+
+  private numberInput(key: (typeof RANGE_KEYS)[number], placeholder: string): HTMLInputElement {
+    const input = h("input", { type: "number", step: "any", placeholder, "aria-label": key, class: "num-filter", "data-key": key });
+    input.value = this.state[key] ?? "";
+    input.addEventListener("input", () => this.update({ [key]: input.value }));
+    return input;
   }
 
   setRows(rows: RolloutRow[]): void {
     this.rows = rows;
+    const keys = new Set<string>();
+    for (const r of rows) for (const [k] of r.meta) keys.add(k);
+    clear(this.metaKeys);
+    for (const k of [...keys].sort()) this.metaKeys.appendChild(h("option", { value: `${k}=` }));
+    if (!this.metaKeys.isConnected) this.el.appendChild(this.metaKeys);
     const statuses = [...new Set(rows.map((r) => r.status))].sort();
     clear(this.statusSelect);
     this.statusSelect.appendChild(h("option", { value: "" }, "all statuses"));
@@ -66,8 +104,15 @@ export class RolloutTable {
 
   /** The rows shown: filtered, then sorted (nulls last). */
   visible(): RolloutRow[] {
-    const f = this.state.filter.trim().toLowerCase();
-    const out = this.rows.filter((r) => (!this.state.status || r.status === this.state.status) && (!f || `${r.id} ${r.task ?? ""} ${r.status}`.toLowerCase().includes(f)));
+    const s = this.state;
+    const out = filterRollouts(this.rows, {
+      text: s.filter,
+      status: s.status,
+      reward: { min: num(s.rewardMin), max: num(s.rewardMax) },
+      duration: { min: num(s.durationMin), max: num(s.durationMax) },
+      tokens: { min: num(s.tokensMin), max: num(s.tokensMax) },
+      meta: s.meta ?? "",
+    });
     const k = this.state.sort;
     const dir = this.state.desc ? -1 : 1;
     return out.sort((a, b) => {
@@ -93,6 +138,8 @@ export class RolloutTable {
     );
     clear(this.tbody);
     const rows = this.visible();
+    this.metaError.textContent = parseMetaConditions(this.state.meta ?? "").errors.join("; ");
+    this.onFilter(rows);
     this.counter.textContent = `${rows.length} of ${this.rows.length} rollouts`;
     for (const r of rows) {
       const box = h("input", { type: "checkbox", "aria-label": `select ${r.id}`, checked: this.chosen.has(r.file) });

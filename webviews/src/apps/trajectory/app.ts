@@ -50,7 +50,7 @@ export class TrajectoryApp {
     this.root.append(this.header, this.tabs, this.body);
     await this.refresh();
     const saved = this.snapshot;
-    const row = typeof saved?.row === "number" ? saved.row : 0;
+    const row = typeof saved?.row === "number" ? saved.row : (this.ctx.row ?? 0);
     const tab = typeof saved?.tab === "string" ? (saved.tab as Tab) : this.ctx.compare ? "compare" : "steps";
     this.steps.list.select(Math.min(row, Math.max(0, (this.meta?.rows ?? 1) - 1)), true);
     this.steps.list.render();

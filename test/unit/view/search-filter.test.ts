@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { before, test } from "node:test";
+import { filterRollouts, parseMetaConditions } from "../../../src/core/view/model/rollout-filter";
+import { snippet, tokens } from "../../../src/core/view/model/search-text";
+import type { Dashboard, SearchResults } from "../../../src/core/view/protocol/dashboard";
+import { ViewService } from "../../../src/core/view/server/view-service";
+import { type FixtureRuns, writeFixtureRuns } from "../../fixtures/trajectories";
+
+let runs: FixtureRuns;
+before(() => {
+  runs = writeFixtureRuns(mkdtempSync(path.join(tmpdir(), "rlenv-search-")));
+});
+
+test("search text: word tokens, lower-cased, once each; snippets mark the words", () => {
+  assert.deepEqual(tokens("Ran pytest: 3 FAILED, test_mean failed"), ["ran", "pytest", "3", "failed", "test_mean"]);
+  const s = snippet(`${"x ".repeat(200)}the Mean is wrong`, ["mean"]);
+  assert.ok(s.text.startsWith("…"));
+  const [a, b] = s.ranges[0]!;
+  assert.equal(s.text.slice(a, b), "Mean");
+});
+
+test("search: every message, tool call and observation of a run; all words in one event; hits link to their step", async () => {
+  const svc = new ViewService(runs.code);
+  const r = (await svc.handle("search", { dir: ".", query: "def mean" })) as SearchResults;
+  assert.ok(r.total > 0);
+  assert.equal(r.files, 12);
+  for (const hit of r.hits) {
+    assert.match(hit.snippet.toLowerCase(), /mean/);
+    const step = (await svc.handle("step", { file: hit.file, row: hit.row, limit: 2000 })) as { entries: Array<{ line: number }> };
+    assert.ok(step.entries.some((e) => e.line === hit.line), `${hit.file} row ${hit.row} holds line ${hit.line}`);
+  }
+  assert.ok(new Set(r.hits.map((h) => h.kind)).size >= 2, "found in more than one kind of event");
+  const none = (await svc.handle("search", { dir: ".", query: "mean zzzznotthere" })) as SearchResults;
+  assert.equal(none.total, 0);
+  // Limited to some rollouts (what the filtered table shows).
+  const one = r.hits[0]!.file;
+  const only = (await svc.handle("search", { dir: ".", query: "def mean", files: [one] })) as SearchResults;
+  assert.equal(only.files, 1);
+  assert.ok(only.hits.every((h) => h.file === one));
+});
+
+test("filters: status, reward, duration, tokens and metadata fields", async () => {
+  const svc = new ViewService(runs.code);
+  const d = (await svc.handle("run", { dir: "." })) as Dashboard;
+  const rows = d.rollouts;
+  assert.ok(rows[0]!.meta.some(([k, v]) => k === "policy.model" && v === "fixture-model"));
+  assert.equal(filterRollouts(rows, {}).length, 12);
+  assert.equal(filterRollouts(rows, { meta: "task.id=stats-mean" }).length, 4);
+  assert.equal(filterRollouts(rows, { meta: "task.id~stats, sample=0" }).length, 2);
+  assert.equal(filterRollouts(rows, { meta: "policy.model=other" }).length, 0);
+  const rewards = rows.map((r) => r.reward!);
+  const hi = filterRollouts(rows, { reward: { min: 1 } });
+  assert.equal(hi.length, rewards.filter((x) => x >= 1).length);
+  assert.ok(hi.length > 0 && hi.length < 12);
+  const tokens = rows.map((r) => r.tokens!).sort((a, b) => a - b);
+  assert.equal(filterRollouts(rows, { tokens: { max: tokens[5]! } }).length, tokens.filter((t) => t <= tokens[5]!).length);
+  const secs = rows.map((r) => r.duration_ms! / 1000).sort((a, b) => a - b);
+  assert.equal(filterRollouts(rows, { duration: { min: secs[3]!, max: secs[8]! } }).length, secs.filter((s) => s >= secs[3]! && s <= secs[8]!).length);
+  assert.equal(filterRollouts(rows, { status: "completed", reward: { max: -1 } }).length, 0);
+  assert.deepEqual(parseMetaConditions("a=1, b~x\nnonsense").errors, ['"nonsense": write key=value or key~text']);
+});
