@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { formatProblem, loadEnvironment } from "../../core/environment";
 import { runEnvironment } from "../../core/rollout";
+import { resumableRecord } from "../../core/rollout/resume-run";
 import type { PolicyConfig, RunConfig } from "../../core/schema/run";
 import { progressPrinter } from "./run-progress";
 
@@ -28,6 +29,7 @@ interface RunOptions {
   progressJsonl?: boolean;
   unsafeNoSandbox?: boolean;
   infraRetries?: number;
+  resume?: string;
   /** false under --no-build. */
   build?: boolean;
 }
@@ -99,18 +101,22 @@ export function registerRun(program: Command): void {
     .option("--json", "print the summary as JSON on stdout")
     .option("--progress-jsonl", "each rollout end as a JSON line on stderr (for `rlenv runner`)")
     .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
+    .option("--resume <run-dir>", "finish a run whose process was killed or stopped: its own config and environment; only the rollouts that did not end run (the unfinished tries are kept under attempts/)")
     .option("--infra-retries <n>", "tries after an infrastructure failure (sandbox lost, policy server down), each in a fresh sandbox (default 2)", int("--infra-retries"))
     .option("--no-build", "docker: do not build a missing sandbox image; fail naming the command that builds it")
     .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
       const opts: RunOptions = { ...o, k: o.samples };
       if (!["docker", "process", "auto"].includes(opts.sandbox)) throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
-      const { env, problems } = loadEnvironment(dir);
+      // Resuming: the run's own environment and config, whatever the other flags say.
+      const resumeFrom = opts.resume ? resumableRecord(path.resolve(opts.resume)) : null;
+      const envDir = resumeFrom ? resumeFrom.env.path : dir;
+      const { env, problems } = loadEnvironment(envDir);
       const errors = problems.filter((p) => p.severity === "error");
       if (!env || errors.length > 0) {
         for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-        throw new Error(`${dir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`);
+        throw new Error(`${envDir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`);
       }
-      const config: RunConfig = {
+      const config: RunConfig = resumeFrom?.config ?? {
         policy: policyFromFlags(opts),
         k: opts.k,
         concurrency: Math.max(1, opts.concurrency),
@@ -137,6 +143,7 @@ export function registerRun(program: Command): void {
           config,
           runsDir: path.resolve(opts.runs),
           ...(opts.runId ? { runId: opts.runId } : {}),
+          ...(opts.resume ? { resumeDir: path.resolve(opts.resume) } : {}),
           signal: ac.signal,
           onProgress: printer.onProgress,
           ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),

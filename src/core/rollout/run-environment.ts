@@ -10,6 +10,7 @@ import { abortReason, type BackoffOptions, backoffDelay, sleep } from "../policy
 import { createPolicy } from "../policy/index";
 import { type Policy, PolicyRequestError } from "../policy/types";
 import { ATTEMPTS_DIR, attemptFile, ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
+import { runOwner } from "../runs/run-state";
 import { summarize } from "../runs/summarize";
 import { providerForEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../sandbox/types";
@@ -17,6 +18,7 @@ import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
 import type { RolloutStatus } from "../schema/trajectory";
 import { newRunId, rolloutId } from "./ids";
 import { Limiter } from "./limiter";
+import { planResume, resumableRecord } from "./resume-run";
 import { type RolloutHooks, type RolloutResult, runRollout } from "./run-rollout";
 import { buildToolset } from "./toolset";
 
@@ -53,6 +55,8 @@ export interface RunEnvironmentOptions {
   /** Make the policy for one rollout; defaults to config.policy. */
   policyFactory?: PolicyFactory;
   hooks?: RolloutHooks;
+  /** Finish this run folder instead of starting a run: its config, only the rollouts it lacks (see resume-run.ts). */
+  resumeDir?: string;
   /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
@@ -112,7 +116,9 @@ function brokenPolicy(kind: string, err: Error): Policy {
  * `cancelled`). Writes runs/<id>/run.json, rollouts/*.jsonl and summary.json.
  */
 export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEnvironmentResult> {
-  const config = RunConfig.parse(opts.config);
+  // A resumed run keeps the config it started with (opts.config is not looked at).
+  const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
+  const config = resumed ? resumed.config : RunConfig.parse(opts.config);
   const env = opts.env;
   const signal = opts.signal ?? new AbortController().signal;
   // Every running rollout listens on the run's signal; dozens are expected, not a leak.
@@ -124,18 +130,29 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const toolset = buildToolset(env, domain);
   const makePolicy: PolicyFactory = opts.policyFactory ?? (({ task, sample, config: c }) => createPolicy(c.policy, task, sample));
 
-  const runId = opts.runId ?? newRunId(env.manifest.name);
-  const runDir = path.resolve(opts.runsDir, runId);
-  if (existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${opts.runsDir}`);
+  const runId = resumed ? resumed.id : (opts.runId ?? newRunId(env.manifest.name));
+  const runDir = resumed && opts.resumeDir ? path.resolve(opts.resumeDir) : path.resolve(opts.runsDir, runId);
+  if (resumed && resumed.env.hash !== env.hash) {
+    throw new Error(`run ${runId} was made with ${resumed.env.name} at hash ${resumed.env.hash}; ${env.dir} is now ${env.hash}: a resumed run must finish on the environment it started on`);
+  }
+  if (!resumed && existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${opts.runsDir}`);
   mkdirSync(path.join(runDir, ROLLOUTS_DIR), { recursive: true });
-  const record: RunRecord = {
-    id: runId,
-    created: new Date().toISOString(),
-    status: "running",
-    env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir },
-    config,
-    host: os.hostname(),
-  };
+  // The owner (pid and start time) lets any reader tell a run whose process died from a live one.
+  let record: RunRecord;
+  if (resumed) {
+    const { ended: _ended, ...rest } = resumed;
+    record = { ...rest, status: "running", owner: runOwner(), resumed: [...(resumed.resumed ?? []), new Date().toISOString()] };
+  } else {
+    record = {
+      id: runId,
+      created: new Date().toISOString(),
+      status: "running",
+      env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir },
+      config,
+      host: os.hostname(),
+      owner: runOwner(),
+    };
+  }
   writeJsonAtomic(path.join(runDir, RUN_FILE), record);
 
   const ownProvider = !opts.sandboxProvider;
@@ -167,10 +184,14 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     }
   }
 
-  const items = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
+  const all = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
+  // Resuming: the rollouts that ended stay as they are; the rest run, their unfinished tries set aside.
+  const plan = resumed ? planResume(runDir, record, all.map((i) => rolloutId(i.task.id, i.sample))) : null;
+  const items = plan ? all.filter((i) => !plan.kept.has(rolloutId(i.task.id, i.sample))) : all;
+  if (plan) progress({ type: "log", level: "info", message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run` });
   const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
   const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
-  const results: RolloutResult[] = [];
+  const results: RolloutResult[] = plan ? [...plan.kept.values()] : [];
   let sandboxBusyMs = 0;
   let running = 0;
   const t0 = performance.now();
@@ -196,7 +217,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const runItem = async (task: LoadedTask, sample: number): Promise<RolloutResult> => {
     const id = rolloutId(task.id, sample);
     const file = path.join(runDir, ROLLOUTS_DIR, `${id}.jsonl`);
-    const previousAttempts: Array<{ file: string; reason: string }> = [];
+    const previousAttempts: Array<{ file: string; reason: string }> = [...(plan?.setAside.get(id) ?? [])];
     for (let attempt = 1; ; attempt++) {
       let policy: Policy;
       try {

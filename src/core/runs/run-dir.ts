@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileS
 import path from "node:path";
 import type { TrajectoryEvent } from "../schema/trajectory";
 import { type RunRecord, RunRecord as RunRecordSchema, type RunSummary, RunSummary as RunSummarySchema } from "../schema/run";
+import { shownRecord } from "./run-state";
 import { type RolloutOutcome, summarize } from "./summarize";
 import { readTrajectory } from "./trajectory-reader";
 
@@ -29,8 +30,20 @@ export interface RunInfo {
   summary: RunSummary | null;
 }
 
-/** A run folder: its record, and its summary when the run got that far. Throws naming the file when run.json is bad. */
+/**
+ * A run folder: its record, and its summary when the run got that far. A run whose owner is
+ * gone shows as `interrupted` (see run-state.ts), with a summary of the rollouts that ended.
+ * Throws naming the file when run.json is bad.
+ */
 export function readRun(dir: string): RunInfo {
+  const info = readRunAsWritten(dir);
+  const record = shownRecord(info.record);
+  if (record.status !== "interrupted" || info.summary) return { ...info, record };
+  return { ...info, record, summary: summarize(record.id, readOutcomes(dir), { k: record.config.k }) };
+}
+
+/** A run folder exactly as its files say (a killed run still says `running`). */
+export function readRunAsWritten(dir: string): RunInfo {
   const file = path.join(dir, RUN_FILE);
   const raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
   const rec = RunRecordSchema.safeParse(raw);
@@ -100,6 +113,6 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
 
 /** Recompute a run's summary from its trajectories (after a crash, or for a pulled remote run). */
 export function summarizeRunDir(runDir: string): RunSummary {
-  const { record } = readRun(runDir);
+  const { record } = readRunAsWritten(runDir);
   return summarize(record.id, readOutcomes(runDir), { k: record.config.k });
 }

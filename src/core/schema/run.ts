@@ -40,6 +40,11 @@ export const RunRecord = z.object({
   config: RunConfig,
   host: z.string().optional(),
   version: z.string().optional(),
+  owner: z
+    .object({ pid: z.number().int(), start: z.string().nullable(), host: z.string() })
+    .optional()
+    .describe("The process running the run (its pid, that process's start time and its host): a reader that finds it gone shows a `running` run as `interrupted`"),
+  resumed: z.array(z.string()).optional().describe("ISO times of each `rlenv run --resume` of this run"),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

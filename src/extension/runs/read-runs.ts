@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { rolloutFailure } from "../../core/reward/failure";
+import { shownRecord } from "../../core/runs/run-state";
 import { readTrajectory } from "../../core/runs/trajectory-reader";
 import { RunRecord, RunSummary } from "../../core/schema/run";
 import type { RewardComponent } from "../../core/schema/trajectory";
@@ -32,7 +33,8 @@ export function listRunFolders(runsDir: string): RunListing[] {
   for (const name of readdirSync(runsDir)) {
     const dir = path.join(runsDir, name);
     if (!statSync(dir).isDirectory() || !existsSync(path.join(dir, "run.json"))) continue;
-    const rec = readJson(path.join(dir, "run.json"), (v) => RunRecord.parse(v));
+    // A run whose process is gone (killed, crashed) shows as interrupted, not running for ever.
+    const rec = readJson(path.join(dir, "run.json"), (v) => shownRecord(RunRecord.parse(v)));
     const sum = readJson(path.join(dir, "summary.json"), (v) => RunSummary.parse(v));
     const problem = [rec.problem, sum.problem].filter(Boolean).join("; ");
     out.push({
