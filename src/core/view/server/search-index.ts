@@ -5,60 +5,123 @@ import { TrajectoryIndex } from "./trajectory-index";
 
 const KINDS: HitKind[] = ["message", "tool_call", "observation"];
 
+/** Word → number, shared by every file of a search so each word's text is held once. */
+type Dictionary = Map<string, number>;
+
 /**
  * The words of one rollout file: for each word, the events (by number) that contain it,
  * and for each event its row, line and kind. Text is not kept: a hit's snippet is read
  * back from the file. Built in one pass with the viewer's own index, so rows are the
- * viewer's rows.
+ * viewer's rows; then packed into typed arrays (word ids sorted, offsets, one flat list of
+ * event numbers), a few bytes per posting.
  */
 class FileWords {
-  readonly postings = new Map<string, number[]>();
-  readonly rows: number[] = [];
-  readonly lines: number[] = [];
-  readonly kinds: number[] = [];
-
+  private building: Map<number, number[]> | null = new Map();
+  private wordIds = new Uint32Array(0);
+  private offsets = new Uint32Array(1);
+  private postings = new Uint32Array(0);
+  private readonly rowList: number[] = [];
+  private readonly lineList: number[] = [];
+  private readonly kindList: number[] = [];
+  rows = new Uint32Array(0);
+  lines = new Uint32Array(0);
+  kinds = new Uint8Array(0);
   /** The viewer's index of the same file, read in the same pass (rows and line offsets for snippets). */
   index!: TrajectoryIndex;
 
-  static async build(file: string): Promise<FileWords> {
+  static async build(file: string, dict: Dictionary): Promise<FileWords> {
     const words = new FileWords();
     words.index = await TrajectoryIndex.open(file, {
       sink: (e, row, line) => {
         const t = eventText(e);
-        if (t) words.add(row, line, t.kind, t.text);
+        if (t) words.add(row, line, t.kind, t.text, dict);
       },
     });
+    words.pack();
     return words;
   }
 
-  private add(row: number, line: number, kind: HitKind, text: string): void {
-    const id = this.rows.length;
-    this.rows.push(row);
-    this.lines.push(line);
-    this.kinds.push(KINDS.indexOf(kind));
+  private add(row: number, line: number, kind: HitKind, text: string, dict: Dictionary): void {
+    const id = this.rowList.length;
+    this.rowList.push(row);
+    this.lineList.push(line);
+    this.kindList.push(KINDS.indexOf(kind));
     for (const w of tokens(text)) {
-      const list = this.postings.get(w);
+      let wid = dict.get(w);
+      if (wid === undefined) {
+        wid = dict.size;
+        dict.set(w, wid);
+      }
+      const list = this.building!.get(wid);
       if (list) list.push(id);
-      else this.postings.set(w, [id]);
+      else this.building!.set(wid, [id]);
     }
   }
 
-  /** Events holding every word (sorted lists intersected, rarest first). */
-  find(words: string[]): number[] {
-    const lists: number[][] = [];
-    for (const w of words) {
-      const l = this.postings.get(w);
-      if (!l) return [];
-      lists.push(l);
+  private pack(): void {
+    const b = this.building!;
+    const ids = Uint32Array.from(b.keys()).sort();
+    let total = 0;
+    for (const l of b.values()) total += l.length;
+    this.offsets = new Uint32Array(ids.length + 1);
+    this.postings = new Uint32Array(total);
+    let at = 0;
+    for (const [i, wid] of ids.entries()) {
+      this.offsets[i] = at;
+      const l = b.get(wid)!;
+      this.postings.set(l, at);
+      at += l.length;
     }
-    lists.sort((a, b) => a.length - b.length);
-    let acc = lists[0] ?? [];
+    this.offsets[ids.length] = at;
+    this.wordIds = ids;
+    this.rows = Uint32Array.from(this.rowList);
+    this.lines = Uint32Array.from(this.lineList);
+    this.kinds = Uint8Array.from(this.kindList);
+    this.rowList.length = this.lineList.length = this.kindList.length = 0;
+    this.building = null;
+  }
+
+  /** The events holding one word (sorted), by binary search over the word ids. */
+  private list(wid: number): Uint32Array {
+    let lo = 0;
+    let hi = this.wordIds.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = this.wordIds[mid]!;
+      if (v === wid) return this.postings.subarray(this.offsets[mid]!, this.offsets[mid + 1]!);
+      if (v < wid) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return new Uint32Array(0);
+  }
+
+  /** Events holding every word (sorted lists intersected by merging, rarest first). */
+  find(wids: number[]): Uint32Array {
+    const lists = wids.map((w) => this.list(w)).sort((a, b) => a.length - b.length);
+    let acc = lists[0] ?? new Uint32Array(0);
     for (const l of lists.slice(1)) {
-      const set = new Set(l);
-      acc = acc.filter((id) => set.has(id));
+      // The shorter list's ids looked up in the longer one by binary search from where the last one was found.
+      const out: number[] = [];
+      let lo = 0;
+      for (let i = 0; i < acc.length && lo < l.length; i++) {
+        const id = acc[i]!;
+        let hi = l.length - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          if (l[mid]! < id) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        if (l[lo] === id) out.push(id);
+      }
+      acc = Uint32Array.from(out);
       if (!acc.length) break;
     }
     return acc;
+  }
+
+  /** Bytes held by the packed arrays. */
+  get bytes(): number {
+    return this.wordIds.byteLength + this.offsets.byteLength + this.postings.byteLength + this.rows.byteLength + this.lines.byteLength + this.kinds.byteLength;
   }
 }
 
@@ -77,6 +140,7 @@ export interface SearchResult {
  */
 export class RunSearch {
   private readonly files = new Map<string, Promise<FileWords>>();
+  private readonly dict: Dictionary = new Map();
   private readonly sizes = new Map<string, number>();
 
   /** The index of one file, built or rebuilt as needed. */
@@ -84,7 +148,7 @@ export class RunSearch {
     const size = statSync(file).size;
     const known = this.files.get(file);
     if (known && this.sizes.get(file) === size) return known;
-    const built = FileWords.build(file);
+    const built = FileWords.build(file, this.dict);
     this.files.set(file, built);
     this.sizes.set(file, size);
     built.catch(() => this.files.delete(file));
@@ -96,15 +160,11 @@ export class RunSearch {
     for (const f of files) await this.words(f);
   }
 
-  /** Bytes of postings and per-event arrays, roughly (for the bench). */
-  async approxBytes(): Promise<number> {
-    let n = 0;
-    for (const p of this.files.values()) {
-      const w = await p;
-      for (const [k, l] of w.postings) n += k.length * 2 + 48 + l.length * 8;
-      n += w.rows.length * 24;
-    }
-    return n;
+  /** Bytes of the packed arrays, and words in the dictionary (for the bench). */
+  async size(): Promise<{ bytes: number; words: number }> {
+    let bytes = 0;
+    for (const p of this.files.values()) bytes += (await p).bytes;
+    return { bytes, words: this.dict.size };
   }
 
   async search(files: Array<{ abs: string; rel: string }>, query: string, limit: number): Promise<SearchResult> {
@@ -114,7 +174,10 @@ export class RunSearch {
     if (!words.length) return { hits, total, files: files.length };
     for (const { abs, rel } of files) {
       const w = await this.words(abs);
-      const ids = w.find(words);
+      // Ids are read after the file's index is built: a word it added is in the dictionary now.
+      const wids = words.map((x) => this.dict.get(x));
+      if (wids.some((x) => x === undefined)) continue;
+      const ids = w.find(wids as number[]);
       total += ids.length;
       for (const id of ids) {
         if (hits.length >= limit) break;
