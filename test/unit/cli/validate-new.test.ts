@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -9,17 +9,30 @@ import { makeEnvDir } from "../../support/tmp-env";
 test("rlenv new scaffolds environments that rlenv validate accepts", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-new-"));
   try {
-    for (const domain of ["code", "scene3d", "document"]) {
+    const all = ["my-code", "my-custom", "my-scene3d", "my-document"];
+    for (const domain of ["code", "custom", "scene3d", "document"]) {
       const r = rlenv(["new", domain, `my-${domain}`], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, new RegExp(`created my-${domain}/`));
+      // Each scaffold says what to change first.
+      assert.match(readFileSync(path.join(dir, `my-${domain}`, "README.md"), "utf8"), /## What to change first/);
     }
-    const v = rlenv(["validate", "my-code", "my-scene3d", "my-document"], { cwd: dir });
+    // The custom scaffold is its own example (custom tools, a script verifier), not the code one renamed.
+    const custom = readFileSync(path.join(dir, "my-custom/environment.yaml"), "utf8");
+    assert.match(custom, /domain: custom/);
+    assert.match(custom, /- name: kv_set/);
+    assert.doesNotMatch(custom, /Write small Python functions/);
+    // The document scaffold keeps its gold values where the shipped document environments do: target.<field>.
+    const doc = JSON.parse(readFileSync(path.join(dir, "my-document/tasks.jsonl"), "utf8")) as { target: Record<string, unknown> };
+    assert.equal(doc.target.answer, "$1,577 million");
+    const v = rlenv(["validate", ...all], { cwd: dir });
     assert.equal(v.code, 0, v.stdout + v.stderr);
     assert.match(v.stdout, /^✓ my-code: 1 task$/m);
+    assert.doesNotMatch(v.stdout, /warning/);
     // Each template's oracle reaches its threshold and nop does not (the scene3d one once had Y up, in a Z-up domain).
-    const run = rlenv(["validate", "--run", "--sandbox", "process", "my-code", "my-scene3d", "my-document"], { cwd: dir });
+    const run = rlenv(["validate", "--run", "--sandbox", "process", ...all], { cwd: dir });
     assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(run.stdout.split("\n").filter((l) => /^✓ my-[a-z0-9]+: 1 task validated/.test(l)).length, 4, run.stdout);
     const again = rlenv(["new", "code", "my-code"], { cwd: dir });
     assert.equal(again.code, 2);
     assert.match(again.stderr, /exists and is not empty/);
