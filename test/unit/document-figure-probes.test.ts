@@ -108,6 +108,7 @@ function probes(g: Gold, all: Gold[]): { right: string[]; wrong: string[] } {
   right.add(` ${g.gold} `);
   right.add(`The answer is ${g.gold}.`);
   if (kind === "plain") for (const suffix of ["x", " times", ".0"]) right.add(`${sign}${fmt(v)}${suffix}`);
+  if (kind === "plain" && scale === 1) right.add(`${sign}${fmt(Number((Math.abs(v) * 100).toPrecision(12)))}%`); // a ratio as a percentage
   if (kind === "percent") for (const form of [" %", "0%", " pct"]) right.add(`${sign}${fmt(v)}${form}`);
   if (kind === "money" && scale !== 1) {
     const word = SCALE_NAMES[scale]!;
@@ -186,6 +187,8 @@ describe("the categories that were misjudged", () => {
     ["number", "24.26", "24.26%", false],
     ["number", "0.01", "0.01%", false],
     ["number", "24.26", "24.26x", true],
+    ["number", "0.66", "66%", true],
+    ["number", "0.66", "0.66%", false],
     ["money", "$8.70 billion", "$8.7 million", false],
     ["money", "$8.70 billion", "8700000000", true],
     ["money", "$8.70 billion", "$8.7 billion", true],

@@ -13,15 +13,20 @@ function unitMismatch(a: Quantity, g: Quantity, want: QuantityKind): string | un
     if (a.kind === "plain" && a.scale !== 1) return "has a scale word, a percentage was expected";
     return undefined;
   }
-  if (a.kind === "percent") return want === "money" ? "is a percentage, a money amount was expected" : "is a percentage, the gold is a plain number (a ratio or count)";
+  if (a.kind === "percent" && want === "money") return "is a percentage, a money amount was expected";
+  if (a.kind === "percent" && (g.scale !== 1 || a.scale !== 1)) return "is a percentage, the gold is a plain number";
   // A gold with neither a currency nor a scale is a ratio or a count: "$24.26" or "24.26 million" is another figure.
   if (want === "plain" && g.scale === 1 && a.kind === "money") return "is a money amount, the gold is a plain number (a ratio or count)";
   if (a.currency && g.currency && a.currency !== g.currency) return `is in ${a.currency}, the gold is in ${g.currency}`;
   return undefined;
 }
 
-/** `a` read as the gold's unit: a percentage written as a fraction ("0.308" for "30.8%"). */
+/**
+ * `a` read in the gold's unit: a percentage written as a fraction ("0.308" for "30.8%"),
+ * a ratio written as a percentage ("66%" for 0.66; "24.26%" is 0.2426, not 24.26).
+ */
 function asGoldUnit(a: Quantity, want: QuantityKind): Quantity[] {
+  if (want === "plain" && a.kind === "percent") return [{ ...a, kind: "plain", value: a.value / 100, mantissa: a.mantissa / 100, decimals: a.decimals + 2, lastDigit: a.lastDigit - 2 }];
   if (want !== "percent" || a.kind !== "plain") return [a];
   // A bare number for a percentage is read as a fraction only: "30.8" for "30.8%" could be 3,080 %.
   if (Math.abs(a.value) > 1.5) return [];
