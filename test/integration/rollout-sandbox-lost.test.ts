@@ -18,13 +18,13 @@ import { events, FIXTURE, ofType, processProvider, tmp } from "./rollout-helpers
  */
 const skipDocker = missing("docker") || missing("image");
 
-/** The rollout fixture with two tasks whose solution starts with a slow call; step timeout 3 s. */
-function slowEnv() {
+/** The rollout fixture with two tasks whose solution starts with a slow call; step timeout 3 s. `verifySleep`: seconds the hidden check sleeps first. */
+function slowEnv(verifySleep = 0) {
   const dir = tmp("rlenv-lost-env-");
   const manifest = readFileSync(path.join(FIXTURE, "environment.yaml"), "utf8").replace("timeouts: { step: 5, rollout: 60 }", "timeouts: { step: 3, rollout: 60 }");
   assert.match(manifest, /step: 3/);
   writeFileSync(path.join(dir, "environment.yaml"), manifest);
-  const check = { "tests_hidden/check.py": "import sys\nsys.exit(0 if open('greet.txt').read().strip() == 'hello world' else 1)\n" };
+  const check = { "tests_hidden/check.py": `import sys, time\ntime.sleep(${verifySleep})\nsys.exit(0 if open('greet.txt').read().strip() == 'hello world' else 1)\n` };
   const task = (id: string) => ({
     id,
     prompt: "Make greet.txt say 'hello world', then submit 42.",
@@ -133,6 +133,35 @@ test("docker: a paused container is told from the agent's slow command: infra er
         .catch(() => {});
     }
   }
+});
+
+test("docker: a container killed while the verifier runs in it is an infra error, not the verifier's zero: retried, clean result", { skip: skipDocker }, async () => {
+  docker ??= await createSandboxProvider({ backend: "docker" });
+  const engine = new Docker();
+  const env = slowEnv(2);
+  const runsDir = tmp("rlenv-lost-runs-");
+  const clean = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" }, runsDir, sandboxProvider: docker });
+  assert.equal(clean.summary.mean_reward, 1);
+  let fired = false;
+  let current: Sandbox | undefined;
+  let killed: Promise<void> = Promise.resolve();
+  const hooks: RolloutHooks = {
+    async beforeToolCall(call, sandbox) {
+      current = await sandbox();
+      return call;
+    },
+    onEvent(e) {
+      // The agent has submitted: the hidden check (sleeping 2 s) is what runs next.
+      if (e.type === "observation" && e.name === "submit" && !fired && current) {
+        fired = true;
+        const id = current.id;
+        killed = new Promise((resolve) => setTimeout(() => void engine.getContainer(id).kill().then(resolve, resolve), 800));
+      }
+    },
+  };
+  const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" }, runsDir, sandboxProvider: docker, hooks, infraBackoff: { baseMs: 10, maxMs: 10 } });
+  await killed;
+  assertRetriedToCleanResult(clean, r, /lost mid-rollout.*(exited|gone|agent stopped)/);
 });
 
 test("docker: a run whose sandboxes keep dying ends its rollouts as infra errors, kept out of the mean and the chat export", { skip: skipDocker }, async () => {
