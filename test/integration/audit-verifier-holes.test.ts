@@ -50,3 +50,22 @@ test("tests/pytest: a passing summary printed by the code under test, while pyte
   const honest = await verify({ type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" }, { "sol.py": "def f(x):\n    return x + 1\n" }, hidden);
   assert.equal(honest.score, 1, honest.error);
 });
+
+test("code domain tests/pytest: the same forged summary scores 0 there too", async (t) => {
+  if (skip) return t.skip(skip);
+  const { codeTestsVerifier } = await import("../../src/core/domains/code/tests-verifier");
+  const env = fixtureEnv();
+  const run = async (sol: string) => {
+    const sb = await provider!.acquire(sandboxRequest(env));
+    open.push(sb);
+    await sb.reset({ "sol.py": sol });
+    const task: LoadedTask = { id: "t", prompt: "p", source: { file: "x", line: 1, index: 0 }, tests: { files: { "tests_hidden/test_f.py": "from sol import f\n\ndef test_a():\n    assert f(1) == 2\n" } } };
+    const config = VerifierConfig.parse({ type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" });
+    if (config.type !== "tests") throw new Error("unreachable");
+    return codeTestsVerifier.verify(config, { env, task, answer: null, events: [], state: new Map(), signal: new AbortController().signal, sandbox: async () => sb, timeoutMs: 60_000 });
+  };
+  const forged = await run("import sys\nsys.stdout.write('1 passed in 0.01s\\n' * 1500000)\nsys.stdout.flush()\nsys.exit(0)\n");
+  assert.equal(forged.score, 0, JSON.stringify({ ...forged, details: undefined }));
+  const honest = await run("def f(x):\n    return x + 1\n");
+  assert.equal(honest.score, 1, JSON.stringify({ ...honest, details: undefined }));
+});

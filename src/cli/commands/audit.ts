@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
@@ -60,7 +60,7 @@ export function registerAudit(program: Command): void {
     .option("--tasks <ids...>", "only these task ids")
     .option("--sandbox <backend>", "docker, process, both, or auto (every backend that starts here)", "auto")
     .option("--json", "print audit.json to stdout")
-    .option("--out <dir>", "where audit.json, audit.md and the trajectories go", "rlenv-audit")
+    .option("--out <dir>", "where audit.json, audit.md and the trajectories (runs/, replaced on each audit) go", "rlenv-audit")
     .option("--runs <n>", "oracle rollouts per task and backend (flakiness)", int, 5)
     .option("--mutants <m>", "most mutants per task", int, 20)
     .option("--seed <s>", "picks the mutants", int, 0)
@@ -70,6 +70,8 @@ export function registerAudit(program: Command): void {
     .action(async (dirs: string[], opts: AuditCliOptions) => {
       const out = path.resolve(opts.out);
       const runsDir = path.join(out, "runs");
+      // The trajectories of the previous audit into this folder go: audit.json would no longer name them.
+      rmSync(runsDir, { recursive: true, force: true });
       mkdirSync(runsDir, { recursive: true });
       const providers = await openProviders(opts);
       const environments: EnvironmentAudit[] = [];

@@ -101,8 +101,13 @@ async function countTests(config: TestsConfig, command: string, r: ExecResult, s
   if (config.format === "tap") return parseTap(r.stdout);
   const report = config.report ? ((await sb.readFiles([config.report]))[config.report] ?? null) : null;
   const summary = config.format === "pytest" ? parsePytestSummary(output) : null;
-  if (report) return parseJUnit(report.toString("utf8"));
-  if (summary) return summary;
+  const counts = report ? parseJUnit(report.toString("utf8")) : summary;
+  // pytest exits 0 only when every test it ran passed: a passing summary (or report) while it exits
+  // otherwise was printed by the code under test (past the truncation of a flood of output, say).
+  if (counts && config.format === "pytest" && r.exitCode !== 0 && counts.failed === 0) {
+    return { passed: 0, failed: 1, skipped: 0, failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`] };
+  }
+  if (counts) return counts;
   if (compile) return { passed: 0, failed: 1, skipped: 0, failures: [compile] };
   if (config.format === "pytest") throw new Error(`pytest printed no summary line (exit ${r.exitCode}): ${tail(output, 500)}`);
   throw new Error(`the JUnit report '${config.report ?? "(report not set)"}' was not written (exit ${r.exitCode})`);
