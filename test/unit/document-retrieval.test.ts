@@ -138,6 +138,9 @@ describe("parts of the ranker", () => {
     assert.ok(filingMatch(f, filingHints("Which region had the highest EBITDAR for MGM during FY2022?")) >= 1.5);
     assert.equal(filingMatch(f, filingHints("Which region had the highest EBITDAR during FY2022?")), 0);
     assert.ok(filingMatch(filingOf("COCACOLA_2021_10K.txt"), filingHints("What is Coca Cola's FY2021 COGS?")) > 1);
+    assert.deepEqual(filingOf("3M_2018_10K.pdf"), { company: ["3m"], year: 2018, form: "10k" });
+    assert.ok(filingMatch(filingOf("3M_2018_10K.pdf"), filingHints("What is 3M's FY2018 capital expenditure?")) >= 1.5);
+    assert.ok(filingMatch(filingOf("PG&E_2022_10K.pdf"), filingHints("What was PG&E's FY2022 revenue?")) >= 1);
   });
   test("a vocabulary file with a wrong field is refused, naming the file and the field", () => {
     assert.throws(() => compileVocabulary({ query_stop_words: [], statements: emptyStatements(), concepts: [{ terms: "capex" }] }, "terms.json"), /terms\.json: concepts\.0\.terms/);

@@ -24,7 +24,7 @@ export function filingOf(name: string): FilingId {
       year = Number(yq[1]);
       if (yq[2]) quarter = Number(yq[2]);
     } else if (FORMS.test(p.replace(/-/g, "")) && !form) form = p.replace(/-/g, "").toLowerCase();
-    else if (year === undefined && !form && /^\p{L}[\p{L}&.-]*$/u.test(p)) company.push(p.toLowerCase());
+    else if (year === undefined && !form && /^[\p{L}\p{N}][\p{L}\p{N}&.-]*$/u.test(p) && /\p{L}/u.test(p)) company.push(p.toLowerCase());
   }
   return { company, ...(year ? { year } : {}), ...(quarter ? { quarter } : {}), ...(form ? { form } : {}) };
 }
@@ -42,7 +42,9 @@ export interface FilingHints {
 }
 
 export function filingHints(query: string): FilingHints {
-  const words = new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => w.replace(/'s$/, "")));
+  // "PG&E" and "A.T.T" read as one word, as a file name writes them.
+  const glued = query.toLowerCase().replace(/(?<=[\p{L}\p{N}])[&.](?=[\p{L}\p{N}])/gu, "");
+  const words = new Set(glued.match(/[\p{L}\p{N}]+/gu) ?? []);
   const proper = new Set((query.match(/\b\p{Lu}[\p{L}\p{N}]{2,}/gu) ?? []).map((w) => w.toLowerCase()));
   const years = [...query.matchAll(/(?:^|[^\d])((?:19|20)\d{2})(?!\d)/g)].map((m) => Number(m[1]));
   const q = /\bQ([1-4])\b|\bQ([1-4])\s*(?:FY)?'?\s*\d{2,4}|\d{4}\s*Q([1-4])\b|\b([1-4])(?:st|nd|rd|th)\s+quarter/i.exec(query);
@@ -62,7 +64,7 @@ export function filingHints(query: string): FilingHints {
  */
 export function filingMatch(f: FilingId, h: FilingHints): number {
   if (f.company.length === 0) return 0;
-  const key = f.company.join("");
+  const key = f.company.join("").replace(/[^\p{L}\p{N}]/gu, "");
   const named =
     (key.length >= 4 && h.compact.includes(key)) ||
     f.company.some((w) => w.length >= 4 && h.words.has(w)) ||
