@@ -71,7 +71,11 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
           },
         ];
       }
-      return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}` }];
+      // 1e999 in JSON parses to Infinity, which is a number to typeof and not to the schema.
+      if (typeof at.value === "number" && !Number.isFinite(at.value)) return [{ path, atKey: false, message: `expected a finite number, got ${at.value} (a number too large for a double?)` }];
+      // A schema's own message for this field (a size given as a bare number) says what to write instead.
+      const hint = issue.message && !/^Invalid input/.test(issue.message) ? `: ${issue.message}` : "";
+      return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}${hint}` }];
     }
     case "unrecognized_keys": {
       const known = keysAt(path);

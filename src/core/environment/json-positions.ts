@@ -17,6 +17,48 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** Deepest nesting of lists and objects the loader accepts (a task needs a handful of levels). */
+export const MAX_NESTING = 256;
+
+/**
+ * Offset of the bracket that opens level `max + 1` of nested lists/objects, or -1. Brackets
+ * inside strings do not count (JSON strings; for YAML also single quotes and # comments,
+ * which is close enough to catch a hostile file before its parser recurses that deep).
+ */
+export function deepestNesting(text: string, max: number, flavour: "json" | "yaml"): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x22 && (flavour === "json" || startsScalar(text, i))) {
+      // Skip a double-quoted string, escapes included.
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22 || (flavour === "json" && d === 0x0a)) break;
+      }
+    } else if (flavour === "yaml" && c === 0x27 && startsScalar(text, i)) {
+      for (i++; i < n && text.charCodeAt(i) !== 0x27; i++);
+    } else if (flavour === "yaml" && c === 0x23 && (i === 0 || text.charCodeAt(i - 1) <= 0x20)) {
+      for (i++; i < n && text.charCodeAt(i) !== 0x0a; i++);
+    }
+  }
+  return -1;
+}
+
+/** A YAML quote opens a string only where a scalar starts (after `: `, `- `, `[`, `{`, `,` or at a line's start). */
+function startsScalar(text: string, at: number): boolean {
+  let j = at - 1;
+  while (j >= 0 && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x09)) j--;
+  if (j < 0) return true;
+  const p = text.charCodeAt(j);
+  return p === 0x0a || p === 0x3a || p === 0x2d || p === 0x5b || p === 0x7b || p === 0x2c || p === 0x3f;
+}
+
 /**
  * A strict JSON parser that records where every value is, so that a schema problem
  * deep in a task line can be reported at its exact column. JSON.parse in Node 20 gives
@@ -29,7 +71,12 @@ export function parseJsonWithPositions(text: string): { value: unknown; ranges: 
     while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
   };
   const fail = (msg: string): never => {
-    throw new JsonSyntaxError(msg, i);
+    // No stack trace: the error is a message and an offset, and capturing a trace per broken line was most of their cost.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    const e = new JsonSyntaxError(msg, i);
+    Error.stackTraceLimit = limit;
+    throw e;
   };
   const describe = () => (i >= text.length ? "end of input" : `'${text[i]}'`);
   const str = (): string => {
@@ -55,6 +102,8 @@ export function parseJsonWithPositions(text: string): { value: unknown; ranges: 
     }
   };
   const value = (path: PropertyKey[], key?: { start: number; end: number }): unknown => {
+    // Recursion is bounded here rather than by the stack: a hostile line nests thousands deep.
+    if (path.length > MAX_NESTING) fail(`lists and objects nested deeper than ${MAX_NESTING} levels`);
     ws();
     const start = i;
     let v: unknown;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import path from "node:path";
 import { BUILTIN_TOOLS } from "../schema/builtins";
 import { type Manifest as ManifestT, Manifest } from "../schema/manifest";
@@ -7,7 +7,9 @@ import { hashEnvironment } from "./hash";
 import { type LoadedTask, loadTasks } from "./load-tasks";
 import { PositionIndex } from "./positions";
 import { type Problem, START_OF_FILE } from "./problem";
+import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
 import { findOutsideLinks, resolveInside } from "./safe-path";
+import { taskProblemsDespiteManifest } from "./tasks-despite-manifest";
 import { didYouMean } from "./suggest";
 import { validateValue } from "./validate-value";
 
@@ -37,35 +39,48 @@ export interface LoadResult {
 
 const DEFAULT_USER = "{{task.prompt}}";
 
-export function loadEnvironment(dirOrManifest: string): LoadResult {
+export interface LoadOptions {
+  /** Caps on file sizes and line counts (a runner taking uploads may set its own). */
+  limits?: Partial<LoadLimits>;
+}
+
+export function loadEnvironment(dirOrManifest: string, opts: LoadOptions = {}): LoadResult {
+  const limits = { ...DEFAULT_LOAD_LIMITS, ...opts.limits };
   const given = path.resolve(dirOrManifest);
-  const isFile = existsSync(given) && statSync(given).isFile();
+  const isFile = statSync(given, { throwIfNoEntry: false })?.isFile() === true;
   const dir = isFile ? path.dirname(given) : given;
   const manifestPath = isFile ? given : path.join(dir, MANIFEST_FILE);
-  if (!existsSync(manifestPath)) {
+  if (!lstatSync(manifestPath, { throwIfNoEntry: false })) {
     return { env: null, problems: [{ file: manifestPath, ...START_OF_FILE, path: "", message: `no ${MANIFEST_FILE} here: an environment is a folder with an ${MANIFEST_FILE}`, severity: "error" }] };
   }
-  return loadManifestText(dir, manifestPath, readFileSync(manifestPath, "utf8"));
+  const read = readSourceText(manifestPath, limits.maxManifestBytes);
+  if (!read.ok) return { env: null, problems: [{ file: manifestPath, ...read.span, path: "", message: read.message, severity: "error" }] };
+  return loadManifestText(dir, manifestPath, read.text, limits);
 }
 
 /** Load from manifest text (the editor passes unsaved buffer contents). */
-export function loadManifestText(dir: string, manifestPath: string, text: string): LoadResult {
+export function loadManifestText(dir: string, manifestPath: string, text: string, limitsGiven: Partial<LoadLimits> = {}): LoadResult {
+  const limits = { ...DEFAULT_LOAD_LIMITS, ...limitsGiven };
   const problems: Problem[] = [];
   const pos = new PositionIndex(text);
-  if (pos.doc.errors.length > 0) {
-    for (const e of pos.doc.errors) {
-      problems.push({ file: manifestPath, ...pos.span(e.pos[0], e.pos[1]), path: "", message: `invalid YAML: ${e.message.split("\n")[0]}`, severity: "error" });
-    }
+  const yamlErrors = pos.errors();
+  if (yamlErrors.length > 0) {
+    for (const e of yamlErrors) problems.push({ file: manifestPath, ...e.span, path: "", message: e.message, severity: "error" });
     return { env: null, problems };
   }
-  const raw = pos.doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const js = pos.value();
+  if (!js.ok) return { env: null, problems: [{ file: manifestPath, ...js.span, path: "", message: js.message, severity: "error" }] };
+  const raw = js.value;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { env: null, problems: [{ file: manifestPath, ...pos.spanOf([]), path: "", message: "the manifest must be a mapping of fields (name, domain, tasks, reward, …)", severity: "error" }] };
   }
   const res = validateValue(Manifest, raw, manifestPath, pos);
-  problems.push(...res.problems);
+  for (const p of res.problems) problems.push(p);
   const manifest = res.data;
-  if (!manifest) return { env: null, problems };
+  if (!manifest) {
+    for (const p of taskProblemsDespiteManifest(dir, raw, (t) => loadTasks(t, dir, limits))) problems.push(p);
+    return { env: null, problems };
+  }
 
   const here = (p: PropertyKey[], message: string, atKey = false): Problem => ({
     file: manifestPath,
@@ -86,7 +101,7 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
       return undefined;
     }
     const st = statSync(r.path);
-    if (kind === "file" && !st.isFile()) problems.push(here(p, `'${rel}' is not a file`));
+    if (kind === "file" && !st.isFile()) problems.push(here(p, `'${rel}' is not a file${st.isDirectory() ? " (it is a folder)" : ": FIFOs, sockets and devices are refused without opening them"}`));
     else if (kind === "dir" && !st.isDirectory()) problems.push(here(p, `'${rel}' is not a folder`));
     else return r.path;
     return undefined;
@@ -128,10 +143,19 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
 
   let tasks: LoadedTask[] = [];
   if (tasksPath) {
-    const t = loadTasks(tasksPath, dir);
+    const t = loadTasks(tasksPath, dir, limits);
     tasks = t.tasks;
-    problems.push(...t.problems);
+    // A loop, not push(...): a broken file of 200,000 lines would overflow the call's arguments.
+    for (const p of t.problems) problems.push(p);
   }
+
+  const readPrompt = (file: string | undefined, inline: string): string => {
+    if (!file) return inline;
+    const r = readSourceText(file, limits.maxPromptBytes);
+    if (r.ok) return r.text;
+    problems.push({ file, ...r.span, path: "", message: r.message, severity: "error" });
+    return "";
+  };
 
   const env: Environment = {
     dir,
@@ -139,8 +163,8 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     manifest,
     tasks,
     prompts: {
-      system: systemPath ? readFileSync(systemPath, "utf8") : (manifest.prompt.system ?? ""),
-      user: userPath ? readFileSync(userPath, "utf8") : (manifest.prompt.user ?? DEFAULT_USER),
+      system: readPrompt(systemPath, manifest.prompt.system ?? ""),
+      user: readPrompt(userPath, manifest.prompt.user ?? DEFAULT_USER),
     },
     builtinTools,
     customTools,

@@ -3,9 +3,10 @@ import path from "node:path";
 import type { FileContent, FileMap } from "../schema/common";
 import { Task } from "../schema/task";
 import { contentOfBytes } from "./file-content";
-import { JsonPositionIndex, JsonSyntaxError, LineMap, parseJsonWithPositions } from "./json-positions";
+import { deepestNesting, JsonPositionIndex, JsonSyntaxError, LineMap, MAX_NESTING, parseJsonWithPositions } from "./json-positions";
 import { PositionIndex } from "./positions";
 import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
+import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
 import { isSafeRelativePath, linkLeadsOut, resolveInside } from "./safe-path";
 import { type SpanSource, validateValue } from "./validate-value";
 
@@ -43,27 +44,94 @@ class LazyJsonPositions implements SpanSource {
     private readonly lineIndex: number,
   ) {}
   spanOf(p: ReadonlyArray<PropertyKey>, atKey?: boolean): Span {
-    this.index ??= new JsonPositionIndex(parseJsonWithPositions(this.text).ranges, new LineMap(this.text, this.lineIndex));
+    try {
+      this.index ??= new JsonPositionIndex(parseJsonWithPositions(this.text).ranges, new LineMap(this.text, this.lineIndex));
+    } catch {
+      // JSON.parse took the line; should ours not, the line's start is still the right line.
+      return { line: this.lineIndex + 1, column: 1, endLine: this.lineIndex + 1, endColumn: 1 };
+    }
     return this.index.spanOf(p, atKey);
   }
 }
 
-function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
+/**
+ * Problems of one file, at most `max` kept: a file of 200,000 broken lines gives the first
+ * ones and one more problem saying how many were left out, not 200,000 (nor a slow sort).
+ */
+class CappedProblems {
+  readonly list: Problem[] = [];
+  private dropped = 0;
+  private firstDropped: Problem | undefined;
+  constructor(private readonly max: number) {}
+  push(p: Problem): void {
+    if (this.list.length < this.max) this.list.push(p);
+    else if (this.dropped++ === 0) this.firstDropped = p;
+  }
+  get full(): boolean {
+    return this.list.length >= this.max;
+  }
+  pushAll(ps: readonly Problem[]): void {
+    for (const p of ps) this.push(p);
+  }
+  done(): Problem[] {
+    const f = this.firstDropped;
+    if (f) this.list.push({ ...f, path: "", message: `${this.dropped} more problem${this.dropped === 1 ? "" : "s"} in this file from here on, not listed (the first ${this.max} are)` });
+    return this.list;
+  }
+}
+
+/**
+ * JSON.parse without the stack trace of its SyntaxError: capturing one per broken line was
+ * most of the cost of a file of many broken lines.
+ */
+function parseQuietly(text: string): unknown {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return JSON.parse(text);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+const lineStart = (idx: number): SpanSource => ({ spanOf: () => ({ line: idx + 1, column: 1, endLine: idx + 1, endColumn: 1 }) });
+
+function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; problems: Problem[] } {
   const tasks: LoadedTask[] = [];
-  const problems: Problem[] = [];
-  const lines = readFileSync(file, "utf8").split("\n");
+  const capped = new CappedProblems(limits.maxProblemsPerFile);
+  const read = readSourceText(file, limits.maxTasksBytes);
+  if (!read.ok) return { tasks, problems: [{ file, ...read.span, path: "", message: read.message, severity: "error" }] };
+  const lines = read.text.split("\n");
+  if (lines.length > limits.maxTaskLines && !(lines.length === limits.maxTaskLines + 1 && lines[limits.maxTaskLines] === "")) {
+    const line = limits.maxTaskLines + 1;
+    capped.push({ file, line, column: 1, endLine: line, endColumn: 1, path: "", message: `more than ${limits.maxTaskLines} lines: the limit of a tasks file (split the task set, or use a folder of tasks); the lines from here on are not read`, severity: "error" });
+    lines.length = limits.maxTaskLines;
+  }
+  const problems = { push: (...ps: Problem[]) => capped.pushAll(ps) };
   lines.forEach((raw, idx) => {
     const text = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (text.trim() === "") return;
     const lineNo = idx + 1;
     const prefix = `tasks[${idx}]`;
+    // Nesting thousands deep (valid JSON or not) is refused before any parser recurses into it.
+    const deep = text.length > MAX_NESTING ? deepestNesting(text, MAX_NESTING, "json") : -1;
+    if (deep >= 0) {
+      const lm = new LineMap(text, idx);
+      problems.push({ file, ...lm.span(deep, deep + 1), path: prefix, message: `lists and objects nested deeper than ${MAX_NESTING} levels`, severity: "error" });
+      return;
+    }
     // JSON.parse first: it is native and most lines are fine. Positions (our own, slower
     // parser) are worked out only for a line that has a problem to point at.
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseQuietly(text);
     } catch {
       const lm = new LineMap(text, idx);
+      // Past the cap a problem is only counted: its column is not worth a second parse.
+      if (capped.full) {
+        problems.push({ file, ...lm.span(0, 0), path: prefix, message: "invalid JSON", severity: "error" });
+        return;
+      }
       try {
         parseJsonWithPositions(text);
         problems.push({ file, ...lm.span(0, 0), path: prefix, message: "invalid JSON", severity: "error" });
@@ -73,7 +141,7 @@ function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
       }
       return;
     }
-    const positions = new LazyJsonPositions(text, idx);
+    const positions: SpanSource = capped.full ? lineStart(idx) : new LazyJsonPositions(text, idx);
     const res = validateValue(Task, value, file, positions, prefix);
     problems.push(...res.problems);
     if (!res.data) return;
@@ -81,7 +149,9 @@ function loadJsonl(file: string): { tasks: LoadedTask[]; problems: Problem[] } {
     problems.push(...pathProblems);
     if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file, line: lineNo, index: idx } });
   });
-  return { tasks, problems };
+  const out = capped.done();
+  if (tasks.length === 0 && out.length === 0) out.push({ file, ...START_OF_FILE, path: "", message: "the tasks file has no tasks: one JSON object a line", severity: "error" });
+  return { tasks, problems: out };
 }
 
 /** Whether `abs` is a link that leads out of the (resolved) environment folder. */
@@ -124,7 +194,7 @@ function readTree(dir: string, realEnv: string): Record<string, FileContent> {
  * optional `files/` (seed), `visible_tests/`, `tests/` (hidden) and `solution/` folders
  * whose files are merged into the task.
  */
-function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; problems: Problem[] } {
+function loadTaskFolders(root: string, envDir: string, limits: LoadLimits): { tasks: LoadedTask[]; problems: Problem[] } {
   const tasks: LoadedTask[] = [];
   const problems: Problem[] = [];
   const realEnv = realpathSync(envDir);
@@ -145,15 +215,23 @@ function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; p
       problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: `task folder '${name}' has no task.yaml`, severity: "error" });
       return;
     }
-    const text = readFileSync(yamlFile, "utf8");
-    const positions = new PositionIndex(text);
-    const yerr = positions.doc.errors[0];
-    if (yerr) {
-      const [s, e] = [yerr.pos[0], yerr.pos[1]];
-      problems.push({ file: yamlFile, ...positions.span(s, e), path: prefix, message: `invalid YAML: ${yerr.message.split("\n")[0]}`, severity: "error" });
+    const read = readSourceText(yamlFile, limits.maxManifestBytes);
+    if (!read.ok) {
+      problems.push({ file: yamlFile, ...read.span, path: prefix, message: read.message, severity: "error" });
       return;
     }
-    const raw = (positions.doc.toJS() ?? {}) as Record<string, unknown>;
+    const positions = new PositionIndex(read.text);
+    const yerr = positions.errors()[0];
+    if (yerr) {
+      problems.push({ file: yamlFile, ...yerr.span, path: prefix, message: yerr.message, severity: "error" });
+      return;
+    }
+    const js = positions.value();
+    if (!js.ok) {
+      problems.push({ file: yamlFile, ...js.span, path: prefix, message: js.message, severity: "error" });
+      return;
+    }
+    const raw = (js.value ?? {}) as Record<string, unknown>;
     const value = typeof raw === "object" && raw !== null ? { id: name, ...raw } : raw;
     if (value && typeof value === "object") {
       const v = value as Record<string, unknown>;
@@ -180,9 +258,9 @@ function loadTaskFolders(root: string, envDir: string): { tasks: LoadedTask[]; p
   return { tasks, problems };
 }
 
-export function loadTasks(tasksPath: string, envDir: string): { tasks: LoadedTask[]; problems: Problem[] } {
+export function loadTasks(tasksPath: string, envDir: string, limits: LoadLimits = DEFAULT_LOAD_LIMITS): { tasks: LoadedTask[]; problems: Problem[] } {
   const st = statSync(tasksPath);
-  const result = st.isDirectory() ? loadTaskFolders(tasksPath, envDir) : loadJsonl(tasksPath);
+  const result = st.isDirectory() ? loadTaskFolders(tasksPath, envDir, limits) : loadJsonl(tasksPath, limits);
   // Task ids are how runs, the editor and the CLI name tasks: they must be unique.
   const seen = new Map<string, LoadedTask>();
   const unique: LoadedTask[] = [];
