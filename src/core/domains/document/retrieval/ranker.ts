@@ -74,8 +74,9 @@ export class PageRanker {
         const pi = pageDoc.length;
         pageDoc.push(di);
         pageNumber.push(p.number);
-        this.pageText.push(normalizePhrase(p.text));
-        this.tags.push(tagStatements(p.text, vocab));
+        const normalized = normalizePhrase(p.text);
+        this.pageText.push(normalized);
+        this.tags.push(tagStatements(p.text, vocab, normalized));
         pageUnits.push(termCounts(p.text));
         for (const r of tableRows(p.text)) {
           this.rows.push(r);

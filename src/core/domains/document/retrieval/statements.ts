@@ -8,13 +8,13 @@ const TABLE_DENSITY = 0.35;
  * rows and either its heading (first lines) names the statement, or it carries at least
  * three of the statement's characteristic line items.
  */
-export function tagStatements(text: string, vocab: Vocabulary): StatementKind[] {
+export function tagStatements(text: string, vocab: Vocabulary, normalized?: string): StatementKind[] {
   const lines = text.split("\n").filter((l) => l.trim());
   if (lines.length < 5) return [];
   const withFigures = lines.filter((l) => /\d[\d,]*(?:\.\d+)?\)?\s*$|\d{1,3},\d{3}/.test(l)).length;
   if (withFigures / lines.length < TABLE_DENSITY) return [];
   const head = normalizePhrase(lines.slice(0, 12).join(" "));
-  const body = normalizePhrase(text);
+  const body = normalized ?? normalizePhrase(text);
   const out: StatementKind[] = [];
   for (const kind of STATEMENT_KINDS) {
     const spec = vocab.statements[kind];
