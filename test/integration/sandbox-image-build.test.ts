@@ -9,6 +9,9 @@ import path from "node:path";
 import { test } from "node:test";
 import Docker from "dockerode";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
+import { packFiles } from "../../src/core/sandbox/docker/tar";
+import { environmentImageState } from "../../src/core/sandbox/image/build-env";
+import { ensureEnvironmentImage } from "../../src/core/sandbox/image/ensure";
 import { detectIsolation } from "../../src/core/sandbox/process/isolation";
 import { builtImageTag } from "../../src/core/sandbox/request";
 import { missing } from "../support/services";
@@ -98,4 +101,36 @@ test("--sandbox auto without Docker refuses an environment only Docker can serve
   const r = rlenv(runArgs(env.dir, "auto"), { DOCKER_HOST: `unix://${path.join(tmp("rlenv-nodocker-"), "none.sock")}` });
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /sandbox auto: baked-data needs Docker: its sandbox is built from sandbox\/Dockerfile.*Docker does not answer/);
+});
+
+test("docker: an image built on a base that has changed since is stale: --no-build says so, a run builds it again under the same tag", { skip: missing("docker") || missing("image") }, async (t) => {
+  const docker = new Docker();
+  const version = randomBytes(4).toString("hex");
+  const base = `rlenv-test/base:${version}`;
+  await docker.getImage("rlenv/python:bookworm").tag({ repo: "rlenv-test/base", tag: version });
+  const env = makeEnvDir({
+    "environment.yaml": "name: on-base\ndomain: custom\ntasks: tasks.jsonl\ntools: [bash, submit]\nsandbox:\n  build: sandbox/Dockerfile\nreward:\n  - type: exact\n",
+    "tasks.jsonl": `${JSON.stringify({ id: "a", prompt: "p" })}\n`,
+    "sandbox/Dockerfile": `FROM ${base}\nRUN true\n`,
+  });
+  const { env: loaded } = loadEnvironment(env.dir);
+  assert.ok(loaded);
+  const image = builtImageTag(loaded);
+  t.after(async () => {
+    env.cleanup();
+    for (const i of [image, base]) await docker.getImage(i).remove({ force: true }).catch(() => {});
+  });
+  assert.equal(await environmentImageState(docker, loaded), "missing");
+  assert.equal((await ensureEnvironmentImage(docker, loaded)).built, true);
+  assert.equal(await environmentImageState(docker, loaded), "current");
+
+  // The base image is replaced by another one under the same name.
+  const archive = await packFiles(new Map([["Dockerfile", Buffer.from("FROM rlenv/python:bookworm\nRUN touch /tmp/v2\n")]]), { uid: 0, gid: 0 });
+  const stream = (await docker.buildImage(archive as unknown as NodeJS.ReadableStream, { t: base, networkmode: "none", rm: true })) as NodeJS.ReadableStream;
+  await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+  assert.equal(await environmentImageState(docker, loaded), "stale");
+  await assert.rejects(ensureEnvironmentImage(docker, loaded, { build: false }), /was built on a base image that has changed since; build it with: rlenv image build /);
+  assert.equal((await ensureEnvironmentImage(docker, loaded)).built, true);
+  assert.equal(await environmentImageState(docker, loaded), "current");
+  assert.equal(builtImageTag(loadEnvironment(env.dir).env ?? loaded), image, "same tag: the content did not change");
 });

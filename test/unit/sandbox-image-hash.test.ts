@@ -4,9 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { type Environment, loadEnvironment } from "../../src/core/environment/load-environment";
-import { buildContext } from "../../src/core/sandbox/image/context";
+import { baseImages, buildContext } from "../../src/core/sandbox/image/context";
+import { listRecipes } from "../../src/core/sandbox/image/recipe";
 import { buildCommandFor } from "../../src/core/sandbox/image/ensure";
-import { imageNeed, processDifference } from "../../src/core/sandbox/image/stand-in";
+import { imageNeed, processDifference, STOCK_IMAGES } from "../../src/core/sandbox/image/stand-in";
 import { builtImageTag } from "../../src/core/sandbox/request";
 import { makeEnvDir } from "../support/tmp-env";
 
@@ -121,4 +122,15 @@ test("which images the process backend can stand in for: stock recipes yes; a Do
     process.env.PATH = saved;
     rmSync(empty, { recursive: true, force: true });
   }
+});
+
+test("the stock image list the editor's bundle falls back on matches scripts/image/recipes", () => {
+  assert.deepEqual(
+    STOCK_IMAGES.map(({ name, tag, packages }) => ({ name, tag, packages })),
+    listRecipes().map(({ name, tag, packages }) => ({ name, tag, packages })),
+  );
+});
+
+test("a Dockerfile's base images leave out its own stages", () => {
+  assert.deepEqual(baseImages("FROM rlenv/python:bookworm AS build\nRUN make\nFROM build\nFROM other:1 as x\nFROM rlenv/python:bookworm\n"), ["rlenv/python:bookworm", "other:1"]);
 });

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { Environment } from "../../environment/load-environment";
-import { listRecipes } from "./recipe";
 
 /** Never part of a build context: tools' caches, version control, runs. */
 const SKIP = new Set(["runs", "node_modules", ".git", "__pycache__", ".pytest_cache"]);
@@ -10,6 +9,12 @@ const SKIP = new Set(["runs", "node_modules", ".git", "__pycache__", ".pytest_ca
 /** Base images a Dockerfile starts FROM. */
 export function fromImages(dockerfile: string): string[] {
   return [...dockerfile.matchAll(/^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)/gim)].map((m) => m[1] ?? "");
+}
+
+/** The images a Dockerfile builds on: its FROM images less its own stages (`FROM base AS build` … `FROM build`), each once. */
+export function baseImages(dockerfile: string): string[] {
+  const stages = new Set([...dockerfile.matchAll(/^\s*FROM\s+.*\s+AS\s+(\S+)\s*$/gim)].map((m) => (m[1] ?? "").toLowerCase()));
+  return [...new Set(fromImages(dockerfile).filter((b) => !stages.has(b.toLowerCase())))];
 }
 
 /** What an environment's image is built from: the Dockerfile, its folder as context, and the files sent. */
@@ -70,27 +75,15 @@ export function contextContents(ctx: BuildContext): Map<string, Buffer> {
   return new Map(ctx.files.map((f) => [f, readFileSync(path.join(ctx.dir, f))]));
 }
 
-/**
- * The identity of a base image: a shipped recipe's content hash (its image is rebuilt when
- * that changes, so ours must be too); any other image by its name as written.
- */
-function baseIdentity(image: string): string {
-  let recipe: { hash: string } | undefined;
-  try {
-    recipe = listRecipes().find((r) => r.tag === image);
-  } catch {
-    // No recipes shipped alongside (a bundle without scripts/): the name is all we know.
-  }
-  return recipe ? `${image}@recipe:${recipe.hash}` : image;
-}
-
 const hashes = new WeakMap<Environment, string>();
 
 /**
  * Content hash of what goes into an environment's built image: the Dockerfile's path in the
- * context, every file sent (path and bytes) and the base images' identities. Task, prompt or
- * reward edits leave it as it was, so they need no rebuild. Cached per loaded environment
- * (every rollout asks for its image tag).
+ * context and every file sent (path and bytes; the Dockerfile with its FROM lines is one).
+ * Task, prompt or reward edits leave it as it was, so they need no rebuild. The base images'
+ * content is not known without the engine: the build records their image ids on the image
+ * (see buildEnvironmentImage), and an image whose base has changed since is rebuilt under the
+ * same tag. Cached per loaded environment (every rollout asks for its image tag).
  */
 export function imageInputsHash(env: Environment): string {
   const known = hashes.get(env);
@@ -98,7 +91,6 @@ export function imageInputsHash(env: Environment): string {
   const ctx = buildContext(env);
   const h = createHash("sha256");
   h.update(`dockerfile\0${path.relative(ctx.dir, ctx.dockerfile)}\0`);
-  for (const base of fromImages(readFileSync(ctx.dockerfile, "utf8"))) h.update(`from\0${baseIdentity(base)}\0`);
   for (const f of ctx.files) {
     const bytes = readFileSync(path.join(ctx.dir, f));
     h.update(`file\0${f}\0${bytes.length}\0`);

@@ -2,9 +2,9 @@ import path from "node:path";
 import type Docker from "dockerode";
 import type { Environment } from "../../environment/load-environment";
 import { buildBaseImage, type Log } from "./build-base";
-import { buildEnvironmentImage } from "./build-env";
+import { buildEnvironmentImage, environmentImageState } from "./build-env";
 import { listRecipes } from "./recipe";
-import { imageNeed } from "./stand-in";
+import { imageNeed, stockRecipe } from "./stand-in";
 
 /** An environment's image is not on this machine and was not built (`--no-build`, or it cannot be). */
 export class MissingImageError extends Error {
@@ -30,10 +30,7 @@ function shown(dir: string): string {
 /** The command that builds an environment's image, or null when rlenv cannot build it. */
 export function buildCommandFor(env: Environment, image = imageNeed(env).image): string | null {
   if (env.manifest.sandbox.build) return `rlenv image build ${shown(env.dir)}`;
-  let recipe: { name: string } | undefined;
-  try {
-    recipe = listRecipes().find((r) => r.tag === image);
-  } catch {}
+  const recipe = stockRecipe(image);
   return recipe ? `rlenv image build ${recipe.name}` : null;
 }
 
@@ -52,17 +49,24 @@ export interface EnsureImageOptions {
  */
 export async function ensureEnvironmentImage(docker: Docker, env: Environment, opts: EnsureImageOptions = {}): Promise<{ image: string; built: boolean }> {
   const image = imageNeed(env).image;
-  if (await present(docker, image)) return { image, built: false };
+  const built = !!env.manifest.sandbox.build;
+  const state = built ? await environmentImageState(docker, env) : (await present(docker, image)) ? "current" : "missing";
+  if (state === "current") return { image, built: false };
   const command = buildCommandFor(env, image);
   const name = env.manifest.name;
   if (!command) {
     throw new MissingImageError(`${env.manifestPath}: sandbox.image: the image ${image} is not on this machine, and rlenv cannot build it (it is no recipe of scripts/image/recipes; sandboxes cannot pull): load it with \`docker load\` or build it with \`docker build -t ${image} …\``);
   }
-  const why = env.manifest.sandbox.build ? `${name}'s sandbox image ${image} (from ${env.manifest.sandbox.build}) is not built yet` : `the sandbox image ${image} of ${name} is not on this machine`;
+  const why =
+    state === "stale"
+      ? `${name}'s sandbox image ${image} was built on a base image that has changed since`
+      : built
+        ? `${name}'s sandbox image ${image} (from ${env.manifest.sandbox.build}) is not built yet`
+        : `the sandbox image ${image} of ${name} is not on this machine`;
   if (opts.build === false) throw new MissingImageError(`${why}; build it with: ${command}`);
   const log = opts.log ?? (() => {});
   log(`${why}: building it (${command})…`);
-  if (env.manifest.sandbox.build) await buildEnvironmentImage(docker, env, { log });
+  if (built) await buildEnvironmentImage(docker, env, { log });
   else {
     const recipe = listRecipes().find((r) => r.tag === image);
     if (recipe) await buildBaseImage(docker, recipe, { log });

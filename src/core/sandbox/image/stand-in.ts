@@ -39,12 +39,24 @@ function onPath(program: string): boolean {
   return false;
 }
 
-function recipeOf(image: string): ImageRecipe | undefined {
+/**
+ * The stock images, for where the recipe files are not shipped alongside (the editor's
+ * bundle carries no scripts/): a unit test keeps this equal to scripts/image/recipes.
+ */
+export const STOCK_IMAGES: ReadonlyArray<Pick<ImageRecipe, "name" | "tag" | "packages">> = [
+  { name: "blender", tag: "rlenv/blender:bookworm", packages: ["blender", "python3-numpy", "procps"] },
+  { name: "python", tag: "rlenv/python:bookworm", packages: ["python3", "python3-pytest", "git", "patch", "procps"] },
+];
+
+/** The stock recipe an image is built from, if it is one. */
+export function stockRecipe(image: string): Pick<ImageRecipe, "name" | "tag" | "packages"> | undefined {
+  let recipes: ReadonlyArray<Pick<ImageRecipe, "name" | "tag" | "packages">>;
   try {
-    return listRecipes().find((r) => r.tag === image);
+    recipes = listRecipes();
   } catch {
-    return undefined; // no recipes shipped alongside: every image is unknown
+    recipes = STOCK_IMAGES;
   }
+  return recipes.find((r) => r.tag === image);
 }
 
 /**
@@ -64,7 +76,7 @@ export function imageNeed(env: Environment): ImageNeed {
     };
   }
   const image = s.image ?? DEFAULT_IMAGE;
-  const recipe = recipeOf(image);
+  const recipe = stockRecipe(image);
   if (!recipe) return { image, dockerOnly: `its sandbox image ${image} is not one of the stock images the host can stand in for, so its content exists only in the image`, missingOnHost: [] };
   const missingOnHost = recipe.packages.flatMap((p) => {
     const program = PROGRAMS[p];
