@@ -15,7 +15,7 @@ export interface ValidateStaticResult {
 /** Static validation of environment folders: schema, paths, tasks, then the domain's own checks of its task fields. */
 export async function validateStatic(dirs: string[], onLoaded?: (env: Environment) => void): Promise<ValidateStaticResult[]> {
   return Promise.all(
-    dirs.map(async (d) => {
+    dirs.map((d) => isolated(d, async () => {
       const { env, problems } = loadEnvironment(d);
       if (env) {
         onLoaded?.(env);
@@ -24,8 +24,18 @@ export async function validateStatic(dirs: string[], onLoaded?: (env: Environmen
         problems.push(...(await authoringProblems(env)));
       }
       return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
-    }),
+    })),
   );
+}
+
+/** One folder's validation; should it throw, that folder reports an internal error and the others are still reported. */
+export async function isolated(dir: string, validate: () => Promise<ValidateStaticResult>): Promise<ValidateStaticResult> {
+  try {
+    return await validate();
+  } catch (e) {
+    const file = path.resolve(dir);
+    return { dir: file, tasks: 0, problems: [{ file, line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message: `internal error while validating this folder: ${(e as Error).message}`, severity: "error" }] };
+  }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
