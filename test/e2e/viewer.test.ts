@@ -119,8 +119,8 @@ describe("viewer in Chromium", { skip }, () => {
     const { page, errors } = await open(path.join(runs.document, "rollouts", "acme-10k-s0.jsonl"));
     await page.waitForSelector("button[data-tab='documents']");
     await page.click("button[data-tab='documents']");
-    await page.waitForSelector(".page mark.cite");
-    const marks = await page.locator(".page mark.cite").allTextContents();
+    await page.waitForSelector(".page mark.m-cite");
+    const marks = await page.locator(".page mark.m-cite").allTextContents();
     assert.ok(marks.includes("$4,210 million") && marks.includes("Springfield, Illinois"), marks.join("|"));
     assert.equal(await page.locator(".page").count(), 3);
     const fields = await page.locator("table.fields tbody tr td:first-child").allTextContents();

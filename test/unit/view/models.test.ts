@@ -115,11 +115,11 @@ test("citedRanges: offsets relative to a mid-page read, found by text when offse
   const page = { row: 0, tool: "read", document: "d", page: 1, text: "abcdefghij", offset: 100 };
   assert.deepEqual(
     citedRanges(page, [
-      { document: "d", page: 1, start: 102, end: 105, row: 0 },
-      { document: "d", page: 1, start: 104, end: 107, row: 0 },
-      { document: "d", page: 1, start: 0, end: 2, text: "ij", row: 0 },
-      { document: "d", page: 2, start: 100, end: 101, row: 0 },
-      { document: "d", page: 1, start: 0, end: 5, text: "zzz", row: 0 },
+      { document: "d", page: 1, start: 102, end: 105 },
+      { document: "d", page: 1, start: 104, end: 107 },
+      { document: "d", page: 1, start: 0, end: 2, text: "ij" },
+      { document: "d", page: 2, start: 100, end: 101 },
+      { document: "d", page: 1, start: 0, end: 5, text: "zzz" },
     ]),
     [
       [2, 7],

@@ -14,6 +14,8 @@ interface FieldOutcome {
   reason?: string;
   error?: string;
   details?: unknown;
+  /** The gold value, kept in the reward (written after the episode, never shown to the agent) so the viewer can show where it stands. */
+  expected?: unknown;
 }
 
 /**
@@ -40,7 +42,7 @@ export const fieldsVerifier: Verifier<FieldsConfig> = {
       try {
         const r = await cmp(getPath(answer, field), expected, spec, { field, answer, env: ctx.env, task: ctx.task, events: ctx.events, signal: ctx.signal, timeoutMs: ctx.timeoutMs });
         const score = Math.min(1, Math.max(0, r.score));
-        outcomes.push({ ...base, score, passed: r.passed ?? score >= 1, ...(r.reason ? { reason: r.reason } : {}), ...(r.details !== undefined ? { details: r.details } : {}) });
+        outcomes.push({ ...base, score, passed: r.passed ?? score >= 1, ...(r.reason ? { reason: r.reason } : {}), ...(r.details !== undefined ? { details: r.details } : {}), expected });
       } catch (e) {
         if (ctx.signal.aborted) throw e;
         outcomes.push({ ...base, score: 0, passed: false, error: (e as Error).message });

@@ -172,7 +172,7 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
   const citations: DocumentsView["citations"] = [];
   for (const { row, obs } of observations(rows)) {
     const read = READ_TOOLS.has(obs.name);
-    if (!read) for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row });
+    if (!read) for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row, page_index: null, span: null });
     if (!read || obs.status !== "ok") continue;
     const args = parseArgs(calls.get(obs.tool_call_id));
     let text = contentText(obs.output);
@@ -200,7 +200,7 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
 }
 
 /** Highlight ranges for a page's text: citations on that document/page, clipped to the text. */
-export function citedRanges(page: DocPage, citations: DocumentsView["citations"]): Array<[number, number]> {
+export function citedRanges(page: DocPage, citations: Array<Pick<DocumentsView["citations"][number], "document" | "page" | "start" | "end" | "text">>): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const c of citations) {
     if (page.document !== null && c.document !== page.document) continue;

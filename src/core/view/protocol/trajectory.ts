@@ -82,6 +82,10 @@ export const SceneAtRow = z.object({
 });
 export type SceneAtRow = z.infer<typeof SceneAtRow>;
 
+/** A range of a page's text to mark: a cited span, a field's submitted figure, or the gold figure of a field graded wrong. */
+export const DocMark = z.object({ kind: z.enum(["cite", "submitted", "gold"]), start: z.number().int(), end: z.number().int(), field: z.string().nullable() });
+export type DocMark = z.infer<typeof DocMark>;
+
 export const DocPage = z.object({
   row: z.number().int(),
   tool: z.string(),
@@ -91,6 +95,7 @@ export const DocPage = z.object({
   text: z.string(),
   /** Character offset of `text` within the page (a read that started mid-page). */
   offset: z.number().int(),
+  marks: z.array(DocMark).optional(),
 });
 export type DocPage = z.infer<typeof DocPage>;
 
@@ -104,12 +109,15 @@ export const FieldResult = z.object({
   passed: z.boolean().nullable(),
   score: z.number().nullable(),
   reason: z.string().nullable(),
+  /** For a field graded wrong: the pages read (indexes into `pages`) where the gold figure stands. */
+  gold_at: z.array(z.number().int()).optional(),
 });
 export type FieldResult = z.infer<typeof FieldResult>;
 
 export const DocumentsView = z.object({
   pages: z.array(DocPage),
-  citations: z.array(Citation.extend({ row: z.number().int() })),
+  /** Each with the page read it points at (index into `pages`, the latest read) and the cited span there (null: the whole page). */
+  citations: z.array(Citation.extend({ row: z.number().int(), page_index: z.number().int().nullable().default(null), span: z.tuple([z.number().int(), z.number().int()]).nullable().default(null) })),
   report: z.unknown(),
   fields: z.array(FieldResult),
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
 import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
+import { markCitations } from "../model/citations";
 import { Confinement, isInside } from "./confine";
 import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
@@ -136,7 +137,7 @@ export class ViewService {
       case "documents": {
         const idx = await this.fullIndex(this.resolve(String(params.file)));
         const reward = idx.rewardEvent();
-        return documentsView(await this.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null);
+        return markCitations(documentsView(await this.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null));
       }
       case "align": {
         const signature = async (file: string) => {
