@@ -149,7 +149,7 @@ describe("scene checks: pass, and fail by a small margin", () => {
   test("bad checks are reported with their index and field", () => {
     const { checks, problems } = parseChecks([{ check: "exists", objects: ["a"] }, { check: "on_top", object: "a" }, { check: "distance", a: "x", b: "y" }, { check: "position", object: "a", at: [1, 2] }]);
     assert.equal(checks.length, 1);
-    assert.match(problems[0]!.message, /unknown check "on_top"; checks: exists, count/);
+    assert.match(problems[0]!.message, /unknown check "on_top" \(did you mean 'on_top_of'\?\); checks: exists, count/);
     assert.deepEqual(problems[0]!.path, [1, "check"]);
     assert.match(problems[1]!.message, /give min, max or both/);
     assert.deepEqual(problems[2]!.path.slice(0, 2), [3, "at"]);

@@ -49,8 +49,9 @@ function printStatic(results: ValidateStaticResult[], cwd: string, runFollows: b
   for (const r of results) {
     for (const p of r.problems) process.stdout.write(`${formatProblem(p, cwd)}\n`);
     const errors = r.problems.filter((p) => p.severity === "error").length;
-    const label = r.name ?? path.relative(cwd, r.dir);
-    if (errors) process.stdout.write(`✗ ${label}: ${plural(errors, "problem")}, ${plural(r.tasks, "task")} loaded\n`);
+    const label = r.name ?? (path.relative(cwd, r.dir) || path.basename(r.dir));
+    // No name: the manifest did not load, so no task count would mean anything.
+    if (errors) process.stdout.write(`✗ ${label}: ${plural(errors, "problem")}${r.name ? `, ${plural(r.tasks, "task")} loaded` : ""}\n`);
     else if (!runFollows) process.stdout.write(`✓ ${label}: ${plural(r.tasks, "task")}\n`);
   }
 }
@@ -81,7 +82,6 @@ export function registerValidate(program: Command): void {
       const results = await validateStatic(dirs, early?.loaded);
       const cwd = process.cwd();
       let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
-      let runReport: unknown;
       // Results go to stdout (problems, one verdict line per environment); notes to stderr.
       if (!opts.json) printStatic(results, cwd, opts.run === true && !failed);
       const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
@@ -89,6 +89,7 @@ export function registerValidate(program: Command): void {
         failed = true;
         process.stderr.write(`rlenv: unknown task id${unknown.length === 1 ? "" : "s"} ${unknown.map((u) => `'${u}'`).join(", ")}: no environment validated here has ${unknown.length === 1 ? "it" : "them"}\n`);
       }
+      let runReport: unknown;
       if (early && !failed) {
         const r = await validateByRollouts(dirs, opts, early);
         runReport = r.report;

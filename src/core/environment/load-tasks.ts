@@ -274,7 +274,8 @@ export function loadTasks(tasksPath: string, envDir: string, limits: LoadLimits 
         endLine: t.source.line,
         endColumn: 1,
         path: `tasks[${t.source.index}].id`,
-        message: `duplicate task id '${t.id}' (first defined at line ${first.source.line})`,
+        // Named by file and line: in the folder form every task.yaml's line is 1, so a line alone says nothing.
+        message: `duplicate task id '${t.id}' (first defined at ${path.relative(envDir, first.source.file) || path.basename(first.source.file)}:${first.source.line})`,
         severity: "error",
       });
       continue;

@@ -1,6 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document, visit } from "yaml";
 import { deepestNesting, MAX_NESTING } from "./json-positions";
 import type { Span } from "./problem";
+import { openingQuote } from "./yaml-quote";
 
 /** Alias expansions allowed when a document becomes a value: more is a "billion laughs" bomb. */
 const MAX_ALIAS_COUNT = 100;
@@ -14,7 +15,7 @@ export class PositionIndex {
   readonly doc: Document.Parsed;
 
   constructor(
-    text: string,
+    private readonly text: string,
     private readonly lineOffset = 0,
   ) {
     // Flow collections nested thousands deep overflow the parser's stack (slowly): refused first.
@@ -37,6 +38,11 @@ export class PositionIndex {
     if (this.tooDeep >= 0) return [{ span: this.span(this.tooDeep, this.tooDeep + 1), message: `invalid YAML: lists or mappings nested deeper than ${MAX_NESTING} levels` }];
     return this.doc.errors.map((e) => {
       const span = this.span(e.pos[0], e.pos[1]);
+      const unclosed = e.code === "MISSING_CHAR" ? /^Missing closing (["'])quote/.exec(e.message)?.[1] : undefined;
+      if (unclosed) {
+        const open = openingQuote(this.text, e.pos[0], unclosed as '"' | "'");
+        if (open >= 0) return { span: this.span(open, open + 1), message: `invalid YAML: this ${unclosed === '"' ? "double" : "single"} quote is never closed (the string runs on to the end of the file)` };
+      }
       if (e.code === "DUPLICATE_KEY") {
         const key = this.keyAt(e.pos[0]);
         return { span, message: `invalid YAML: field ${key === undefined ? "" : `'${key}' `}is given twice (YAML would silently keep the last one)` };

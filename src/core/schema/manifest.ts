@@ -3,16 +3,19 @@ import { Domain, RelativePath, Slug } from "./common";
 import { ToolEntry } from "./tool";
 import { VerifierConfig } from "./verifier";
 
+/** A bare number where a size belongs: say which string it most likely meant (megabytes, as `512` nearly always is). */
+const sizeHint = (iss: { input?: unknown }) => (typeof iss.input === "number" ? `a size needs a unit: '${iss.input}m' for ${iss.input} megabytes, '${iss.input}g' for gigabytes` : undefined);
+
 export const SandboxLimits = z.strictObject({
   cpus: z.number().positive().default(1).describe("CPU cores (fractions allowed)"),
   memory: z
-    .string()
+    .string({ error: sizeHint })
     .regex(/^\d+(\.\d+)?\s*[kmgKMG]i?[bB]?$/, "a size such as 512m or 2g")
     .default("1g")
     .describe("Memory limit; swap is disabled"),
   pids: z.number().int().positive().default(256),
   output: z.number().int().positive().default(1_000_000).describe("Bytes of stdout+stderr kept per exec"),
-  tmpfs: z.string().default("256m").describe("Size of /tmp"),
+  tmpfs: z.string({ error: sizeHint }).default("256m").describe("Size of /tmp"),
 });
 
 export const SandboxTimeouts = z.strictObject({

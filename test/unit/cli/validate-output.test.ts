@@ -45,7 +45,8 @@ test("validate --run: a failed task's line names each failing component, its rea
     const r = rlenv(["validate", "--run", "--sandbox", "process", "--runs", path.join(dir, "runs"), dir], { cwd: dir });
     assert.equal(r.code, 1, r.stdout + r.stderr);
     const line = r.stdout.split("\n").find((l) => l.startsWith("✗ typo/add:")) ?? "";
-    assert.match(line, /oracle scored 0, needs ≥ 1 — tests: no tests ran — file or directory not found: tests_hiden; style: NameError: name 'undefined_name' is not defined/);
+    // The tests component's own summary (how many ran), then pytest's line saying why.
+    assert.match(line, /oracle scored 0, needs ≥ 1 — tests: [^;—]+ — file or directory not found: tests_hiden; style: NameError: name 'undefined_name' is not defined/);
     // The environment's verdict comes after its tasks' and agrees with them: no "✓" after "✗".
     assert.match(r.stdout, /^✗ typo: 1 of 1 task failed validation$/m);
     assert.doesNotMatch(r.stdout + r.stderr, /✓ typo/);

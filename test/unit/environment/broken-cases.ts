@@ -217,7 +217,7 @@ const EXPECT: Record<string, { e: string[]; n: number | null }> = {
   },
   "task: duplicate id": {
     "e": [
-      "tasks.jsonl:2:1: error: tasks[1].id: duplicate task id 't1' (first defined at line 1)"
+      "tasks.jsonl:2:1: error: tasks[1].id: duplicate task id 't1' (first defined at tasks.jsonl:1)"
     ],
     "n": 1
   },

@@ -7,14 +7,14 @@ import { BuiltinBackend } from "./builtin-backend";
 import { parseChecks, SceneTarget } from "./checks/check-spec";
 
 /** Where a field of a task is: the exact span on a JSONL line, else the task's first line. */
-function locator(task: LoadedTask): (path: PropertyKey[]) => Span {
+function locator(task: LoadedTask): (path: PropertyKey[], atKey?: boolean) => Span {
   const whole: Span = { line: task.source.line, column: 1, endLine: task.source.line, endColumn: 1 };
   if (!task.source.file.endsWith(".jsonl")) return () => whole;
   try {
     const text = readFileSync(task.source.file, "utf8").split("\n")[task.source.line - 1] ?? "";
     const parsed = parseJsonWithPositions(text.endsWith("\r") ? text.slice(0, -1) : text);
     const index = new JsonPositionIndex(parsed.ranges, new LineMap(text, task.source.line - 1));
-    return (p) => index.spanOf(p);
+    return (p, atKey) => index.spanOf(p, atKey);
   } catch {
     return () => whole;
   }
@@ -31,8 +31,8 @@ export async function sceneTaskProblems(env: Environment, manifestChecks: readon
   for (const task of env.tasks) {
     const at = locator(task);
     const prefix = `tasks[${task.source.index}]`;
-    const push = (path: PropertyKey[], message: string, severity: Problem["severity"] = "error") =>
-      problems.push({ file: task.source.file, ...at(path), path: formatPath(path, prefix), message, severity });
+    const push = (path: PropertyKey[], message: string, severity: Problem["severity"] = "error", atKey = false) =>
+      problems.push({ file: task.source.file, ...at(path, atKey), path: formatPath(path, prefix), message, severity });
 
     const target = SceneTarget.safeParse(task.target ?? {});
     if (!target.success) {
@@ -48,7 +48,7 @@ export async function sceneTaskProblems(env: Environment, manifestChecks: readon
       }
     }
     const { checks, problems: bad } = parseChecks(target.data.checks);
-    for (const p of bad) push(["target", "checks", ...p.path], p.message);
+    for (const p of bad) push(["target", "checks", ...p.path], p.message, "error", p.atKey === true);
     if (checks.length === 0 && manifestChecks.length === 0 && bad.length === 0) push(["target"], "a scene task needs checks in target.checks (or the scene verifier's checks)");
 
     for (const [i, raw] of target.data.checks.entries()) {

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { explainIssue } from "../../../environment/issues";
+import { objectKeysAt } from "../../../environment/schema-walk";
+import { didYouMean } from "../../../environment/suggest";
 import { AddObjectArgs } from "../tool-args";
 
 /**
@@ -126,6 +129,8 @@ export type SceneTarget = z.infer<typeof SceneTarget>;
 export interface CheckProblem {
   path: (string | number)[];
   message: string;
+  /** Point at the key of the last path segment (an unknown field) rather than its value. */
+  atKey?: boolean;
 }
 
 /** Parse raw checks; each bad one gives problems naming its index and field, the good ones are kept. */
@@ -135,12 +140,21 @@ export function parseChecks(raw: readonly unknown[]): { checks: SceneCheck[]; pr
   raw.forEach((c, i) => {
     const name = c && typeof c === "object" && !Array.isArray(c) ? (c as { check?: unknown }).check : undefined;
     if (typeof name !== "string" || !(name in CHECK_SCHEMAS)) {
-      problems.push({ path: [i, "check"], message: `unknown check ${JSON.stringify(name)}; checks: ${CHECK_NAMES.join(", ")}` });
+      const guess = typeof name === "string" ? didYouMean(name, CHECK_NAMES) : undefined;
+      problems.push({ path: [i, "check"], message: `unknown check ${JSON.stringify(name)}${guess ? ` (did you mean '${guess}'?)` : ""}; checks: ${CHECK_NAMES.join(", ")}` });
       return;
     }
-    const r = CHECK_SCHEMAS[name as CheckName].safeParse(c);
+    const schema = CHECK_SCHEMAS[name as CheckName];
+    const r = schema.safeParse(c);
     if (r.success) checks.push(r.data as SceneCheck);
-    else for (const issue of r.error.issues) problems.push({ path: [i, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))], message: issue.message });
+    else {
+      // Said as the loader says it (unknown field with did-you-mean, missing field, wrong type), at the field itself.
+      for (const issue of r.error.issues) {
+        for (const ex of explainIssue(issue, c, (p) => objectKeysAt(schema, c, p))) {
+          problems.push({ path: [i, ...ex.path.map((p) => (typeof p === "number" ? p : String(p)))], message: ex.message, ...(ex.atKey ? { atKey: true } : {}) });
+        }
+      }
+    }
   });
   return { checks, problems };
 }
