@@ -67,7 +67,19 @@ export class DocumentsPanel {
 
   private pageLink(i: number, pages: DocPage[]): HTMLElement {
     const p = pages[i]!;
-    return h("a", { href: "#", class: "page-link", "data-page": i, onclick: (e: Event) => (e.preventDefault(), this.reveal(i)) }, `${pageName(p)} · step ${p.row}`);
+    return h(
+      "a",
+      {
+        href: "#",
+        class: "page-link",
+        "data-page": i,
+        onclick: (e: Event) => {
+          e.preventDefault();
+          this.reveal(i);
+        },
+      },
+      `${pageName(p)} · step ${p.row}`,
+    );
   }
 
   async show(): Promise<void> {
@@ -97,7 +109,7 @@ export class DocumentsPanel {
     if (f.passed !== false || f.gold_at === undefined) return h("td", {});
     if (!f.gold_at.length) return h("td", { class: "gold-where missing" }, "gold figure on no page the agent read");
     const td = h("td", { class: "gold-where" }, "gold on ");
-    f.gold_at.forEach((i, k) => td.append(k ? ", " : "", this.pageLink(i, pages)));
+    for (const [k, i] of f.gold_at.entries()) td.append(k ? ", " : "", this.pageLink(i, pages));
     return td;
   }
 
