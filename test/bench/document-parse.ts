@@ -29,6 +29,17 @@ async function pdftotext(files: string[], parallel: number): Promise<{ ms: numbe
   return { ms: performance.now() - t0, pages };
 }
 
+/** CPU seconds (user + system) pdftotext spends on the files, one at a time: bash's `times` reports its children's. */
+async function pdftotextCpu(files: string[]): Promise<number> {
+  let cpu = 0;
+  for (const f of files) {
+    const { stdout } = await run("bash", ["-c", 'pdftotext -layout -q "$1" - >/dev/null; times', "_", f]);
+    const line = stdout.trim().split("\n")[1] ?? "";
+    for (const m of line.matchAll(/(\d+)m([\d.]+)s/g)) cpu += Number(m[1]) * 60 + Number(m[2]);
+  }
+  return cpu;
+}
+
 async function ours(files: string[], threads: number): Promise<{ ms: number; pages: number; failed: number }> {
   process.env.RLENV_PARSE_THREADS = String(threads);
   const t0 = performance.now();
@@ -59,6 +70,14 @@ async function main(): Promise<void> {
   const p1 = await pdftotext(files, 1);
   const o1 = await ours(files, 1);
   console.log(`one at a time: pdftotext ${(p1.ms / 1000).toFixed(1)} s, rlenv ${(o1.ms / 1000).toFixed(1)} s: ratio ${(o1.ms / p1.ms).toFixed(2)}×`);
+  // CPU time does not depend on what else the machine runs: the fairest single figure on a busy host.
+  const c0 = process.cpuUsage();
+  await ours(files, 1);
+  const c = process.cpuUsage(c0);
+  const oursCpu = (c.user + c.system) / 1e6;
+  const theirsCpu = await pdftotextCpu(files);
+  console.log(`CPU time: pdftotext ${theirsCpu.toFixed(1)} s, rlenv ${oursCpu.toFixed(1)} s: ratio ${(oursCpu / theirsCpu).toFixed(2)}×`);
+  console.log(`as a run does it (rlenv on every core) against one pdftotext process: ratio ${(o.ms / p1.ms).toFixed(2)}×`);
 }
 
 main().catch((e: unknown) => {
