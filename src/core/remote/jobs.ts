@@ -3,12 +3,13 @@ import { EventEmitter } from "node:events";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { loadEnvironment } from "../environment";
+import type { Problem } from "../environment";
 import { BUNDLE_ENV_DIR, BUNDLE_JOB_FILE, type JobEvent, type JobEventInput, type JobRecord, JobSpec, type JobState, TERMINAL_STATES, type WorkUnit } from "./api";
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle";
 import type { ExecutionContext, Executor } from "./executor";
 import { queryGpus } from "./gpus";
 import { JobJournal } from "./journal";
+import { validateUpload } from "./upload-validation";
 import { type MergeMemo, mergeRun, mergedRunDir, newMergeMemo } from "./merge";
 import { startPolicyServer, type StartedPolicyServer } from "./policy-server";
 import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
@@ -34,12 +35,13 @@ interface Active {
   done: Promise<void>;
 }
 
-/** A submit refused for its content: HTTP 400 with the field at fault. */
+/** A submit refused for its content: HTTP 400 with the field at fault (and, for an environment that does not load, its problems). */
 export class JobSpecError extends Error {
   override name = "JobSpecError";
   constructor(
     message: string,
     readonly field?: string,
+    readonly problems?: Problem[],
   ) {
     super(message);
   }
@@ -180,26 +182,28 @@ export class JobManager extends EventEmitter {
       const spec = parsed.data;
       if (!this.opts.executors[spec.executor]) throw new JobSpecError(`executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`, "executor");
       const envDir = path.join(staging, BUNDLE_ENV_DIR);
-      const { env, problems } = loadEnvironment(envDir);
-      const errors = problems.filter((p) => p.severity === "error");
-      if (!env || errors.length > 0) {
-        const p = errors[0] ?? problems[0];
-        throw new JobSpecError(`environment does not load: ${p ? `${path.relative(envDir, p.file) || p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}`, p?.path);
+      // In a worker thread: a big or hostile environment must not stall the runner's other requests.
+      const checked = await validateUpload(envDir);
+      if (!checked.ok) {
+        const p = checked.problems[0];
+        const more = checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more problem${checked.problems.length === 2 ? "" : "s"})` : "";
+        throw new JobSpecError(`environment does not load: ${p ? `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}${more}`, p?.path, checked.problems);
       }
-      const selected = spec.config.tasks?.length ? env.tasks.filter((t) => spec.config.tasks?.includes(t.id)).length : env.tasks.length;
+      const env = checked.env;
+      const selected = spec.config.tasks?.length ? env.taskIds.filter((t) => spec.config.tasks?.includes(t)).length : env.taskIds.length;
       const executor = this.opts.executors[spec.executor];
       const record: JobRecord = {
         id,
         ...(spec.name ? { name: spec.name } : {}),
         state: "queued",
         created: new Date().toISOString(),
-        env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, tasks: selected },
+        env: { name: env.name, hash: env.hash, domain: env.domain, tasks: selected },
         spec,
         ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
         progress: { done: 0, total: selected * spec.config.k, mean_reward: null },
         units: [],
         interruptions: 0,
-        run_id: `${env.manifest.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${id}`,
+        run_id: `${env.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${id}`,
       };
       record.units = executor?.plan(record) ?? [];
       renameSync(staging, this.journal.jobDir(id));

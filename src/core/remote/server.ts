@@ -57,7 +57,8 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     route(req, res).catch((err: unknown) => {
       const status = err instanceof HttpError ? err.status : err instanceof BundleError ? err.status : err instanceof JobSpecError ? 400 : 500;
       const field = err instanceof HttpError || err instanceof JobSpecError ? err.field : undefined;
-      if (!res.headersSent) sendJson(res, status, { error: (err as Error).message, ...(field ? { field } : {}) }, status === 413 ? { Connection: "close" } : {});
+      const problems = err instanceof JobSpecError ? err.problems : undefined;
+      if (!res.headersSent) sendJson(res, status, { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) }, status === 413 ? { Connection: "close" } : {});
       else res.destroy();
       // An oversized body is not read to its end; dropping the socket stops the client.
       if (status === 413) req.destroy();
