@@ -164,6 +164,9 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
           if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
           return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems, skipped: skipped.join("; ") };
         }
+        // Failed by the machinery after every retry: not a verdict on the task, and said as such.
+        const infra = [o, n].flatMap((r, i) => (r?.infra ? [`${i === 0 ? "oracle" : "nop"} not judged: infrastructure failure after every retry (${r.reason ?? "no reason recorded"})`] : []));
+        if (infra.length > 0) return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: false, problems: infra };
         // The oracle's failure says which component fell short and why, with the first telling line of what it ran.
         if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}, needs ≥ ${min}${o.failure ? ` — ${o.failure}` : o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}`);
         if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
