@@ -104,7 +104,7 @@ export function registerAudit(program: Command): void {
           });
           environments.push(audit);
           if (!opts.json) {
-            for (const t of audit.tasks) process.stderr.write(`${t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.ok ? "" : `: ${t.problems.join("; ")}`}\n`);
+            for (const t of audit.tasks) process.stderr.write(`${t.not_judged ? "⊘" : t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.not_judged ? ` — not judged here (${t.not_judged})` : t.ok ? "" : `: ${t.problems.join("; ")}`}\n`);
           }
         }
       } finally {

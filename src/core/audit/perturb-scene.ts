@@ -51,7 +51,8 @@ function moved(calls: ToolCallSpec[], index: number, axis: 0 | 1 | 2, by: number
 
 /** Rotation about z that changes nothing: round about their axis, or square boxes nothing faces. */
 function symmetricAboutZ(kind: unknown, dims: Vec3, faced: boolean): boolean {
-  if (kind === "sphere" || kind === "cylinder" || kind === "cone") return true;
+  // An asset's shape is unknown here (a vase, a bowl: round more often than not), so it is tipped over instead.
+  if (kind === "sphere" || kind === "cylinder" || kind === "cone" || kind === "torus" || kind === "asset") return true;
   return !faced && Math.abs(dims[0] - dims[1]) < 1e-9 && (kind === "box" || kind === "cube");
 }
 

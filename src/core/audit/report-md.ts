@@ -15,6 +15,7 @@ function taskLine(t: TaskAudit): string {
   const mutation = m ? `${fmt(m.score)} (${m.killed}/${m.mutants - m.equivalent - m.not_judged}${m.equivalent ? `, ${m.equivalent} equiv.` : ""})` : "–";
   const findings = t.probes.filter((p) => p.status === "finding").length;
   const probes = `${findings ? `**${findings} finding${findings === 1 ? "" : "s"}**` : "0 findings"} / ${t.probes.length}`;
+  if (t.not_judged) return `| ⊘ | ${t.id} | not judged here: ${t.not_judged} | | | |`;
   return `| ${t.ok ? "✓" : "✗"} | ${t.id} | ${flaky} | ${parity} | ${mutation} | ${probes} |`;
 }
 

@@ -287,6 +287,13 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     }
     const reference = flakiness.flatMap((f) => f.rewards).find((r) => r !== null) ?? null;
     if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
+    // A task graded by a judge this machine has no endpoint for cannot be audited here: said, neither passed nor failed (as validate --run does).
+    const oracleOutcomes = [...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []);
+    const skipped = reference === null ? oracleOutcomes.find((r) => r.skipped)?.skipped : undefined;
+    if (skipped) {
+      audits.push({ id: task.id, ok: true, problems: [], not_judged: skipped, flakiness, parity, mutation: null, probes: [] });
+      continue;
+    }
     // Infra errors judge nothing: a task no backend could judge is not a pass.
     if (reference === null) problems.push(`not judged: no oracle rollout of this task was scored (${[...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`);
 

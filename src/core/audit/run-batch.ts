@@ -32,6 +32,8 @@ export interface AuditOutcome {
   file: string;
   /** Score of each reward component, by name, from the trajectory's reward event. */
   components: Array<{ name: string; score: number }>;
+  /** Why a component could not be graded here (a judge with no endpoint): the reward is then not judged. */
+  skipped?: string;
 }
 
 export interface BatchContext {
@@ -46,12 +48,14 @@ export interface BatchContext {
   seed?: number;
 }
 
-function componentsOf(file: string): AuditOutcome["components"] {
+function componentsOf(file: string): { components: AuditOutcome["components"]; skipped?: string } {
   try {
     const reward = parseTrajectory(readFileSync(file, "utf8")).events.find((e) => e.type === "reward");
-    return reward && reward.type === "reward" ? reward.components.map((c) => ({ name: c.name, score: c.score })) : [];
+    if (!reward || reward.type !== "reward") return { components: [] };
+    const skipped = reward.components.flatMap((c) => (c.skipped ? [`${c.name}: ${c.skipped}`] : []));
+    return { components: reward.components.map((c) => ({ name: c.name, score: c.score })), ...(skipped.length > 0 ? { skipped: skipped.join("; ") } : {}) };
   } catch {
-    return [];
+    return { components: [] };
   }
 }
 
@@ -84,7 +88,9 @@ export async function runBatch(ctx: BatchContext, label: string, items: AuditIte
   });
   for (const r of res.rollouts) {
     // A verifier that failed on what the policy left (status error, not infra) gave nothing: 0.
-    const judged = !r.infra && r.status !== "cancelled";
+    const { components, skipped } = componentsOf(r.file);
+    // A component that could not be graded here (a judge with no endpoint) leaves the reward unjudged too.
+    const judged = !r.infra && r.status !== "cancelled" && !skipped;
     const o: AuditOutcome = {
       id: r.task,
       reward: judged ? (r.reward ?? 0) : null,
@@ -92,7 +98,8 @@ export async function runBatch(ctx: BatchContext, label: string, items: AuditIte
       infra: r.infra,
       ...(r.reason ? { reason: r.reason } : {}),
       file: r.file,
-      components: componentsOf(r.file),
+      components,
+      ...(skipped ? { skipped } : {}),
     };
     const list = out.get(r.task) ?? [];
     list.push(o);

@@ -73,6 +73,7 @@ export const TaskAudit = z.strictObject({
   id: z.string(),
   ok: z.boolean(),
   problems: z.array(z.string()).describe("Why the task fails its audit, one line each"),
+  not_judged: z.string().optional().describe("Why the task could not be audited here (a judge-graded field with no judge endpoint): neither passed nor failed"),
   flakiness: z.array(FlakinessResult),
   parity: ParityResult.nullable(),
   mutation: MutationResult.nullable(),
