@@ -8,6 +8,8 @@ import { resumableRecord } from "../../src/core/rollout/resume-run";
 import { readRun, rolloutFiles } from "../../src/core/runs";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { currentOwner } from "../../src/core/sandbox/owner";
+import { runDashboard } from "../../src/core/view/server/run-folder";
+import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
 import { listRunFolders } from "../../src/extension/runs/read-runs";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
 
@@ -88,6 +90,13 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   assert.equal((read.summary?.statuses as Record<string, number> | undefined)?.interrupted, unfinished.length);
   assert.equal(read.summary?.mean_reward, 1, "the rollouts that ended, scored");
   assert.equal(listRunFolders(runsDir)[0]?.record?.status, "interrupted");
+  const dash = await runDashboard(runDir, "r1", (f) => TrajectoryIndex.open(f));
+  assert.equal(dash.record?.status, "interrupted");
+  assert.deepEqual(
+    dash.rollouts.map((row) => row.status).sort(),
+    [...Array(before.size).fill("completed"), ...Array(unfinished.length).fill("interrupted")].sort(),
+    "the dashboard's rollouts that never ended are interrupted, not running",
+  );
 
   const resumed = rlenv(["run", "--resume", runDir, "--json"]);
   const r = await resumed.done;
