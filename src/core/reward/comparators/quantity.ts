@@ -57,7 +57,7 @@ const CURRENCY: Record<string, string> = { $: "USD", us$: "USD", usd: "USD", "�
 // decimals, a closing bracket, then a percent or scale word, and a bracket closing after
 // that ("($1,577 million)"). One pattern, so a match gives every part's position.
 const QUANTITY =
-  /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?<close2>\s?\))?/giu;
+  /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE](?<exp>[-+]?\d{1,2})\b)?(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?<close2>\s?\))?/giu;
 
 function countDigits(num: string): { decimals: number; significant: number; lastDigit: number } {
   const plain = num.replace(/,/g, "");
@@ -88,7 +88,9 @@ export function findQuantities(text: string): Quantity[] {
     const opened = Boolean(g.open || g.open2);
     const closed = Boolean(g.close || g.close2);
     const negative = Boolean(g.minus || g.minus2 || g.neg || (opened && closed));
-    const magnitude = Number(num.replace(/,/g, ""));
+    // Scientific notation ("1.577e9") scales the mantissa as written.
+    const exp = g.exp ? Number(g.exp) : 0;
+    const magnitude = Number(num.replace(/,/g, "")) * 10 ** exp;
     if (!Number.isFinite(magnitude)) continue;
     const mantissa = negative ? -magnitude : magnitude;
     const scaleWord = g.scale?.toLowerCase();
@@ -100,7 +102,8 @@ export function findQuantities(text: string): Quantity[] {
     // A closing bracket with no opening one belongs to the surrounding text.
     if (g.close2 && !opened) end -= g.close2.length;
     if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]\)?$/i);
-    out.push({ value: mantissa * scale, mantissa, scale, kind, ...(currency ? { currency } : {}), ...countDigits(num), start, end });
+    const digits = countDigits(num);
+    out.push({ value: mantissa * scale, mantissa, scale, kind, ...(currency ? { currency } : {}), ...digits, decimals: Math.max(0, digits.decimals - exp), lastDigit: digits.lastDigit + exp, start, end });
   }
   return out;
 }
