@@ -39,6 +39,8 @@ const VISIBLE_TEST = "test_examples.py";
  * harness runs it. It reads the verifier's per-run sentinel from stdin before the submission is
  * imported and prints it only after check() returned (the manifest sets `sentinel: true`), so a
  * submission that ends the process with status 0 (os._exit(0), sys.exit(0) at import) scores 0.
+ * The function is checked through a wrapper that accepts only results of built-in types, so an
+ * object equal to everything (rlenv audit's always-equal probe) fails the asserts' comparisons.
  */
 function hiddenCheck(p: Problem): string {
   return [
@@ -54,7 +56,26 @@ function hiddenCheck(p: Problem): string {
     p.test.trim(),
     "",
     "",
-    `check(${p.entry_point})`,
+    "# Only values of built-in types count: an object whose __eq__ is always true would pass every assert.",
+    "def _rlenv_plain(v):",
+    "    t = type(v)",
+    "    if t in (list, tuple, set, frozenset):",
+    "        return all(_rlenv_plain(x) for x in v)",
+    "    if t is dict:",
+    "        return all(_rlenv_plain(k) and _rlenv_plain(x) for k, x in v.items())",
+    "    return t in (int, float, bool, str, bytes, complex, type(None))",
+    "",
+    "",
+    "def _rlenv_checked(f):",
+    "    def call(*args, **kwargs):",
+    "        r = f(*args, **kwargs)",
+    "        if not _rlenv_plain(r):",
+    '            raise AssertionError("the result is not a plain value: " + type(r).__name__)',
+    "        return r",
+    "    return call",
+    "",
+    "",
+    `check(_rlenv_checked(${p.entry_point}))`,
     `print("check(${p.entry_point}) passed")`,
     "sys.stdout.write(_RLENV_SENTINEL + \"\\n\")",
     "",
