@@ -60,12 +60,17 @@ class LazyJsonPositions implements SpanSource {
  */
 class CappedProblems {
   readonly list: Problem[] = [];
+  /** Lines with a problem past the cap (a line's several problems count once). */
   private dropped = 0;
+  private lastDroppedLine = -1;
   private firstDropped: Problem | undefined;
   constructor(private readonly max: number) {}
   push(p: Problem): void {
     if (this.list.length < this.max) this.list.push(p);
-    else if (this.dropped++ === 0) this.firstDropped = p;
+    else if (p.line !== this.lastDroppedLine) {
+      this.lastDroppedLine = p.line;
+      if (this.dropped++ === 0) this.firstDropped = p;
+    }
   }
   get full(): boolean {
     return this.list.length >= this.max;
@@ -75,7 +80,7 @@ class CappedProblems {
   }
   done(): Problem[] {
     const f = this.firstDropped;
-    if (f) this.list.push({ ...f, path: "", message: `${this.dropped} more problem${this.dropped === 1 ? "" : "s"} in this file from here on, not listed (the first ${this.max} are)` });
+    if (f) this.list.push({ ...f, path: "", message: `problems on ${this.dropped} more line${this.dropped === 1 ? "" : "s"} of this file from here on, not listed (the first ${this.max} problems are)` });
     return this.list;
   }
 }
@@ -92,6 +97,12 @@ function parseQuietly(text: string): unknown {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+function quickValidate(value: unknown, file: string, idx: number, prefix: string): { data?: Task; problems: Problem[] } {
+  const r = Task.safeParse(value);
+  if (r.success) return { data: r.data, problems: [] };
+  return { problems: [{ file, line: idx + 1, column: 1, endLine: idx + 1, endColumn: 1, path: prefix, message: "does not match the task schema", severity: "error" }] };
 }
 
 const lineStart = (idx: number): SpanSource => ({ spanOf: () => ({ line: idx + 1, column: 1, endLine: idx + 1, endColumn: 1 }) });
@@ -142,7 +153,8 @@ function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; pro
       return;
     }
     const positions: SpanSource = capped.full ? lineStart(idx) : new LazyJsonPositions(text, idx);
-    const res = validateValue(Task, value, file, positions, prefix);
+    // Past the cap a line's problems are only counted: explaining them was most of the cost of a file of many bad lines.
+    const res = capped.full ? quickValidate(value, file, idx, prefix) : validateValue(Task, value, file, positions, prefix);
     problems.push(...res.problems);
     if (!res.data) return;
     const pathProblems = checkFilePaths(res.data, file, (p, k) => positions.spanOf(p, k), prefix);
