@@ -51,7 +51,7 @@ export interface BatchContext {
 function componentsOf(file: string): { components: AuditOutcome["components"]; skipped?: string } {
   try {
     const reward = parseTrajectory(readFileSync(file, "utf8")).events.find((e) => e.type === "reward");
-    if (!reward || reward.type !== "reward") return { components: [] };
+    if (reward?.type !== "reward") return { components: [] };
     const skipped = reward.components.flatMap((c) => (c.skipped ? [`${c.name}: ${c.skipped}`] : []));
     return { components: reward.components.map((c) => ({ name: c.name, score: c.score })), ...(skipped.length > 0 ? { skipped: skipped.join("; ") } : {}) };
   } catch {
