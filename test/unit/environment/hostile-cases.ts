@@ -8,7 +8,7 @@ import path from "node:path";
  * line, never a crash or a hang. Contents are made when a case is written (some are
  * megabytes), so importing this costs nothing.
  */
-export type HostileFile = string | Buffer | { symlink: string } | { fifo: true };
+export type HostileFile = string | Buffer | { symlink: string } | { fifo: true } | { socket: true };
 
 export interface HostileCase {
   name: string;
@@ -94,6 +94,7 @@ export const HOSTILE_CASES: HostileCase[] = [
   { name: "FIFO as tasks.jsonl", files: () => ({ "environment.yaml": MANIFEST, "tasks.jsonl": { fifo: true } }), expect: { file: "tasks.jsonl", line: 1, message: /FIFO.*not a regular file/ }, localOnly: true },
   { name: "FIFO as the manifest", files: () => ({ "environment.yaml": { fifo: true }, "tasks.jsonl": `${TASK}\n` }), expect: { file: "environment.yaml", line: 1, message: /FIFO.*not a regular file/ }, localOnly: true },
   { name: "FIFO as a prompt file", files: () => ({ "environment.yaml": `${MANIFEST}prompt:\n  system_file: sys.md\n`, "tasks.jsonl": `${TASK}\n`, "sys.md": { fifo: true } }), expect: { file: "environment.yaml", line: 8, message: /not a file: FIFOs/ }, localOnly: true },
+  { name: "socket as tasks.jsonl", files: () => ({ "environment.yaml": MANIFEST, "tasks.jsonl": { socket: true } }), expect: { file: "tasks.jsonl", line: 1, message: /socket, not a regular file/ }, localOnly: true },
   { name: "link to a FIFO inside the folder", files: () => ({ "environment.yaml": MANIFEST, "tasks.jsonl": { symlink: "pipe" }, pipe: { fifo: true } }), expect: { file: "tasks.jsonl", line: 1, message: /FIFO.*not a regular file/ }, localOnly: true },
   { name: "FIFO as a folder task's task.yaml", files: () => ({ "environment.yaml": MANIFEST.replace("tasks.jsonl", "tasks"), "tasks/a/task.yaml": { fifo: true } }), expect: { file: "tasks/a/task.yaml", line: 1, message: /FIFO.*not a regular file/ }, localOnly: true },
   { name: "10,000 nested [ left open", files: () => tasks(`${TASK}\n{"id":"t2","prompt":"x","metadata":${nested(10_000, false)}\n`), expect: { file: "tasks.jsonl", line: 2, message: /nest/ } },
@@ -140,7 +141,9 @@ export function writeHostileCase(c: HostileCase, root?: string): { dir: string; 
     mkdirSync(path.dirname(p), { recursive: true });
     if (typeof content === "string" || Buffer.isBuffer(content)) writeFileSync(p, content);
     else if ("symlink" in content) symlinkSync(content.symlink, p);
-    else execFileSync("mkfifo", [p]);
+    else if ("fifo" in content) execFileSync("mkfifo", [p]);
+    // A bound unix socket leaves its file behind when the binding process exits.
+    else execFileSync("python3", ["-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", p]);
   }
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
