@@ -173,3 +173,27 @@ test("rlenv audit CLI: audit.json and audit.md are written, and the exit code is
   );
   assert.match(readFileSync(path.join(out, "audit.md"), "utf8"), /# Reward audit: FAIL/);
 });
+
+test("audit on docker and process: a verifier that scores differently on the two backends fails parity, naming the component", { skip: missing("docker") || missing("image"), timeout: 300_000 }, async () => {
+  const task = JSON.stringify({ id: "where", prompt: "Submit.", solution: { files: { "solution.py": "x = 1\n" } } });
+  // Docker creates /.dockerenv in every container; the process backend has no such file.
+  const e = env({
+    "environment.yaml": codeManifest("planted-parity", `  - type: script\n    name: backend-sensitive\n    command: python3 -c "import os; print(1 if os.path.exists('/.dockerenv') else 0.5)"\n`),
+    "tasks.jsonl": `${task}\n`,
+  });
+  const a = await audit(e, ["docker", "process"], { runs: 2, mutants: 0 });
+  const t = a.tasks[0];
+  assert.ok(t?.parity);
+  assert.deepEqual(t.parity, { backends: ["docker", "process"], agree: false, first_difference: { component: "backend-sensitive", a: 1, b: 0.5 } });
+  assert.deepEqual(
+    t.flakiness.map((f) => [f.backend, f.flaky]),
+    [
+      ["docker", false],
+      ["process", false],
+    ],
+  );
+  assert.ok(t.problems.some((p) => p.startsWith("backend parity: backend-sensitive scored 1 on docker and 0.5 on process")));
+  // Every probe ran on both backends.
+  const backends = new Set(t.probes.map((p) => p.backend));
+  assert.deepEqual([...backends].sort(), ["docker", "process"]);
+});
