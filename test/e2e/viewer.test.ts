@@ -141,7 +141,7 @@ describe("viewer in Chromium", { skip }, () => {
     await page.click("th[data-key='reward']");
     const rewards = (await page.locator("table.rollout-table tbody tr td:nth-child(6)").allTextContents()).map(Number);
     assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), "sorted by reward, descending");
-    await page.fill("input[type=search]", "stats-median");
+    await page.fill(".rollouts input[type=search]", "stats-median");
     assert.equal(await page.locator("table.rollout-table tbody tr").count(), 4);
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(0).check();
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(1).check();
@@ -152,8 +152,8 @@ describe("viewer in Chromium", { skip }, () => {
     await page.goBack();
     await page.waitForSelector("table.rollout-table tbody tr");
     // The filter was restored from the snapshot; clear it.
-    assert.equal(await page.inputValue("input[type=search]"), "stats-median");
-    await page.fill("input[type=search]", "");
+    assert.equal(await page.inputValue(".rollouts input[type=search]"), "stats-median");
+    await page.fill(".rollouts input[type=search]", "");
     await page.locator("table.rollout-table tbody tr", { hasText: "parse-csv-s1" }).click();
     await page.waitForSelector(".vrow[data-index='0']");
     assert.match(String(await page.locator("header.top h1").textContent()), /parse-csv · sample 1/);
