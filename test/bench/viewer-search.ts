@@ -50,7 +50,8 @@ async function writeRun(): Promise<void> {
     let t = 1_700_000_000_000 + k * 1000;
     let bytes = 0;
     const w = (e: Record<string, unknown>) => {
-      const line = `${JSON.stringify({ ...e, seq: seq++, t: (t += 7) })}\n`;
+      t += 7;
+      const line = `${JSON.stringify({ ...e, seq: seq++, t })}\n`;
       bytes += line.length;
       return out.write(line) ? Promise.resolve() : new Promise<void>((res) => out.once("drain", () => res()));
     };

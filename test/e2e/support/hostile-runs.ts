@@ -90,12 +90,16 @@ export function writeHugeRun(dir: string): { run: string; big: string; other: st
     const lines: string[] = [JSON.stringify(start(name, "code", "A huge task."))];
     let seq = 1;
     let t = 1_700_000_000_000;
-    lines.push(JSON.stringify({ type: "message", seq: seq++, t: (t += 1), role: "assistant", content: "Calling many tools.", latency_ms: 5, turn: 0 }));
-    for (let i = 0; i < bigStep; i++) lines.push(JSON.stringify({ type: "observation", seq: seq++, t: (t += 1), tool_call_id: `c${i}`, name: "poll", output: `poll ${i}`, status: "ok", duration_ms: 1 }));
+    const tick = () => {
+      t += 1;
+      return t;
+    };
+    lines.push(JSON.stringify({ type: "message", seq: seq++, t: tick(), role: "assistant", content: "Calling many tools.", latency_ms: 5, turn: 0 }));
+    for (let i = 0; i < bigStep; i++) lines.push(JSON.stringify({ type: "observation", seq: seq++, t: tick(), tool_call_id: `c${i}`, name: "poll", output: `poll ${i}`, status: "ok", duration_ms: 1 }));
     for (let n = 1; n <= turns; n++) {
-      lines.push(JSON.stringify({ type: "message", seq: seq++, t: (t += 1), role: "assistant", content: `Turn ${n}`, latency_ms: 5, turn: n }));
-      lines.push(JSON.stringify({ type: "tool_call", seq: seq++, t: (t += 1), id: `t${n}`, name: n % 2 ? "run" : "read", arguments: { n }, turn: n }));
-      lines.push(JSON.stringify({ type: "observation", seq: seq++, t: (t += 1), tool_call_id: `t${n}`, name: n % 2 ? "run" : "read", output: `ok ${n}`, status: "ok", duration_ms: 1, turn: n }));
+      lines.push(JSON.stringify({ type: "message", seq: seq++, t: tick(), role: "assistant", content: `Turn ${n}`, latency_ms: 5, turn: n }));
+      lines.push(JSON.stringify({ type: "tool_call", seq: seq++, t: tick(), id: `t${n}`, name: n % 2 ? "run" : "read", arguments: { n }, turn: n }));
+      lines.push(JSON.stringify({ type: "observation", seq: seq++, t: tick(), tool_call_id: `t${n}`, name: n % 2 ? "run" : "read", output: `ok ${n}`, status: "ok", duration_ms: 1, turn: n }));
     }
     lines.push(JSON.stringify(end(seq, 1)));
     const file = path.join(run, "rollouts", `${name}.jsonl`);
