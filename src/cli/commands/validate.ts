@@ -91,7 +91,9 @@ export function registerValidate(program: Command): void {
       }
       let runReport: unknown;
       if (early && !failed) {
-        const r = await validateByRollouts(dirs, opts, early);
+        // With --json a failure of the runs is part of the document: stdout always holds one.
+        const runs = validateByRollouts(dirs, opts, early);
+        const r = opts.json ? await runs.catch((e: unknown) => ({ ok: false, report: { error: (e as Error).message } })) : await runs;
         runReport = r.report;
         failed ||= !r.ok;
       } else if (early) {

@@ -51,14 +51,21 @@ test("rlenv validate prints file:line:col problems, exits 1, and --json is machi
   try {
     const r = rlenv(["validate", "."], { cwd: dir });
     assert.equal(r.code, 1);
-    assert.equal(r.stdout, "environment.yaml:6:1: error: max_turn: unknown field 'max_turn' (did you mean 'max_turns'?)\n");
+    // The task file is checked too although the manifest has a problem: both come in one round.
+    assert.equal(
+      r.stdout,
+      `environment.yaml:6:1: error: max_turn: unknown field 'max_turn' (did you mean 'max_turns'?)\nt.jsonl:2:1: error: tasks[1]: missing required field 'prompt' (a string)\n✗ ${path.basename(dir)}: 2 problems\n`,
+    );
     const j = rlenv(["validate", "--json", dir]);
     assert.equal(j.code, 1);
     const parsed = JSON.parse(j.stdout) as { ok: boolean; environments: Array<{ problems: Array<{ line: number; column: number; path: string }> }> };
     assert.equal(parsed.ok, false);
     assert.deepEqual(
       parsed.environments[0]!.problems.map((p) => [p.line, p.column, p.path]),
-      [[6, 1, "max_turn"]],
+      [
+        [6, 1, "max_turn"],
+        [2, 1, "tasks[1]"],
+      ],
     );
   } finally {
     cleanup();
