@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
 import { parseShard, policyFromFlags } from "../../src/cli/commands/run";
 import { progressPrinter } from "../../src/cli/commands/run-progress";
@@ -49,7 +52,11 @@ test("policy and shard flags", () => {
     temperature: 0.2,
     stream: true,
   });
-  assert.equal(policyFromFlags({ ...base, policy: "replay:/tmp/x.jsonl" }).replay, "/tmp/x.jsonl");
+  const recorded = path.join(mkdtempSync(path.join(tmpdir(), "rlenv-replay-")), "x.jsonl");
+  writeFileSync(recorded, "");
+  assert.equal(policyFromFlags({ ...base, policy: `replay:${recorded}` }).replay, recorded);
+  // A missing file fails here, once, before any rollout starts.
+  assert.throws(() => policyFromFlags({ ...base, policy: `replay:${recorded}.missing` }), /no such file or run folder/);
   assert.throws(() => policyFromFlags({ ...base, policy: "replay" }), /needs a file or run folder/);
   assert.throws(() => policyFromFlags({ ...base, policy: "gpt" }), /--policy must be/);
   assert.deepEqual(parseShard("1/4"), { index: 1, count: 4 });
