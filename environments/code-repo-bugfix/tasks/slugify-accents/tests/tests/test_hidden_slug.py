@@ -15,3 +15,8 @@ def test_custom_separator():
 
 def test_strip_accents_keeps_letters():
     assert strip_accents("Crème Brûlée") == "Creme Brulee"
+
+
+def test_strip_accents_keeps_all_of_ascii_and_nothing_beyond():
+    # The edges of ASCII: DEL (127) is kept, U+0080 (128) dropped.
+    assert strip_accents("a\x7fb\x80c") == "a\x7fbc"
