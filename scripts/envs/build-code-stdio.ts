@@ -39,14 +39,14 @@ const TASKS: StdioTask[] = [
       const n = Number(t[0]);
       return `${t.slice(1, 1 + n).reduce((a, x) => a + BigInt(x), 0n)}\n`;
     },
-    inputs: ["3\n1\n2\n3\n", "1\n-7\n", "0\n", "4\n1000000000000000000\n1000000000000000000\n-5\n5\n", "5\n10\n-20\n30\n-40\n50\n"],
+    inputs: ["3\n1\n2\n3\n", "1\n-7\n", "0\n", "4\n1000000000000000000\n1000000000000000000\n-5\n5\n", "5\n10\n-20\n30\n-40\n50\n", "2\n-1000000000000000000\n999999999999999999\n"],
   },
   {
     id: "reverse-words",
     prompt: "For every line of input, print the words of that line in reverse order, separated by single spaces.",
     solution: "import sys\n\nfor line in sys.stdin.read().splitlines():\n    print(' '.join(reversed(line.split())))\n",
     solve: (s) => lines(s).map((l) => l.split(/\s+/).filter(Boolean).reverse().join(" ")).join("\n") + "\n",
-    inputs: ["hello world\n", "the quick brown fox\njumps over\n", "single\n", "a b c d e f g\n  spaced   out  words \n"],
+    inputs: ["hello world\n", "the quick brown fox\njumps over\n", "single\n", "a b c d e f g\n  spaced   out  words \n", "one two\nthree\nfour five six\n", "x  y\n"],
   },
   {
     id: "fizzbuzz",
@@ -59,14 +59,14 @@ const TASKS: StdioTask[] = [
       for (let i = 1; i <= n; i++) out.push(i % 15 === 0 ? "FizzBuzz" : i % 3 === 0 ? "Fizz" : i % 5 === 0 ? "Buzz" : String(i));
       return `${out.join("\n")}\n`;
     },
-    inputs: ["5\n", "15\n", "1\n", "31\n"],
+    inputs: ["5\n", "15\n", "1\n", "31\n", "3\n", "20\n"],
   },
   {
     id: "count-vowels",
     prompt: "Read one line of text and print how many vowels (a, e, i, o, u, in either case) it contains.",
     solution: "line = input()\nprint(sum(1 for c in line.lower() if c in 'aeiou'))\n",
     solve: (s) => `${[...(lines(s)[0] ?? "").toLowerCase()].filter((c) => "aeiou".includes(c)).length}\n`,
-    inputs: ["Hello World\n", "rhythm\n", "AEIOU aeiou\n", "Programming in Python is fun!\n", "xyz 123 OoO\n"],
+    inputs: ["Hello World\n", "rhythm\n", "AEIOU aeiou\n", "Programming in Python is fun!\n", "xyz 123 OoO\n", "Queueing is unusual\n"],
   },
   {
     id: "fibonacci",
@@ -77,7 +77,7 @@ const TASKS: StdioTask[] = [
       for (let i = 0; i < Number(s.trim()); i++) [a, b] = [b, a + b];
       return `${a}\n`;
     },
-    inputs: ["10\n", "0\n", "1\n", "50\n", "90\n"],
+    inputs: ["10\n", "0\n", "1\n", "50\n", "90\n", "2\n", "37\n"],
   },
   {
     id: "primes-up-to",
@@ -94,7 +94,7 @@ const TASKS: StdioTask[] = [
       }
       return `${out.join(" ")}\n`;
     },
-    inputs: ["10\n", "2\n", "30\n", "97\n", "1000\n"],
+    inputs: ["10\n", "2\n", "30\n", "97\n", "1000\n", "3\n"],
   },
   {
     id: "transpose",
@@ -109,7 +109,7 @@ const TASKS: StdioTask[] = [
       for (let j = 0; j < c; j++) out.push(rows.map((row) => row[j]).join(" "));
       return `${out.join("\n")}\n`;
     },
-    inputs: ["2 3\n1 2 3\n4 5 6\n", "1 1\n7\n", "3 1\n1\n2\n3\n", "3 3\n1 2 3\n4 5 6\n7 8 9\n"],
+    inputs: ["2 3\n1 2 3\n4 5 6\n", "1 1\n7\n", "3 1\n1\n2\n3\n", "3 3\n1 2 3\n4 5 6\n7 8 9\n", "2 2\n-1 0\n5 -9\n", "1 4\n4 3 2 1\n"],
   },
   {
     id: "word-frequency",
@@ -123,7 +123,7 @@ const TASKS: StdioTask[] = [
       const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       return `${sorted.map(([w, n]) => `${w} ${n}`).join("\n")}\n`;
     },
-    inputs: ["the cat and the hat\n", "Go, go, GO! Stop.\n", "one\n", "b a c b a b\nc-c a\n"],
+    inputs: ["the cat and the hat\n", "Go, go, GO! Stop.\n", "one\n", "b a c b a b\nc-c a\n", "It is what it is.\n", "apple Banana apple banana cherry\n"],
   },
   {
     id: "balanced-brackets",
@@ -142,7 +142,7 @@ const TASKS: StdioTask[] = [
           return stack.length === 0 ? "YES" : "NO";
         })
         .join("\n") + "\n",
-    inputs: ["([]{})\n", "(]\n", "((a+b)*[c-d])\n{[}]\n", "\n)(\n", "{{{{}}}}\n[(])\n"],
+    inputs: ["([]{})\n", "(]\n", "((a+b)*[c-d])\n{[}]\n", "\n)(\n", "{{{{}}}}\n[(])\n", "[{()}]()\n"],
   },
   {
     id: "gcd-lcm",
@@ -157,7 +157,7 @@ const TASKS: StdioTask[] = [
           return `${g} ${(a / g) * b}`;
         })
         .join("\n") + "\n",
-    inputs: ["12 18\n", "7 13\n1 1\n", "100 10\n", "1000000000000 999999999999\n", "48 180\n17 17\n"],
+    inputs: ["12 18\n", "7 13\n1 1\n", "100 10\n", "1000000000000 999999999999\n", "48 180\n17 17\n", "1 999999999989\n"],
   },
   {
     id: "run-length",
@@ -165,7 +165,7 @@ const TASKS: StdioTask[] = [
     solution:
       "from itertools import groupby\n\nline = input()\nprint(''.join(f'{ch}{len(list(g))}' for ch, g in groupby(line)))\n",
     solve: (s) => `${(lines(s)[0] ?? "").replace(/(.)\1*/g, (m, ch: string) => `${ch}${m.length}`)}\n`,
-    inputs: ["aaabcc\n", "abc\n", "zzzzzzzzzzzz\n", "aabbaa\n", "xyyzzz11\n"],
+    inputs: ["aaabcc\n", "abc\n", "zzzzzzzzzzzz\n", "aabbaa\n", "xyyzzz11\n", "a\n"],
   },
   {
     id: "anagram-groups",
@@ -183,7 +183,7 @@ const TASKS: StdioTask[] = [
       const rows = [...groups.values()].map((g) => g.sort(cmp)).sort((a, b) => cmp(a.join("\u0000"), b.join("\u0000")));
       return `${rows.map((g) => g.join(" ")).join("\n")}\n`;
     },
-    inputs: ["listen silent enlist google\n", "abc\n", "rat tar art star tars cheese\n", "dusty study night thing\n"],
+    inputs: ["listen silent enlist google\n", "abc\n", "rat tar art star tars cheese\n", "dusty study night thing\n", "dog god odg cat act\n", "evil vile live veil vale\n"],
   },
   {
     id: "caesar-shift",
@@ -196,7 +196,7 @@ const TASKS: StdioTask[] = [
       const shift = (ch: string, base: number) => String.fromCharCode(((ch.charCodeAt(0) - base + k) % 26) + base);
       return `${[...text].map((ch) => (/[a-z]/.test(ch) ? shift(ch, 97) : /[A-Z]/.test(ch) ? shift(ch, 65) : ch)).join("")}\n`;
     },
-    inputs: ["3\nabc xyz\n", "0\nHello, World!\n", "13\nWhy did the chicken cross the road?\n", "25\nBCD\n"],
+    inputs: ["3\nabc xyz\n", "0\nHello, World!\n", "13\nWhy did the chicken cross the road?\n", "25\nBCD\n", "1\nZz Aa\n", "7\nThe year 2026!\n"],
   },
 ];
 

@@ -118,7 +118,7 @@ describe("scene3d plugin", () => {
       assert.equal(by("tasks[1].target.initial[1]")?.message, "an object named 't' already exists; names are unique (use update_object to change it)");
       assert.equal(by("tasks[1].target.initial[1]")?.line, 2);
       assert.equal(by("tasks[1].target.initial[1]")?.column, col('{"name":"t","kind":"box"}]'));
-      assert.match(by("tasks[1].target.checks[0].support")?.message ?? "", /expected string/);
+      assert.match(by("tasks[1].target.checks[0]")?.message ?? "", /missing required field 'support' \(a string\)/);
       assert.match(by("tasks[1].target.checks[1].check")?.message ?? "", /unknown check "distnce"/);
       assert.equal(by("tasks[1].target.checks[1].check")?.column, col('"distnce"'));
       assert.ok(problems.every((p) => p.file.endsWith("tasks.jsonl") && p.path.startsWith("tasks[1]")), JSON.stringify(problems));
