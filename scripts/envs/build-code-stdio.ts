@@ -77,7 +77,7 @@ const TASKS: StdioTask[] = [
       for (let i = 0; i < Number(s.trim()); i++) [a, b] = [b, a + b];
       return `${a}\n`;
     },
-    inputs: ["10\n", "0\n", "1\n", "50\n", "90\n", "2\n", "37\n"],
+    inputs: ["10\n", "1\n", "0\n", "50\n", "90\n", "2\n", "37\n"],
   },
   {
     id: "primes-up-to",

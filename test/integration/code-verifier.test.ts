@@ -93,8 +93,10 @@ for (const backend of ["process", "docker"] as const) {
         const r = await rollOut(env, task, scripted([{ name: "write_file", arguments: { path: "solution.py", content } }]), provider, traj.dir);
         const c = rewardEvent(r.events)?.components[0];
         assert.equal(r.reward, 0, content);
-        assert.match(c?.reason ?? "", /did not print the verifier's sentinel/);
-        assert.equal(((c?.details ?? {}) as Record<string, unknown>).exit_code, 0, "the exit status alone would have passed it");
+        // The submission runs in its own process, so its early exit ends that process alone: the check
+        // sees it end before answering (the test process never exits 0 early, so the sentinel stays unprinted).
+        assert.match(c?.reason ?? "", /the submission ended \(exit status 0\) before has_close_elements returned/);
+        assert.notEqual(((c?.details ?? {}) as Record<string, unknown>).exit_code, 0, "the check itself failed");
       }
       const honest = await rollOut(env, task, oracle(task), provider, traj.dir);
       assert.equal(honest.reward, 1, "the canonical solution still prints the sentinel and passes");
@@ -126,7 +128,7 @@ for (const backend of ["process", "docker"] as const) {
     test("stdio: the fraction of cases passed, with each case's outcome and stderr recorded", { skip }, async () => {
       const env = loadExample("code-stdio");
       const task = taskById(env, "fibonacci");
-      // Right up to about n = 70 only (float rounding), and crashes on n = 0 with a message on stderr.
+      // Hidden cases n = 0, 50, 90, 2, 37: right up to about n = 70 only (float rounding), and crashes on n = 0 with a message on stderr.
       const program = "import sys\nn = int(input())\nif n == 0:\n    sys.exit('no zero please')\nphi = (1 + 5 ** 0.5) / 2\nprint(round(phi ** n / 5 ** 0.5))\n";
       const r = await rollOut(env, task, scripted([{ name: "write_file", arguments: { path: "solution.py", content: program } }]), provider, traj.dir);
       const c = rewardEvent(r.events)?.components[0];
@@ -136,14 +138,14 @@ for (const backend of ["process", "docker"] as const) {
       assert.deepEqual(
         cases.map((x) => [x.passed, x.reason ?? null]),
         [
-          [true, null],
           [false, "exit code 1"],
           [true, null],
-          [true, null],
           [false, "wrong output"],
+          [true, null],
+          [true, null],
         ],
       );
-      assert.equal(cases[1]?.stderr.trim(), "no zero please");
+      assert.equal(cases[0]?.stderr.trim(), "no zero please");
     });
 
     test("repo-bugfix: fixing one of the two files is not enough", { skip }, async () => {
