@@ -8,14 +8,21 @@ import { WebviewHost } from "./webview-host";
 export const DASHBOARD_PANEL = "rlenv.dashboard";
 export const TRAJECTORY_PANEL = "rlenv.trajectoryPanel";
 
-/** Accepts a path, a Uri, or {file|dir|run.dir, compare?} (what tree items and other features pass). */
-export function argPath(arg: unknown): { file?: string; compare?: string } {
+/** Accepts a path, a Uri, or {file|dir|run.dir, compare?, more?, row?} (what tree items, the dashboard and other features pass). */
+export function argPath(arg: unknown): { file?: string; compare?: string; more?: string[]; row?: number } {
   if (typeof arg === "string") return { file: arg };
   if (arg instanceof vscode.Uri) return { file: arg.fsPath };
   if (typeof arg === "object" && arg !== null) {
-    const o = arg as { file?: unknown; dir?: unknown; compare?: unknown; run?: { dir?: unknown }; resourceUri?: unknown };
+    const o = arg as { file?: unknown; dir?: unknown; compare?: unknown; more?: unknown; row?: unknown; run?: { dir?: unknown }; resourceUri?: unknown };
     const file = typeof o.file === "string" ? o.file : typeof o.dir === "string" ? o.dir : typeof o.run?.dir === "string" ? o.run.dir : o.resourceUri instanceof vscode.Uri ? o.resourceUri.fsPath : undefined;
-    return { ...(file ? { file } : {}), ...(typeof o.compare === "string" ? { compare: o.compare } : {}) };
+    const more = Array.isArray(o.more) ? o.more.filter((m): m is string => typeof m === "string").slice(0, 2) : [];
+    const row = typeof o.row === "number" && Number.isInteger(o.row) && o.row >= 0 ? o.row : undefined;
+    return {
+      ...(file ? { file } : {}),
+      ...(typeof o.compare === "string" ? { compare: o.compare } : {}),
+      ...(more.length ? { more } : {}),
+      ...(row !== undefined ? { row } : {}),
+    };
   }
   return {};
 }
@@ -27,18 +34,31 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  /** `rlenv.openTrajectory`: a file in the custom editor; two files (compare) in a panel. */
+  /**
+   * `rlenv.openTrajectory`: a file in the custom editor; two to four files (compare), or one
+   * at a given step (a search hit), in a panel, since the custom editor takes no context.
+   */
   async openTrajectory(arg: unknown): Promise<void> {
-    const { file, compare } = argPath(arg);
+    const { file, compare, more, row } = argPath(arg);
     const target = file ?? vscode.window.activeTextEditor?.document.uri.fsPath;
     if (!target) return void vscode.window.showWarningMessage("Open a rollout file (runs/<id>/rollouts/*.jsonl) first.");
-    if (!compare) {
+    if (!compare && row === undefined) {
       await vscode.commands.executeCommand("vscode.openWith", vscode.Uri.file(target), TRAJECTORY_EDITOR);
       return;
     }
     const t = targetFor(target);
-    const rel = path.relative(t.root, path.resolve(compare)).split(path.sep).join("/");
-    this.show(TRAJECTORY_PANEL, `Compare ${path.basename(target)} · ${path.basename(compare)}`, { app: "trajectory", root: t.root, target: t.target, compare: rel, live: false });
+    const rel = (f: string) => path.relative(t.root, path.resolve(f)).split(path.sep).join("/");
+    const others = compare ? [compare, ...(more ?? [])] : [];
+    const title = others.length ? `Compare ${[target, ...others].map((f) => path.basename(f)).join(" · ")}` : path.basename(target);
+    this.show(TRAJECTORY_PANEL, title, {
+      app: "trajectory",
+      root: t.root,
+      target: t.target,
+      live: false,
+      ...(compare ? { compare: rel(compare) } : {}),
+      ...(compare && more?.length ? { more: more.map(rel) } : {}),
+      ...(row !== undefined ? { row } : {}),
+    });
   }
 
   /** `rlenv.openDashboard`: the run folder's dashboard. */
@@ -71,6 +91,12 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     }
     const c = ctx.data;
     const { __context: _, ...snapshot } = saved;
-    this.show(panel.viewType, panel.title, { app: c.app, root: c.root!, target: c.target, live: c.live, ...(c.compare ? { compare: c.compare } : {}) }, snapshot, panel);
+    this.show(
+      panel.viewType,
+      panel.title,
+      { app: c.app, root: c.root!, target: c.target, live: c.live, ...(c.compare ? { compare: c.compare } : {}), ...(c.more ? { more: c.more } : {}), ...(c.row !== undefined ? { row: c.row } : {}) },
+      snapshot,
+      panel,
+    );
   }
 }

@@ -75,7 +75,10 @@ export class WebviewHost implements vscode.Disposable {
       case "open": {
         const file = path.resolve(this.context.root, m.target);
         const compare = m.compare ? path.resolve(this.context.root, m.compare) : undefined;
-        await vscode.commands.executeCommand(m.app === "dashboard" ? "rlenv.openDashboard" : "rlenv.openTrajectory", compare ? { file, compare } : vscode.Uri.file(file));
+        const more = (m.more ?? []).map((f) => path.resolve(this.context.root, f));
+        // Compare of up to four, and a search hit's step, travel with the file.
+        const arg = compare || m.row !== undefined ? { file, ...(compare ? { compare, more } : {}), ...(m.row !== undefined ? { row: m.row } : {}) } : vscode.Uri.file(file);
+        await vscode.commands.executeCommand(m.app === "dashboard" ? "rlenv.openDashboard" : "rlenv.openTrajectory", arg);
         return;
       }
       case "request":
