@@ -90,7 +90,7 @@ describe("example runs in the viewer", { skip: missing("chromium") }, () => {
     await page.click("button[data-tab='documents']");
     await page.waitForSelector(".report pre.json");
     assert.match(String(await page.locator(".report pre.json").textContent()), /"answer"/);
-    assert.ok((await page.locator(".report .cite-line").count()) >= 1, "the report's citations are listed");
+    assert.ok((await page.locator(".report .citation").count()) >= 1, "the report's citations are listed, each as a card");
     await screenshot(page, "real-document");
     assert.deepEqual(errors, []);
   });
