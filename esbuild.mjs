@@ -26,9 +26,7 @@ const nodeBuilds = [
 
 /** Browser targets: one bundle per app folder in webviews/src/apps/<name>/main.ts. */
 const appsDir = "webviews/src/apps";
-const webApps = existsSync(appsDir)
-  ? readdirSync(appsDir).filter((n) => existsSync(path.join(appsDir, n, "main.ts")))
-  : [];
+const webApps = existsSync(appsDir) ? readdirSync(appsDir).filter((n) => existsSync(path.join(appsDir, n, "main.ts"))) : [];
 
 /**
  * zod's `z.locales` namespace pulls its ~40 message locales (400 KB, a third of the
@@ -39,7 +37,9 @@ const zodEnglishOnly = {
   name: "zod-english-only",
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.(c?js)$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: path.resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" } : undefined,
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? { path: path.resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,
@@ -59,8 +59,16 @@ const lazyRequires = {
   name: "lazy-requires",
   setup(build) {
     const rewrites = [
-      { file: /[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session')", to: "withSession = function () { return require('./session').apply(this, arguments); }" },
-      { file: /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh')", to: "ssh = function () { return require('./ssh').apply(this, arguments); }" },
+      {
+        file: /[\\/]dockerode[\\/]lib[\\/]docker\.js$/,
+        from: "withSession = require('./session')",
+        to: "withSession = function () { return require('./session').apply(this, arguments); }",
+      },
+      {
+        file: /[\\/]docker-modem[\\/]lib[\\/]modem\.js$/,
+        from: "ssh = require('./ssh')",
+        to: "ssh = function () { return require('./ssh').apply(this, arguments); }",
+      },
     ];
     build.onLoad({ filter: /[\\/](dockerode|docker-modem)[\\/]lib[\\/](docker|modem)\.js$/ }, (args) => {
       const rule = rewrites.find((r) => r.file.test(args.path));
@@ -72,7 +80,14 @@ const lazyRequires = {
   },
 };
 
-const common = { bundle: true, sourcemap: true, logLevel: "warning", define, legalComments: "none", plugins: [zodEnglishOnly, lazyRequires] };
+const common = {
+  bundle: true,
+  sourcemap: true,
+  logLevel: "warning",
+  define,
+  legalComments: "none",
+  plugins: [zodEnglishOnly, lazyRequires],
+};
 
 const configs = [
   ...nodeBuilds.map((b) => ({

@@ -234,7 +234,8 @@ const problems = text
   .filter((l) => l.trim() !== "")
   .map((l, i) => {
     const r = Problem.safeParse(JSON.parse(l));
-    if (!r.success) throw new Error(`${input}: line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
+    if (!r.success)
+      throw new Error(`${input}: line ${i + 1}: ${r.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
     return r.data;
   });
 if (problems.length !== 164) throw new Error(`${input}: expected 164 problems, found ${problems.length}`);

@@ -20,15 +20,24 @@ type Fix = { file: string; replace: Array<[string, string]> };
 
 const FIXES: Record<string, Fix[]> = {
   "inventory-total": [
-    { file: "inventory/models.py", replace: [['price_cents=int(float(row["price"]) * 100),', 'price_cents=int(round(float(row["price"]) * 100)),']] },
-    { file: "inventory/report.py", replace: [["return sum(item.price_cents for item in items)", "return sum(item.price_cents * item.quantity for item in items)"]] },
+    {
+      file: "inventory/models.py",
+      replace: [['price_cents=int(float(row["price"]) * 100),', 'price_cents=int(round(float(row["price"]) * 100)),']],
+    },
+    {
+      file: "inventory/report.py",
+      replace: [["return sum(item.price_cents for item in items)", "return sum(item.price_cents * item.quantity for item in items)"]],
+    },
   ],
   "calendar-days": [
-    { file: "calendar_utils/leap.py", replace: [["return year % 4 == 0", "return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)"]] },
+    {
+      file: "calendar_utils/leap.py",
+      replace: [["return year % 4 == 0", "return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)"]],
+    },
     { file: "calendar_utils/days.py", replace: [["return MONTH_DAYS[month]", "return MONTH_DAYS[month - 1]"]] },
   ],
   "temperature-convert": [
-    { file: "units/parse.py", replace: [['(-?\\d+)\\s*°?', '(-?\\d+(?:\\.\\d+)?)\\s*°?']] },
+    { file: "units/parse.py", replace: [["(-?\\d+)\\s*°?", "(-?\\d+(?:\\.\\d+)?)\\s*°?"]] },
     { file: "units/convert.py", replace: [["return value - 32 * 5 / 9", "return (value - 32) * 5 / 9"]] },
   ],
   "cart-coupons": [
@@ -43,14 +52,27 @@ const FIXES: Record<string, Fix[]> = {
   ],
   "slugify-accents": [
     { file: "slugkit/normalize.py", replace: [['unicodedata.normalize("NFC", text)', 'unicodedata.normalize("NFKD", text)']] },
-    { file: "slugkit/slugify.py", replace: [["return re.sub(r\"[^a-z0-9]\", sep, text)", "return re.sub(r\"[^a-z0-9]+\", sep, text).strip(sep)"]] },
+    {
+      file: "slugkit/slugify.py",
+      replace: [['return re.sub(r"[^a-z0-9]", sep, text)', 'return re.sub(r"[^a-z0-9]+", sep, text).strip(sep)']],
+    },
   ],
   "rpn-calculator": [
     {
       file: "rpn/tokenizer.py",
-      replace: [["    tokens: list[str] = []\n    for ch in expr:\n        if ch.isspace():\n            continue\n        tokens.append(ch)\n    return tokens\n", "    return expr.split()\n"]],
+      replace: [
+        [
+          "    tokens: list[str] = []\n    for ch in expr:\n        if ch.isspace():\n            continue\n        tokens.append(ch)\n    return tokens\n",
+          "    return expr.split()\n",
+        ],
+      ],
     },
-    { file: "rpn/evaluator.py", replace: [["            a = stack.pop()\n            b = stack.pop()\n", "            b = stack.pop()\n            a = stack.pop()\n"]] },
+    {
+      file: "rpn/evaluator.py",
+      replace: [
+        ["            a = stack.pop()\n            b = stack.pop()\n", "            b = stack.pop()\n            a = stack.pop()\n"],
+      ],
+    },
   ],
 };
 
@@ -75,7 +97,9 @@ function patchFor(id: string, fixes: Fix[]): string {
       writeFileSync(path.join(a, "f"), before);
       writeFileSync(path.join(b, "f"), after);
       try {
-        execFileSync("diff", ["-u", "--label", `a/${fix.file}`, "--label", `b/${fix.file}`, path.join(a, "f"), path.join(b, "f")], { encoding: "utf8" });
+        execFileSync("diff", ["-u", "--label", `a/${fix.file}`, "--label", `b/${fix.file}`, path.join(a, "f"), path.join(b, "f")], {
+          encoding: "utf8",
+        });
         throw new Error(`${id}/${fix.file}: the fix changes nothing`);
       } catch (e) {
         // diff exits 1 when the files differ, with the diff on stdout.
@@ -97,7 +121,10 @@ for (const [id, fixes] of Object.entries(FIXES)) {
   const text = readFileSync(file, "utf8");
   const doc = parseDocument(text);
   doc.setIn(["solution", "patch"], patchFor(id, fixes));
-  doc.setIn(["metadata", "bug_files"], fixes.map((f) => f.file));
+  doc.setIn(
+    ["metadata", "bug_files"],
+    fixes.map((f) => f.file),
+  );
   const next = doc.toString({ lineWidth: 0, blockQuote: "literal" });
   if (check) {
     if (next !== text) {

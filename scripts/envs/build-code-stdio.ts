@@ -39,18 +39,36 @@ const TASKS: StdioTask[] = [
       const n = Number(t[0]);
       return `${t.slice(1, 1 + n).reduce((a, x) => a + BigInt(x), 0n)}\n`;
     },
-    inputs: ["3\n1\n2\n3\n", "1\n-7\n", "0\n", "4\n1000000000000000000\n1000000000000000000\n-5\n5\n", "5\n10\n-20\n30\n-40\n50\n", "2\n-1000000000000000000\n999999999999999999\n"],
+    inputs: [
+      "3\n1\n2\n3\n",
+      "1\n-7\n",
+      "0\n",
+      "4\n1000000000000000000\n1000000000000000000\n-5\n5\n",
+      "5\n10\n-20\n30\n-40\n50\n",
+      "2\n-1000000000000000000\n999999999999999999\n",
+    ],
   },
   {
     id: "reverse-words",
     prompt: "For every line of input, print the words of that line in reverse order, separated by single spaces.",
     solution: "import sys\n\nfor line in sys.stdin.read().splitlines():\n    print(' '.join(reversed(line.split())))\n",
-    solve: (s) => lines(s).map((l) => l.split(/\s+/).filter(Boolean).reverse().join(" ")).join("\n") + "\n",
-    inputs: ["hello world\n", "the quick brown fox\njumps over\n", "single\n", "a b c d e f g\n  spaced   out  words \n", "one two\nthree\nfour five six\n", "x  y\n"],
+    solve: (s) =>
+      lines(s)
+        .map((l) => l.split(/\s+/).filter(Boolean).reverse().join(" "))
+        .join("\n") + "\n",
+    inputs: [
+      "hello world\n",
+      "the quick brown fox\njumps over\n",
+      "single\n",
+      "a b c d e f g\n  spaced   out  words \n",
+      "one two\nthree\nfour five six\n",
+      "x  y\n",
+    ],
   },
   {
     id: "fizzbuzz",
-    prompt: "Read n and print the numbers 1 to n, one a line, but Fizz for multiples of 3, Buzz for multiples of 5 and FizzBuzz for multiples of both.",
+    prompt:
+      "Read n and print the numbers 1 to n, one a line, but Fizz for multiples of 3, Buzz for multiples of 5 and FizzBuzz for multiples of both.",
     solution:
       "n = int(input())\nfor i in range(1, n + 1):\n    if i % 15 == 0:\n        print('FizzBuzz')\n    elif i % 3 == 0:\n        print('Fizz')\n    elif i % 5 == 0:\n        print('Buzz')\n    else:\n        print(i)\n",
     solve: (s) => {
@@ -98,7 +116,8 @@ const TASKS: StdioTask[] = [
   },
   {
     id: "transpose",
-    prompt: "The first line holds r and c; then r lines of c integers each. Print the transposed matrix: c lines of r integers separated by spaces.",
+    prompt:
+      "The first line holds r and c; then r lines of c integers each. Print the transposed matrix: c lines of r integers separated by spaces.",
     solution:
       "import sys\n\nr, c = map(int, sys.stdin.readline().split())\nrows = [sys.stdin.readline().split() for _ in range(r)]\nfor j in range(c):\n    print(' '.join(rows[i][j] for i in range(r)))\n",
     solve: (s) => {
@@ -123,11 +142,19 @@ const TASKS: StdioTask[] = [
       const sorted = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
       return `${sorted.map(([w, n]) => `${w} ${n}`).join("\n")}\n`;
     },
-    inputs: ["the cat and the hat\n", "Go, go, GO! Stop.\n", "one\n", "b a c b a b\nc-c a\n", "It is what it is.\n", "apple Banana apple banana cherry\n"],
+    inputs: [
+      "the cat and the hat\n",
+      "Go, go, GO! Stop.\n",
+      "one\n",
+      "b a c b a b\nc-c a\n",
+      "It is what it is.\n",
+      "apple Banana apple banana cherry\n",
+    ],
   },
   {
     id: "balanced-brackets",
-    prompt: "For every line of input, print YES if its brackets (), [] and {} are balanced and properly nested, otherwise NO. Other characters are ignored.",
+    prompt:
+      "For every line of input, print YES if its brackets (), [] and {} are balanced and properly nested, otherwise NO. Other characters are ignored.",
     solution:
       "import sys\n\npairs = {')': '(', ']': '[', '}': '{'}\nfor line in sys.stdin.read().splitlines():\n    stack = []\n    ok = True\n    for ch in line:\n        if ch in '([{':\n            stack.append(ch)\n        elif ch in pairs:\n            if not stack or stack.pop() != pairs[ch]:\n                ok = False\n                break\n    print('YES' if ok and not stack else 'NO')\n",
     solve: (s) =>
@@ -146,8 +173,10 @@ const TASKS: StdioTask[] = [
   },
   {
     id: "gcd-lcm",
-    prompt: "Each line holds two positive integers a and b (up to 10^12). For each line print 'g l' where g is their greatest common divisor and l their least common multiple.",
-    solution: "import math\nimport sys\n\nfor line in sys.stdin.read().splitlines():\n    if line.strip():\n        a, b = map(int, line.split())\n        g = math.gcd(a, b)\n        print(g, a // g * b)\n",
+    prompt:
+      "Each line holds two positive integers a and b (up to 10^12). For each line print 'g l' where g is their greatest common divisor and l their least common multiple.",
+    solution:
+      "import math\nimport sys\n\nfor line in sys.stdin.read().splitlines():\n    if line.strip():\n        a, b = map(int, line.split())\n        g = math.gcd(a, b)\n        print(g, a // g * b)\n",
     solve: (s) =>
       lines(s)
         .filter((l) => l.trim())
@@ -161,9 +190,9 @@ const TASKS: StdioTask[] = [
   },
   {
     id: "run-length",
-    prompt: "Read one line and print its run-length encoding: each run of the same character as the character followed by the run's length, e.g. aaabcc -> a3b1c2.",
-    solution:
-      "from itertools import groupby\n\nline = input()\nprint(''.join(f'{ch}{len(list(g))}' for ch, g in groupby(line)))\n",
+    prompt:
+      "Read one line and print its run-length encoding: each run of the same character as the character followed by the run's length, e.g. aaabcc -> a3b1c2.",
+    solution: "from itertools import groupby\n\nline = input()\nprint(''.join(f'{ch}{len(list(g))}' for ch, g in groupby(line)))\n",
     solve: (s) => `${(lines(s)[0] ?? "").replace(/(.)\1*/g, (m, ch: string) => `${ch}${m.length}`)}\n`,
     inputs: ["aaabcc\n", "abc\n", "zzzzzzzzzzzz\n", "aabbaa\n", "xyyzzz11\n", "a\n"],
   },
@@ -183,11 +212,19 @@ const TASKS: StdioTask[] = [
       const rows = [...groups.values()].map((g) => g.sort(cmp)).sort((a, b) => cmp(a.join("\u0000"), b.join("\u0000")));
       return `${rows.map((g) => g.join(" ")).join("\n")}\n`;
     },
-    inputs: ["listen silent enlist google\n", "abc\n", "rat tar art star tars cheese\n", "dusty study night thing\n", "dog god odg cat act\n", "evil vile live veil vale\n"],
+    inputs: [
+      "listen silent enlist google\n",
+      "abc\n",
+      "rat tar art star tars cheese\n",
+      "dusty study night thing\n",
+      "dog god odg cat act\n",
+      "evil vile live veil vale\n",
+    ],
   },
   {
     id: "caesar-shift",
-    prompt: "The first line holds a shift k (0 <= k < 26); the second a line of text. Print the text with every letter shifted k places forward in the alphabet, wrapping around and keeping its case; other characters stay as they are.",
+    prompt:
+      "The first line holds a shift k (0 <= k < 26); the second a line of text. Print the text with every letter shifted k places forward in the alphabet, wrapping around and keeping its case; other characters stay as they are.",
     solution:
       "k = int(input())\ntext = input()\nout = []\nfor ch in text:\n    if 'a' <= ch <= 'z':\n        out.append(chr((ord(ch) - 97 + k) % 26 + 97))\n    elif 'A' <= ch <= 'Z':\n        out.append(chr((ord(ch) - 65 + k) % 26 + 65))\n    else:\n        out.append(ch)\nprint(''.join(out))\n",
     solve: (s) => {
@@ -196,13 +233,21 @@ const TASKS: StdioTask[] = [
       const shift = (ch: string, base: number) => String.fromCharCode(((ch.charCodeAt(0) - base + k) % 26) + base);
       return `${[...text].map((ch) => (/[a-z]/.test(ch) ? shift(ch, 97) : /[A-Z]/.test(ch) ? shift(ch, 65) : ch)).join("")}\n`;
     },
-    inputs: ["3\nabc xyz\n", "0\nHello, World!\n", "13\nWhy did the chicken cross the road?\n", "25\nBCD\n", "1\nZz Aa\n", "7\nThe year 2026!\n"],
+    inputs: [
+      "3\nabc xyz\n",
+      "0\nHello, World!\n",
+      "13\nWhy did the chicken cross the road?\n",
+      "25\nBCD\n",
+      "1\nZz Aa\n",
+      "7\nThe year 2026!\n",
+    ],
   },
 ];
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const outAt = process.argv.indexOf("--out");
-const outDir = outAt >= 0 && process.argv[outAt + 1] ? path.resolve(process.argv[outAt + 1]!) : path.join(root, "environments", "code-stdio");
+const outDir =
+  outAt >= 0 && process.argv[outAt + 1] ? path.resolve(process.argv[outAt + 1]!) : path.join(root, "environments", "code-stdio");
 const STUB = "# Read the input from standard input and print the answer to standard output.\n";
 
 const manifest = `# Generated by scripts/envs/build-code-stdio.ts
@@ -260,7 +305,8 @@ writeFileSync(path.join(outDir, "environment.yaml"), manifest);
 writeFileSync(path.join(outDir, "README.md"), readme);
 for (const t of TASKS) {
   const cases = t.inputs.map((stdin) => ({ stdin, stdout: t.solve(stdin) }));
-  for (const c of cases) if (c.stdout.trim() === "") throw new Error(`${t.id}: a case expects empty output, so the nop policy would pass it`);
+  for (const c of cases)
+    if (c.stdout.trim() === "") throw new Error(`${t.id}: a case expects empty output, so the nop policy would pass it`);
   const task = {
     prompt: t.prompt,
     files: { "solution.py": STUB },

@@ -16,7 +16,7 @@ const VOCABULARY = [...new Set(CONTRACTS.flatMap((c) => [...c.clauses, ...(c.add
 function bySection(a: { number: string }, b: { number: string }): number {
   const pa = a.number.split(".").map(Number);
   const pb = b.number.split(".").map(Number);
-  return (pa[0]! - pb[0]!) || ((pa[1] ?? 0) - (pb[1] ?? 0));
+  return pa[0]! - pb[0]! || (pa[1] ?? 0) - (pb[1] ?? 0);
 }
 
 export const REPORT_SCHEMA = {
@@ -24,14 +24,14 @@ export const REPORT_SCHEMA = {
   properties: {
     parties: { type: "array", items: { type: "string" }, description: "Legal names of the parties" },
     effective_date: { type: "string", description: "The Effective Date, e.g. 2024-03-01" },
-    amounts: { type: "array", items: { type: "string" }, description: "Every money amount stated in the revised version, e.g. \"$48,500\"" },
+    amounts: { type: "array", items: { type: "string" }, description: 'Every money amount stated in the revised version, e.g. "$48,500"' },
     discrepancies: {
       type: "array",
       description: "Every clause whose value differs between version 1 and version 2",
       items: {
         type: "object",
         properties: {
-          section: { type: "string", description: "Section number, e.g. \"3.1\"" },
+          section: { type: "string", description: 'Section number, e.g. "3.1"' },
           field: { type: "string", enum: VOCABULARY },
           original: { type: "string", description: "The value in version 1" },
           revised: { type: "string", description: "The value in version 2" },
@@ -41,7 +41,11 @@ export const REPORT_SCHEMA = {
     },
     citations: {
       type: "array",
-      items: { type: "object", properties: { document: { type: "string" }, page: { type: "integer", minimum: 1 } }, required: ["document", "page"] },
+      items: {
+        type: "object",
+        properties: { document: { type: "string" }, page: { type: "integer", minimum: 1 } },
+        required: ["document", "page"],
+      },
     },
   },
   required: ["parties", "effective_date", "amounts", "discrepancies"],
@@ -94,9 +98,19 @@ function renderText(c: ContractSpec): string {
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 function renderHtml(c: ContractSpec): string {
-  const pages = pagesOf(sections(c, 2)).map((page) => page.map((s) => `<p><b>${esc(s.number)} ${esc(s.heading)}.</b> ${esc(s.body)}</p>`).join("\n"));
-  const body = pages.map((p, i) => `<div class="page"${i > 0 ? ' style="page-break-before: always"' : ""}>\n${i === 0 ? `<h1>${esc(c.title)}</h1>\n<p><i>Version 2 (revised)</i></p>\n<p>${esc(preamble(c))}</p>\n` : ""}${p}\n</div>`);
-  body.push(`<div class="page" style="page-break-before: always">\n${signatures(c).split("\n\n").map((b) => `<p>${esc(b).replace(/\n/g, "<br>")}</p>`).join("\n")}\n</div>`);
+  const pages = pagesOf(sections(c, 2)).map((page) =>
+    page.map((s) => `<p><b>${esc(s.number)} ${esc(s.heading)}.</b> ${esc(s.body)}</p>`).join("\n"),
+  );
+  const body = pages.map(
+    (p, i) =>
+      `<div class="page"${i > 0 ? ' style="page-break-before: always"' : ""}>\n${i === 0 ? `<h1>${esc(c.title)}</h1>\n<p><i>Version 2 (revised)</i></p>\n<p>${esc(preamble(c))}</p>\n` : ""}${p}\n</div>`,
+  );
+  body.push(
+    `<div class="page" style="page-break-before: always">\n${signatures(c)
+      .split("\n\n")
+      .map((b) => `<p>${esc(b).replace(/\n/g, "<br>")}</p>`)
+      .join("\n")}\n</div>`,
+  );
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${esc(c.title)}</title><style>.page{margin:2em}</style></head>\n<body>\n${body.join("\n")}\n</body></html>\n`;
 }
 
@@ -108,7 +122,9 @@ function iso(date: string): string {
 
 export function goldReport(c: ContractSpec) {
   const revised = (k: { section: string; value: string }) => c.changes[k.section] ?? k.value;
-  const changed = c.clauses.filter((k) => c.changes[k.section] !== undefined).map((k) => ({ section: k.section, field: k.field, original: k.value, revised: revised(k) }));
+  const changed = c.clauses
+    .filter((k) => c.changes[k.section] !== undefined)
+    .map((k) => ({ section: k.section, field: k.field, original: k.value, revised: revised(k) }));
   const added = (c.added ?? []).map((k) => ({ section: k.section, field: k.field, original: "none", revised: k.value }));
   return {
     parties: [...c.parties],

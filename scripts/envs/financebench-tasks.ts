@@ -25,7 +25,8 @@ export function financeQuestion(raw: unknown, line: number): FinanceQuestion {
     answer: need("answer"),
     question_type: need("question_type"),
     evidence: evidence.map((e: Record<string, unknown>, i: number) => {
-      if (typeof e.evidence_page_num !== "number") throw new Error(`questions.jsonl line ${line}: evidence[${i}].evidence_page_num is missing`);
+      if (typeof e.evidence_page_num !== "number")
+        throw new Error(`questions.jsonl line ${line}: evidence[${i}].evidence_page_num is missing`);
       // The dataset's page numbers are zero-indexed.
       return { doc_name: String(e.doc_name ?? o.doc_name), page: e.evidence_page_num, text: String(e.evidence_text ?? "") };
     }),
@@ -45,7 +46,15 @@ export interface QuestionUnit {
   percent: boolean;
 }
 
-const SCALE_WORD: Record<string, QuestionUnit["scale"]> = { thousand: "thousand", k: "thousand", million: "million", mn: "million", mm: "million", billion: "billion", bn: "billion" };
+const SCALE_WORD: Record<string, QuestionUnit["scale"]> = {
+  thousand: "thousand",
+  k: "thousand",
+  million: "million",
+  mn: "million",
+  mm: "million",
+  billion: "billion",
+  bn: "billion",
+};
 const CURRENCY_WORD = String.raw`(?:USD|US\$|\$|U\.S\.\s*dollars?|dollars?)`;
 const SCALE = String.raw`(thousands?|millions?|billions?|mn|mm|bn)`;
 
@@ -70,7 +79,9 @@ export function questionUnit(question: string): QuestionUnit {
     if (new RegExp(CURRENCY_WORD, "i").test(m[0])) currency = true;
     break;
   }
-  const percent = /\bin\s+(?:units\s+of\s+)?percents?(?:age)?\b|\bas\s+an?\s+(?:%|percent(?:age)?)|\bpercentage\s+points?\b/i.test(question);
+  const percent = /\bin\s+(?:units\s+of\s+)?percents?(?:age)?\b|\bas\s+an?\s+(?:%|percent(?:age)?)|\bpercentage\s+points?\b/i.test(
+    question,
+  );
   return { ...(scale ? { scale } : {}), currency, percent };
 }
 
@@ -78,7 +89,9 @@ const BARE_FIGURE = /^\s*([-−]?)\s*(\(?)\s*(\$?)\s*([\d,]*\.?\d+)\s*(\)?)\s*(%
 
 /** The scale a filing page prints its table in ("(in millions, except per share data)"), when it prints `figure` too. */
 function pageScale(page: string, figure: string): QuestionUnit["scale"] {
-  const m = /\(?\b(?:in|amounts in|dollars in)\s+(?:US\$\s*|\$\s*)?(thousands|millions|billions)\b/i.exec(page) ?? /\((thousands|millions|billions)\)/i.exec(page);
+  const m =
+    /\(?\b(?:in|amounts in|dollars in)\s+(?:US\$\s*|\$\s*)?(thousands|millions|billions)\b/i.exec(page) ??
+    /\((thousands|millions|billions)\)/i.exec(page);
   if (!m?.[1]) return undefined;
   const n = Number(figure.replace(/,/g, ""));
   const printed = (page.match(/\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?/g) ?? []).some((x) => Number(x.replace(/,/g, "")) === n);
@@ -108,7 +121,12 @@ export function goldAnswer(q: FinanceQuestion, evidencePages: readonly string[] 
   return `${sign}${money ? "$" : ""}${digits}${scale ? ` ${scale}` : ""}`;
 }
 
-export function toTask(q: FinanceQuestion, evidence: Array<{ document: string; page: number }>, cite: boolean, evidencePages: readonly string[] = []) {
+export function toTask(
+  q: FinanceQuestion,
+  evidence: Array<{ document: string; page: number }>,
+  cite: boolean,
+  evidencePages: readonly string[] = [],
+) {
   const numeric = isNumericAnswer(q.answer);
   const gold = goldAnswer(q, evidencePages);
   const grading = numeric

@@ -53,7 +53,10 @@ async function main(): Promise<void> {
   for (const doc of [...new Set(questions.map((q) => q.doc_name))].sort()) {
     const file = path.join(dataset, "pdfs", `${doc}.pdf`);
     const pages = await parsePdf(new Uint8Array(readFileSync(file)), file);
-    pagesByDoc.set(doc, pages.map((p) => p.text));
+    pagesByDoc.set(
+      doc,
+      pages.map((p) => p.text),
+    );
     writeFileSync(path.join(out, "documents", `${doc}.txt`), `${pages.map((p) => p.text).join("\n\f")}\n`);
   }
   const tasks = questions.map((q) => {
@@ -68,7 +71,9 @@ async function main(): Promise<void> {
   writeFileSync(path.join(out, "environment.yaml"), MANIFEST);
   const numeric = tasks.filter((t) => t.target.grading.answer.comparator !== "judge").length;
   const cited = tasks.filter((t) => "cite" in t.target.grading.answer && t.target.grading.answer.cite).length;
-  console.log(`wrote ${tasks.length} tasks (${numeric} numeric, ${cited} with the citation check) and ${pagesByDoc.size} filings to ${path.relative(root, out)}`);
+  console.log(
+    `wrote ${tasks.length} tasks (${numeric} numeric, ${cited} with the citation check) and ${pagesByDoc.size} filings to ${path.relative(root, out)}`,
+  );
 }
 
 main().catch((e: unknown) => {

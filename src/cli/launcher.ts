@@ -57,7 +57,11 @@ function runWithCodeCache(dir: string): void {
   // import() inside the bundle resolves as in a module Node loaded itself (Node 20.12+, 21.7+;
   // the bundle makes no such call today, so older 20.x simply go without).
   const loader = (vm as Partial<typeof vm>).constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE, cachedData, ...(loader ? { importModuleDynamically: loader } : {}) });
+  const script = new vm.Script(Module.wrap(source), {
+    filename: BUNDLE,
+    cachedData,
+    ...(loader ? { importModuleDynamically: loader } : {}),
+  });
   if (!cachedData || script.cachedDataRejected) {
     // After the run, so the functions it compiled lazily are in the cache as well.
     process.once("exit", () => {
@@ -72,7 +76,13 @@ function runWithCodeCache(dir: string): void {
       }
     });
   }
-  const wrapper = script.runInThisContext() as (exports: unknown, req: NodeJS.Require, mod: Module, filename: string, dirname: string) => void;
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    req: NodeJS.Require,
+    mod: Module,
+    filename: string,
+    dirname: string,
+  ) => void;
   const mod = new Module(BUNDLE, module);
   mod.filename = BUNDLE;
   mod.paths = M._nodeModulePaths(__dirname);

@@ -42,11 +42,15 @@ export async function startExtension(context: vscode.ExtensionContext): Promise<
     const ctx = buildContext(context, log);
     const tests = activateFeatures(ctx);
     const startMs = performance.now() - started;
-    log.info(`RL Env Studio started in ${startMs.toFixed(1)} ms (workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted: nothing is executed"})`);
+    log.info(
+      `RL Env Studio started in ${startMs.toFixed(1)} ms (workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted: nothing is executed"})`,
+    );
     return { ctx, tests, startMs };
   } catch (e) {
     log.error(`start-up failed: ${e instanceof Error && e.stack ? e.stack : String(e)}`);
-    void vscode.window.showErrorMessage(`RL Env Studio failed to start: ${e instanceof Error ? e.message : String(e)}. See the "RL Env Studio" output.`);
+    void vscode.window.showErrorMessage(
+      `RL Env Studio failed to start: ${e instanceof Error ? e.message : String(e)}. See the "RL Env Studio" output.`,
+    );
     return undefined;
   }
 }
@@ -70,7 +74,9 @@ function activateFeatures(ctx: ExtensionCtx): TestExplorer {
   subs.push(
     ...registerCommands(ctx, COMMAND_SPECS),
     diagnostics,
-    vscode.languages.registerCodeActionsProvider(ENVIRONMENT_FILES, new ProblemQuickFixes(diagnostics), { providedCodeActionKinds: ProblemQuickFixes.kinds }),
+    vscode.languages.registerCodeActionsProvider(ENVIRONMENT_FILES, new ProblemQuickFixes(diagnostics), {
+      providedCodeActionKinds: ProblemQuickFixes.kinds,
+    }),
     environmentsTree,
     vscode.window.createTreeView("rlenv.environments", { treeDataProvider: environmentsTree, showCollapseAll: true }),
     vscode.window.createTreeView("rlenv.runs", { treeDataProvider: ctx.runs }),
@@ -85,6 +91,8 @@ function activateFeatures(ctx: ExtensionCtx): TestExplorer {
   activateViewer(ctx.extension, ctx.log);
   activateLiveSandbox(ctx, ctx.live);
   activateDebugger(ctx);
-  activateRunners(ctx.extension, ctx.log, () => (vscode.workspace.workspaceFolders?.[0] ? ctx.settings.runsDir(vscode.workspace.workspaceFolders[0]) : undefined));
+  activateRunners(ctx.extension, ctx.log, () =>
+    vscode.workspace.workspaceFolders?.[0] ? ctx.settings.runsDir(vscode.workspace.workspaceFolders[0]) : undefined,
+  );
   return tests;
 }

@@ -27,7 +27,10 @@ const MUTANTS = process.env.BENCH_MUTANTS ?? "20";
 function rlenv(args: string[]): Promise<{ code: number | null; stderr: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const c = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), ...args], { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
+    const c = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "src/cli/main.ts"), ...args], {
+      cwd: REPO,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     c.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
@@ -40,7 +43,8 @@ function rlenv(args: string[]): Promise<{ code: number | null; stderr: string; m
 /** Rollouts written under a runs folder (every rollouts/*.jsonl, at any depth). */
 function countRollouts(dir: string): number {
   let n = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile() && e.name.endsWith(".jsonl") && path.basename(e.parentPath) === "rollouts") n++;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && e.name.endsWith(".jsonl") && path.basename(e.parentPath) === "rollouts") n++;
   return n;
 }
 
@@ -69,10 +73,19 @@ async function main(): Promise<void> {
   const auditRollouts = countRollouts(path.join(out, "runs"));
   const v2 = await validate(2);
   const vMs = (v1.ms + v2.ms) / 2;
-  console.log(`validate --run: ${(vMs / 1000).toFixed(1)} s (${(v1.ms / 1000).toFixed(1)} s, ${(v2.ms / 1000).toFixed(1)} s), ${v1.rollouts} rollouts, ${(vMs / v1.rollouts).toFixed(0)} ms per rollout`);
-  console.log(`audit:          ${(a.ms / 1000).toFixed(1)} s, ${auditRollouts} rollouts, ${(a.ms / auditRollouts).toFixed(0)} ms per rollout, verdict ${report.ok ? "pass" : "fail"}`);
-  console.log(`ratio audit / validate --run: ${(a.ms / vMs).toFixed(2)}x wall, ${(a.ms / auditRollouts / (vMs / v1.rollouts)).toFixed(2)}x per rollout`);
-  if (tasks.length < env.tasks.length) console.log(`(a subset: ${tasks.length} of ${env.tasks.length} tasks; the whole audit would take about ${((a.ms / tasks.length) * env.tasks.length / 60000).toFixed(1)} min at this rate)`);
+  console.log(
+    `validate --run: ${(vMs / 1000).toFixed(1)} s (${(v1.ms / 1000).toFixed(1)} s, ${(v2.ms / 1000).toFixed(1)} s), ${v1.rollouts} rollouts, ${(vMs / v1.rollouts).toFixed(0)} ms per rollout`,
+  );
+  console.log(
+    `audit:          ${(a.ms / 1000).toFixed(1)} s, ${auditRollouts} rollouts, ${(a.ms / auditRollouts).toFixed(0)} ms per rollout, verdict ${report.ok ? "pass" : "fail"}`,
+  );
+  console.log(
+    `ratio audit / validate --run: ${(a.ms / vMs).toFixed(2)}x wall, ${(a.ms / auditRollouts / (vMs / v1.rollouts)).toFixed(2)}x per rollout`,
+  );
+  if (tasks.length < env.tasks.length)
+    console.log(
+      `(a subset: ${tasks.length} of ${env.tasks.length} tasks; the whole audit would take about ${(((a.ms / tasks.length) * env.tasks.length) / 60000).toFixed(1)} min at this rate)`,
+    );
 }
 
 main()

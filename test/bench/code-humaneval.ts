@@ -32,7 +32,11 @@ const BASELINE_THREADS = 8;
 const PYTHON = process.env.BENCH_PYTHON ?? "/usr/bin/python3";
 const backends = (process.env.BENCH_BACKENDS ?? "docker,process").split(",").filter(Boolean);
 
-function run(cmd: string, args: string[], opts: { cwd?: string; quiet?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; quiet?: boolean } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const c = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -139,7 +143,10 @@ const cliArgv = CLI_MODE === "tsx" ? ["--import", "tsx", path.join(REPO, "src/cl
 /** Rebuilds dist/cli.js from the sources, so the bundle timed is the code in the tree. */
 async function buildCli(): Promise<void> {
   const r = await run("npm", ["run", "build"]);
-  if (r.code !== 0) throw new Error(`npm run build failed (rerun with BENCH_CLI=tsx to time the sources through tsx):\n${(r.stdout + r.stderr).slice(-2000)}`);
+  if (r.code !== 0)
+    throw new Error(
+      `npm run build failed (rerun with BENCH_CLI=tsx to time the sources through tsx):\n${(r.stdout + r.stderr).slice(-2000)}`,
+    );
 }
 
 async function validate(backend: string): Promise<Timed> {
@@ -149,7 +156,10 @@ async function validate(backend: string): Promise<Timed> {
   const ms = performance.now() - t0;
   const report = JSON.parse(r.stdout) as { ok: boolean; run?: { environments: Array<{ tasks: Array<{ ok: boolean }> }> } };
   const tasks = report.run?.environments[0]?.tasks ?? [];
-  if (!report.ok || tasks.length !== 164) throw new Error(`validate --run on ${backend}: ok=${report.ok}, ${tasks.filter((t) => !t.ok).length} bad of ${tasks.length}\n${r.stderr.slice(-2000)}`);
+  if (!report.ok || tasks.length !== 164)
+    throw new Error(
+      `validate --run on ${backend}: ok=${report.ok}, ${tasks.filter((t) => !t.ok).length} bad of ${tasks.length}\n${r.stderr.slice(-2000)}`,
+    );
   return { ms, cpu: cpuSince(c0) };
 }
 
@@ -168,11 +178,17 @@ const mean = (a: Timed, b: Timed): Timed => ({ ms: (a.ms + b.ms) / 2, cpu: (a.cp
 function printRound(r: Round, label: string): void {
   const base = mean(r.before, r.after);
   if (label) console.log(label);
-  console.log(`${"".padEnd(34)}${"wall".padStart(10)}${"per rollout".padStart(14)}${"ratio".padStart(9)}${"cpu".padStart(10)}${"cpu ratio".padStart(11)}`);
-  console.log(`${"baseline (mean of 2)".padEnd(34)}${fmt(base.ms).padStart(10)}${perRollout(base.ms).padStart(14)}${"1.00x".padStart(9)}${fmt(base.cpu).padStart(10)}${"1.00x".padStart(11)}`);
+  console.log(
+    `${"".padEnd(34)}${"wall".padStart(10)}${"per rollout".padStart(14)}${"ratio".padStart(9)}${"cpu".padStart(10)}${"cpu ratio".padStart(11)}`,
+  );
+  console.log(
+    `${"baseline (mean of 2)".padEnd(34)}${fmt(base.ms).padStart(10)}${perRollout(base.ms).padStart(14)}${"1.00x".padStart(9)}${fmt(base.cpu).padStart(10)}${"1.00x".padStart(11)}`,
+  );
   console.log(`${"  baseline before / after".padEnd(34)}${`${fmt(r.before.ms)} / ${fmt(r.after.ms)}`.padStart(10)}`);
   for (const [name, t] of r.rows) {
-    console.log(`${name.padEnd(34)}${fmt(t.ms).padStart(10)}${perRollout(t.ms).padStart(14)}${`${(t.ms / base.ms).toFixed(2)}x`.padStart(9)}${fmt(t.cpu).padStart(10)}${`${(t.cpu / base.cpu).toFixed(2)}x`.padStart(11)}`);
+    console.log(
+      `${name.padEnd(34)}${fmt(t.ms).padStart(10)}${perRollout(t.ms).padStart(14)}${`${(t.ms / base.ms).toFixed(2)}x`.padStart(9)}${fmt(t.cpu).padStart(10)}${`${(t.cpu / base.cpu).toFixed(2)}x`.padStart(11)}`,
+    );
   }
 }
 
@@ -186,8 +202,12 @@ async function main(): Promise<void> {
   // drifts, and each round compares a sandboxed run with the baselines on either side of it.
   const roundsWanted = Math.max(1, Number.parseInt(process.env.BENCH_ROUNDS ?? "1", 10) || 1);
   if (CLI_MODE === "dist") await buildCli();
-  console.log(`HumanEval, 164 tasks x (oracle + nop) = 328 rollouts; baseline: python3 -c per rollout, ${BASELINE_THREADS} at a time, unsandboxed`);
-  console.log(`rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (the bundled CLI, rebuilt)" : "src/cli/main.ts through tsx"}; default concurrency`);
+  console.log(
+    `HumanEval, 164 tasks x (oracle + nop) = 328 rollouts; baseline: python3 -c per rollout, ${BASELINE_THREADS} at a time, unsandboxed`,
+  );
+  console.log(
+    `rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (the bundled CLI, rebuilt)" : "src/cli/main.ts through tsx"}; default concurrency`,
+  );
   console.log("cpu: CPU time of the side's processes, containers and container engine (Linux, cgroup v1 accounting where present)");
   const rounds: Round[] = [];
   let before = await baseline();
@@ -199,11 +219,17 @@ async function main(): Promise<void> {
     printRound(rounds[i]!, roundsWanted > 1 ? `round ${i + 1}` : "");
     before = after;
   }
-  const docker = rounds.flatMap((r) => r.rows.filter(([n]) => n.includes("docker")).map(([, t]) => ({ wall: t.ms / mean(r.before, r.after).ms, cpu: t.cpu / mean(r.before, r.after).cpu })));
+  const docker = rounds.flatMap((r) =>
+    r.rows
+      .filter(([n]) => n.includes("docker"))
+      .map(([, t]) => ({ wall: t.ms / mean(r.before, r.after).ms, cpu: t.cpu / mean(r.before, r.after).cpu })),
+  );
   if (docker.length > 0) {
     const wall = median(docker.map((d) => d.wall));
     const list = docker.map((d) => `${d.wall.toFixed(2)}x`).join(", ");
-    console.log(`docker ratio ${list}${docker.length > 1 ? ` (median ${wall.toFixed(2)}x)` : ""} (goal <= 1.5x): ${wall <= 1.5 ? "met" : "NOT met"}; cpu ratio ${median(docker.map((d) => d.cpu).filter((x) => !Number.isNaN(x))).toFixed(2)}x`);
+    console.log(
+      `docker ratio ${list}${docker.length > 1 ? ` (median ${wall.toFixed(2)}x)` : ""} (goal <= 1.5x): ${wall <= 1.5 ? "met" : "NOT met"}; cpu ratio ${median(docker.map((d) => d.cpu).filter((x) => !Number.isNaN(x))).toFixed(2)}x`,
+    );
   }
 }
 

@@ -66,10 +66,14 @@ async function main(): Promise<void> {
   await ours(files.slice(0, 2), 2);
   const p = await pdftotext(files, cores);
   const o = await ours(files, cores);
-  console.log(`all cores: pdftotext ${(p.ms / 1000).toFixed(1)} s (${p.pages} pages), rlenv ${(o.ms / 1000).toFixed(1)} s (${o.pages} pages, ${o.failed} unreadable): ratio ${(o.ms / p.ms).toFixed(2)}× (goal ≤ 3×)`);
+  console.log(
+    `all cores: pdftotext ${(p.ms / 1000).toFixed(1)} s (${p.pages} pages), rlenv ${(o.ms / 1000).toFixed(1)} s (${o.pages} pages, ${o.failed} unreadable): ratio ${(o.ms / p.ms).toFixed(2)}× (goal ≤ 3×)`,
+  );
   const p1 = await pdftotext(files, 1);
   const o1 = await ours(files, 1);
-  console.log(`one at a time: pdftotext ${(p1.ms / 1000).toFixed(1)} s, rlenv ${(o1.ms / 1000).toFixed(1)} s: ratio ${(o1.ms / p1.ms).toFixed(2)}×`);
+  console.log(
+    `one at a time: pdftotext ${(p1.ms / 1000).toFixed(1)} s, rlenv ${(o1.ms / 1000).toFixed(1)} s: ratio ${(o1.ms / p1.ms).toFixed(2)}×`,
+  );
   // CPU time does not depend on what else the machine runs: the fairest single figure on a busy host.
   const c0 = process.cpuUsage();
   await ours(files, 1);

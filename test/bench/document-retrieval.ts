@@ -114,19 +114,26 @@ async function main(): Promise<void> {
   const buildMs = performance.now() - t0;
   const qs = questions(corpus);
   const tokens = corpus.documents.reduce((s, d) => s + d.pages.reduce((x, p) => x + tokenize(p.text).length, 0), 0);
-  console.log(`${qs.length} questions over ${corpus.documents.length} filings (${ranker.pageCount} pages, ${(tokens / 1e6).toFixed(2)} M tokens); page ranker built in ${buildMs.toFixed(0)} ms`);
+  console.log(
+    `${qs.length} questions over ${corpus.documents.length} filings (${ranker.pageCount} pages, ${(tokens / 1e6).toFixed(2)} M tokens); page ranker built in ${buildMs.toFixed(0)} ms`,
+  );
   const table: Array<[string, ReturnType<typeof recall>]> = [
     ["BM25 chunks, within filing", recall(qs, (q) => bm25Pages(corpus, q.text, 10, q.doc))],
     ["page ranker, within filing", recall(qs, (q) => ranker.search(q.text, 10, q.doc).map((h) => [h.doc, h.page]))],
     ["BM25 chunks, all filings", recall(qs, (q) => bm25Pages(corpus, q.text, 10))],
     ["page ranker, all filings", recall(qs, (q) => ranker.search(q.text, 10).map((h) => [h.doc, h.page]))],
   ];
-  for (const [name, r] of table) console.log(`${name.padEnd(28)} recall@5 ${r.r5.toFixed(2)}  recall@10 ${r.r10.toFixed(2)}  (missed@10: ${r.misses.join(" ") || "none"})`);
+  for (const [name, r] of table)
+    console.log(
+      `${name.padEnd(28)} recall@5 ${r.r5.toFixed(2)}  recall@10 ${r.r10.toFixed(2)}  (missed@10: ${r.misses.join(" ") || "none"})`,
+    );
 
   const texts = qs.map((q) => q.text);
   const oldLat = timeQueries(texts, (t) => corpus.index.search(queryTerms(t), 10), 5);
   const newLat = timeQueries(texts, (t) => ranker.search(t, 10), 5);
-  console.log(`latency on the filings: BM25 p50 ${percentile(oldLat, 50).toFixed(2)} ms, page ranker p50 ${percentile(newLat, 50).toFixed(2)} ms (${(percentile(newLat, 50) / percentile(oldLat, 50)).toFixed(1)}×), p95 ${percentile(newLat, 95).toFixed(2)} ms`);
+  console.log(
+    `latency on the filings: BM25 p50 ${percentile(oldLat, 50).toFixed(2)} ms, page ranker p50 ${percentile(newLat, 50).toFixed(2)} ms (${(percentile(newLat, 50) / percentile(oldLat, 50)).toFixed(1)}×), p95 ${percentile(newLat, 95).toFixed(2)} ms`,
+  );
 
   const big = syntheticDocuments(1_000_000, corpus.documents);
   const bigTokens = big.reduce((s, d) => s + d.pages.reduce((x, p) => x + tokenize(p.text).length, 0), 0);

@@ -64,14 +64,23 @@ async function realCorpus(): Promise<void> {
   const ms = performance.now() - t0;
   const chars = corpus.documents.reduce((s, d) => s + d.pages.reduce((x, p) => x + p.text.length, 0), 0);
   const lat: number[] = [];
-  for (const q of ["total revenue", "net income attributable to shareholders", "property plant and equipment net", "inventories", "operating income", "restructuring liability employee"]) {
+  for (const q of [
+    "total revenue",
+    "net income attributable to shareholders",
+    "property plant and equipment net",
+    "inventories",
+    "operating income",
+    "restructuring liability employee",
+  ]) {
     for (let i = 0; i < 20; i++) {
       const t = performance.now();
       corpus.index.search(queryTerms(q), 5);
       lat.push(performance.now() - t);
     }
   }
-  console.log(`financebench (31 filings, ${(chars / 1e6).toFixed(1)} M chars, ${corpus.chunks.length} chunks): load + index ${(ms / 1000).toFixed(2)} s, query p50 ${percentile(lat, 50).toFixed(3)} ms`);
+  console.log(
+    `financebench (31 filings, ${(chars / 1e6).toFixed(1)} M chars, ${corpus.chunks.length} chunks): load + index ${(ms / 1000).toFixed(2)} s, query p50 ${percentile(lat, 50).toFixed(3)} ms`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -121,10 +130,16 @@ async function main(): Promise<void> {
 
   const p50 = percentile(bm25, 50);
   const scanP50 = percentile(scan, 50);
-  console.log(`corpus: ${TOKENS.toLocaleString()} tokens, ${pages.length} pages, ${(chars / 1e6).toFixed(1)} M chars, ${chunks.length} chunks, ${index.vocabulary} terms`);
+  console.log(
+    `corpus: ${TOKENS.toLocaleString()} tokens, ${pages.length} pages, ${(chars / 1e6).toFixed(1)} M chars, ${chunks.length} chunks, ${index.vocabulary} terms`,
+  );
   console.log(`index build: ${(buildMs / 1000).toFixed(2)} s (goal < 10 s)`);
-  console.log(`index memory: ${mb(heapAfter - heapBefore)} MB heap over the text (${global.gc ? "after gc" : "run with --expose-gc for an exact figure"}); rss ${mb(process.memoryUsage().rss)} MB`);
-  console.log(`bm25 query: p50 ${p50.toFixed(3)} ms, p95 ${percentile(bm25, 95).toFixed(3)} ms over ${QUERIES} queries (goal p50 < 5 ms); ${(hits / QUERIES).toFixed(1)} hits per query`);
+  console.log(
+    `index memory: ${mb(heapAfter - heapBefore)} MB heap over the text (${global.gc ? "after gc" : "run with --expose-gc for an exact figure"}); rss ${mb(process.memoryUsage().rss)} MB`,
+  );
+  console.log(
+    `bm25 query: p50 ${p50.toFixed(3)} ms, p95 ${percentile(bm25, 95).toFixed(3)} ms over ${QUERIES} queries (goal p50 < 5 ms); ${(hits / QUERIES).toFixed(1)} hits per query`,
+  );
   console.log(`regex scan baseline: p50 ${scanP50.toFixed(1)} ms, p95 ${percentile(scan, 95).toFixed(1)} ms over ${scan.length} queries`);
   console.log(`speed-up of the index over the scan at p50: ${(scanP50 / p50).toFixed(0)}x`);
   await realCorpus();

@@ -80,7 +80,11 @@ function cpuMs(pid: number | "self"): { own: number; children: number } {
 /** The engine's own wall time for a run (its summary's utilisation figures). */
 function engineWall(runDir: string): string {
   try {
-    return String((JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8")) as { utilisation?: { wall_ms?: number } }).utilisation?.wall_ms?.toFixed(0) ?? "?");
+    return String(
+      (
+        JSON.parse(readFileSync(path.join(runDir, "summary.json"), "utf8")) as { utilisation?: { wall_ms?: number } }
+      ).utilisation?.wall_ms?.toFixed(0) ?? "?",
+    );
   } catch {
     return "?";
   }
@@ -101,7 +105,25 @@ function runLocal(envDir: string, runsDir: string): { ms: number; count: number;
   const [cmd, ...pre] = RLENV;
   const cpu0 = cpuMs("self").children;
   const t0 = performance.now();
-  const r = spawnSync(cmd ?? "node", [...pre, "run", envDir, "--runs", runsDir, "--policy", "oracle", "-k", String(k), "--concurrency", String(concurrency), "--sandbox", sandbox], { encoding: "utf8" });
+  const r = spawnSync(
+    cmd ?? "node",
+    [
+      ...pre,
+      "run",
+      envDir,
+      "--runs",
+      runsDir,
+      "--policy",
+      "oracle",
+      "-k",
+      String(k),
+      "--concurrency",
+      String(concurrency),
+      "--sandbox",
+      sandbox,
+    ],
+    { encoding: "utf8" },
+  );
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`rlenv run failed: ${r.stderr.slice(-2000)}`);
   const run = readdirSync(runsDir)[0] ?? "";
@@ -116,7 +138,9 @@ function checkPulled(pulledDir: string, runnerDir: string, state: string): void 
   const want = runFolderFiles(runnerDir);
   const got = runFolderFiles(pulledDir);
   if (want.join("\n") !== got.join("\n")) throw new Error(`pulled ${got.length} files, the runner has ${want.length}`);
-  for (const f of want) if (!readFileSync(path.join(pulledDir, f)).equals(readFileSync(path.join(runnerDir, f)))) throw new Error(`pulled ${f} differs from the runner's`);
+  for (const f of want)
+    if (!readFileSync(path.join(pulledDir, f)).equals(readFileSync(path.join(runnerDir, f))))
+      throw new Error(`pulled ${f} differs from the runner's`);
 }
 
 /**
@@ -124,7 +148,13 @@ function checkPulled(pulledDir: string, runnerDir: string, state: string): void 
  * --follow --pull` does) until the job has ended and the folder is complete, against a
  * loopback runner; also the end → client latencies.
  */
-async function runRemote(client: RunnerClient, runnerPid: number, dataDir: string, envDir: string, pullDir: string): Promise<{ ms: number; count: number; latencies: number[]; cpu: number; side: number }> {
+async function runRemote(
+  client: RunnerClient,
+  runnerPid: number,
+  dataDir: string,
+  envDir: string,
+  pullDir: string,
+): Promise<{ ms: number; count: number; latencies: number[]; cpu: number; side: number }> {
   const latencies: number[] = [];
   const [runner0, client0] = [cpuMs(runnerPid), process.cpuUsage()];
   const t1 = performance.now();
@@ -147,19 +177,29 @@ async function runRemote(client: RunnerClient, runnerPid: number, dataDir: strin
   const ms = performance.now() - t1;
   const [runner1, client1] = [cpuMs(runnerPid), process.cpuUsage(client0)];
   // The unit's `rlenv run` is the runner's child: its CPU shows once the runner reaped it.
-  const cpuParts = { engine: runner1.children - runner0.children, runner: runner1.own - runner0.own, client: (client1.user + client1.system) / 1000 };
+  const cpuParts = {
+    engine: runner1.children - runner0.children,
+    runner: runner1.own - runner0.own,
+    client: (client1.user + client1.system) / 1000,
+  };
   const cpu = cpuParts.engine + cpuParts.runner + cpuParts.client;
   const unitRuns = path.join(jobDir, "units", "u0");
   console.log(`  remote engine wall (summary.json): ${engineWall(path.join(unitRuns, readdirSync(unitRuns)[0] ?? ""))} ms`);
-  console.log(`  remote breakdown: submit ${(submitted - t1).toFixed(0)} ms, run until the end event ${(ended - submitted).toFixed(0)} ms, pull done ${(t1 + ms - ended).toFixed(0)} ms after it`);
-  console.log(`  cpu: rlenv run ${cpuParts.engine.toFixed(0)} ms + runner ${cpuParts.runner.toFixed(0)} ms + client ${cpuParts.client.toFixed(0)} ms = ${cpu.toFixed(0)} ms`);
+  console.log(
+    `  remote breakdown: submit ${(submitted - t1).toFixed(0)} ms, run until the end event ${(ended - submitted).toFixed(0)} ms, pull done ${(t1 + ms - ended).toFixed(0)} ms after it`,
+  );
+  console.log(
+    `  cpu: rlenv run ${cpuParts.engine.toFixed(0)} ms + runner ${cpuParts.runner.toFixed(0)} ms + client ${cpuParts.client.toFixed(0)} ms = ${cpu.toFixed(0)} ms`,
+  );
   checkPulled(pulled.dir, path.join(jobDir, "run"), pulled.state);
   for (const a of arrivals) {
     // The engine stamps `t` on the end event as it writes it.
     const unit = job.units.find((u) => u.id === a.unit);
     const runsDir = path.join(jobDir, unit?.runs_dir ?? "units/u0");
     const run = readdirSync(runsDir)[0] ?? "";
-    const lines = readFileSync(path.join(runsDir, run, a.file), "utf8").trim().split("\n");
+    const lines = readFileSync(path.join(runsDir, run, a.file), "utf8")
+      .trim()
+      .split("\n");
     const end = JSON.parse(lines.at(-1) ?? "{}") as { type?: string; t?: number };
     if (end.type === "end" && typeof end.t === "number") latencies.push(a.received - end.t);
   }
@@ -170,13 +210,18 @@ async function main(): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), "rlenv-bench-remote-"));
   if (CLI_MODE === "dist") {
     const b = spawnSync("npm", ["run", "build"], { cwd: REPO, encoding: "utf8" });
-    if (b.status !== 0) throw new Error(`npm run build failed (BENCH_CLI=tsx times the sources instead):\n${(b.stdout + b.stderr).slice(-2000)}`);
+    if (b.status !== 0)
+      throw new Error(`npm run build failed (BENCH_CLI=tsx times the sources instead):\n${(b.stdout + b.stderr).slice(-2000)}`);
   }
   const runner = await startRunner(path.join(root, "runner-data"), ["--max-jobs", "1"], RLENV);
   try {
     const envDir = makeFixtureEnv(tasks, null, root);
-    console.log(`${root}: creating 1,000 files there takes ${fileCreateMs(root).toFixed(0)} ms now (the pull creates as many on the client's side)`);
-    console.log(`${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate) after ${warmup} untimed; rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`);
+    console.log(
+      `${root}: creating 1,000 files there takes ${fileCreateMs(root).toFixed(0)} ms now (the pull creates as many on the client's side)`,
+    );
+    console.log(
+      `${tasks * k} rollouts (${tasks} tasks × k=${k}), concurrency ${concurrency}, sandbox ${sandbox}, ${rounds} rounds (local and remote alternate) after ${warmup} untimed; rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (bundled, rebuilt)" : "src/cli/main.ts through tsx"}`,
+    );
     const client = new RunnerClient({ url: runner.url, token: runner.token });
     const local: number[] = [];
     const remote: number[] = [];
@@ -185,7 +230,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < warmup; i++) {
       const l = runLocal(envDir, path.join(root, `warm-local-${i}`));
       const r = await runRemote(client, runner.proc.pid ?? 0, path.join(root, "runner-data"), envDir, path.join(root, `warm-pulled-${i}`));
-      console.log(`warm-up ${i + 1} (untimed): local ${(l.ms / 1000).toFixed(2)} s, remote ${(r.ms / 1000).toFixed(2)} s; runner + client CPU ${r.side.toFixed(0)} ms`);
+      console.log(
+        `warm-up ${i + 1} (untimed): local ${(l.ms / 1000).toFixed(2)} s, remote ${(r.ms / 1000).toFixed(2)} s; runner + client CPU ${r.side.toFixed(0)} ms`,
+      );
     }
     for (let i = 0; i < rounds; i++) {
       // Alternate which goes first so warm-up favours neither.
@@ -201,21 +248,31 @@ async function main(): Promise<void> {
           remote.push(r.ms);
           remoteCpu.push(r.cpu);
           latencies.push(...r.latencies);
-          console.log(`round ${i + 1} remote runner:    ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts pulled; runner + client CPU ${r.side.toFixed(0)} ms)`);
+          console.log(
+            `round ${i + 1} remote runner:    ${(r.ms / 1000).toFixed(2)} s (${r.count} rollouts pulled; runner + client CPU ${r.side.toFixed(0)} ms)`,
+          );
         }
       }
     }
     // Medians: on a shared machine one round can stall for seconds; a sum would follow it.
     const [lm, rm] = [median(local), median(remote)];
-    console.log(`median wall: local ${(lm / 1000).toFixed(2)} s, remote ${(rm / 1000).toFixed(2)} s; remote / local ${(rm / lm).toFixed(3)} → overhead ${(((rm - lm) / lm) * 100).toFixed(1)} % (goal < 10 %)`);
+    console.log(
+      `median wall: local ${(lm / 1000).toFixed(2)} s, remote ${(rm / 1000).toFixed(2)} s; remote / local ${(rm / lm).toFixed(3)} → overhead ${(((rm - lm) / lm) * 100).toFixed(1)} % (goal < 10 %)`,
+    );
     // A round's two runs are next to each other in time: their ratio follows the machine's other load least.
     const ratios = local.map((l, i) => (remote[i] ?? Number.NaN) / l);
     const paired = median(ratios);
     const spread = `${((Math.min(...ratios) - 1) * 100).toFixed(1)} … ${((Math.max(...ratios) - 1) * 100).toFixed(1)} %`;
-    console.log(`median of per-round remote / local: ${paired.toFixed(3)} → overhead ${((paired - 1) * 100).toFixed(1)} % (rounds ranged ${spread})`);
+    console.log(
+      `median of per-round remote / local: ${paired.toFixed(3)} → overhead ${((paired - 1) * 100).toFixed(1)} % (rounds ranged ${spread})`,
+    );
     const [lc, rc] = [median(localCpu), median(remoteCpu)];
-    console.log(`median cpu: local ${lc.toFixed(0)} ms, remote (rlenv run + runner + client) ${rc.toFixed(0)} ms → ${(((rc - lc) / lc) * 100).toFixed(1)} % more CPU`);
-    console.log(`event latency rollout end → client: p50 ${pct(latencies, 50).toFixed(1)} ms, p90 ${pct(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} events (goal p50 < 100 ms)`);
+    console.log(
+      `median cpu: local ${lc.toFixed(0)} ms, remote (rlenv run + runner + client) ${rc.toFixed(0)} ms → ${(((rc - lc) / lc) * 100).toFixed(1)} % more CPU`,
+    );
+    console.log(
+      `event latency rollout end → client: p50 ${pct(latencies, 50).toFixed(1)} ms, p90 ${pct(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} events (goal p50 < 100 ms)`,
+    );
   } finally {
     await runner.stop();
     rmSync(root, { recursive: true, force: true });

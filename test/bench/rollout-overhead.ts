@@ -43,7 +43,10 @@ reward:
   - type: exact
 `,
   );
-  writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "trivial", prompt: "Call step twice, then submit ok.", files: { "a.txt": "seed\n" }, target: "ok" })}\n`);
+  writeFileSync(
+    path.join(dir, "tasks.jsonl"),
+    `${JSON.stringify({ id: "trivial", prompt: "Call step twice, then submit ok.", files: { "a.txt": "seed\n" }, target: "ok" })}\n`,
+  );
   return dir;
 }
 
@@ -113,7 +116,16 @@ async function main(): Promise<void> {
     await sb.exec("cat a.txt > /dev/null", { stdin: "{}" });
     await sb.close();
     const b1 = performance.now();
-    const r = await runRollout({ env, task: env.tasks[0]!, policy: plan(), sandboxProvider: provider, file: path.join(pairDir, `${i + 3}.jsonl`), runId: "pairs", rolloutId: `p${i + 3}`, domain: null });
+    const r = await runRollout({
+      env,
+      task: env.tasks[0]!,
+      policy: plan(),
+      sandboxProvider: provider,
+      file: path.join(pairDir, `${i + 3}.jsonl`),
+      runId: "pairs",
+      rolloutId: `p${i + 3}`,
+      domain: null,
+    });
     const b2 = performance.now();
     if (r.reward !== 1) throw new Error(`paired rollout did not score 1: ${r.reason}`);
     if (i < 0) continue; // warm-up
@@ -121,17 +133,27 @@ async function main(): Promise<void> {
     engine.push(b2 - b1);
   }
   rmSync(pairDir, { recursive: true, force: true });
-  console.log(`baseline, ${pairs} interleaved pairs at concurrency 1: direct sandbox work ${f(median(direct))} ms median, same rollout through the engine ${f(median(engine))} ms median, ratio ${f(median(engine) / median(direct))}× (the engine adds trajectory writes, prompts, the exact verifier)`);
+  console.log(
+    `baseline, ${pairs} interleaved pairs at concurrency 1: direct sandbox work ${f(median(direct))} ms median, same rollout through the engine ${f(median(engine))} ms median, ratio ${f(median(engine) / median(direct))}× (the engine adds trajectory writes, prompts, the exact verifier)`,
+  );
 
   console.log("\nconcurrency  wall s  rollouts/s  overhead/step ms (median  p90)  mean rollout ms");
   for (const c of [1, 8, 32]) {
-    const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, k: ROLLOUTS, concurrency: c }, runsDir, sandboxProvider: provider, policyFactory: plan });
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "oracle" }, k: ROLLOUTS, concurrency: c },
+      runsDir,
+      sandboxProvider: provider,
+      policyFactory: plan,
+    });
     const bad = r.rollouts.filter((x) => x.reward !== 1);
     if (bad.length > 0) throw new Error(`${bad.length} rollouts did not score 1: ${bad[0]?.reason}`);
     const per = r.rollouts.map((x) => (x.timings.total_ms - x.timings.policy_ms - x.timings.sandbox_ms - x.timings.verify_ms) / x.turns);
     const wall = (r.summary.utilisation?.wall_ms ?? 0) / 1000;
     const meanTotal = r.rollouts.reduce((s, x) => s + x.timings.total_ms, 0) / r.rollouts.length;
-    console.log(`${String(c).padStart(11)}  ${f(wall, 1).padStart(6)}  ${f(ROLLOUTS / wall, 1).padStart(10)}  ${f(median(per), 3).padStart(22)}  ${f(pct(per, 0.9), 3).padStart(5)}  ${f(meanTotal, 1).padStart(14)}`);
+    console.log(
+      `${String(c).padStart(11)}  ${f(wall, 1).padStart(6)}  ${f(ROLLOUTS / wall, 1).padStart(10)}  ${f(median(per), 3).padStart(22)}  ${f(pct(per, 0.9), 3).padStart(5)}  ${f(meanTotal, 1).padStart(14)}`,
+    );
     if (c === 1 || c === 32) console.log(`${"".padStart(13)}goal median < 2 ms: ${median(per) < 2 ? "met" : "NOT met"}`);
   }
 
@@ -140,33 +162,61 @@ async function main(): Promise<void> {
   const slow = loadEnvironment(slowEnvDir).env!;
   const server = await startScriptedServer((req) => {
     const tools = req.messages.filter((m) => m.role === "tool").length;
-    return tools < 2 ? { reply: { content: null, tool_calls: [{ name: "step", arguments: {} }] }, delayMs: 50 } : { reply: { content: null, tool_calls: [{ name: "submit", arguments: { answer: "ok" } }] }, delayMs: 50 };
+    return tools < 2
+      ? { reply: { content: null, tool_calls: [{ name: "step", arguments: {} }] }, delayMs: 50 }
+      : { reply: { content: null, tool_calls: [{ name: "submit", arguments: { answer: "ok" } }] }, delayMs: 50 };
   });
   const policyFactory = () => new OpenAIPolicy({ baseURL: server.baseURL, model: "scripted", retries: 0 });
   console.log("\nutilisation (50 ms policy turn, 50 ms sandbox step)");
   const results: Record<number, number> = {};
-  for (const [c, n] of [[1, Math.min(ROLLOUTS, 20)], [32, ROLLOUTS]] as const) {
-    const r = await runEnvironment({ env: slow, config: { policy: { kind: "openai" }, k: n, concurrency: c }, runsDir, sandboxProvider: provider, policyFactory });
+  for (const [c, n] of [
+    [1, Math.min(ROLLOUTS, 20)],
+    [32, ROLLOUTS],
+  ] as const) {
+    const r = await runEnvironment({
+      env: slow,
+      config: { policy: { kind: "openai" }, k: n, concurrency: c },
+      runsDir,
+      sandboxProvider: provider,
+      policyFactory,
+    });
     const u = r.summary.utilisation!;
     const steps = r.rollouts.flatMap((x) => x.turns);
     const meanStep = r.rollouts.reduce((s, x) => s + x.timings.sandbox_ms, 0) / steps.reduce((a, b) => a + b, 0);
     results[c] = u.policy;
-    console.log(`  concurrency ${String(c).padStart(2)}: ${n} rollouts, wall ${f(u.wall_ms / 1000, 1)} s, policy utilisation ${f(u.policy, 3)}, sandbox busy ${f(u.sandbox_busy_ms / 1000, 1)} s, sandbox ms per turn ${f(meanStep, 1)}, max policy queue ${u.max_queue_depth}`);
+    console.log(
+      `  concurrency ${String(c).padStart(2)}: ${n} rollouts, wall ${f(u.wall_ms / 1000, 1)} s, policy utilisation ${f(u.policy, 3)}, sandbox busy ${f(u.sandbox_busy_ms / 1000, 1)} s, sandbox ms per turn ${f(meanStep, 1)}, max policy queue ${u.max_queue_depth}`,
+    );
   }
-  console.log(`  ratio c32/c1: ${f(results[32]! / results[1]!)}×; goal utilisation > 0.9 at c32: ${results[32]! > 0.9 ? "met" : "NOT met"}`);
+  console.log(
+    `  ratio c32/c1: ${f(results[32]! / results[1]!)}×; goal utilisation > 0.9 at c32: ${results[32]! > 0.9 ? "met" : "NOT met"}`,
+  );
 
   // The issue's condition exactly: every sandbox step takes 50 ms. On a loaded machine a real
   // bwrap exec takes far longer, so this run times each step with a 50 ms timer instead (a
   // synthetic sandbox, labelled as such) to isolate what the scheduler itself achieves.
   const timed = new TimedSandboxProvider(50);
   console.log("\nutilisation with a synthetic sandbox whose every exec takes exactly 50 ms (the issue's condition)");
-  for (const [c, n] of [[1, Math.min(ROLLOUTS, 20)], [32, ROLLOUTS]] as const) {
-    const r = await runEnvironment({ env: slow, config: { policy: { kind: "openai" }, k: n, concurrency: c }, runsDir, sandboxProvider: timed, policyFactory });
+  for (const [c, n] of [
+    [1, Math.min(ROLLOUTS, 20)],
+    [32, ROLLOUTS],
+  ] as const) {
+    const r = await runEnvironment({
+      env: slow,
+      config: { policy: { kind: "openai" }, k: n, concurrency: c },
+      runsDir,
+      sandboxProvider: timed,
+      policyFactory,
+    });
     const u = r.summary.utilisation!;
     results[c] = u.policy;
-    console.log(`  concurrency ${String(c).padStart(2)}: ${n} rollouts, wall ${f(u.wall_ms / 1000, 1)} s, policy utilisation ${f(u.policy, 3)}, max policy queue ${u.max_queue_depth}`);
+    console.log(
+      `  concurrency ${String(c).padStart(2)}: ${n} rollouts, wall ${f(u.wall_ms / 1000, 1)} s, policy utilisation ${f(u.policy, 3)}, max policy queue ${u.max_queue_depth}`,
+    );
   }
-  console.log(`  ratio c32/c1: ${f(results[32]! / results[1]!)}×; goal utilisation > 0.9 at c32: ${results[32]! > 0.9 ? "met" : "NOT met"}`);
+  console.log(
+    `  ratio c32/c1: ${f(results[32]! / results[1]!)}×; goal utilisation > 0.9 at c32: ${results[32]! > 0.9 ? "met" : "NOT met"}`,
+  );
   await server.close();
   await provider.shutdown();
   for (const d of [runsDir, envDir, slowEnvDir]) rmSync(d, { recursive: true, force: true });

@@ -52,7 +52,12 @@ function plainChild(): Promise<void> {
 }
 
 async function dockerRun(): Promise<void> {
-  const c = await docker.createContainer({ Image: IMAGE, Cmd: CMD, User: "1000:1000", HostConfig: { NetworkMode: "none", LogConfig: { Type: "none", Config: {} } } });
+  const c = await docker.createContainer({
+    Image: IMAGE,
+    Cmd: CMD,
+    User: "1000:1000",
+    HostConfig: { NetworkMode: "none", LogConfig: { Type: "none", Config: {} } },
+  });
   await c.start();
   const r = (await c.wait()) as { StatusCode: number };
   await c.remove({ force: true });
@@ -84,11 +89,22 @@ function p50(xs: number[]): number {
 async function main(): Promise<void> {
   const levels = [1, 8, 32];
   const ops = (c: number, heavy = false) => Math.round((heavy ? Math.max(8, c * 2) : Math.max(30, c * 6)) * SCALE);
-  const rows: Record<string, number[]> = { "(a) plain child process": [], "(b) docker create/start/wait/rm": [], "(c) dockerode exec, warm container": [], "(d) rlenv docker sandbox exec": [], "(e) rlenv process sandbox (bwrap)": [] };
+  const rows: Record<string, number[]> = {
+    "(a) plain child process": [],
+    "(b) docker create/start/wait/rm": [],
+    "(c) dockerode exec, warm container": [],
+    "(d) rlenv docker sandbox exec": [],
+    "(e) rlenv process sandbox (bwrap)": [],
+  };
 
   const idle: Docker.Container[] = [];
   for (let i = 0; i < 32; i++) {
-    const c = await docker.createContainer({ Image: IMAGE, Cmd: ["sleep", "infinity"], User: "1000:1000", HostConfig: { NetworkMode: "none", Init: true } });
+    const c = await docker.createContainer({
+      Image: IMAGE,
+      Cmd: ["sleep", "infinity"],
+      User: "1000:1000",
+      HostConfig: { NetworkMode: "none", Init: true },
+    });
     await c.start();
     idle.push(c);
   }
@@ -133,12 +149,16 @@ async function main(): Promise<void> {
     const list = await docker.listContainers({ filters: { label: [`rlenv.owner=${process.pid}`] } });
     const mems = await Promise.all(
       list.map(async (c) => {
-        const st = (await docker.getContainer(c.Id).stats({ stream: false })) as { memory_stats: { usage?: number; stats?: Record<string, number> } };
+        const st = (await docker.getContainer(c.Id).stats({ stream: false })) as {
+          memory_stats: { usage?: number; stats?: Record<string, number> };
+        };
         const m = st.memory_stats;
         return ((m.usage ?? 0) - (m.stats?.total_inactive_file ?? m.stats?.cache ?? 0)) / 1024 ** 2;
       }),
     );
-    console.log(`\nwarm-pool acquire: p50 ${p50(samples).toFixed(2)} ms, max ${Math.max(...samples).toFixed(2)} ms over ${samples.length} acquires`);
+    console.log(
+      `\nwarm-pool acquire: p50 ${p50(samples).toFixed(2)} ms, max ${Math.max(...samples).toFixed(2)} ms over ${samples.length} acquires`,
+    );
     console.log(`idle warm container memory (usage - cache): ${mems.map((m) => `${m.toFixed(1)} MiB`).join(", ")}`);
   } finally {
     await wp.shutdown();

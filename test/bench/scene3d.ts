@@ -34,13 +34,21 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 function objectSpec(i: number): AddObjectArgs {
   const side = Math.ceil(Math.cbrt(N));
   const [x, y, z] = [i % side, Math.floor(i / side) % side, Math.floor(i / side / side)];
-  return { name: `o${i}`, kind: KINDS[i % KINDS.length]!, position: [x, y, z + 0.5], rotation: [0, 0, (i * 37) % 360], dimensions: [0.4, 0.3, 0.5], color: i % 2 ? "red" : "blue" };
+  return {
+    name: `o${i}`,
+    kind: KINDS[i % KINDS.length]!,
+    position: [x, y, z + 0.5],
+    rotation: [0, 0, (i * 37) % 360],
+    dimensions: [0.4, 0.3, 0.5],
+    color: i % 2 ? "red" : "blue",
+  };
 }
 
 function naiveNoOverlap(nodes: readonly SceneNode[]): number {
   const boxes = nodes.map(obbOf);
   let hits = 0;
-  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) if (penetrationDepth(boxes[i]!, boxes[j]!) > 0.005) hits++;
+  for (let i = 0; i < boxes.length; i++)
+    for (let j = i + 1; j < boxes.length; j++) if (penetrationDepth(boxes[i]!, boxes[j]!) > 0.005) hits++;
   return hits;
 }
 
@@ -103,8 +111,12 @@ async function builtinBench(): Promise<void> {
   console.log(`  step (update_object + snapshot): median ${ms(median(updMs))}`);
   for (const [k, v] of per) console.log(`  check ${k.padEnd(10)} median ${ms(median(v))}`);
   const total = median(totals);
-  console.log(`  all ${checks.length} checks: median ${ms(total)} (goal < 50 ms: ${total < 50 ? "met" : "NOT met"}); first run, building the ${N}-object iou target: ${ms(coldMs)}; score ${report.score.toFixed(3)}`);
-  console.log(`  no_overlap baseline, naive all-pairs SAT: ${ms(naiveMs)} (${naiveHits} overlaps) vs sweep-and-prune ${ms(pruned)}: ${(naiveMs / pruned).toFixed(0)}× faster`);
+  console.log(
+    `  all ${checks.length} checks: median ${ms(total)} (goal < 50 ms: ${total < 50 ? "met" : "NOT met"}); first run, building the ${N}-object iou target: ${ms(coldMs)}; score ${report.score.toFixed(3)}`,
+  );
+  console.log(
+    `  no_overlap baseline, naive all-pairs SAT: ${ms(naiveMs)} (${naiveHits} overlaps) vs sweep-and-prune ${ms(pruned)}: ${(naiveMs / pruned).toFixed(0)}× faster`,
+  );
 }
 
 async function blenderBench(): Promise<void> {
@@ -114,9 +126,14 @@ async function blenderBench(): Promise<void> {
     console.log("blender: not installed here, skipped (apt-get install -y blender python3-numpy)");
     return;
   }
-  const backend = process.argv.includes("--sandbox") && process.argv[process.argv.indexOf("--sandbox") + 1] === "docker" ? "docker" : "process";
+  const backend =
+    process.argv.includes("--sandbox") && process.argv[process.argv.indexOf("--sandbox") + 1] === "docker" ? "docker" : "process";
   const provider = await createSandboxProvider({ backend });
-  const sb = await provider.acquire({ image: "rlenv/blender:bookworm", workdir: "/workspace", limits: { cpus: 2, memoryBytes: 2 * 1024 ** 3, pids: 256, outputBytes: 50_000_000, tmpfsBytes: 256 * 1024 ** 2 } });
+  const sb = await provider.acquire({
+    image: "rlenv/blender:bookworm",
+    workdir: "/workspace",
+    limits: { cpus: 2, memoryBytes: 2 * 1024 ** 3, pids: 256, outputBytes: 50_000_000, tmpfsBytes: 256 * 1024 ** 2 },
+  });
   try {
     const steps = Math.min(STEPS, 20);
     const t0 = performance.now();
@@ -144,7 +161,9 @@ async function blenderBench(): Promise<void> {
       const o = objectSpec(i);
       const py = `import bpy, json\nfor ob in list(bpy.data.objects): bpy.data.objects.remove(ob)\nbpy.ops.mesh.primitive_cube_add(size=1, location=${JSON.stringify(o.position)})\nob = bpy.context.active_object\nob.name = ${JSON.stringify(o.name)}\nob.scale = ${JSON.stringify(o.dimensions)}\nprint(json.dumps({"name": ob.name, "dimensions": list(ob.dimensions)}))`;
       const t = performance.now();
-      const r = await sb.exec(["sh", "-c", 'HOME=/tmp exec blender -b --factory-startup -noaudio --python-expr "$0"', py], { timeoutMs: 120_000 });
+      const r = await sb.exec(["sh", "-c", 'HOME=/tmp exec blender -b --factory-startup -noaudio --python-expr "$0"', py], {
+        timeoutMs: 120_000,
+      });
       fresh.push(performance.now() - t);
       if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`fresh blender failed: ${r.stderr.slice(-500)}`);
     }
@@ -154,7 +173,9 @@ async function blenderBench(): Promise<void> {
     console.log(`  server start-up: ${ms(startMs)}`);
     console.log(`  kept-alive step (add_object + snapshot): median ${ms(k)}; with a GLB export each step: median ${ms(median(keptGltf))}`);
     console.log(`  baseline, fresh blender -b per step: median ${ms(f)} over ${freshSteps}`);
-    console.log(`  speed-up: ${(f / k).toFixed(1)}× (goal ≥ 20×: ${f / k >= 20 ? "met" : "NOT met"}); with GLB export ${(f / median(keptGltf)).toFixed(1)}×`);
+    console.log(
+      `  speed-up: ${(f / k).toFixed(1)}× (goal ≥ 20×: ${f / k >= 20 ? "met" : "NOT met"}); with GLB export ${(f / median(keptGltf)).toFixed(1)}×`,
+    );
   } finally {
     await sb.close();
     await provider.shutdown();
@@ -163,7 +184,11 @@ async function blenderBench(): Promise<void> {
 
 async function main(): Promise<void> {
   // Absolute times mean little on a busy machine; the ratios are measured in the same run.
-  console.log(`load average ${loadavg().map((x) => x.toFixed(1)).join(" ")} on ${cpus().length} CPUs`);
+  console.log(
+    `load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")} on ${cpus().length} CPUs`,
+  );
   await builtinBench();
   if (!process.argv.includes("--no-blender")) await blenderBench();
 }

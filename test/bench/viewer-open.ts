@@ -112,7 +112,9 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const idx = await TrajectoryIndex.open(file);
   const indexMs = performance.now() - t0;
-  process.stdout.write(`file: ${(bytes / 1024 / 1024).toFixed(1)} MB, ${idx.meta("f").lines} events, ${idx.rowCount} steps; server index built in ${indexMs.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `file: ${(bytes / 1024 / 1024).toFixed(1)} MB, ${idx.meta("f").lines} events, ${idx.rowCount} steps; server index built in ${indexMs.toFixed(0)} ms\n`,
+  );
 
   const viewer = await startViewServer(targetFor(file));
   const baseline = createServer((req, res) => {
@@ -150,7 +152,10 @@ async function main(): Promise<void> {
       return pages;
     })()`);
     // Wait until the last rows' summaries have arrived and are drawn.
-    await until(vp, `(() => { const rows = [...document.querySelectorAll(".vrow")]; return rows.length > 0 && rows.every((r) => !r.textContent.endsWith("…")); })()`);
+    await until(
+      vp,
+      `(() => { const rows = [...document.querySelectorAll(".vrow")]; return rows.length > 0 && rows.every((r) => !r.textContent.endsWith("…")); })()`,
+    );
     const scrollMs = performance.now() - t1;
     const vHeap = await heapMb(vp);
     const vRss = rendererRssMb(before);
@@ -171,7 +176,9 @@ async function main(): Promise<void> {
     process.stdout.write(`\nChromium ${version}, ${STEPS} steps\n`);
     process.stdout.write(row("viewer", v, vHeap, vRss, vNodes));
     process.stdout.write(row("baseline", b, bHeap, bRss, bNodes));
-    process.stdout.write(`viewer: ${steps}; memory measured after scrolling all ${scrollPages} screens to the last step (${scrollMs.toFixed(0)} ms, rows fetched 100 at a time)\n`);
+    process.stdout.write(
+      `viewer: ${steps}; memory measured after scrolling all ${scrollPages} screens to the last step (${scrollMs.toFixed(0)} ms, rows fetched 100 at a time)\n`,
+    );
     process.stdout.write(
       `ratios (baseline / viewer): first step ×${(b.ms / v.ms).toFixed(1)} (page clock), ×${(b.wallMs / v.wallMs).toFixed(1)} (wall); renderer RSS ×${(bRss / vRss).toFixed(1)}; JS heap ×${(bHeap / vHeap).toFixed(1)}; DOM ×${(bNodes / vNodes).toFixed(0)}\n`,
     );

@@ -55,14 +55,37 @@ async function writeRun(): Promise<void> {
       bytes += line.length;
       return out.write(line) ? Promise.resolve() : new Promise<void>((res) => out.once("drain", () => res()));
     };
-    await w({ type: "start", run_id: "bench", rollout_id: `r${k}`, env: { name: "bench", hash: "h", domain: "code" }, task: { id: `task-${k % 50}`, prompt: words(r, 40) }, policy: { kind: "openai", model: "m" }, sample: k % 8, sandbox: { backend: "docker" } });
+    await w({
+      type: "start",
+      run_id: "bench",
+      rollout_id: `r${k}`,
+      env: { name: "bench", hash: "h", domain: "code" },
+      task: { id: `task-${k % 50}`, prompt: words(r, 40) },
+      policy: { kind: "openai", model: "m" },
+      sample: k % 8,
+      sandbox: { backend: "docker" },
+    });
     await w({ type: "message", role: "user", content: words(r, 60) });
     for (let n = 0; bytes < KB * 1024; n++) {
-      await w({ type: "message", role: "assistant", content: words(r, 50), tool_calls: [{ id: `c${n}`, name: "run", arguments: "{}" }], latency_ms: 100, turn: n });
+      await w({
+        type: "message",
+        role: "assistant",
+        content: words(r, 50),
+        tool_calls: [{ id: `c${n}`, name: "run", arguments: "{}" }],
+        latency_ms: 100,
+        turn: n,
+      });
       await w({ type: "tool_call", id: `c${n}`, name: "run", arguments: { cmd: words(r, 6) }, turn: n });
       await w({ type: "observation", tool_call_id: `c${n}`, name: "run", output: words(r, 450), status: "ok", duration_ms: 20, turn: n });
     }
-    await w({ type: "end", status: "completed", reward: 1, turns: 1, usage: { prompt_tokens: 1, completion_tokens: 1 }, timings: { total_ms: 1, policy_ms: 1, sandbox_ms: 1, verify_ms: 0 } });
+    await w({
+      type: "end",
+      status: "completed",
+      reward: 1,
+      turns: 1,
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+      timings: { total_ms: 1, policy_ms: 1, sandbox_ms: 1, verify_ms: 0 },
+    });
     await new Promise<void>((res) => out.end(() => res()));
   }
 }
@@ -85,9 +108,14 @@ async function main(): Promise<void> {
   await writeRun();
   const files = readdirSync(path.join(DIR, "rollouts")).map((f) => path.join(DIR, "rollouts", f));
   const totalBytes = files.reduce((s, f) => s + statSync(f).size, 0);
-  console.log(`run: ${files.length} rollouts, ${(totalBytes / 1e6).toFixed(0)} MB (written or found in ${((performance.now() - t) / 1000).toFixed(1)} s) at ${DIR}`);
+  console.log(
+    `run: ${files.length} rollouts, ${(totalBytes / 1e6).toFixed(0)} MB (written or found in ${((performance.now() - t) / 1000).toFixed(1)} s) at ${DIR}`,
+  );
   const svc = new ViewService(DIR);
-  const mem = () => { const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
+  const mem = () => {
+    const m = process.memoryUsage();
+    return m.heapUsed + m.arrayBuffers;
+  };
   const heap0 = mem();
   t = performance.now();
   await svc.search.prepare(files);
@@ -95,12 +123,17 @@ async function main(): Promise<void> {
   global.gc?.();
   const heap1 = mem();
   const size = await svc.search.size();
-  console.log(`index build: ${(buildMs / 1000).toFixed(1)} s (${(totalBytes / 1e6 / (buildMs / 1000)).toFixed(1)} MB/s); size: ${(size.bytes / 1e6).toFixed(0)} MB of packed postings + ${size.words.toLocaleString()} distinct words; heap and array buffers +${((heap1 - heap0) / 1e6).toFixed(0)} MB after build`);
+  console.log(
+    `index build: ${(buildMs / 1000).toFixed(1)} s (${(totalBytes / 1e6 / (buildMs / 1000)).toFixed(1)} MB/s); size: ${(size.bytes / 1e6).toFixed(0)} MB of packed postings + ${size.words.toLocaleString()} distinct words; heap and array buffers +${((heap1 - heap0) / 1e6).toFixed(0)} MB after build`,
+  );
   const r = rng(99);
   const queries = [
     ...Array.from({ length: 20 }, () => VOCAB[Math.floor(VOCAB.length * (0.5 + r() / 2))]!),
     ...Array.from({ length: 15 }, () => `${VOCAB[Math.floor(VOCAB.length * r() ** 2)]} ${COMMON[Math.floor(r() * COMMON.length)]}`),
-    ...Array.from({ length: 10 }, () => `${VOCAB[Math.floor(200 * r())]} ${VOCAB[Math.floor(2000 * r())]} ${VOCAB[Math.floor(VOCAB.length * r())]}`),
+    ...Array.from(
+      { length: 10 },
+      () => `${VOCAB[Math.floor(200 * r())]} ${VOCAB[Math.floor(2000 * r())]} ${VOCAB[Math.floor(VOCAB.length * r())]}`,
+    ),
     ...Array.from({ length: 5 }, () => COMMON[Math.floor(r() * COMMON.length)]!),
   ];
   const times: number[] = [];
@@ -109,7 +142,9 @@ async function main(): Promise<void> {
     await svc.handle("search", { dir: ".", query: q, limit: 100 });
     times.push(performance.now() - s);
   }
-  console.log(`search (${queries.length} queries, index built): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
+  console.log(
+    `search (${queries.length} queries, index built): p50 ${pct(times, 0.5).toFixed(1)} ms, p95 ${pct(times, 0.95).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+  );
   // Baseline: three of the same queries by scanning every file.
   const base: number[] = [];
   for (const q of queries.slice(0, 3)) {
@@ -118,6 +153,8 @@ async function main(): Promise<void> {
     base.push(performance.now() - s);
   }
   const baseP50 = pct(base, 0.5);
-  console.log(`baseline scan of every file: p50 ${baseP50.toFixed(0)} ms per query; indexed search answers ${(baseP50 / pct(times, 0.5)).toFixed(0)}× faster (p50 ratio)`);
+  console.log(
+    `baseline scan of every file: p50 ${baseP50.toFixed(0)} ms per query; indexed search answers ${(baseP50 / pct(times, 0.5)).toFixed(0)}× faster (p50 ratio)`,
+  );
 }
 void main();

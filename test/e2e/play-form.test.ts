@@ -91,14 +91,25 @@ describe("Play Task form in Chromium", { skip }, () => {
       const name = (req.url ?? "/").split("?")[0]!.slice(1);
       if (name === "play.html") {
         res.writeHead(200, { "content-type": "text/html" });
-        res.end(renderPage({ app: "play", title: "Play", cspSource: origin, scriptUri: `${origin}/play.js`, styleUri: `${origin}/play.css`, backend: "webview" }));
+        res.end(
+          renderPage({
+            app: "play",
+            title: "Play",
+            cspSource: origin,
+            scriptUri: `${origin}/play.js`,
+            styleUri: `${origin}/play.css`,
+            backend: "webview",
+          }),
+        );
         return;
       }
       if (name === "favicon.ico") return void res.writeHead(204).end(); // the browser asks; a webview never does
       if (!/^[\w.-]+$/.test(name)) return void res.writeHead(404).end();
       try {
         const body = readFileSync(path.join(dist, name));
-        res.writeHead(200, { "content-type": name.endsWith(".js") ? "text/javascript" : name.endsWith(".css") ? "text/css" : "application/octet-stream" });
+        res.writeHead(200, {
+          "content-type": name.endsWith(".js") ? "text/javascript" : name.endsWith(".css") ? "text/css" : "application/octet-stream",
+        });
         res.end(body);
       } catch {
         res.writeHead(404).end();
@@ -135,7 +146,10 @@ describe("Play Task form in Chromium", { skip }, () => {
     await page.click("form[data-tool='write_file'] button[type='submit']");
     let moves = await sent();
     assert.equal(moves.length, 1);
-    assert.deepEqual(PlayFromApp.parse(moves[0]), { kind: "move", action: { kind: "tool", name: "write_file", arguments: { path: "solution.py", content: "print(1)\n" }, content: "Writing it." } });
+    assert.deepEqual(PlayFromApp.parse(moves[0]), {
+      kind: "move",
+      action: { kind: "tool", name: "write_file", arguments: { path: "solution.py", content: "print(1)\n" }, content: "Writing it." },
+    });
 
     // Every kind of field: integer, boolean, enum, list of strings, raw JSON for an object.
     await page.click(".tool-picker button[data-tool='configure']");
@@ -153,7 +167,14 @@ describe("Play Task form in Chromium", { skip }, () => {
     await screenshot(page, "play-form-all-kinds");
     await page.click(`${f} button[type='submit']`);
     moves = await sent();
-    assert.deepEqual(PlayFromApp.parse(moves[1]), { kind: "move", action: { kind: "tool", name: "configure", arguments: { name: "probe", count: 3, verbose: true, level: "high", tags: ["a", "b"], extra: { k: [1, 2] } } } });
+    assert.deepEqual(PlayFromApp.parse(moves[1]), {
+      kind: "move",
+      action: {
+        kind: "tool",
+        name: "configure",
+        arguments: { name: "probe", count: 3, verbose: true, level: "high", tags: ["a", "b"], extra: { k: [1, 2] } },
+      },
+    });
 
     // The raw JSON editor starts from the form's values and sends the text as typed.
     await page.check(`${f} .raw-toggle input`);
@@ -162,7 +183,10 @@ describe("Play Task form in Chromium", { skip }, () => {
     await page.fill(`${f} textarea.raw-json`, '{"name": "raw", "count": 1}');
     await page.click(`${f} button[type='submit']`);
     moves = await sent();
-    assert.deepEqual(PlayFromApp.parse(moves[2]), { kind: "move", action: { kind: "tool", name: "configure", arguments: '{"name": "raw", "count": 1}' } });
+    assert.deepEqual(PlayFromApp.parse(moves[2]), {
+      kind: "move",
+      action: { kind: "tool", name: "configure", arguments: '{"name": "raw", "count": 1}' },
+    });
 
     // A final message instead of a tool call.
     await page.fill("form.final-form textarea.final", "The answer is 42.");

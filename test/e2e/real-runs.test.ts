@@ -18,7 +18,22 @@ let browser: Browser;
 const servers: ViewProcess[] = [];
 
 function rlenvRun(env: string, runId: string, extra: string[]): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [path.join(REPO, "dist", "cli.js"), "run", path.join(REPO, "environments", env), "--policy", "oracle", "--runs", runsDir, "--run-id", runId, ...extra], { encoding: "utf8", timeout: 240_000 });
+  return spawnSync(
+    process.execPath,
+    [
+      path.join(REPO, "dist", "cli.js"),
+      "run",
+      path.join(REPO, "environments", env),
+      "--policy",
+      "oracle",
+      "--runs",
+      runsDir,
+      "--run-id",
+      runId,
+      ...extra,
+    ],
+    { encoding: "utf8", timeout: 240_000 },
+  );
 }
 
 /** The run's rollout files, after `rlenv run` succeeded. */
@@ -49,11 +64,18 @@ describe("example runs in the viewer", { skip: missing("chromium") }, () => {
     await browser?.close();
   });
 
-  test("code (code-humaneval, oracle): the Files tab diffs solution.py in Monaco; the dashboard lists the rollouts", { skip: missing("docker") || missing("image") }, async () => {
+  test("code (code-humaneval, oracle): the Files tab diffs solution.py in Monaco; the dashboard lists the rollouts", {
+    skip: missing("docker") || missing("image"),
+  }, async () => {
     const files = rollouts("real-code", rlenvRun("code-humaneval", "real-code", ["--tasks", "humaneval-000", "humaneval-001", "-k", "2"]));
     assert.equal(files.length, 4);
     const { page, errors } = await open(files[0]!);
-    assert.deepEqual(await page.locator("nav.tabs button").evaluateAll((b) => b.map((x) => x.getAttribute("data-tab"))), ["steps", "reward", "code", "compare"]);
+    assert.deepEqual(await page.locator("nav.tabs button").evaluateAll((b) => b.map((x) => x.getAttribute("data-tab"))), [
+      "steps",
+      "reward",
+      "code",
+      "compare",
+    ]);
     await page.click("button[data-tab='code']");
     await page.waitForSelector(".files .item");
     assert.ok((await page.locator(".files .item").allTextContents()).some((t) => t.endsWith("solution.py")));

@@ -57,7 +57,11 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     const { file } = writeHostileRun(dir);
     const { page, errors } = await open(file);
     await page.waitForSelector(".vrow[data-index='2']");
-    assert.match(String(await page.locator("header.top").textContent()), /completed/, "the last line without a newline was read: not 'running'");
+    assert.match(
+      String(await page.locator("header.top").textContent()),
+      /completed/,
+      "the last line without a newline was read: not 'running'",
+    );
     assert.equal(await page.locator("header.top .torn").count(), 0);
     await page.click(".vrow[data-index='0']");
     await page.waitForSelector(".detail .step[data-row='0']");
@@ -65,18 +69,25 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     assert.match(prompt, /self\.__dict__, obj\.__init__ and foo\.__name__ == '__main__'; keep snake_case_names/);
     assert.equal(await page.locator(".detail .event.start .md strong").count(), 0, "no dunder became bold");
     assert.equal(await page.locator(".detail img.inline-img").count(), 1, "the real PNG is shown");
-    assert.deepEqual(await page.locator(".detail .img-refused").allTextContents(), ["[image not shown: the data is not valid base64]", "[image not shown: type \"image/svg+xml\" is not PNG, JPEG or WebP]"]);
+    assert.deepEqual(await page.locator(".detail .img-refused").allTextContents(), [
+      "[image not shown: the data is not valid base64]",
+      '[image not shown: type "image/svg+xml" is not PNG, JPEG or WebP]',
+    ]);
     await page.click(".vrow[data-index='1']");
     await page.waitForSelector(".detail .step[data-row='1']");
     assert.match(String(await page.locator(".detail .event.observation").textContent()), /P⟨U\+202E⟩gnp\.701 \(added\)/);
-    assert.deepEqual(await page.locator(".detail .event.observation .img-refused").allTextContents(), ["[rendered view not shown: the data is not a PNG image]"]);
+    assert.deepEqual(await page.locator(".detail .event.observation .img-refused").allTextContents(), [
+      "[rendered view not shown: the data is not a PNG image]",
+    ]);
     assert.equal(await page.locator(".detail .event.observation img.render").count(), 1);
     // Spaced JSON still flags the step's artifacts in the timeline.
     assert.deepEqual(await page.locator(".vrow[data-index='1'] .icon").allTextContents(), ["diff", "img"]);
     await screenshot(page, "hostile-steps");
     await page.click("button[data-tab='documents']");
     await page.waitForSelector("table.fields tbody tr");
-    const rows = await page.locator("table.fields tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)));
+    const rows = await page
+      .locator("table.fields tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)));
     assert.deepEqual(rows, [
       ["valueOf", "$12 million", "$455 million"],
       ["constructor", "null", "(not recorded)"],
@@ -99,7 +110,9 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     await page.click("button[data-tab='documents']");
     await page.waitForSelector(".citation .page-text");
     assert.equal(await page.locator(".citation").count(), 3);
-    const cited = await page.locator(".citation").evaluateAll((cs) => cs.map((c) => [...c.querySelectorAll("mark.m-cite")].map((m) => m.textContent).join("")));
+    const cited = await page
+      .locator(".citation")
+      .evaluateAll((cs) => cs.map((c) => [...c.querySelectorAll("mark.m-cite")].map((m) => m.textContent).join("")));
     assert.deepEqual(cited, ["$4,210 million", "Springfield, Illinois", "$1.20 per share"]);
     assert.ok((await page.locator(".citation mark.m-submitted").count()) >= 3);
     assert.match(String(await page.locator(".citation").nth(2).textContent()), /Net income attributable to shareholders was \$455 million/);
@@ -151,7 +164,11 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     for (const t of await page.locator(".search-results .hit .snippet").allTextContents()) assert.match(t.toLowerCase(), /def|mean/);
     // Filters narrow the table and the search with it.
     await page.fill("input.meta-filter", "task.id=stats-mean");
-    assert.equal(await page.locator("table.rollout-table tbody tr").count(), 4, String(await page.locator("table.rollout-table tbody").textContent()));
+    assert.equal(
+      await page.locator("table.rollout-table tbody tr").count(),
+      4,
+      String(await page.locator("table.rollout-table tbody").textContent()),
+    );
     await waitText(page, ".search-status", /in 4 rollouts/);
     await page.fill("input[data-key='rewardMin']", "1");
     const shown = await page.locator("table.rollout-table tbody tr").count();

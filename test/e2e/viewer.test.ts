@@ -140,7 +140,11 @@ describe("viewer in Chromium", { skip }, () => {
     await page.click("th[data-key='reward']");
     await page.click("th[data-key='reward']");
     const rewards = (await page.locator("table.rollout-table tbody tr td:nth-child(6)").allTextContents()).map(Number);
-    assert.deepEqual(rewards, [...rewards].sort((a, b) => b - a), "sorted by reward, descending");
+    assert.deepEqual(
+      rewards,
+      [...rewards].sort((a, b) => b - a),
+      "sorted by reward, descending",
+    );
     await page.fill(".rollouts input[type=search]", "stats-median");
     assert.equal(await page.locator("table.rollout-table tbody tr").count(), 4);
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(0).check();
@@ -201,6 +205,9 @@ describe("viewer in Chromium", { skip }, () => {
     })`);
     assert.deepEqual(state, { xss: null, title: "RL Env Studio: trajectory", injected: 0, jsLinks: 0 });
     await screenshot(page, "xss");
-    assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/Content Security Policy/.test(e)),
+      [],
+    );
   });
 });

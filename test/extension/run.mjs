@@ -77,7 +77,8 @@ async function buildBundles() {
 function makeWorkspace(base) {
   const ws = path.join(base, "workspace");
   mkdirSync(ws, { recursive: true });
-  if (existsSync(path.join(repo, "environments"))) cpSync(path.join(repo, "environments"), path.join(ws, "environments"), { recursive: true });
+  if (existsSync(path.join(repo, "environments")))
+    cpSync(path.join(repo, "environments"), path.join(ws, "environments"), { recursive: true });
   mkdirSync(path.join(ws, "scratch"), { recursive: true });
   return ws;
 }
@@ -167,20 +168,32 @@ async function runCodeServerSession(h, session, trusted) {
   let page;
   let writeLogOnExit = () => {};
   const shotServer = await screenshotServer(() => page);
-  const env = { ...process.env, RLENV_EXT_RESULTS: resultsFile, RLENV_SCREENSHOT_URL: `http://127.0.0.1:${shotServer.address().port}/shot`, RLENV_EXT_SESSION: session, RLENV_REPO: repo };
+  const env = {
+    ...process.env,
+    RLENV_EXT_RESULTS: resultsFile,
+    RLENV_SCREENSHOT_URL: `http://127.0.0.1:${shotServer.address().port}/shot`,
+    RLENV_EXT_SESSION: session,
+    RLENV_REPO: repo,
+  };
   for (const k of Object.keys(env)) if (k.startsWith("npm_") || k.startsWith("VSCODE_")) delete env[k];
   const args = [
     h.entry,
-    "--auth", "none",
-    "--bind-addr", `127.0.0.1:${port}`,
-    "--user-data-dir", userData,
-    "--extensions-dir", path.join(base, "extensions"),
-    "--config", config,
+    "--auth",
+    "none",
+    "--bind-addr",
+    `127.0.0.1:${port}`,
+    "--user-data-dir",
+    userData,
+    "--extensions-dir",
+    path.join(base, "extensions"),
+    "--config",
+    config,
     "--disable-telemetry",
     "--disable-update-check",
     "--disable-getting-started-override",
     ...(trusted ? ["--disable-workspace-trust"] : []),
-    "--vscode-option", "enable-smoke-test-driver",
+    "--vscode-option",
+    "enable-smoke-test-driver",
     ws,
   ];
   const sessionLogs = path.join(logsDir, session);
@@ -199,7 +212,16 @@ async function runCodeServerSession(h, session, trusted) {
     browser = await chromium.launch({
       executablePath: chromiumPath,
       headless: true,
-      args: ["--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+      args: [
+        "--no-sandbox",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
@@ -233,8 +255,12 @@ async function runCodeServerSession(h, session, trusted) {
       await page.screenshot({ path: path.join(shots, `${session}-timeout.png`) }).catch(() => {});
       throw new Error(`${session}: the suites did not finish within ${SESSION_TIMEOUT_MS / 1000} s`);
     }
-    const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, "utf8")) : { passed: 0, failed: 1, note: "no results file: the suites did not start" };
-    log(`${session}: exit ${code}, ${results.passed} passed, ${results.failed} failed, ${results.pending ?? 0} pending, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const results = existsSync(resultsFile)
+      ? JSON.parse(readFileSync(resultsFile, "utf8"))
+      : { passed: 0, failed: 1, note: "no results file: the suites did not start" };
+    log(
+      `${session}: exit ${code}, ${results.passed} passed, ${results.failed} failed, ${results.pending ?? 0} pending, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     return { code: code === 0 && results.failed === 0 ? 0 : 1, passed: results.passed, failed: results.failed || (code === 0 ? 0 : 1) };
   } finally {
     await browser?.close().catch(() => {});
@@ -282,7 +308,8 @@ async function runTestElectron(reasons) {
       total = { code: total.code || code, passed: total.passed + r.passed, failed: total.failed + r.failed };
     } catch (e) {
       // A download that cannot happen here is a missing harness, not a failing suite.
-      if (/download|ENOTFOUND|ECONNREFUSED|getaddrinfo|fetch failed/i.test(String(e))) return { skipped: `${reasons.join("; ")}; @vscode/test-electron: ${e.message ?? e}` };
+      if (/download|ENOTFOUND|ECONNREFUSED|getaddrinfo|fetch failed/i.test(String(e)))
+        return { skipped: `${reasons.join("; ")}; @vscode/test-electron: ${e.message ?? e}` };
       throw e;
     }
   }

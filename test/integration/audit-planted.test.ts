@@ -64,11 +64,18 @@ const weakTask = JSON.stringify({
   tests: { files: { "_hidden.py": "import sys\nfrom solution import double\nassert isinstance(double(3), int)\nprint('ok')\n" } },
   solution: { files: { "solution.py": "def double(x):\n    return 2 * x\n" } },
 });
-const weakEnv = () => env({ "environment.yaml": codeManifest("planted-weak", "  - type: tests\n    command: python3 _hidden.py\n    format: exit-code\n"), "tasks.jsonl": `${weakTask}\n` });
+const weakEnv = () =>
+  env({
+    "environment.yaml": codeManifest("planted-weak", "  - type: tests\n    command: python3 _hidden.py\n    format: exit-code\n"),
+    "tasks.jsonl": `${weakTask}\n`,
+  });
 
 for (const backend of ["process", "docker"] as const) {
   const skip = backend === "docker" ? missing("docker") || missing("image") : false;
-  test(`audit (${backend}): a hidden test that checks only the type of the result lets mutants survive, listed with their diff`, { skip, timeout: 300_000 }, async () => {
+  test(`audit (${backend}): a hidden test that checks only the type of the result lets mutants survive, listed with their diff`, {
+    skip,
+    timeout: 300_000,
+  }, async () => {
     const a = await audit(weakEnv(), [backend]);
     const t = a.tasks[0];
     assert.ok(t?.mutation, JSON.stringify(a));
@@ -89,7 +96,14 @@ for (const backend of ["process", "docker"] as const) {
 
 test("audit: a verifier with a random score is flaky, with the rewards seen", { timeout: 300_000 }, async () => {
   const task = JSON.stringify({ id: "any", prompt: "Submit.", solution: { files: { "solution.py": "x = 1\n" } } });
-  const e = env({ "environment.yaml": codeManifest("planted-flaky", '  - type: script\n    command: python3 -c "import random; print(random.random())"\n', "[submit]"), "tasks.jsonl": `${task}\n` });
+  const e = env({
+    "environment.yaml": codeManifest(
+      "planted-flaky",
+      '  - type: script\n    command: python3 -c "import random; print(random.random())"\n',
+      "[submit]",
+    ),
+    "tasks.jsonl": `${task}\n`,
+  });
   const a = await audit(e, ["process"], { mutants: 0 });
   const f = a.tasks[0]?.flakiness[0];
   assert.ok(f);
@@ -99,15 +113,24 @@ test("audit: a verifier with a random score is flaky, with the rewards seen", { 
   assert.ok(a.tasks[0]?.problems.some((p) => p.startsWith("flaky on process")));
 });
 
-test("audit: a verifier that trusts a report file the agent can write is fooled by the fake-report probe", { timeout: 300_000 }, async () => {
-  const check = "import solution; ok = solution.add(2, 3) == 5 and solution.add(-1, 1) == 0; ok and open('report.xml', 'w').write('<testsuite><testcase classname=\\\"t\\\" name=\\\"add\\\"/></testsuite>')";
+test("audit: a verifier that trusts a report file the agent can write is fooled by the fake-report probe", {
+  timeout: 300_000,
+}, async () => {
+  const check =
+    "import solution; ok = solution.add(2, 3) == 5 and solution.add(-1, 1) == 0; ok and open('report.xml', 'w').write('<testsuite><testcase classname=\\\"t\\\" name=\\\"add\\\"/></testsuite>')";
   const task = JSON.stringify({
     id: "add",
     prompt: "Write add(a, b) in solution.py.",
     files: { "solution.py": "def add(a, b):\n    raise NotImplementedError\n" },
     solution: { files: { "solution.py": "def add(a, b):\n    return a + b\n" } },
   });
-  const e = env({ "environment.yaml": codeManifest("planted-report", `  - type: tests\n    format: junit\n    report: report.xml\n    command: python3 -c "${check}"\n`), "tasks.jsonl": `${task}\n` });
+  const e = env({
+    "environment.yaml": codeManifest(
+      "planted-report",
+      `  - type: tests\n    format: junit\n    report: report.xml\n    command: python3 -c "${check}"\n`,
+    ),
+    "tasks.jsonl": `${task}\n`,
+  });
   const a = await audit(e, ["process"], { mutants: 4 });
   const t = a.tasks[0];
   assert.ok(t);
@@ -119,9 +142,16 @@ test("audit: a verifier that trusts a report file the agent can write is fooled 
 });
 
 test("audit: a comparator that ignores the sign accepts the negated answer, and says so", { timeout: 300_000 }, async () => {
-  const task = JSON.stringify({ id: "loss", prompt: "What was the net loss, in millions? Submit the figure.", solution: { answer: "-1577" } });
+  const task = JSON.stringify({
+    id: "loss",
+    prompt: "What was the net loss, in millions? Submit the figure.",
+    solution: { answer: "-1577" },
+  });
   const script = "import json, sys; a = json.load(sys.stdin)['answer']; print(1 if abs(float(a)) == 1577 else 0)";
-  const e = env({ "environment.yaml": codeManifest("planted-sign", `  - type: script\n    command: python3 -c "${script}"\n`, "[submit]"), "tasks.jsonl": `${task}\n` });
+  const e = env({
+    "environment.yaml": codeManifest("planted-sign", `  - type: script\n    command: python3 -c "${script}"\n`, "[submit]"),
+    "tasks.jsonl": `${task}\n`,
+  });
   const a = await audit(e, ["process"]);
   const m = a.tasks[0]?.mutation;
   assert.ok(m);
@@ -135,15 +165,20 @@ test("audit: a comparator that ignores the sign accepts the negated answer, and 
   assert.equal(a.tasks[0]?.ok, false);
 });
 
-test("audit: a scene check with a 10 m tolerance does not notice an object moved by its own size, nor all objects at one point", { timeout: 300_000 }, async () => {
+test("audit: a scene check with a 10 m tolerance does not notice an object moved by its own size, nor all objects at one point", {
+  timeout: 300_000,
+}, async () => {
   const task = JSON.stringify({
     id: "crate",
     prompt: "Put a 1 m cube 'crate' on the floor with its centre at x = 2.",
     target: { checks: [{ check: "position", object: "crate", at: [2, 0, 0.5], tolerance: 10 }] },
-    solution: { tool_calls: [{ name: "add_object", arguments: { name: "crate", kind: "box", position: [2, 0, 0.5], dimensions: [1, 1, 1] } }] },
+    solution: {
+      tool_calls: [{ name: "add_object", arguments: { name: "crate", kind: "box", position: [2, 0, 0.5], dimensions: [1, 1, 1] } }],
+    },
   });
   const e = env({
-    "environment.yaml": "name: planted-scene\ndomain: scene3d\nscene:\n  backend: builtin\ntasks: tasks.jsonl\ntools: [add_object, update_object, remove_object, query_scene, submit]\nreward:\n  - type: scene\n",
+    "environment.yaml":
+      "name: planted-scene\ndomain: scene3d\nscene:\n  backend: builtin\ntasks: tasks.jsonl\ntools: [add_object, update_object, remove_object, query_scene, submit]\nreward:\n  - type: scene\n",
     "tasks.jsonl": `${task}\n`,
   });
   const a = await audit(e, ["process"]);
@@ -165,7 +200,10 @@ test("rlenv audit CLI: audit.json and audit.md are written, and the exit code is
   cleanups.push(() => rmSync(out, { recursive: true, force: true }));
   const r = rlenv(["audit", e.dir, "--sandbox", "process", "--runs", "2", "--mutants", "4", "--out", out], { timeoutMs: 280_000 });
   assert.equal(r.code, 1, r.stderr);
-  const report = JSON.parse(readFileSync(path.join(out, "audit.json"), "utf8")) as { ok: boolean; environments: Array<{ tasks: Array<{ id: string; ok: boolean }> }> };
+  const report = JSON.parse(readFileSync(path.join(out, "audit.json"), "utf8")) as {
+    ok: boolean;
+    environments: Array<{ tasks: Array<{ id: string; ok: boolean }> }>;
+  };
   assert.equal(report.ok, false);
   assert.deepEqual(
     report.environments[0]?.tasks.map((t) => [t.id, t.ok]),
@@ -174,17 +212,27 @@ test("rlenv audit CLI: audit.json and audit.md are written, and the exit code is
   assert.match(readFileSync(path.join(out, "audit.md"), "utf8"), /# Reward audit: FAIL/);
 });
 
-test("audit on docker and process: a verifier that scores differently on the two backends fails parity, naming the component", { skip: missing("docker") || missing("image"), timeout: 300_000 }, async () => {
+test("audit on docker and process: a verifier that scores differently on the two backends fails parity, naming the component", {
+  skip: missing("docker") || missing("image"),
+  timeout: 300_000,
+}, async () => {
   const task = JSON.stringify({ id: "where", prompt: "Submit.", solution: { files: { "solution.py": "x = 1\n" } } });
   // Docker creates /.dockerenv in every container; the process backend has no such file.
   const e = env({
-    "environment.yaml": codeManifest("planted-parity", `  - type: script\n    name: backend-sensitive\n    command: python3 -c "import os; print(1 if os.path.exists('/.dockerenv') else 0.5)"\n`),
+    "environment.yaml": codeManifest(
+      "planted-parity",
+      `  - type: script\n    name: backend-sensitive\n    command: python3 -c "import os; print(1 if os.path.exists('/.dockerenv') else 0.5)"\n`,
+    ),
     "tasks.jsonl": `${task}\n`,
   });
   const a = await audit(e, ["docker", "process"], { runs: 2, mutants: 0 });
   const t = a.tasks[0];
   assert.ok(t?.parity);
-  assert.deepEqual(t.parity, { backends: ["docker", "process"], agree: false, first_difference: { component: "backend-sensitive", a: 1, b: 0.5 } });
+  assert.deepEqual(t.parity, {
+    backends: ["docker", "process"],
+    agree: false,
+    first_difference: { component: "backend-sensitive", a: 1, b: 0.5 },
+  });
   assert.deepEqual(
     t.flakiness.map((f) => [f.backend, f.flaky]),
     [

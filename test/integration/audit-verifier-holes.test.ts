@@ -31,7 +31,15 @@ async function verify(raw: unknown, seed: Record<string, string>, taskExtra: Par
   open.push(sb);
   await sb.reset(seed);
   const task: LoadedTask = { id: "t", prompt: "p", source: { file: "x", line: 1, index: 0 }, ...taskExtra };
-  const ctx: Omit<VerifyContext, "timeoutMs"> = { env, task, answer: null, events: [], state: new Map(), signal: new AbortController().signal, sandbox: async () => sb };
+  const ctx: Omit<VerifyContext, "timeoutMs"> = {
+    env,
+    task,
+    answer: null,
+    events: [],
+    state: new Map(),
+    signal: new AbortController().signal,
+    sandbox: async () => sb,
+  };
   return runVerifier(VerifierConfig.parse(raw), ctx);
 }
 
@@ -47,7 +55,11 @@ test("tests/pytest: a passing summary printed by the code under test, while pyte
   );
   if (forged.error && /No module named pytest/.test(forged.error)) return t.skip("pytest is not installed for the sandbox's python3");
   assert.equal(forged.score, 0, JSON.stringify(forged));
-  const honest = await verify({ type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" }, { "sol.py": "def f(x):\n    return x + 1\n" }, hidden);
+  const honest = await verify(
+    { type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" },
+    { "sol.py": "def f(x):\n    return x + 1\n" },
+    hidden,
+  );
   assert.equal(honest.score, 1, honest.error);
 });
 
@@ -59,10 +71,28 @@ test("code domain tests/pytest: the same forged summary scores 0 there too", asy
     const sb = await provider!.acquire(sandboxRequest(env));
     open.push(sb);
     await sb.reset({ "sol.py": sol });
-    const task: LoadedTask = { id: "t", prompt: "p", source: { file: "x", line: 1, index: 0 }, tests: { files: { "tests_hidden/test_f.py": "from sol import f\n\ndef test_a():\n    assert f(1) == 2\n" } } };
-    const config = VerifierConfig.parse({ type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" });
+    const task: LoadedTask = {
+      id: "t",
+      prompt: "p",
+      source: { file: "x", line: 1, index: 0 },
+      tests: { files: { "tests_hidden/test_f.py": "from sol import f\n\ndef test_a():\n    assert f(1) == 2\n" } },
+    };
+    const config = VerifierConfig.parse({
+      type: "tests",
+      format: "pytest",
+      command: "python3 -m pytest -q -p no:cacheprovider tests_hidden",
+    });
     if (config.type !== "tests") throw new Error("unreachable");
-    return codeTestsVerifier.verify(config, { env, task, answer: null, events: [], state: new Map(), signal: new AbortController().signal, sandbox: async () => sb, timeoutMs: 60_000 });
+    return codeTestsVerifier.verify(config, {
+      env,
+      task,
+      answer: null,
+      events: [],
+      state: new Map(),
+      signal: new AbortController().signal,
+      sandbox: async () => sb,
+      timeoutMs: 60_000,
+    });
   };
   const forged = await run("import sys\nsys.stdout.write('1 passed in 0.01s\\n' * 1500000)\nsys.stdout.flush()\nsys.exit(0)\n");
   assert.equal(forged.score, 0, JSON.stringify({ ...forged, details: undefined }));

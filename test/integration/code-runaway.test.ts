@@ -55,7 +55,10 @@ function cases(hostDir: string): Record<string, Case> {
       task: "humaneval-002",
       policy: (t) =>
         scripted([
-          { name: "write_file", arguments: { path: "solution.py", content: withBody(t, "    import os\n    while True:\n        os.fork()\n") } },
+          {
+            name: "write_file",
+            arguments: { path: "solution.py", content: withBody(t, "    import os\n    while True:\n        os.fork()\n") },
+          },
           { name: "bash", arguments: { command: ":(){ :|:& };:; sleep 30", timeout: 3 } },
         ]),
       observation: (o) => assert.ok(o.status !== "ok" || o.exit_code !== 0, `the fork bomb was contained: ${JSON.stringify(o.output)}`),
@@ -65,11 +68,17 @@ function cases(hostDir: string): Record<string, Case> {
       task: "humaneval-004",
       policy: (t) =>
         scripted([
-          { name: "write_file", arguments: { path: "solution.py", content: withBody(t, "    hog = b'x' * (4 * 1024 ** 3)\n    return len(hog)\n") } },
+          {
+            name: "write_file",
+            arguments: { path: "solution.py", content: withBody(t, "    hog = b'x' * (4 * 1024 ** 3)\n    return len(hog)\n") },
+          },
           { name: "bash", arguments: { command: "python3 -c \"b = b'x' * (4 * 1024 ** 3); print(len(b))\"" } },
         ]),
       observation: (o) => {
-        assert.ok(o.status === "oom" || (o.exit_code !== 0 && /MemoryError/.test(String(o.output))), `the allocation failed: ${o.status} ${JSON.stringify(o.output)}`);
+        assert.ok(
+          o.status === "oom" || (o.exit_code !== 0 && /MemoryError/.test(String(o.output))),
+          `the allocation failed: ${o.status} ${JSON.stringify(o.output)}`,
+        );
         assert.doesNotMatch(String(o.output), /^4294967296$/m);
       },
       reason: /memory|MemoryError|oom/i,
@@ -80,7 +89,13 @@ function cases(hostDir: string): Record<string, Case> {
         scripted([
           {
             name: "write_file",
-            arguments: { path: "solution.py", content: withBody(t, `    with open('/usr/rlenv-escape.txt', 'w') as f:\n        f.write('escaped')\n    with open('${hostDir}/escape.txt', 'w') as f:\n        f.write('escaped')\n    return []\n`) },
+            arguments: {
+              path: "solution.py",
+              content: withBody(
+                t,
+                `    with open('/usr/rlenv-escape.txt', 'w') as f:\n        f.write('escaped')\n    with open('${hostDir}/escape.txt', 'w') as f:\n        f.write('escaped')\n    return []\n`,
+              ),
+            },
           },
           { name: "bash", arguments: { command: `echo escaped > /usr/rlenv-escape.txt; echo escaped > ${hostDir}/escape.txt` } },
         ]),

@@ -32,7 +32,14 @@ for (const backend of ["process", "docker"] as const) {
       const sb = await provider.acquire(sandboxRequest(env));
       open.push(sb);
       await sb.reset(sandboxFiles({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) }));
-      const ctx: ToolContext = { env, task, sandbox: async () => sb, state: new Map(), signal: new AbortController().signal, timeoutMs: stepMs };
+      const ctx: ToolContext = {
+        env,
+        task,
+        sandbox: async () => sb,
+        state: new Map(),
+        signal: new AbortController().signal,
+        timeoutMs: stepMs,
+      };
       const call = (name: string, args: Record<string, unknown> = {}) => {
         const tool = CODE_TOOLS.find((t) => t.name === name);
         if (!tool) throw new Error(`no tool ${name}`);
@@ -92,10 +99,19 @@ for (const backend of ["process", "docker"] as const) {
       const whole = await call("read_file", { path: "calendar_utils/leap.py" });
       assert.equal(text(whole), task.files?.["calendar_utils/leap.py"]);
       const part = await call("read_file", { path: "/workspace/calendar_utils/days.py", start_line: 3, end_line: 4 });
-      assert.equal(text(part), "[calendar_utils/days.py: lines 3-4 of 18]\n# Days in each month of a common year, January first.\nMONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]");
-      assert.match(text(await call("read_file", { path: "calendar_utils/days.py", start_line: 99 })), /^error: start_line 99 is past the end .* \(18 lines\)$/);
+      assert.equal(
+        text(part),
+        "[calendar_utils/days.py: lines 3-4 of 18]\n# Days in each month of a common year, January first.\nMONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]",
+      );
+      assert.match(
+        text(await call("read_file", { path: "calendar_utils/days.py", start_line: 99 })),
+        /^error: start_line 99 is past the end .* \(18 lines\)$/,
+      );
       assert.match(text(await call("read_file", { path: "nope.py" })), /^error: no file 'nope\.py'/);
-      assert.match(text(await call("read_file", { path: "../../etc/passwd" })), /^error: path '\.\.\/\.\.\/etc\/passwd' is outside the workdir/);
+      assert.match(
+        text(await call("read_file", { path: "../../etc/passwd" })),
+        /^error: path '\.\.\/\.\.\/etc\/passwd' is outside the workdir/,
+      );
       assert.match(text(await call("read_file", {})), /^error: missing argument 'path'/);
       await call("bash", { command: "printf 'a\\0b' > blob.bin" });
       assert.match(text(await call("read_file", { path: "blob.bin" })), /^error: 'blob\.bin' is a binary file \(3 bytes\)/);
@@ -139,7 +155,11 @@ for (const backend of ["process", "docker"] as const) {
       const env = bugfix();
       const task = taskById(env, "rpn-calculator");
       const { call } = await session(env, task);
-      const r = await call("edit_file", { path: "rpn/evaluator.py", old_string: "            a = stack.pop()\n            b = stack.pop()\n", new_string: "            b = stack.pop()\n            a = stack.pop()\n" });
+      const r = await call("edit_file", {
+        path: "rpn/evaluator.py",
+        old_string: "            a = stack.pop()\n            b = stack.pop()\n",
+        new_string: "            b = stack.pop()\n            a = stack.pop()\n",
+      });
       assert.equal(text(r), "edited rpn/evaluator.py: replaced 1 occurrence at line 18");
       assert.equal(r.artifacts?.diff?.[0]?.status, "modified");
       assert.match(r.artifacts?.diff?.[0]?.after ?? "", /b = stack\.pop\(\)\n {12}a = stack\.pop\(\)/);
@@ -148,10 +168,18 @@ for (const backend of ["process", "docker"] as const) {
       assert.match(text(absent), /old_string was not found in 'rpn\/evaluator\.py'/);
       const repeated = await call("edit_file", { path: "rpn/evaluator.py", old_string: "stack.pop()", new_string: "stack.pop(-1)" });
       assert.match(text(repeated), /occurs 2 times in 'rpn\/evaluator\.py' \(lines 18, 19\)/);
-      const all = await call("edit_file", { path: "rpn/evaluator.py", old_string: "stack.pop()", new_string: "stack.pop(-1)", replace_all: true });
+      const all = await call("edit_file", {
+        path: "rpn/evaluator.py",
+        old_string: "stack.pop()",
+        new_string: "stack.pop(-1)",
+        replace_all: true,
+      });
       assert.match(text(all), /replaced 2 occurrences at lines 18, 19/);
       assert.match(text(await call("edit_file", { path: "missing.py", old_string: "a", new_string: "b" })), /no file 'missing\.py'/);
-      assert.match(text(await call("edit_file", { path: "rpn/evaluator.py", old_string: "", new_string: "b" })), /'old_string' must not be empty/);
+      assert.match(
+        text(await call("edit_file", { path: "rpn/evaluator.py", old_string: "", new_string: "b" })),
+        /'old_string' must not be empty/,
+      );
     });
 
     test("list_files lists the tree with folders marked and caches left out", { skip }, async () => {
@@ -159,7 +187,10 @@ for (const backend of ["process", "docker"] as const) {
       const { call } = await session(env, taskById(env, "slugify-accents"));
       await call("bash", { command: "python3 -c 'import slugkit' && ls slugkit/__pycache__ >/dev/null" });
       const r = await call("list_files", {});
-      assert.equal(text(r), ["slugkit/", "slugkit/__init__.py", "slugkit/normalize.py", "slugkit/slugify.py", "tests/", "tests/test_slug.py"].join("\n"));
+      assert.equal(
+        text(r),
+        ["slugkit/", "slugkit/__init__.py", "slugkit/normalize.py", "slugkit/slugify.py", "tests/", "tests/test_slug.py"].join("\n"),
+      );
       assert.equal(text(await call("list_files", { path: "tests" })), "test_slug.py");
       assert.equal(text(await call("list_files", { depth: 1 })), "slugkit/\ntests/");
       assert.match(text(await call("list_files", { path: "nowhere" })), /no folder 'nowhere'/);
@@ -188,7 +219,10 @@ for (const backend of ["process", "docker"] as const) {
       assert.match(text(before), /^0\/2 cases passed\ncase 1: FAILED \(wrong output\)/);
       await call("write_file", { path: "solution.py", content: "n = int(input())\nfor i in range(1, n + 1):\n    print(i)\n" });
       const partly = await call("run_tests");
-      assert.match(text(partly), /case 1: FAILED \(wrong output\)\n {2}input: {4}"5\\n"\n {2}expected: "1\\n2\\nFizz\\n4\\nBuzz\\n"\n {2}got: {6}"1\\n2\\n3\\n4\\n5\\n"/);
+      assert.match(
+        text(partly),
+        /case 1: FAILED \(wrong output\)\n {2}input: {4}"5\\n"\n {2}expected: "1\\n2\\nFizz\\n4\\nBuzz\\n"\n {2}got: {6}"1\\n2\\n3\\n4\\n5\\n"/,
+      );
       await call("write_file", { path: "solution.py", content: task.solution?.files?.["solution.py"] ?? "" });
       const good = await call("run_tests");
       assert.equal(good.exitCode, 0);

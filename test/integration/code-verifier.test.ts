@@ -11,7 +11,13 @@ import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { backendSkip, loadExample, observations, oracle, rewardEvent, rollOut, scripted, taskById, trajectoryDir } from "./code-rollouts";
 
 /** Run every listed task once with the policy the factory picks; rewards by task id. */
-async function rewards(env: Environment, provider: SandboxProvider, backend: "process" | "docker", tasks: string[], policy: (id: string) => Policy): Promise<Map<string, number | null>> {
+async function rewards(
+  env: Environment,
+  provider: SandboxProvider,
+  backend: "process" | "docker",
+  tasks: string[],
+  policy: (id: string) => Policy,
+): Promise<Map<string, number | null>> {
   const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-code-verify-"));
   try {
     const { rollouts } = await runEnvironment({
@@ -56,7 +62,13 @@ for (const backend of ["process", "docker"] as const) {
     test("hidden tests are copied in only after submit", { skip }, async () => {
       const env = loadExample("code-humaneval");
       const task = taskById(env, "humaneval-000");
-      const r = await rollOut(env, task, scripted([{ name: "bash", arguments: { command: "ls -A; cat _hidden_check.py" } }]), provider, traj.dir);
+      const r = await rollOut(
+        env,
+        task,
+        scripted([{ name: "bash", arguments: { command: "ls -A; cat _hidden_check.py" } }]),
+        provider,
+        traj.dir,
+      );
       const ls = String(observations(r.events)[0]?.output);
       assert.match(ls, /solution\.py/);
       assert.doesNotMatch(ls, /check\(/, "the agent cannot read the hidden check");
@@ -83,14 +95,26 @@ for (const backend of ["process", "docker"] as const) {
       }
     });
 
-    test("HumanEval: code that ends the process with status 0 before check() returns scores 0 (the sentinel is missing)", { skip }, async () => {
+    test("HumanEval: code that ends the process with status 0 before check() returns scores 0 (the sentinel is missing)", {
+      skip,
+    }, async () => {
       const env = loadExample("code-humaneval");
       const task = taskById(env, "humaneval-000");
       const body = task.files?.["solution.py"] ?? "";
       // At import (os._exit skips every handler; sys.exit raises through the import) and from inside the function under test.
-      const cheats = [`import os\n${body}    pass\nos._exit(0)\n`, `import sys\n${body}    pass\nsys.exit(0)\n`, `import os\n${body}    os._exit(0)\n`];
+      const cheats = [
+        `import os\n${body}    pass\nos._exit(0)\n`,
+        `import sys\n${body}    pass\nsys.exit(0)\n`,
+        `import os\n${body}    os._exit(0)\n`,
+      ];
       for (const content of cheats) {
-        const r = await rollOut(env, task, scripted([{ name: "write_file", arguments: { path: "solution.py", content } }]), provider, traj.dir);
+        const r = await rollOut(
+          env,
+          task,
+          scripted([{ name: "write_file", arguments: { path: "solution.py", content } }]),
+          provider,
+          traj.dir,
+        );
         const c = rewardEvent(r.events)?.components[0];
         assert.equal(r.reward, 0, content);
         // The submission runs in its own process, so its early exit ends that process alone: the check
@@ -106,7 +130,13 @@ for (const backend of ["process", "docker"] as const) {
       const he = loadExample("code-humaneval");
       const t = taskById(he, "humaneval-000");
       const broken = `${t.solution?.files?.["solution.py"]}\n    return (\n`;
-      const r = await rollOut(he, t, scripted([{ name: "write_file", arguments: { path: "solution.py", content: broken } }]), provider, traj.dir);
+      const r = await rollOut(
+        he,
+        t,
+        scripted([{ name: "write_file", arguments: { path: "solution.py", content: broken } }]),
+        provider,
+        traj.dir,
+      );
       const c = rewardEvent(r.events)?.components[0];
       assert.equal(c?.score, 0);
       assert.match(c?.reason ?? "", /^SyntaxError in \/workspace\/solution\.py line \d+: .* \(0\/1 tests passed\)$/);
@@ -114,13 +144,25 @@ for (const backend of ["process", "docker"] as const) {
 
       const bf = loadExample("code-repo-bugfix");
       const bt = taskById(bf, "rpn-calculator");
-      const r2 = await rollOut(bf, bt, scripted([{ name: "write_file", arguments: { path: "rpn/tokenizer.py", content: "def tokenize(expr:\n" } }]), provider, traj.dir);
+      const r2 = await rollOut(
+        bf,
+        bt,
+        scripted([{ name: "write_file", arguments: { path: "rpn/tokenizer.py", content: "def tokenize(expr:\n" } }]),
+        provider,
+        traj.dir,
+      );
       const c2 = rewardEvent(r2.events)?.components[0];
       assert.equal(c2?.score, 0);
       assert.match(c2?.reason ?? "", /^SyntaxError in \/workspace\/rpn\/tokenizer\.py line 1: /);
 
       const st = loadExample("code-stdio");
-      const r3 = await rollOut(st, taskById(st, "fizzbuzz"), scripted([{ name: "write_file", arguments: { path: "solution.py", content: "print(\n" } }]), provider, traj.dir);
+      const r3 = await rollOut(
+        st,
+        taskById(st, "fizzbuzz"),
+        scripted([{ name: "write_file", arguments: { path: "solution.py", content: "print(\n" } }]),
+        provider,
+        traj.dir,
+      );
       const c3 = rewardEvent(r3.events)?.components[0];
       assert.match(c3?.reason ?? "", /^SyntaxError in \/workspace\/solution\.py line 1: .*\(0\/4 tests passed\)$/);
     });
@@ -129,12 +171,21 @@ for (const backend of ["process", "docker"] as const) {
       const env = loadExample("code-stdio");
       const task = taskById(env, "fibonacci");
       // Hidden cases n = 0, 50, 90, 2, 37: right up to about n = 70 only (float rounding), and crashes on n = 0 with a message on stderr.
-      const program = "import sys\nn = int(input())\nif n == 0:\n    sys.exit('no zero please')\nphi = (1 + 5 ** 0.5) / 2\nprint(round(phi ** n / 5 ** 0.5))\n";
-      const r = await rollOut(env, task, scripted([{ name: "write_file", arguments: { path: "solution.py", content: program } }]), provider, traj.dir);
+      const program =
+        "import sys\nn = int(input())\nif n == 0:\n    sys.exit('no zero please')\nphi = (1 + 5 ** 0.5) / 2\nprint(round(phi ** n / 5 ** 0.5))\n";
+      const r = await rollOut(
+        env,
+        task,
+        scripted([{ name: "write_file", arguments: { path: "solution.py", content: program } }]),
+        provider,
+        traj.dir,
+      );
       const c = rewardEvent(r.events)?.components[0];
       assert.equal(c?.score, 3 / 5);
       assert.equal(c?.reason, "3/5 tests passed");
-      const cases = ((c?.details ?? { cases: [] }) as { cases: Array<{ passed: boolean; reason?: string; stderr: string; expected: string }> }).cases;
+      const cases = (
+        (c?.details ?? { cases: [] }) as { cases: Array<{ passed: boolean; reason?: string; stderr: string; expected: string }> }
+      ).cases;
       assert.deepEqual(
         cases.map((x) => [x.passed, x.reason ?? null]),
         [
@@ -151,12 +202,21 @@ for (const backend of ["process", "docker"] as const) {
     test("repo-bugfix: fixing one of the two files is not enough", { skip }, async () => {
       const env = loadExample("code-repo-bugfix");
       const task = taskById(env, "calendar-days");
-      const half = scripted([{ name: "edit_file", arguments: { path: "calendar_utils/days.py", old_string: "MONTH_DAYS[month]", new_string: "MONTH_DAYS[month - 1]" } }]);
+      const half = scripted([
+        {
+          name: "edit_file",
+          arguments: { path: "calendar_utils/days.py", old_string: "MONTH_DAYS[month]", new_string: "MONTH_DAYS[month - 1]" },
+        },
+      ]);
       const r = await rollOut(env, task, half, provider, traj.dir);
       const c = rewardEvent(r.events)?.components[0];
       assert.equal(r.reward, 0);
       assert.match(c?.reason ?? "", /^\d+\/\d+ tests passed/);
-      assert.ok(((c?.details ?? { failures: [] }) as { failures: string[] }).failures.some((f) => /test_is_leap_centuries|test_february_of_century_years/.test(f)));
+      assert.ok(
+        ((c?.details ?? { failures: [] }) as { failures: string[] }).failures.some((f) =>
+          /test_is_leap_centuries|test_february_of_century_years/.test(f),
+        ),
+      );
     });
   });
 }

@@ -11,7 +11,10 @@ import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { type RecordedRequest, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 
 const root = path.join(__dirname, "..", "..");
-const noSandbox = { backend: "none", acquire: () => Promise.reject(new Error("the document domain must not start a sandbox")) } as unknown as SandboxProvider;
+const noSandbox = {
+  backend: "none",
+  acquire: () => Promise.reject(new Error("the document domain must not start a sandbox")),
+} as unknown as SandboxProvider;
 let work: string;
 
 before(() => {
@@ -26,7 +29,11 @@ function financebench() {
   return env;
 }
 
-type Event = Record<string, unknown> & { type: string; name?: string; artifacts?: { citations?: Array<{ document: string; page?: number }> } };
+type Event = Record<string, unknown> & {
+  type: string;
+  name?: string;
+  artifacts?: { citations?: Array<{ document: string; page?: number }> };
+};
 
 describe("an agent on FinanceBench through the OpenAI-compatible API", () => {
   let server: ScriptedServer;
@@ -38,17 +45,38 @@ describe("an agent on FinanceBench through the OpenAI-compatible API", () => {
     // The scripted model: search, read the income statement page, submit a malformed report, then a good one
     // (the figure in billions, the document cited without its extension).
     server = await startScriptedServer((_req: RecordedRequest, i: number) => {
-      if (i === 0) return { reply: { tool_calls: [{ name: "search", arguments: { query: "net income", document: "AMAZON_2019_10K.txt", k: 3 } }] } };
+      if (i === 0)
+        return { reply: { tool_calls: [{ name: "search", arguments: { query: "net income", document: "AMAZON_2019_10K.txt", k: 3 } }] } };
       if (i === 1) return { reply: { tool_calls: [{ name: "read", arguments: { document: "AMAZON_2019_10K.txt", page: 38 } }] } };
       if (i === 2) return { reply: { tool_calls: [{ name: "submit_report", arguments: { answer: 17 } }] } };
-      return { reply: { tool_calls: [{ name: "submit_report", arguments: { answer: "$11.588 billion", citations: [{ document: "AMAZON_2019_10K", page: 38 }] } }] } };
+      return {
+        reply: {
+          tool_calls: [
+            { name: "submit_report", arguments: { answer: "$11.588 billion", citations: [{ document: "AMAZON_2019_10K", page: 38 }] } },
+          ],
+        },
+      };
     });
     const file = path.join(work, "agent.jsonl");
-    const r = await runRollout({ env, task, policy: new OpenAIPolicy({ baseURL: server.baseURL, model: "scripted" }), sandboxProvider: noSandbox, file, runId: "agent", rolloutId: "a1" });
-    const events = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Event);
+    const r = await runRollout({
+      env,
+      task,
+      policy: new OpenAIPolicy({ baseURL: server.baseURL, model: "scripted" }),
+      sandboxProvider: noSandbox,
+      file,
+      runId: "agent",
+      rolloutId: "a1",
+    });
+    const events = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Event);
     assert.equal(r.reward, 1, JSON.stringify(events.filter((e) => e.type === "reward")));
     const observations = events.filter((e) => e.type === "observation");
-    assert.deepEqual(observations.map((o) => o.name), ["search", "read", "submit_report", "submit_report"]);
+    assert.deepEqual(
+      observations.map((o) => o.name),
+      ["search", "read", "submit_report", "submit_report"],
+    );
     // Search and read record where they looked; the first, malformed report is refused and the agent resubmits.
     assert.ok((observations[0]!.artifacts?.citations ?? []).every((c) => c.document === "AMAZON_2019_10K.txt"));
     assert.deepEqual(observations[1]!.artifacts?.citations?.[0]?.page, 38);
@@ -69,18 +97,41 @@ describe("the judge for free-text FinanceBench answers", () => {
 
   test("grades with the task's rubric through an OpenAI-compatible endpoint, recording the judge's reasons", async () => {
     judge = await startScriptedServer([
-      { reply: { content: JSON.stringify({ items: [{ index: 1, passed: true, reason: "same conclusion" }, { index: 2, passed: true, reason: "36.8% and 34.6% match" }] }) } },
+      {
+        reply: {
+          content: JSON.stringify({
+            items: [
+              { index: 1, passed: true, reason: "same conclusion" },
+              { index: 2, passed: true, reason: "36.8% and 34.6% match" },
+            ],
+          }),
+        },
+      },
     ]);
     process.env.RLENV_JUDGE_BASE_URL = judge.baseURL;
     process.env.RLENV_JUDGE_MODEL = "judge-model";
     const env = financebench();
     const task = env.tasks.find((t) => t.id === "fb-00438")!; // Adobe operating margin: free text
     const file = path.join(work, "judge.jsonl");
-    const r = await runRollout({ env, task, policy: new OraclePolicy(task.solution), sandboxProvider: noSandbox, file, runId: "judge", rolloutId: "j1" });
+    const r = await runRollout({
+      env,
+      task,
+      policy: new OraclePolicy(task.solution),
+      sandboxProvider: noSandbox,
+      file,
+      runId: "judge",
+      rolloutId: "j1",
+    });
     assert.equal(r.reward, 1);
     const prompt = JSON.stringify(judge.requests[0]!.messages);
     assert.match(prompt, /reaches the same conclusion as the reference answer: No the operating margins of Adobe/);
-    const reward = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Event).find((e) => e.type === "reward") as unknown as { components: Array<{ details: { fields: Array<{ reason: string; details: { comparator: string } }> } }> };
+    const reward = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Event)
+      .find((e) => e.type === "reward") as unknown as {
+      components: Array<{ details: { fields: Array<{ reason: string; details: { comparator: string } }> } }>;
+    };
     const field = reward.components[0]!.details.fields[0]!;
     assert.equal(field.details.comparator, "judge");
     assert.match(field.reason, /36\.8% and 34\.6% match/);

@@ -30,7 +30,10 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 function load(name: string): Environment {
   const r = loadEnvironment(path.join(root, "environments", name));
-  assert.deepEqual(r.problems.filter((p) => p.severity === "error"), []);
+  assert.deepEqual(
+    r.problems.filter((p) => p.severity === "error"),
+    [],
+  );
   assert.ok(r.env);
   return r.env;
 }
@@ -47,12 +50,17 @@ async function play(env: Environment, taskId: string, policy: "oracle" | "nop") 
     runId: "doc-test",
     rolloutId: `${taskId}-${policy}`,
   });
-  const events = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { result, events };
 }
 
 function fieldDetails(events: Array<Record<string, unknown>>) {
-  const reward = events.find((e) => e.type === "reward") as { components: Array<{ details?: { fields?: Array<Record<string, unknown>> } }> } | undefined;
+  const reward = events.find((e) => e.type === "reward") as
+    | { components: Array<{ details?: { fields?: Array<Record<string, unknown>> } }> }
+    | undefined;
   return reward?.components[0]?.details?.fields ?? [];
 }
 
@@ -85,7 +93,15 @@ describe("document-contract-review", () => {
     const partial = { ...gold, parties: [gold.parties[0]!.toUpperCase(), "Someone Else LLC"], discrepancies: gold.discrepancies.slice(1) };
     const policyTask = { ...task, solution: { answer: partial } };
     const file = path.join(work, "partial.jsonl");
-    const r = await runRollout({ env, task: policyTask, policy: new OraclePolicy(policyTask.solution), sandboxProvider: noSandbox, file, runId: "doc-test", rolloutId: "partial" });
+    const r = await runRollout({
+      env,
+      task: policyTask,
+      policy: new OraclePolicy(policyTask.solution),
+      sandboxProvider: noSandbox,
+      file,
+      runId: "doc-test",
+      rolloutId: "partial",
+    });
     assert.ok(r.reward !== null && r.reward > 0.3 && r.reward < 1, `reward ${r.reward}`);
   });
 });
@@ -99,12 +115,16 @@ describe("document-financebench", () => {
   });
   test("oracle scores 1 on every numeric question (citation checked where the page prints the figure); nop scores 0", async () => {
     const env = load("document-financebench");
-    const numeric = env.tasks.filter((t) => (t.target as { grading: { answer: { comparator: string } } }).grading.answer.comparator !== "judge");
+    const numeric = env.tasks.filter(
+      (t) => (t.target as { grading: { answer: { comparator: string } } }).grading.answer.comparator !== "judge",
+    );
     for (const t of numeric) {
       const oracle = await play(env, t.id, "oracle");
       assert.equal(oracle.result.reward, 1, `${t.id}: ${JSON.stringify(fieldDetails(oracle.events))}`);
       // The cited evidence page is recorded in the observation for the viewer.
-      const submitted = oracle.events.find((e) => e.type === "observation" && e.name === "submit_report") as { artifacts?: { citations?: Array<{ page: number }> } } | undefined;
+      const submitted = oracle.events.find((e) => e.type === "observation" && e.name === "submit_report") as
+        | { artifacts?: { citations?: Array<{ page: number }> } }
+        | undefined;
       assert.ok((submitted?.artifacts?.citations ?? []).length > 0, `${t.id}: no citation recorded`);
       const nop = await play(env, t.id, "nop");
       assert.equal(nop.result.reward ?? 0, 0);
@@ -124,10 +144,26 @@ describe("document-financebench", () => {
     const t = env.tasks.find((x) => (x.target as { grading: { answer: { cite?: boolean } } }).grading.answer.cite)!;
     const sol = t.solution!.answer as { answer: string; citations: Array<{ document: string; page: number }> };
     const wrongPage = { ...t, solution: { answer: { ...sol, citations: [{ ...sol.citations[0]!, page: 1 }] } } };
-    const r1 = await runRollout({ env, task: wrongPage, policy: new OraclePolicy(wrongPage.solution), sandboxProvider: noSandbox, file: path.join(work, "wp.jsonl"), runId: "doc-test", rolloutId: "wp" });
+    const r1 = await runRollout({
+      env,
+      task: wrongPage,
+      policy: new OraclePolicy(wrongPage.solution),
+      sandboxProvider: noSandbox,
+      file: path.join(work, "wp.jsonl"),
+      runId: "doc-test",
+      rolloutId: "wp",
+    });
     assert.equal(r1.reward, 0);
     const wrongFigure = { ...t, solution: { answer: { ...sol, answer: "$1.00" } } };
-    const r2 = await runRollout({ env, task: wrongFigure, policy: new OraclePolicy(wrongFigure.solution), sandboxProvider: noSandbox, file: path.join(work, "wf.jsonl"), runId: "doc-test", rolloutId: "wf" });
+    const r2 = await runRollout({
+      env,
+      task: wrongFigure,
+      policy: new OraclePolicy(wrongFigure.solution),
+      sandboxProvider: noSandbox,
+      file: path.join(work, "wf.jsonl"),
+      runId: "doc-test",
+      rolloutId: "wf",
+    });
     assert.equal(r2.reward, 0);
   });
 });

@@ -49,7 +49,11 @@ function folderEnv(): string {
   const t = path.join(dir, "tasks/t1");
   const expect: Record<string, string> = {};
   for (const [rel, bytes] of Object.entries(BINS)) {
-    for (const [sub, prefix] of [["files", ""], ["tests", "hidden/"], ["solution", "solved/"]] as const) {
+    for (const [sub, prefix] of [
+      ["files", ""],
+      ["tests", "hidden/"],
+      ["solution", "solved/"],
+    ] as const) {
       mkdirSync(path.dirname(path.join(t, sub, prefix + rel)), { recursive: true });
       writeFileSync(path.join(t, sub, prefix + rel), bytes);
       expect[prefix + rel] = sha256(bytes);
@@ -78,7 +82,10 @@ function jsonlEnv(): string {
     for (const p of [rel, `hidden/${rel}`, `solved/${rel}`]) expect[p] = sha256(bytes);
   }
   tests["check.py"] = checkPy(expect);
-  writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "t1", prompt: "Copy the files", files, tests: { files: tests }, solution: { files: solution } })}\n`);
+  writeFileSync(
+    path.join(dir, "tasks.jsonl"),
+    `${JSON.stringify({ id: "t1", prompt: "Copy the files", files, tests: { files: tests }, solution: { files: solution } })}\n`,
+  );
   writeFileSync(path.join(dir, "environment.yaml"), MANIFEST("tasks.jsonl"));
   return dir;
 }
@@ -121,8 +128,13 @@ for (const backend of ["process", "docker"] as const) {
       await provider?.shutdown();
     });
 
-    for (const [form, make] of [["a task folder", folderEnv], ["a JSONL line with base64", jsonlEnv]] as const) {
-      test(`binary seed files, hidden tests and solution files from ${form} arrive byte for byte (SHA-256 inside the sandbox)`, { skip }, async () => {
+    for (const [form, make] of [
+      ["a task folder", folderEnv],
+      ["a JSONL line with base64", jsonlEnv],
+    ] as const) {
+      test(`binary seed files, hidden tests and solution files from ${form} arrive byte for byte (SHA-256 inside the sandbox)`, {
+        skip,
+      }, async () => {
         const { env, problems } = loadEnvironment(make());
         assert.deepEqual(problems, []);
         assert.ok(env);
@@ -135,7 +147,12 @@ for (const backend of ["process", "docker"] as const) {
           await sb.reset(sandboxFiles(task.files));
           const r = await sb.exec(["sha256sum", ...Object.keys(BINS)]);
           assert.equal(r.exitCode, 0, r.stderr);
-          const got = Object.fromEntries(r.stdout.trim().split("\n").map((l) => l.split(/\s+/).reverse()));
+          const got = Object.fromEntries(
+            r.stdout
+              .trim()
+              .split("\n")
+              .map((l) => l.split(/\s+/).reverse()),
+          );
           assert.deepEqual(got, Object.fromEntries(Object.entries(BINS).map(([rel, b]) => [rel, sha256(b)])));
         } finally {
           await sb.close();
@@ -155,15 +172,22 @@ for (const backend of ["process", "docker"] as const) {
     test("no link out of the environment brings a host file into the sandbox", { skip }, async () => {
       const secret = `rlenv-secret-${randomBytes(8).toString("hex")}`;
       const { env, problems } = loadEnvironment(linkEnv(secret));
-      assert.deepEqual(
-        problems.map((x) => x.message.replace(/ \(to .*\)$/, "")).sort(),
-        ["'tasks/t1/files/etc' links outside the environment", "'tasks/t1/files/passwd' links outside the environment", "'tasks/t1/solution/leak.txt' links outside the environment", "'tasks/t1/tests/leak.txt' links outside the environment", "'tasks/t2' links outside the environment"],
-      );
+      assert.deepEqual(problems.map((x) => x.message.replace(/ \(to .*\)$/, "")).sort(), [
+        "'tasks/t1/files/etc' links outside the environment",
+        "'tasks/t1/files/passwd' links outside the environment",
+        "'tasks/t1/solution/leak.txt' links outside the environment",
+        "'tasks/t1/tests/leak.txt' links outside the environment",
+        "'tasks/t2' links outside the environment",
+      ]);
       assert.ok(env);
       const task = env.tasks[0];
       assert.ok(task);
-      assert.deepEqual(env.tasks.map((t) => t.id), ["t1"]);
-      for (const m of [task.files, task.tests?.files, task.solution?.files]) for (const c of Object.values(m ?? {})) assert.ok(!JSON.stringify(c).includes(secret));
+      assert.deepEqual(
+        env.tasks.map((t) => t.id),
+        ["t1"],
+      );
+      for (const m of [task.files, task.tests?.files, task.solution?.files])
+        for (const c of Object.values(m ?? {})) assert.ok(!JSON.stringify(c).includes(secret));
       // Even rolled out despite the errors, nothing of the host is there.
       const { dir, cleanup } = trajectoryDir();
       try {

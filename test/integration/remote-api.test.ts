@@ -23,7 +23,11 @@ after(async () => {
 const jobFolders = () => (existsSync(path.join(data, "jobs")) ? readdirSync(path.join(data, "jobs")) : []);
 const tmpFolders = () => (existsSync(path.join(data, "tmp")) ? readdirSync(path.join(data, "tmp")) : []);
 
-async function post(body: Buffer, token: string | null = runner.token, headers: Record<string, string> = {}): Promise<{ status: number; json: { error?: string; field?: string } }> {
+async function post(
+  body: Buffer,
+  token: string | null = runner.token,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: { error?: string; field?: string } }> {
   const res = await fetch(`${runner.url}/v1/jobs`, {
     method: "POST",
     headers: { "Content-Type": "application/x-tar", ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
@@ -32,9 +36,12 @@ async function post(body: Buffer, token: string | null = runner.token, headers: 
   return { status: res.status, json: (await res.json()) as { error?: string } };
 }
 
-async function tarBuffer(entries: Array<{ name: string; body?: string; type?: "file" | "symlink" | "directory"; linkname?: string }>): Promise<Buffer> {
+async function tarBuffer(
+  entries: Array<{ name: string; body?: string; type?: "file" | "symlink" | "directory"; linkname?: string }>,
+): Promise<Buffer> {
   const pack = tar.pack();
-  for (const e of entries) pack.entry({ name: e.name, type: e.type ?? "file", ...(e.linkname ? { linkname: e.linkname } : {}) }, e.body ?? "");
+  for (const e of entries)
+    pack.entry({ name: e.name, type: e.type ?? "file", ...(e.linkname ? { linkname: e.linkname } : {}) }, e.body ?? "");
   pack.finalize();
   const chunks: Buffer[] = [];
   for await (const c of pack as unknown as Readable) chunks.push(c as Buffer);
@@ -71,7 +78,12 @@ test("a submit with a wrong or missing token writes nothing", async () => {
 });
 
 test("a tar with ../ entries is refused with 400 and nothing written", async () => {
-  const r = await post(await tarBuffer([{ name: "job.json", body: "{}" }, { name: "../../escaped.txt", body: "pwned" }]));
+  const r = await post(
+    await tarBuffer([
+      { name: "job.json", body: "{}" },
+      { name: "../../escaped.txt", body: "pwned" },
+    ]),
+  );
   assert.equal(r.status, 400);
   assert.match(r.json.error ?? "", /refused: `\.\.` in the path/);
   assert.deepEqual(jobFolders(), []);
@@ -99,7 +111,12 @@ test("an oversized upload is refused with 413 and nothing written", async () => 
       for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, 0);
     })(),
   );
-  const res = await fetch(`${runner.url}/v1/jobs`, { method: "POST", headers: { Authorization: `Bearer ${runner.token}` }, body: Readable.toWeb(chunks) as ReadableStream, duplex: "half" } as RequestInit).catch((e: unknown) => e as Error);
+  const res = await fetch(`${runner.url}/v1/jobs`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${runner.token}` },
+    body: Readable.toWeb(chunks) as ReadableStream,
+    duplex: "half",
+  } as RequestInit).catch((e: unknown) => e as Error);
   if (!(res instanceof Error)) assert.equal(res.status, 413);
   assert.deepEqual(jobFolders(), []);
   assert.deepEqual(tmpFolders(), []);
@@ -113,13 +130,17 @@ test("a bad job.json names the field; a broken environment names file and line",
     for await (const x of s) c.push(x as Buffer);
     return Buffer.concat(c);
   };
-  const bad = await post(await toBuf(packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "bogus" } } }) })));
+  const bad = await post(
+    await toBuf(packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "bogus" } } }) })),
+  );
   assert.equal(bad.status, 400);
   assert.match(bad.json.error ?? "", /config\.policy\.kind/);
   assert.equal(bad.json.field, "config.policy.kind");
   const { writeFileSync } = await import("node:fs");
   writeFileSync(path.join(envDir, "environment.yaml"), "name: x\ndomain: nope\ntasks: tasks.jsonl\n");
-  const broken = await post(await toBuf(packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "oracle" } } }) })));
+  const broken = await post(
+    await toBuf(packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "oracle" } } }) })),
+  );
   assert.equal(broken.status, 400);
   assert.match(broken.json.error ?? "", /environment does not load: environment\.yaml:2:/);
   assert.deepEqual(jobFolders(), []);
@@ -143,7 +164,10 @@ test("a retried submit is answered only once its upload has arrived whole (no EP
   const envDir = makeFixtureEnv(1, 0);
   const { packDirectory } = await import("../../src/core/remote/bundle");
   const chunks: Buffer[] = [];
-  for await (const x of packDirectory(envDir, "env", { "job.json": JSON.stringify({ config: { policy: { kind: "oracle" }, sandbox: "process" } }) })) chunks.push(x as Buffer);
+  for await (const x of packDirectory(envDir, "env", {
+    "job.json": JSON.stringify({ config: { policy: { kind: "oracle" }, sandbox: "process" } }),
+  }))
+    chunks.push(x as Buffer);
   const body = Buffer.concat(chunks);
   const key = `retry-${Date.now()}`;
   const first = await post(body, runner.token, { "Idempotency-Key": key });
@@ -153,12 +177,27 @@ test("a retried submit is answered only once its upload has arrived whole (no EP
   const { request } = await import("node:http");
   let sentAll = false;
   const answer = await new Promise<{ status: number; afterUpload: boolean; json: { id?: string } }>((resolve, reject) => {
-    const req = request(`${runner.url}/v1/jobs`, { method: "POST", agent: false, headers: { Authorization: `Bearer ${runner.token}`, "Content-Type": "application/x-tar", "Idempotency-Key": key, "Content-Length": String(body.length) } }, (res) => {
-      const afterUpload = sentAll;
-      const got: Buffer[] = [];
-      res.on("data", (c: Buffer) => got.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, afterUpload, json: JSON.parse(Buffer.concat(got).toString("utf8")) as { id?: string } }));
-    });
+    const req = request(
+      `${runner.url}/v1/jobs`,
+      {
+        method: "POST",
+        agent: false,
+        headers: {
+          Authorization: `Bearer ${runner.token}`,
+          "Content-Type": "application/x-tar",
+          "Idempotency-Key": key,
+          "Content-Length": String(body.length),
+        },
+      },
+      (res) => {
+        const afterUpload = sentAll;
+        const got: Buffer[] = [];
+        res.on("data", (c: Buffer) => got.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, afterUpload, json: JSON.parse(Buffer.concat(got).toString("utf8")) as { id?: string } }),
+        );
+      },
+    );
     req.on("error", reject);
     req.write(body.subarray(0, body.length >> 1));
     setTimeout(() => {

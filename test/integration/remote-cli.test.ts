@@ -61,7 +61,10 @@ test("submit -f --pull follows to completion with the run pulled; jobs, logs and
 
 test("jobs --cancel cancels a running job, by URL with the token from the environment", async () => {
   const env = makeFixtureEnv(2, 60);
-  const sub = rlenv(["submit", env, "--runner", runner.url, "--sandbox", "process"], { RLENV_RUNNER_TOKEN: runner.token, RLENV_CREDENTIALS: "/nonexistent" });
+  const sub = rlenv(["submit", env, "--runner", runner.url, "--sandbox", "process"], {
+    RLENV_RUNNER_TOKEN: runner.token,
+    RLENV_CREDENTIALS: "/nonexistent",
+  });
   assert.equal(sub.status, 0, sub.stderr);
   const jobId = sub.stdout.trim();
   await new Promise((r) => setTimeout(r, 3000));

@@ -53,7 +53,12 @@ reward:
 `,
   );
   const lines = Array.from({ length: tasks }, (_, i) =>
-    JSON.stringify({ id: `t${i}`, prompt: `Nap, then submit ${i}.`, target: String(i), solution: { ...(sleepS === null ? {} : { tool_calls: [{ name: "nap", arguments: { seconds: sleepS } }] }), answer: String(i) } }),
+    JSON.stringify({
+      id: `t${i}`,
+      prompt: `Nap, then submit ${i}.`,
+      target: String(i),
+      solution: { ...(sleepS === null ? {} : { tool_calls: [{ name: "nap", arguments: { seconds: sleepS } }] }), answer: String(i) },
+    }),
   );
   writeFileSync(path.join(dir, "tasks.jsonl"), `${lines.join("\n")}\n`);
   return dir;
@@ -79,7 +84,11 @@ export async function startRunner(dataDir: string, extra: string[] = [], rlenv: 
   if (!cmd) throw new Error("no node");
   // RLENV_RUNNER_CPU_PROF=DIR profiles the runner process (benchmarks), e.g. for test/bench/remote.ts.
   const prof = process.env.RLENV_RUNNER_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.RLENV_RUNNER_CPU_PROF}`] : [];
-  const proc = spawn(cmd, [...prof, ...pre, "runner", "serve", "--port", "0", "--data", dataDir, ...extra], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  const proc = spawn(cmd, [...prof, ...pre, "runner", "serve", "--port", "0", "--data", dataDir, ...extra], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env },
+  });
   const output: string[] = [];
   createInterface({ input: proc.stderr ?? process.stdin }).on("line", (l) => output.push(l));
   const url = await new Promise<string>((resolve, reject) => {
@@ -112,7 +121,12 @@ export async function startRunner(dataDir: string, extra: string[] = [], rlenv: 
   };
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -128,7 +142,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
  * slurm executor against it, and a slurmrestd client for looking behind the runner.
  */
 export const slurmSkip: string | false =
-  missing("slurm") || (process.env.RLENV_SLURM_URL ? false : "slurm: RLENV_SLURM_URL not set (run test/setup/slurm.sh and source .test-artifacts/services/env)");
+  missing("slurm") ||
+  (process.env.RLENV_SLURM_URL
+    ? false
+    : "slurm: RLENV_SLURM_URL not set (run test/setup/slurm.sh and source .test-artifacts/services/env)");
 
 export function slurmRunnerArgs(opts: { partition?: boolean } = {}): string[] {
   const env = process.env;
@@ -147,7 +164,11 @@ export function slurmRunnerArgs(opts: { partition?: boolean } = {}): string[] {
 
 export function slurmClient(): SlurmClient {
   const env = process.env;
-  return new SlurmClient({ url: env.RLENV_SLURM_URL ?? "", user: env.RLENV_SLURM_USER ?? "root", token: readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim() });
+  return new SlurmClient({
+    url: env.RLENV_SLURM_URL ?? "",
+    user: env.RLENV_SLURM_USER ?? "root",
+    token: readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim(),
+  });
 }
 
 /**

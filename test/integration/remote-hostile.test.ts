@@ -33,7 +33,12 @@ async function toBuffer(s: Readable): Promise<Buffer> {
 }
 
 async function post(body: Buffer): Promise<{ status: number; json: { error?: string; problems?: Problem[] } }> {
-  const res = await fetch(`${runner.url}/v1/jobs`, { method: "POST", headers: { Authorization: `Bearer ${runner.token}`, "Content-Type": "application/x-tar" }, body, signal: AbortSignal.timeout(WATCHDOG_MS) });
+  const res = await fetch(`${runner.url}/v1/jobs`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${runner.token}`, "Content-Type": "application/x-tar" },
+    body,
+    signal: AbortSignal.timeout(WATCHDOG_MS),
+  });
   return { status: res.status, json: (await res.json()) as { error?: string; problems?: Problem[] } };
 }
 
@@ -83,14 +88,22 @@ test("while a big bad bundle validates, another request is answered before the v
   });
   // Once the tasks file sits whole in the staging folder, the upload is unpacked and validating.
   const expected = Buffer.byteLength(big.files()["tasks.jsonl"] as string);
-  await waitFor("the upload to be unpacked", () => {
-    for (const id of tmpFolders()) {
-      const f = path.join(data, "tmp", id, "env", "tasks.jsonl");
-      if (existsSync(f) && statSync(f).size === expected) return true;
-    }
-    return undefined;
-  }, WATCHDOG_MS, 5);
-  const list = await fetch(`${runner.url}/v1/jobs`, { headers: { Authorization: `Bearer ${runner.token}` }, signal: AbortSignal.timeout(WATCHDOG_MS) });
+  await waitFor(
+    "the upload to be unpacked",
+    () => {
+      for (const id of tmpFolders()) {
+        const f = path.join(data, "tmp", id, "env", "tasks.jsonl");
+        if (existsSync(f) && statSync(f).size === expected) return true;
+      }
+      return undefined;
+    },
+    WATCHDOG_MS,
+    5,
+  );
+  const list = await fetch(`${runner.url}/v1/jobs`, {
+    headers: { Authorization: `Bearer ${runner.token}` },
+    signal: AbortSignal.timeout(WATCHDOG_MS),
+  });
   order.push("status answered");
   assert.equal(list.status, 200);
   const r = await upload;

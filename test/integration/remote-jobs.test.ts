@@ -51,7 +51,11 @@ test("submit, follow to completion, pull: the pulled run reads like a local one"
   assert.equal(ends.length, 6);
   assert.ok(ends.every((e) => e.type === "rollout-end" && e.status === "completed" && e.reward === 1));
   const ids = events.map((e) => e.id);
-  assert.deepEqual(ids, [...ids].sort((a, b) => a - b), "event ids increase");
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => a - b),
+    "event ids increase",
+  );
 
   // Last-Event-ID: a reconnect after event n gets exactly the rest.
   const mid = ids[Math.floor(ids.length / 2)] ?? 0;
@@ -90,7 +94,10 @@ test("pull --follow fills the folder as rollouts end and ends with the job, equa
   // One at a time: t0 ends at once, t1 naps (within its 30 s step limit) until the test cancels the job.
   const envDir = makeFixtureEnv(2, 0);
   const tasksFile = path.join(envDir, "tasks.jsonl");
-  writeFileSync(tasksFile, readFileSync(tasksFile, "utf8").replace(/("id":"t1".*?"seconds":)0/, (_, head: string) => `${head}25`));
+  writeFileSync(
+    tasksFile,
+    readFileSync(tasksFile, "utf8").replace(/("id":"t1".*?"seconds":)0/, (_, head: string) => `${head}25`),
+  );
   const { job } = await client.submit(envDir, { config: { policy: { kind: "oracle" }, concurrency: 1, sandbox } });
   const runs = mkdtempSync(path.join(tmpdir(), "rlenv-followed-"));
   cleanups.push(() => rmSync(runs, { recursive: true, force: true }));
@@ -101,11 +108,19 @@ test("pull --follow fills the folder as rollouts end and ends with the job, equa
   });
   const runDir = path.join(runs, job.run_id);
   // t0's trajectory arrives while t1 still naps: the job is running and the pull has not returned.
-  const first = await waitFor("t0 pulled while the job runs", () => (existsSync(path.join(runDir, "rollouts", "t0.s0.jsonl")) ? path.join(runDir, "rollouts", "t0.s0.jsonl") : undefined), 120_000);
+  const first = await waitFor(
+    "t0 pulled while the job runs",
+    () => (existsSync(path.join(runDir, "rollouts", "t0.s0.jsonl")) ? path.join(runDir, "rollouts", "t0.s0.jsonl") : undefined),
+    120_000,
+  );
   assert.equal((await client.job(job.id)).state, "running");
   assert.equal(settled, false);
   const lines = readFileSync(first, "utf8").trim().split("\n");
-  assert.equal((JSON.parse(lines.at(-1) ?? "{}") as { type?: string }).type, "end", "only whole, ended trajectories are sent while the job runs");
+  assert.equal(
+    (JSON.parse(lines.at(-1) ?? "{}") as { type?: string }).type,
+    "end",
+    "only whole, ended trajectories are sent while the job runs",
+  );
   assert.ok(!existsSync(path.join(runDir, "rollouts", "t1.s0.jsonl")), "a trajectory still being written is not sent before the end");
   await client.cancel(job.id);
   const pulled = await following;
@@ -113,7 +128,10 @@ test("pull --follow fills the folder as rollouts end and ends with the job, equa
   // The end brought the rest: the folder is the runner's merged folder, byte for byte.
   const runnerDir = path.join(data, "jobs", job.id, "run");
   const files = (dir: string) => runFolderFiles(dir);
-  assert.ok(lstatSync(path.join(runnerDir, "rollouts")).isSymbolicLink(), "one unit did the job: its rollouts folder is shared, not merged file by file");
+  assert.ok(
+    lstatSync(path.join(runnerDir, "rollouts")).isSymbolicLink(),
+    "one unit did the job: its rollouts folder is shared, not merged file by file",
+  );
   assert.deepEqual(files(runDir), files(runnerDir));
   for (const f of files(runnerDir)) assert.ok(readFileSync(path.join(runDir, f)).equals(readFileSync(path.join(runnerDir, f))), f);
   assert.ok(files(runDir).includes("rollouts/t1.s0.jsonl") && files(runDir).includes("run.json"));
@@ -127,7 +145,9 @@ test("cancel mid-run stops every process and container of the job", async () => 
   const useDocker = !missing("docker") && !missing("image");
   const { client, data } = await freshRunner();
   const envDir = makeFixtureEnv(4, 20);
-  const { job } = await client.submit(envDir, { config: { policy: { kind: "oracle" }, concurrency: 2, sandbox: useDocker ? "docker" : "process" } });
+  const { job } = await client.submit(envDir, {
+    config: { policy: { kind: "oracle" }, concurrency: 2, sandbox: useDocker ? "docker" : "process" },
+  });
   // Wait until the sandboxes are busy napping.
   await waitFor("a running unit", async () => ((await client.job(job.id)).units[0]?.state === "running" ? true : undefined), 60_000);
   await new Promise((r) => setTimeout(r, 3000));
@@ -148,7 +168,8 @@ test("cancel mid-run stops every process and container of the job", async () => 
   const pgid = (await client.job(job.id)).units[0]?.pgid;
   assert.ok(pgid, "the unit's process group is journalled");
   // Docker sandboxes carry their creator's pid (the unit's `rlenv run`, which leads its process group).
-  const ownedContainers = async () => (await new Docker().listContainers({ all: true, filters: { label: [`rlenv.owner=${pgid}`] } })).length;
+  const ownedContainers = async () =>
+    (await new Docker().listContainers({ all: true, filters: { label: [`rlenv.owner=${pgid}`] } })).length;
   if (useDocker) assert.ok((await ownedContainers()) >= 1, "the rollouts run in Docker containers");
   const cancelled = await client.cancel(job.id);
   assert.equal(cancelled.state, "cancelled");
@@ -167,7 +188,11 @@ test("cancel mid-run stops every process and container of the job", async () => 
   if (useDocker) assert.equal(await ownedContainers(), 0, "no container of the job is left");
   const events: JobEvent[] = [];
   await client.followEvents(job.id, (e) => events.push(e));
-  assert.equal(events.filter((e) => e.type === "state").at(-1)?.type === "state" && (events.filter((e) => e.type === "state").at(-1) as { state: string }).state, "cancelled");
+  assert.equal(
+    events.filter((e) => e.type === "state").at(-1)?.type === "state" &&
+      (events.filter((e) => e.type === "state").at(-1) as { state: string }).state,
+    "cancelled",
+  );
   assert.ok(existsSync(path.join(data, "jobs", job.id, "job.json")));
 });
 
@@ -179,7 +204,10 @@ test("SIGKILL mid-job and restart: every job listed, the job marked interrupted 
   const done = await client.submit(makeFixtureEnv(1, 0), { name: "finished-before", config: { policy: { kind: "oracle" }, sandbox } });
   await client.followEvents(done.job.id, () => {});
   // 6 tasks, 2 at a time, 3 s each: kill once some (not all) have ended.
-  const { job } = await client.submit(makeFixtureEnv(6, 3), { name: "killed", config: { policy: { kind: "oracle" }, concurrency: 2, sandbox } });
+  const { job } = await client.submit(makeFixtureEnv(6, 3), {
+    name: "killed",
+    config: { policy: { kind: "oracle" }, concurrency: 2, sandbox },
+  });
   await waitFor("two finished rollouts", async () => ((await client.job(job.id)).progress.done >= 2 ? true : undefined), 90_000, 50);
   await runner.kill();
   const before = JSON.parse(readFileSync(path.join(data, "jobs", job.id, "job.json"), "utf8")) as JobRecord;
@@ -219,7 +247,11 @@ test("SIGKILL mid-job and restart: every job listed, the job marked interrupted 
   assert.equal(files.length, 6, `exactly one rollout per task: ${files.join(", ")}`);
   assert.ok(lstatSync(path.join(data, "jobs", job.id, "run", "rollouts")).isDirectory(), "two units: the rollouts are merged file by file");
   for (const f of finishedFiles) assert.ok(files.includes(f), `finished rollout ${f} kept as it was`);
-  const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as { rollouts: number; mean_reward: number; per_task: unknown[] };
+  const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as {
+    rollouts: number;
+    mean_reward: number;
+    per_task: unknown[];
+  };
   assert.equal(summary.rollouts, 6);
   assert.equal(summary.per_task.length, 6);
   assert.equal(summary.mean_reward, 1);
@@ -241,7 +273,17 @@ test("a job starts its own policy server, waits for /v1/models, and stops it at 
   assert.equal(final.state, "completed", logs.join("\n"));
   assert.deepEqual(final.progress, { done: 2, total: 2, mean_reward: 1 });
   // Stopped with the job: nothing listens on its port any more.
-  await waitFor("the policy server to stop", async () => ((await fetch(`http://127.0.0.1:${port}/v1/models`).then(() => false, () => true)) ? true : undefined), 10_000);
+  await waitFor(
+    "the policy server to stop",
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/v1/models`).then(
+        () => false,
+        () => true,
+      ))
+        ? true
+        : undefined,
+    10_000,
+  );
 });
 
 test("a policy server that never gets ready fails the job with the reason", async () => {

@@ -15,16 +15,30 @@ const server = createServer(async (req, res) => {
   const json = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   if (Date.now() < readyAt) return json(503, { error: { message: "loading the model" } });
   if (req.method === "GET" && req.url === "/v1/models") return json(200, { object: "list", data: [{ id: "scripted", object: "model" }] });
-  if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) return json(404, { error: { message: `no route ${req.method} ${req.url}` } });
+  if (req.method !== "POST" || !req.url?.endsWith("/chat/completions"))
+    return json(404, { error: { message: `no route ${req.method} ${req.url}` } });
   const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { messages: Array<{ role: string; content?: unknown }> };
-  const prompt = body.messages.filter((m) => m.role === "user").map((m) => String(m.content)).join("\n");
+  const prompt = body.messages
+    .filter((m) => m.role === "user")
+    .map((m) => String(m.content))
+    .join("\n");
   const answer = /submit (\d+)/.exec(prompt)?.[1] ?? "";
   json(200, {
     id: "chatcmpl-remote",
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model: "scripted",
-    choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name: "submit", arguments: JSON.stringify({ answer }) } }] } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: "tool_calls",
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_0", type: "function", function: { name: "submit", arguments: JSON.stringify({ answer }) } }],
+        },
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
 });

@@ -12,7 +12,27 @@ test("the runner serves HTTPS from cert/key files", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tls-"));
   const cert = path.join(dir, "cert.pem");
   const key = path.join(dir, "key.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
   const runner = await startRunner(path.join(dir, "data"), ["--tls-cert", cert, "--tls-key", key]);
   try {
     assert.match(runner.url, /^https:\/\/127\.0\.0\.1:\d+$/);

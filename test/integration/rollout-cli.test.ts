@@ -14,13 +14,22 @@ after(async () => {
   for (const s of servers) await s.close();
 });
 
-function rlenv(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+function rlenv(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -43,17 +52,54 @@ test("rlenv run + export: plain progress lines off a TTY, summary, chat JSONL fi
   const skip = await sandboxSkip();
   if (skip) return t.skip(skip);
   const runs = tmp("rlenv-cli-");
-  const r = await rlenv(["run", FIXTURE, "--policy", "oracle", "--sandbox", "process", "--runs", runs, "--run-id", "r1", "-k", "2", "--tasks", "via-files", "via-patch"]).done;
+  const r = await rlenv([
+    "run",
+    FIXTURE,
+    "--policy",
+    "oracle",
+    "--sandbox",
+    "process",
+    "--runs",
+    runs,
+    "--run-id",
+    "r1",
+    "-k",
+    "2",
+    "--tasks",
+    "via-files",
+    "via-patch",
+  ]).done;
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /completed reward=1\.000 via-files #0/);
   assert.match(r.stderr, /completed: 4 rollouts .* mean reward 1\.000 +pass@1 1\.000 +pass@2 1\.000/);
   assert.equal(r.stdout.trim(), path.join(runs, "r1"));
-  const summary = JSON.parse(readFileSync(path.join(runs, "r1", "summary.json"), "utf8")) as { per_task: Array<{ task: string; n: number }> };
-  assert.deepEqual(summary.per_task.map((x) => [x.task, x.n]), [["via-files", 2], ["via-patch", 2]]);
+  const summary = JSON.parse(readFileSync(path.join(runs, "r1", "summary.json"), "utf8")) as {
+    per_task: Array<{ task: string; n: number }>;
+  };
+  assert.deepEqual(
+    summary.per_task.map((x) => [x.task, x.n]),
+    [
+      ["via-files", 2],
+      ["via-patch", 2],
+    ],
+  );
   const ex = await rlenv(["export", path.join(runs, "r1"), "--format", "chat-jsonl", "--min-reward", "1"]).done;
   assert.equal(ex.code, 0, ex.stderr);
   assert.equal(ex.stdout.trim().split("\n").length, 4);
-  const none = await rlenv(["run", FIXTURE, "--policy", "nop", "--sandbox", "process", "--runs", runs, "--run-id", "r2", "--tasks", "via-files"]).done;
+  const none = await rlenv([
+    "run",
+    FIXTURE,
+    "--policy",
+    "nop",
+    "--sandbox",
+    "process",
+    "--runs",
+    runs,
+    "--run-id",
+    "r2",
+    "--tasks",
+    "via-files",
+  ]).done;
   assert.equal(none.code, 0);
   const ex2 = await rlenv(["export", path.join(runs, "r2"), "--min-reward", "0.5"]).done;
   assert.equal(ex2.stdout, "");
@@ -68,9 +114,20 @@ test("rlenv validate --run: oracle solves, nop does not", async (t) => {
   if (skip) return t.skip(skip);
   const r = await rlenv(["validate", "--run", "--sandbox", "process", "--json", FIXTURE]).done;
   assert.equal(r.code, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { ok: boolean; run: { environments: Array<{ tasks: Array<{ id: string; oracle: number; nop: number; ok: boolean }> }> } };
+  const out = JSON.parse(r.stdout) as {
+    ok: boolean;
+    run: { environments: Array<{ tasks: Array<{ id: string; oracle: number; nop: number; ok: boolean }> }> };
+  };
   assert.equal(out.ok, true);
-  assert.deepEqual(out.run.environments[0]?.tasks.map((x) => [x.id, x.oracle, x.nop]), [["via-commands", 1, 0], ["via-files", 1, 0], ["via-patch", 1, 0], ["via-tool-calls", 1, 0]]);
+  assert.deepEqual(
+    out.run.environments[0]?.tasks.map((x) => [x.id, x.oracle, x.nop]),
+    [
+      ["via-commands", 1, 0],
+      ["via-files", 1, 0],
+      ["via-patch", 1, 0],
+      ["via-tool-calls", 1, 0],
+    ],
+  );
 });
 
 test("rlenv validate --run: its runs go when every task passed, stay (and are named) when one failed, and stay in --runs", async (t) => {
@@ -95,7 +152,10 @@ test("rlenv validate --run: its runs go when every task passed, stay (and are na
   writeFileSync(tasks, readFileSync(tasks, "utf8").replace(/("id": "via-files".*"target": )"42"/, '$1"43"'));
   const fail = await rlenv(args(broken), { TMPDIR: scratch }).done;
   assert.equal(fail.code, 1, fail.stderr);
-  assert.match(fail.stdout, /✗ rollout-fixture\/via-files: oracle 0\.5, nop 0 — oracle scored 0\.5, needs ≥ 1 — answer: expected 43, got 42$/m);
+  assert.match(
+    fail.stdout,
+    /✗ rollout-fixture\/via-files: oracle 0\.5, nop 0 — oracle scored 0\.5, needs ≥ 1 — answer: expected 43, got 42$/m,
+  );
   const kept = /trajectories kept in (\S+):/.exec(fail.stderr)?.[1] ?? "";
   assert.match(fail.stderr, /rlenv view \S+ {3}# rollout-fixture, oracle/);
   assert.deepEqual(leftovers(), [path.basename(kept)]);
@@ -113,10 +173,33 @@ test("rlenv validate --run: its runs go when every task passed, stay (and are na
 test("SIGKILL mid-rollout leaves every trajectory readable up to its last line", async (t) => {
   const skip = await sandboxSkip();
   if (skip) return t.skip(skip);
-  const s = await startScriptedServer((req) => (req.messages.some((m) => m.role === "tool") ? { hang: true } : callTool("put", { path: "greet.txt", text: "hello world" })));
+  const s = await startScriptedServer((req) =>
+    req.messages.some((m) => m.role === "tool") ? { hang: true } : callTool("put", { path: "greet.txt", text: "hello world" }),
+  );
   servers.push(s);
   const runs = tmp("rlenv-cli-");
-  const { child, done } = rlenv(["run", FIXTURE, "--policy", "openai", "--model", "m", "--base-url", s.baseURL, "--sandbox", "process", "--runs", runs, "--run-id", "killed", "-k", "2", "--concurrency", "2", "--tasks", "via-files"]);
+  const { child, done } = rlenv([
+    "run",
+    FIXTURE,
+    "--policy",
+    "openai",
+    "--model",
+    "m",
+    "--base-url",
+    s.baseURL,
+    "--sandbox",
+    "process",
+    "--runs",
+    runs,
+    "--run-id",
+    "killed",
+    "-k",
+    "2",
+    "--concurrency",
+    "2",
+    "--tasks",
+    "via-files",
+  ]);
   await until(() => s.requests.length >= 4);
   child.kill("SIGKILL");
   const r = await done;
@@ -130,10 +213,19 @@ test("SIGKILL mid-rollout leaves every trajectory readable up to its last line",
     const tr = readTrajectory(f);
     assert.deepEqual(tr.bad, [], f);
     assert.equal(tr.torn, false);
-    assert.deepEqual(tr.events.map((e) => e.type), ["start", "message", "message", "message", "tool_call", "observation", ...(tr.events.length > 6 ? ["message"] : [])].slice(0, tr.events.length));
+    assert.deepEqual(
+      tr.events.map((e) => e.type),
+      ["start", "message", "message", "message", "tool_call", "observation", ...(tr.events.length > 6 ? ["message"] : [])].slice(
+        0,
+        tr.events.length,
+      ),
+    );
     assert.ok(!tr.events.some((e) => e.type === "end"));
   }
-  assert.deepEqual(readOutcomes(runDir).map((o) => o.status), ["interrupted", "interrupted"]);
+  assert.deepEqual(
+    readOutcomes(runDir).map((o) => o.status),
+    ["interrupted", "interrupted"],
+  );
   assert.equal((summarizeRunDir(runDir).statuses as Record<string, number>).interrupted, 2);
 });
 
@@ -143,7 +235,25 @@ test("Ctrl-C: rollouts end cancelled, run.json says cancelled, exit code 130", a
   const s = await startScriptedServer([{ hang: true }]);
   servers.push(s);
   const runs = tmp("rlenv-cli-");
-  const { child, done } = rlenv(["run", FIXTURE, "--policy", "openai", "--model", "m", "--base-url", s.baseURL, "--sandbox", "process", "--runs", runs, "--run-id", "ctrlc", "--tasks", "via-files", "via-patch"]);
+  const { child, done } = rlenv([
+    "run",
+    FIXTURE,
+    "--policy",
+    "openai",
+    "--model",
+    "m",
+    "--base-url",
+    s.baseURL,
+    "--sandbox",
+    "process",
+    "--runs",
+    runs,
+    "--run-id",
+    "ctrlc",
+    "--tasks",
+    "via-files",
+    "via-patch",
+  ]);
   await until(() => s.requests.length >= 2);
   child.kill("SIGINT");
   const r = await done;

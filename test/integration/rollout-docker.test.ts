@@ -21,11 +21,24 @@ test("docker: oracle solves every fixture task, nop none", { skip }, async () =>
   provider = await createSandboxProvider({ backend: "docker" });
   assert.equal(provider.backend, "docker");
   const runsDir = tmp("rlenv-docker-runs-");
-  const oracle = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "oracle" }, concurrency: 2, sandbox: "docker" }, runsDir, sandboxProvider: provider });
-  assert.deepEqual(oracle.rollouts.map((r) => [r.task, r.status, r.reward, r.reason]), oracle.rollouts.map((r) => [r.task, "completed", 1, "submitted"]));
+  const oracle = await runEnvironment({
+    env: fixtureEnv(),
+    config: { policy: { kind: "oracle" }, concurrency: 2, sandbox: "docker" },
+    runsDir,
+    sandboxProvider: provider,
+  });
+  assert.deepEqual(
+    oracle.rollouts.map((r) => [r.task, r.status, r.reward, r.reason]),
+    oracle.rollouts.map((r) => [r.task, "completed", 1, "submitted"]),
+  );
   const start = ofType(events(oracle.rollouts[0]!.file), "start")[0]!;
   assert.equal(start.sandbox.backend, "docker");
-  const nop = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "nop" }, concurrency: 2, sandbox: "docker" }, runsDir, sandboxProvider: provider });
+  const nop = await runEnvironment({
+    env: fixtureEnv(),
+    config: { policy: { kind: "nop" }, concurrency: 2, sandbox: "docker" },
+    runsDir,
+    sandboxProvider: provider,
+  });
   assert.equal(nop.summary.mean_reward, 0);
 });
 
@@ -48,5 +61,8 @@ test("docker: an openai-policy rollout with a step timeout and a bad tool call s
   });
   const ro = r.rollouts[0]!;
   assert.equal(ro.reward, 1, ro.reason);
-  assert.deepEqual(ofType(events(ro.file), "observation").map((o) => o.status), ["error", "timeout", "ok", "ok"]);
+  assert.deepEqual(
+    ofType(events(ro.file), "observation").map((o) => o.status),
+    ["error", "timeout", "ok", "ok"],
+  );
 });

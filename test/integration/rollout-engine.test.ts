@@ -30,19 +30,30 @@ async function server(script: Script): Promise<ScriptedServer> {
   servers.push(s);
   return s;
 }
-const scripted = (s: ScriptedServer, extra: Partial<ConstructorParameters<typeof OpenAIPolicy>[0]> = {}) => () => new OpenAIPolicy({ baseURL: s.baseURL, model: "scripted", backoff: fast, ...extra });
+const scripted =
+  (s: ScriptedServer, extra: Partial<ConstructorParameters<typeof OpenAIPolicy>[0]> = {}) =>
+  () =>
+    new OpenAIPolicy({ baseURL: s.baseURL, model: "scripted", backoff: fast, ...extra });
 
 describe("rollout engine on the process sandbox", () => {
   test("oracle solves every fixture task through each solution kind; nop solves none", async (t) => {
     if (skip) return t.skip(skip);
     const runsDir = tmp("rlenv-runs-");
-    const oracle = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "oracle" }, concurrency: 4 }, runsDir, sandboxProvider: provider });
-    assert.deepEqual(oracle.rollouts.map((r) => [r.task, r.status, r.reward]), [
-      ["via-commands", "completed", 1],
-      ["via-files", "completed", 1],
-      ["via-patch", "completed", 1],
-      ["via-tool-calls", "completed", 1],
-    ]);
+    const oracle = await runEnvironment({
+      env: fixtureEnv(),
+      config: { policy: { kind: "oracle" }, concurrency: 4 },
+      runsDir,
+      sandboxProvider: provider,
+    });
+    assert.deepEqual(
+      oracle.rollouts.map((r) => [r.task, r.status, r.reward]),
+      [
+        ["via-commands", "completed", 1],
+        ["via-files", "completed", 1],
+        ["via-patch", "completed", 1],
+        ["via-tool-calls", "completed", 1],
+      ],
+    );
     assert.equal(oracle.summary.mean_reward, 1);
     assert.equal(oracle.summary.pass_at_k["1"], 1);
     const nop = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "nop" } }, runsDir, sandboxProvider: provider });
@@ -75,8 +86,20 @@ describe("rollout engine on the process sandbox", () => {
         },
         usage: { prompt_tokens: 100, completion_tokens: 10 },
       },
-      { reply: { content: null, tool_calls: [{ name: "put", arguments: { path: "greet.txt", text: "hello world\n" } }] }, usage: { prompt_tokens: 200, completion_tokens: 20 } },
-      { reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: { answer: "42" } }, { name: "show", arguments: { path: "greet.txt" } }] }, usage: { prompt_tokens: 300, completion_tokens: 30 } },
+      {
+        reply: { content: null, tool_calls: [{ name: "put", arguments: { path: "greet.txt", text: "hello world\n" } }] },
+        usage: { prompt_tokens: 200, completion_tokens: 20 },
+      },
+      {
+        reply: {
+          content: "Done.",
+          tool_calls: [
+            { name: "submit", arguments: { answer: "42" } },
+            { name: "show", arguments: { path: "greet.txt" } },
+          ],
+        },
+        usage: { prompt_tokens: 300, completion_tokens: 30 },
+      },
     ]);
     const runsDir = tmp("rlenv-runs-");
     const r = await runEnvironment({
@@ -92,15 +115,18 @@ describe("rollout engine on the process sandbox", () => {
     assert.equal(s.requests.length, 5);
     const evs = events(ro!.file);
     const obs = ofType(evs, "observation");
-    assert.deepEqual(obs.map((o) => [o.name, o.status]), [
-      ["frobnicate", "error"],
-      ["put", "error"],
-      ["show", "ok"],
-      ["spew", "ok"],
-      ["put", "ok"],
-      ["submit", "ok"],
-      ["show", "error"],
-    ]);
+    assert.deepEqual(
+      obs.map((o) => [o.name, o.status]),
+      [
+        ["frobnicate", "error"],
+        ["put", "error"],
+        ["show", "ok"],
+        ["spew", "ok"],
+        ["put", "ok"],
+        ["submit", "ok"],
+        ["show", "error"],
+      ],
+    );
     assert.match(String(obs[0]?.output), /unknown tool 'frobnicate'; the tools are: submit, put, show/);
     assert.match(String(obs[1]?.output), /not valid JSON/);
     assert.equal(obs[2]?.output, "hello\n");
@@ -111,12 +137,18 @@ describe("rollout engine on the process sandbox", () => {
     assert.equal(ofType(evs, "tool_call")[1]?.arguments, '{"path": "greet.txt", "text": ');
     // The second policy request carries every tool result, in call order, as the policy saw them.
     const second = s.requests[3]!.messages.filter((m) => m.role === "tool");
-    assert.deepEqual(second.map((m) => m.tool_call_id), ["call_2_0", "call_2_1", "call_2_2", "call_2_3"]);
+    assert.deepEqual(
+      second.map((m) => m.tool_call_id),
+      ["call_2_0", "call_2_1", "call_2_2", "call_2_3"],
+    );
     assert.ok(String(second[3]?.content).length <= 200);
     const end = ofType(evs, "end")[0]!;
     assert.equal(end.turns, 3);
     assert.equal(evs.at(-1)?.type, "end");
-    assert.deepEqual(evs.map((e) => e.seq), evs.map((_, i) => i));
+    assert.deepEqual(
+      evs.map((e) => e.seq),
+      evs.map((_, i) => i),
+    );
     // Chat export: the same conversation with its tools, filtered by reward.
     const lines = [...exportChatJsonl(r.runDir, { minReward: 1 })];
     assert.equal(lines.length, 1);
@@ -125,11 +157,19 @@ describe("rollout engine on the process sandbox", () => {
     // Seven tool results, less the two replying to the last assistant turn (its parallel calls, submit among them): a record ends with that turn.
     assert.equal(rec.messages.filter((m) => m.role === "tool").length, 5);
     assert.equal(rec.messages.at(-1)?.role, "assistant");
-    assert.deepEqual(rec.tools.map((t) => t.function.name), ["submit", "put", "show", "slow", "spew"]);
+    assert.deepEqual(
+      rec.tools.map((t) => t.function.name),
+      ["submit", "put", "show", "slow", "spew"],
+    );
     assert.equal([...exportChatJsonl(r.runDir, { minReward: 1.5 })].length, 0);
 
     // Replay the recorded actions: the same reward, without the policy server.
-    const replay = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "replay", replay: r.runDir }, tasks: ["via-tool-calls"] }, runsDir, sandboxProvider: provider });
+    const replay = await runEnvironment({
+      env: fixtureEnv(),
+      config: { policy: { kind: "replay", replay: r.runDir }, tasks: ["via-tool-calls"] },
+      runsDir,
+      sandboxProvider: provider,
+    });
     assert.equal(replay.rollouts[0]?.reward, 1);
     assert.equal(s.requests.length, 5);
   });
@@ -168,7 +208,14 @@ describe("rollout engine on the process sandbox", () => {
   test("a 4xx from the policy fails the rollout once, never retried", async (t) => {
     if (skip) return t.skip(skip);
     const s = await server([{ status: 400, message: "prompt too long" }]);
-    const r = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "openai" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-runs-"), sandboxProvider: provider, policyFactory: scripted(s), infraBackoff: fast });
+    const r = await runEnvironment({
+      env: fixtureEnv(),
+      config: { policy: { kind: "openai" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+      policyFactory: scripted(s),
+      infraBackoff: fast,
+    });
     assert.equal(r.rollouts[0]?.status, "error");
     assert.equal(r.rollouts[0]?.infra, false);
     assert.equal(s.requests.length, 1);
@@ -178,9 +225,19 @@ describe("rollout engine on the process sandbox", () => {
   test("step timeout: the tool is stopped, the agent reads a timeout observation and goes on", async (t) => {
     if (skip) return t.skip(skip);
     const env = variant((m) => ({ sandbox: { ...m.sandbox, timeouts: { step: 0.5, rollout: 60 } } }));
-    const s = await server([callTool("slow", { seconds: 20 }), callTool("put", { path: "greet.txt", text: "hello world" }), callTool("submit", { answer: "42" })]);
+    const s = await server([
+      callTool("slow", { seconds: 20 }),
+      callTool("put", { path: "greet.txt", text: "hello world" }),
+      callTool("submit", { answer: "42" }),
+    ]);
     const t0 = Date.now();
-    const r = await runEnvironment({ env, config: { policy: { kind: "openai" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-runs-"), sandboxProvider: provider, policyFactory: scripted(s) });
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "openai" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+      policyFactory: scripted(s),
+    });
     assert.ok(Date.now() - t0 < 10_000);
     const obs = ofType(events(r.rollouts[0]!.file), "observation");
     assert.equal(obs[0]?.status, "timeout");
@@ -191,12 +248,26 @@ describe("rollout engine on the process sandbox", () => {
   test("rollout timeout ends the loop with status timeout, and the final state is still scored", async (t) => {
     if (skip) return t.skip(skip);
     const env = variant((m) => ({ sandbox: { ...m.sandbox, timeouts: { step: 5, rollout: 1 } } }));
-    const s = await server((_req, i) => (i === 0 ? callTool("put", { path: "greet.txt", text: "hello world" }) : callTool("slow", { seconds: 0.4 })));
-    const r = await runEnvironment({ env, config: { policy: { kind: "openai" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-runs-"), sandboxProvider: provider, policyFactory: scripted(s) });
+    const s = await server((_req, i) =>
+      i === 0 ? callTool("put", { path: "greet.txt", text: "hello world" }) : callTool("slow", { seconds: 0.4 }),
+    );
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "openai" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+      policyFactory: scripted(s),
+    });
     const ro = r.rollouts[0]!;
     assert.equal(ro.status, "timeout");
     const reward = ofType(events(ro.file), "reward")[0]!;
-    assert.deepEqual(reward.components.map((c) => [c.name, c.score]), [["hidden-check", 1], ["answer", 0]]);
+    assert.deepEqual(
+      reward.components.map((c) => [c.name, c.score]),
+      [
+        ["hidden-check", 1],
+        ["answer", 0],
+      ],
+    );
     assert.equal(ro.reward, 0.5);
   });
 
@@ -204,7 +275,13 @@ describe("rollout engine on the process sandbox", () => {
     if (skip) return t.skip(skip);
     const env = variant(() => ({ max_turns: 2 }));
     const s = await server([callTool("show", { path: "greet.txt" })]);
-    const r = await runEnvironment({ env, config: { policy: { kind: "openai" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-runs-"), sandboxProvider: provider, policyFactory: scripted(s) });
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "openai" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+      policyFactory: scripted(s),
+    });
     assert.equal(r.rollouts[0]?.status, "truncated");
     assert.equal(r.rollouts[0]?.reward, 0);
     assert.equal(s.requests.length, 2);
@@ -212,9 +289,16 @@ describe("rollout engine on the process sandbox", () => {
 
   test("a verifier that hangs is stopped at its timeout: error recorded, score 0, the rest still counts", async (t) => {
     if (skip) return t.skip(skip);
-    const env = variant((m) => ({ reward: [{ type: "script", name: "stuck", weight: 1, command: "sleep 30; echo 1", timeout: 1 }, m.reward[1]!] }));
+    const env = variant((m) => ({
+      reward: [{ type: "script", name: "stuck", weight: 1, command: "sleep 30; echo 1", timeout: 1 }, m.reward[1]!],
+    }));
     const t0 = Date.now();
-    const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-runs-"), sandboxProvider: provider });
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "oracle" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+    });
     assert.ok(Date.now() - t0 < 10_000);
     const reward = ofType(events(r.rollouts[0]!.file), "reward")[0]!;
     assert.equal(reward.components[0]?.score, 0);

@@ -53,16 +53,38 @@ test("domain plugin: setup before the first turn, teardown after, state shared; 
   };
   const manifest = { ...env.manifest, tools: [], reward: [{ type: "exact" as const, weight: 1, normalize: "whitespace" as const }] };
   let acquired = 0;
-  const counting: SandboxProvider = { backend: "process", acquire: (r: SandboxRequest) => {
+  const counting: SandboxProvider = {
+    backend: "process",
+    acquire: (r: SandboxRequest) => {
       acquired++;
       return provider!.acquire(r);
-    }, shutdown: async () => {} };
+    },
+    shutdown: async () => {},
+  };
   const file = path.join(tmp("rlenv-loop-"), "r.jsonl");
-  const r = await runRollout({ env: { ...env, manifest, builtinTools: [], customTools: [] }, task: env.tasks[0]!, policy: plan([["bump", {}], ["bump", {}]], [["submit", {}]]), sandboxProvider: counting, domain, file, runId: "r", rolloutId: "x" });
+  const r = await runRollout({
+    env: { ...env, manifest, builtinTools: [], customTools: [] },
+    task: env.tasks[0]!,
+    policy: plan(
+      [
+        ["bump", {}],
+        ["bump", {}],
+      ],
+      [["submit", {}]],
+    ),
+    sandboxProvider: counting,
+    domain,
+    file,
+    runId: "r",
+    rolloutId: "x",
+  });
   assert.deepEqual(calls, ["setup", "bump 11", "bump 12", "teardown n=12"]);
   assert.equal(r.reward, 1);
   assert.equal(acquired, 0, "a rollout whose tools never touch the sandbox never acquires one");
-  assert.deepEqual(ofType(events(file), "start")[0]?.tools?.map((x) => x.name), ["bump", "submit"]);
+  assert.deepEqual(
+    ofType(events(file), "start")[0]?.tools?.map((x) => x.name),
+    ["bump", "submit"],
+  );
 });
 
 test("debugger hooks: beforePolicyCall sees each turn, beforeToolCall may edit the call (recorded as edited)", async (t) => {
@@ -109,7 +131,13 @@ test("a sandbox that fails to start is an infra error: retried, and the retry su
     acquire: (r) => (failures-- > 0 ? Promise.reject(new Error("engine not answering")) : provider!.acquire(r)),
     shutdown: async () => {},
   };
-  const r = await runEnvironment({ env: fixtureEnv(), config: { policy: { kind: "oracle" }, tasks: ["via-files"] }, runsDir: tmp("rlenv-loop-"), sandboxProvider: flaky, infraBackoff: { baseMs: 5, maxMs: 10 } });
+  const r = await runEnvironment({
+    env: fixtureEnv(),
+    config: { policy: { kind: "oracle" }, tasks: ["via-files"] },
+    runsDir: tmp("rlenv-loop-"),
+    sandboxProvider: flaky,
+    infraBackoff: { baseMs: 5, maxMs: 10 },
+  });
   assert.equal(r.rollouts[0]?.status, "completed");
   assert.equal(r.rollouts[0]?.reward, 1);
   const first = events(path.join(r.runDir, "attempts", "via-files.s0.try1.jsonl"));

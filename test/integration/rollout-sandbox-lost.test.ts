@@ -21,17 +21,28 @@ const skipDocker = missing("docker") || missing("image");
 /** The rollout fixture with two tasks whose solution starts with a slow call; step timeout 3 s. `verifySleep`: seconds the hidden check sleeps first. */
 function slowEnv(verifySleep = 0) {
   const dir = tmp("rlenv-lost-env-");
-  const manifest = readFileSync(path.join(FIXTURE, "environment.yaml"), "utf8").replace("timeouts: { step: 5, rollout: 60 }", "timeouts: { step: 3, rollout: 60 }");
+  const manifest = readFileSync(path.join(FIXTURE, "environment.yaml"), "utf8").replace(
+    "timeouts: { step: 5, rollout: 60 }",
+    "timeouts: { step: 3, rollout: 60 }",
+  );
   assert.match(manifest, /step: 3/);
   writeFileSync(path.join(dir, "environment.yaml"), manifest);
-  const check = { "tests_hidden/check.py": `import sys, time\ntime.sleep(${verifySleep})\nsys.exit(0 if open('greet.txt').read().strip() == 'hello world' else 1)\n` };
+  const check = {
+    "tests_hidden/check.py": `import sys, time\ntime.sleep(${verifySleep})\nsys.exit(0 if open('greet.txt').read().strip() == 'hello world' else 1)\n`,
+  };
   const task = (id: string) => ({
     id,
     prompt: "Make greet.txt say 'hello world', then submit 42.",
     files: { "greet.txt": "hello\n" },
     tests: { files: check },
     target: "42",
-    solution: { tool_calls: [{ name: "slow", arguments: { seconds: 1.5 } }, { name: "put", arguments: { path: "greet.txt", text: "hello world\n" } }], answer: "42" },
+    solution: {
+      tool_calls: [
+        { name: "slow", arguments: { seconds: 1.5 } },
+        { name: "put", arguments: { path: "greet.txt", text: "hello world\n" } },
+      ],
+      answer: "42",
+    },
   });
   writeFileSync(path.join(dir, "tasks.jsonl"), `${[task("a"), task("b")].map((t) => JSON.stringify(t)).join("\n")}\n`);
   const { env, problems } = loadEnvironment(dir);
@@ -62,16 +73,32 @@ function faultOnce(fault: (sb: Sandbox) => Promise<void>): { hooks: RolloutHooks
 async function faultyRun(provider: SandboxProvider, backend: "docker" | "process", fault: (sb: Sandbox) => Promise<void>) {
   const env = slowEnv();
   const runsDir = tmp("rlenv-lost-runs-");
-  const clean = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: backend }, runsDir, sandboxProvider: provider });
+  const clean = await runEnvironment({
+    env,
+    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: backend },
+    runsDir,
+    sandboxProvider: provider,
+  });
   assert.equal(clean.summary.mean_reward, 1);
   const f = faultOnce(fault);
-  const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: backend }, runsDir, sandboxProvider: provider, hooks: f.hooks, infraBackoff: { baseMs: 10, maxMs: 10 } });
+  const r = await runEnvironment({
+    env,
+    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: backend },
+    runsDir,
+    sandboxProvider: provider,
+    hooks: f.hooks,
+    infraBackoff: { baseMs: 10, maxMs: 10 },
+  });
   await f.done;
   return { clean, r };
 }
 
 /** What every faulty run must show: one infra failure kept apart, retried, and the clean run's result. */
-function assertRetriedToCleanResult(clean: Awaited<ReturnType<typeof runEnvironment>>, r: Awaited<ReturnType<typeof runEnvironment>>, lostPattern: RegExp) {
+function assertRetriedToCleanResult(
+  clean: Awaited<ReturnType<typeof runEnvironment>>,
+  r: Awaited<ReturnType<typeof runEnvironment>>,
+  lostPattern: RegExp,
+) {
   assert.deepEqual(
     r.rollouts.map((x) => [x.task, x.status, x.reward]),
     clean.rollouts.map((x) => [x.task, "completed", 1]),
@@ -94,7 +121,10 @@ function assertRetriedToCleanResult(clean: Awaited<ReturnType<typeof runEnvironm
   assert.equal(retried.attempts, 2);
   const start = ofType(events(retried.file), "start")[0]!;
   assert.equal(start.attempt, 2);
-  assert.deepEqual(start.previous_attempts?.map((p) => p.file), [`attempts/${kept[0]}`]);
+  assert.deepEqual(
+    start.previous_attempts?.map((p) => p.file),
+    [`attempts/${kept[0]}`],
+  );
 }
 
 let docker: SandboxProvider | undefined;
@@ -102,7 +132,9 @@ after(async () => {
   await docker?.shutdown();
 });
 
-test("docker: a container killed mid-rollout is an infra error, retried in a fresh sandbox, and the run scores as a clean one", { skip: skipDocker }, async () => {
+test("docker: a container killed mid-rollout is an infra error, retried in a fresh sandbox, and the run scores as a clean one", {
+  skip: skipDocker,
+}, async () => {
   docker ??= await createSandboxProvider({ backend: "docker" });
   const engine = new Docker();
   const { clean, r } = await faultyRun(docker, "docker", async (sb) => {
@@ -111,7 +143,9 @@ test("docker: a container killed mid-rollout is an infra error, retried in a fre
   assertRetriedToCleanResult(clean, r, /lost mid-rollout.*(exited|gone|agent stopped)/);
 });
 
-test("docker: a paused container is told from the agent's slow command: infra error, retried, clean result", { skip: skipDocker }, async () => {
+test("docker: a paused container is told from the agent's slow command: infra error, retried, clean result", {
+  skip: skipDocker,
+}, async () => {
   docker ??= await createSandboxProvider({ backend: "docker" });
   const engine = new Docker();
   let paused: string | undefined;
@@ -135,12 +169,19 @@ test("docker: a paused container is told from the agent's slow command: infra er
   }
 });
 
-test("docker: a container killed while the verifier runs in it is an infra error, not the verifier's zero: retried, clean result", { skip: skipDocker }, async () => {
+test("docker: a container killed while the verifier runs in it is an infra error, not the verifier's zero: retried, clean result", {
+  skip: skipDocker,
+}, async () => {
   docker ??= await createSandboxProvider({ backend: "docker" });
   const engine = new Docker();
   const env = slowEnv(2);
   const runsDir = tmp("rlenv-lost-runs-");
-  const clean = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" }, runsDir, sandboxProvider: docker });
+  const clean = await runEnvironment({
+    env,
+    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" },
+    runsDir,
+    sandboxProvider: docker,
+  });
   assert.equal(clean.summary.mean_reward, 1);
   let fired = false;
   let current: Sandbox | undefined;
@@ -159,12 +200,21 @@ test("docker: a container killed while the verifier runs in it is an infra error
       }
     },
   };
-  const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" }, runsDir, sandboxProvider: docker, hooks, infraBackoff: { baseMs: 10, maxMs: 10 } });
+  const r = await runEnvironment({
+    env,
+    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" },
+    runsDir,
+    sandboxProvider: docker,
+    hooks,
+    infraBackoff: { baseMs: 10, maxMs: 10 },
+  });
   await killed;
   assertRetriedToCleanResult(clean, r, /lost mid-rollout.*(exited|gone|agent stopped)/);
 });
 
-test("docker: a run whose sandboxes keep dying ends its rollouts as infra errors, kept out of the mean and the chat export", { skip: skipDocker }, async () => {
+test("docker: a run whose sandboxes keep dying ends its rollouts as infra errors, kept out of the mean and the chat export", {
+  skip: skipDocker,
+}, async () => {
   docker ??= await createSandboxProvider({ backend: "docker" });
   const engine = new Docker();
   const env = slowEnv();
@@ -172,12 +222,26 @@ test("docker: a run whose sandboxes keep dying ends its rollouts as infra errors
     async beforeToolCall(call, sandbox) {
       if (call.name === "slow") {
         const sb = await sandbox();
-        setTimeout(() => void engine.getContainer(sb.id).kill().catch(() => {}), 500);
+        setTimeout(
+          () =>
+            void engine
+              .getContainer(sb.id)
+              .kill()
+              .catch(() => {}),
+          500,
+        );
       }
       return call;
     },
   };
-  const r = await runEnvironment({ env, config: { policy: { kind: "oracle" }, tasks: ["a"], concurrency: 1, sandbox: "docker", infra_retries: 1 }, runsDir: tmp("rlenv-lost-runs-"), sandboxProvider: docker, hooks, infraBackoff: { baseMs: 10, maxMs: 10 } });
+  const r = await runEnvironment({
+    env,
+    config: { policy: { kind: "oracle" }, tasks: ["a"], concurrency: 1, sandbox: "docker", infra_retries: 1 },
+    runsDir: tmp("rlenv-lost-runs-"),
+    sandboxProvider: docker,
+    hooks,
+    infraBackoff: { baseMs: 10, maxMs: 10 },
+  });
   assert.deepEqual(
     r.rollouts.map((x) => [x.status, x.infra, x.reward, x.attempts]),
     [["error", true, null, 2]],

@@ -28,7 +28,15 @@ async function verify(raw: unknown, seed: Record<string, string>, taskExtra: Par
   open.push(sb);
   await sb.reset(seed);
   const task: LoadedTask = { id: "t", prompt: "p", source: { file: "x", line: 1, index: 0 }, ...taskExtra };
-  const ctx: Omit<VerifyContext, "timeoutMs"> = { env, task, answer: null, events: [], state: new Map(), signal: new AbortController().signal, sandbox: async () => sb };
+  const ctx: Omit<VerifyContext, "timeoutMs"> = {
+    env,
+    task,
+    answer: null,
+    events: [],
+    state: new Map(),
+    signal: new AbortController().signal,
+    sandbox: async () => sb,
+  };
   return { r: await runVerifier(VerifierConfig.parse(raw), ctx), sb };
 }
 
@@ -41,7 +49,11 @@ echo "1..3"
 
 test("tests/tap: passed over planned; hidden files appear only at verification", async (t) => {
   if (skip) return t.skip(skip);
-  const { r, sb } = await verify({ type: "tests", format: "tap", command: "sh hidden/run.sh" }, { "answer.txt": "4" }, { tests: { files: { "hidden/run.sh": tap } } });
+  const { r, sb } = await verify(
+    { type: "tests", format: "tap", command: "sh hidden/run.sh" },
+    { "answer.txt": "4" },
+    { tests: { files: { "hidden/run.sh": tap } } },
+  );
   assert.equal(r.score, 2 / 3, r.error);
   assert.equal(r.reason, "2/3 tests passed");
   assert.equal((await sb.readFiles(["hidden/run.sh"]))["hidden/run.sh"]?.toString(), tap);
@@ -66,7 +78,13 @@ test("tests/pytest: summary line from real pytest output", async (t) => {
   const { r } = await verify(
     { type: "tests", format: "pytest", command: "python3 -m pytest -q -p no:cacheprovider tests_hidden" },
     { "sol.py": "def f(x):\n    return x + 1\n" },
-    { tests: { files: { "tests_hidden/test_f.py": "from sol import f\n\ndef test_a():\n    assert f(1) == 2\n\ndef test_b():\n    assert f(2) == 4\n" } } },
+    {
+      tests: {
+        files: {
+          "tests_hidden/test_f.py": "from sol import f\n\ndef test_a():\n    assert f(1) == 2\n\ndef test_b():\n    assert f(2) == 4\n",
+        },
+      },
+    },
   );
   assert.equal(r.score, 0.5, r.error);
 });
@@ -74,12 +92,26 @@ test("tests/pytest: summary line from real pytest output", async (t) => {
 test("tests/stdio: each case's stdout compared; a case past its timeout fails", async (t) => {
   if (skip) return t.skip(skip);
   const prog = "import sys,time\nn=int(sys.stdin.read())\nif n<0: time.sleep(10)\nprint(n*2)\n";
-  const { r } = await verify({ type: "tests", format: "stdio", program: "python3 prog.py" }, { "prog.py": prog }, {
-    tests: { cases: [{ stdin: "2", stdout: "4\n" }, { stdin: "5", stdout: "10" }, { stdin: "3", stdout: "7" }, { stdin: "-1", stdout: "-2", timeout: 0.5 }] },
-  });
+  const { r } = await verify(
+    { type: "tests", format: "stdio", program: "python3 prog.py" },
+    { "prog.py": prog },
+    {
+      tests: {
+        cases: [
+          { stdin: "2", stdout: "4\n" },
+          { stdin: "5", stdout: "10" },
+          { stdin: "3", stdout: "7" },
+          { stdin: "-1", stdout: "-2", timeout: 0.5 },
+        ],
+      },
+    },
+  );
   assert.equal(r.score, 0.5, r.error);
   const cases = (r.details as { cases: Array<{ passed: boolean; status: string }> }).cases;
-  assert.deepEqual(cases.map((c) => c.passed), [true, true, false, false]);
+  assert.deepEqual(
+    cases.map((c) => c.passed),
+    [true, true, false, false],
+  );
   assert.equal(cases[3]?.status, "timeout");
 });
 

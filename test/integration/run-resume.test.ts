@@ -20,13 +20,21 @@ import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
  */
 const ROOT = path.join(__dirname, "../..");
 
-function rlenv(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+function rlenv(args: string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>;
+} {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -49,7 +57,13 @@ function slowEnvDir(): string {
     files: { "greet.txt": "hello\n" },
     tests: { files: check },
     target: "42",
-    solution: { tool_calls: [{ name: "slow", arguments: { seconds: 1 } }, { name: "put", arguments: { path: "greet.txt", text: "hello world\n" } }], answer: "42" },
+    solution: {
+      tool_calls: [
+        { name: "slow", arguments: { seconds: 1 } },
+        { name: "put", arguments: { path: "greet.txt", text: "hello world\n" } },
+      ],
+      answer: "42",
+    },
   }));
   writeFileSync(path.join(dir, "tasks.jsonl"), `${tasks.map((t) => JSON.stringify(t)).join("\n")}\n`);
   return dir;
@@ -64,7 +78,20 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   const envDir = slowEnvDir();
   const runsDir = tmp("rlenv-resume-runs-");
   const runDir = path.join(runsDir, "r1");
-  const first = rlenv(["run", envDir, "--policy", "oracle", "--sandbox", "process", "--concurrency", "2", "--runs", runsDir, "--run-id", "r1"]);
+  const first = rlenv([
+    "run",
+    envDir,
+    "--policy",
+    "oracle",
+    "--sandbox",
+    "process",
+    "--concurrency",
+    "2",
+    "--runs",
+    runsDir,
+    "--run-id",
+    "r1",
+  ]);
   // Killed once some rollouts ended and others are under way.
   await until(() => {
     const files = existsSync(runDir) ? rolloutFiles(runDir) : [];
@@ -77,7 +104,11 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   const written = JSON.parse(readFileSync(path.join(runDir, "run.json"), "utf8")) as { status: string; owner?: { pid: number } };
   assert.equal(written.status, "running", "nothing ran to write an end: the file still says running");
   assert.equal(written.owner?.pid, first.child.pid);
-  const before = new Map(rolloutFiles(runDir).filter(ended).map((f) => [path.basename(f), readFileSync(f, "utf8")]));
+  const before = new Map(
+    rolloutFiles(runDir)
+      .filter(ended)
+      .map((f) => [path.basename(f), readFileSync(f, "utf8")]),
+  );
   const unfinished = rolloutFiles(runDir)
     .filter((f) => !ended(f))
     .map((f) => path.basename(f));
@@ -101,7 +132,10 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   const resumed = rlenv(["run", "--resume", runDir, "--json"]);
   const r = await resumed.done;
   assert.equal(r.code, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { status: string; summary: { rollouts: number; mean_reward: number; statuses: Record<string, number> } };
+  const out = JSON.parse(r.stdout) as {
+    status: string;
+    summary: { rollouts: number; mean_reward: number; statuses: Record<string, number> };
+  };
   assert.equal(out.status, "completed");
   assert.deepEqual(out.summary.statuses, { completed: 6 });
   assert.equal(out.summary.rollouts, 6);
@@ -111,7 +145,8 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   // Each rollout exactly once; the ones that had ended are untouched; the cut ones kept aside.
   const files = rolloutFiles(runDir).map((f) => path.basename(f));
   assert.deepEqual(files, ["t0.s0.jsonl", "t1.s0.jsonl", "t2.s0.jsonl", "t3.s0.jsonl", "t4.s0.jsonl", "t5.s0.jsonl"]);
-  for (const [name, text] of before) assert.equal(readFileSync(path.join(runDir, "rollouts", name), "utf8"), text, `${name} kept as it was`);
+  for (const [name, text] of before)
+    assert.equal(readFileSync(path.join(runDir, "rollouts", name), "utf8"), text, `${name} kept as it was`);
   const aside = readdirSync(path.join(runDir, "attempts")).sort();
   assert.deepEqual(
     aside,
@@ -134,7 +169,14 @@ test("a run whose recorded owner still runs is not interrupted, and cannot be re
     mkdirSync(path.join(dir, "rollouts"), { recursive: true });
     writeFileSync(
       path.join(dir, "run.json"),
-      JSON.stringify({ id, created: "2026-01-01T00:00:00Z", status: "running", env: { name: "e", hash: "h", domain: "custom", path: "/e" }, config: { policy: { kind: "oracle" } }, owner }),
+      JSON.stringify({
+        id,
+        created: "2026-01-01T00:00:00Z",
+        status: "running",
+        env: { name: "e", hash: "h", domain: "custom", path: "/e" },
+        config: { policy: { kind: "oracle" } },
+        owner,
+      }),
     );
     return dir;
   };

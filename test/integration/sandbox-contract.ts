@@ -52,7 +52,11 @@ export function sandboxContract(b: BackendUnderTest): void {
         const d = await s.diff();
         assert.deepEqual(
           d.map((x) => [x.path, x.status]),
-          [["a.py", "modified"], ["b.txt", "added"], ["gone.txt", "deleted"]],
+          [
+            ["a.py", "modified"],
+            ["b.txt", "added"],
+            ["gone.txt", "deleted"],
+          ],
         );
         const stdin = await s.exec(["python3", "-c", "import sys; print(sys.stdin.read().upper())"], { stdin: "abc", env: { X: "1" } });
         assert.equal(stdin.stdout.trim(), "ABC");
@@ -219,7 +223,10 @@ for host, port in [("127.0.0.1", ${port}), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
           }
         }),
       );
-      assert.deepEqual(results, Array.from({ length: 200 }, (_, i) => String(i)));
+      assert.deepEqual(
+        results,
+        Array.from({ length: 200 }, (_, i) => String(i)),
+      );
       await p.shutdown();
       provider = undefined;
       assert.deepEqual(await b.leftovers(process.pid), before);

@@ -30,7 +30,9 @@ describe("docker sandbox fast paths", { skip }, () => {
   test("putWorkdirFiles writes text into new folders and through links that stay in the workdir", async () => {
     await sb.reset({ "real.txt": "old\n" });
     await sh("ln -s real.txt alias.txt");
-    assert.deepEqual(await sb.putWorkdirFiles?.({ files: { "a/b/c.txt": "deep ✓\n", "alias.txt": "new\n" }, links: "follow" }), { ok: true });
+    assert.deepEqual(await sb.putWorkdirFiles?.({ files: { "a/b/c.txt": "deep ✓\n", "alias.txt": "new\n" }, links: "follow" }), {
+      ok: true,
+    });
     assert.equal(await sh("cat a/b/c.txt real.txt; test -L alias.txt && echo link"), "deep ✓\nnew\nlink\n");
   });
 
@@ -52,7 +54,9 @@ describe("docker sandbox fast paths", { skip }, () => {
   test("putWorkdirFiles with replace removes a link at the file's path and writes a plain file", async () => {
     await sb.reset({ "target.txt": "keep\n" });
     await sh("ln -s target.txt check.py; ln -s /etc/hostname other.py");
-    assert.deepEqual(await sb.putWorkdirFiles?.({ files: { "check.py": "print(1)\n", "other.py": "print(2)\n" }, links: "replace" }), { ok: true });
+    assert.deepEqual(await sb.putWorkdirFiles?.({ files: { "check.py": "print(1)\n", "other.py": "print(2)\n" }, links: "replace" }), {
+      ok: true,
+    });
     assert.equal(await sh("cat target.txt check.py other.py; find . -type l | wc -l"), "keep\nprint(1)\nprint(2)\n0\n");
   });
 

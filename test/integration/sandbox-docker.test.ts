@@ -19,7 +19,9 @@ sandboxContract({
   },
 });
 
-test("with reuse, a closed sandbox is restored into the pool: same container, empty workdir, no processes, old handle dead", { skip: missing("docker") || missing("image") }, async (t) => {
+test("with reuse, a closed sandbox is restored into the pool: same container, empty workdir, no processes, old handle dead", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const provider = await DockerSandboxProvider.create({ docker, warm: 1 });
   t.after(() => provider.shutdown());
   const req = { ...request({}, image), reuse: true, labels: { "rlenv.run": "reuse-test", "rlenv.rollout": "r1" } };
@@ -47,7 +49,9 @@ test("with reuse, a closed sandbox is restored into the pool: same container, em
   assert.deepEqual(list, [], "shutdown removes warm and recycled containers");
 });
 
-test("a recycled container left idle in the pool is wiped there: what its last holder left running stops", { skip: missing("docker") || missing("image") }, async (t) => {
+test("a recycled container left idle in the pool is wiped there: what its last holder left running stops", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const provider = await DockerSandboxProvider.create({ docker, warm: 1 });
   t.after(() => provider.shutdown());
   const req = { ...request({}, image), reuse: true };
@@ -57,7 +61,9 @@ test("a recycled container left idle in the pool is wiped there: what its last h
   await first.close();
   // Seen from outside the agent: a docker exec of our own.
   const sleeping = async () => {
-    const exec = await docker.getContainer(first.id).exec({ Cmd: ["sh", "-c", "ps -eo comm | grep -c '^sleep' || true"], AttachStdout: true, AttachStderr: true, User: "1000:1000" });
+    const exec = await docker
+      .getContainer(first.id)
+      .exec({ Cmd: ["sh", "-c", "ps -eo comm | grep -c '^sleep' || true"], AttachStdout: true, AttachStderr: true, User: "1000:1000" });
     const stream = await exec.start({ hijack: true, stdin: false });
     const chunks: Buffer[] = [];
     stream.on("data", (c: Buffer) => chunks.push(c));

@@ -44,13 +44,31 @@ function bakedEnv(): { dir: string; cleanup: () => void; nonce: string } {
 }
 
 function rlenv(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, ...env }, timeout: 300_000 });
+  return spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 300_000,
+  });
 }
 
-const runArgs = (dir: string, backend: string, ...more: string[]) => ["run", dir, "--policy", "oracle", "--sandbox", backend, "--runs", tmp("rlenv-img-runs-"), "--json", ...more];
+const runArgs = (dir: string, backend: string, ...more: string[]) => [
+  "run",
+  dir,
+  "--policy",
+  "oracle",
+  "--sandbox",
+  backend,
+  "--runs",
+  tmp("rlenv-img-runs-"),
+  "--json",
+  ...more,
+];
 const reward = (stdout: string) => (JSON.parse(stdout) as { summary: { mean_reward: number | null } }).summary.mean_reward;
 
-test("docker: a missing built image is built with progress (or named under --no-build), and a task edit reuses it", { skip: missing("docker") || missing("image") }, async (t) => {
+test("docker: a missing built image is built with progress (or named under --no-build), and a task edit reuses it", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const docker = new Docker();
   const env = bakedEnv();
   const { env: loaded } = loadEnvironment(env.dir);
@@ -58,12 +76,18 @@ test("docker: a missing built image is built with progress (or named under --no-
   const tag = builtImageTag(loaded);
   t.after(async () => {
     env.cleanup();
-    await docker.getImage(tag).remove({ force: true }).catch(() => {});
+    await docker
+      .getImage(tag)
+      .remove({ force: true })
+      .catch(() => {});
   });
 
   const refused = rlenv(runArgs(env.dir, "docker", "--no-build"));
   assert.notEqual(refused.status, 0);
-  assert.match(refused.stderr, new RegExp(`${tag.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} .*is not built yet; build it with: rlenv image build \\S+`));
+  assert.match(
+    refused.stderr,
+    new RegExp(`${tag.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} .*is not built yet; build it with: rlenv image build \\S+`),
+  );
   assert.doesNotMatch(refused.stderr, /No such image/);
 
   const built = rlenv(runArgs(env.dir, "docker"));
@@ -73,7 +97,10 @@ test("docker: a missing built image is built with progress (or named under --no-
   assert.equal(reward(built.stdout), 1);
 
   // A task's metadata edited: same image, so --no-build runs.
-  writeFileSync(path.join(env.dir, "tasks.jsonl"), `${JSON.stringify({ id: "count", prompt: "p edited", solution: { commands: ["echo ok > answer.txt"] }, metadata: { v: 2 } })}\n`);
+  writeFileSync(
+    path.join(env.dir, "tasks.jsonl"),
+    `${JSON.stringify({ id: "count", prompt: "p edited", solution: { commands: ["echo ok > answer.txt"] }, metadata: { v: 2 } })}\n`,
+  );
   const again = rlenv(runArgs(env.dir, "docker", "--no-build"));
   assert.equal(again.status, 0, again.stderr);
   assert.equal(reward(again.stdout), 1);
@@ -84,7 +111,9 @@ test("docker: a missing built image is built with progress (or named under --no-
   assert.equal(reward(auto.stdout), 1);
 });
 
-test("--sandbox process on an environment built from a Dockerfile warns once, naming what will differ", { skip: detectIsolation() ? false : "neither bubblewrap nor unshare can isolate processes here" }, (t) => {
+test("--sandbox process on an environment built from a Dockerfile warns once, naming what will differ", {
+  skip: detectIsolation() ? false : "neither bubblewrap nor unshare can isolate processes here",
+}, (t) => {
   const env = bakedEnv();
   t.after(env.cleanup);
   const r = rlenv(runArgs(env.dir, "process", "-k", "3"));
@@ -103,13 +132,16 @@ test("--sandbox auto without Docker refuses an environment only Docker can serve
   assert.match(r.stderr, /sandbox auto: baked-data needs Docker: its sandbox is built from sandbox\/Dockerfile.*Docker does not answer/);
 });
 
-test("docker: an image built on a base that has changed since is stale: --no-build says so, a run builds it again under the same tag", { skip: missing("docker") || missing("image") }, async (t) => {
+test("docker: an image built on a base that has changed since is stale: --no-build says so, a run builds it again under the same tag", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const docker = new Docker();
   const version = randomBytes(4).toString("hex");
   const base = `rlenv-test/base:${version}`;
   await docker.getImage("rlenv/python:bookworm").tag({ repo: "rlenv-test/base", tag: version });
   const env = makeEnvDir({
-    "environment.yaml": "name: on-base\ndomain: custom\ntasks: tasks.jsonl\ntools: [bash, submit]\nsandbox:\n  build: sandbox/Dockerfile\nreward:\n  - type: exact\n",
+    "environment.yaml":
+      "name: on-base\ndomain: custom\ntasks: tasks.jsonl\ntools: [bash, submit]\nsandbox:\n  build: sandbox/Dockerfile\nreward:\n  - type: exact\n",
     "tasks.jsonl": `${JSON.stringify({ id: "a", prompt: "p" })}\n`,
     "sandbox/Dockerfile": `FROM ${base}\nRUN true\n`,
   });
@@ -118,18 +150,32 @@ test("docker: an image built on a base that has changed since is stale: --no-bui
   const image = builtImageTag(loaded);
   t.after(async () => {
     env.cleanup();
-    for (const i of [image, base]) await docker.getImage(i).remove({ force: true }).catch(() => {});
+    for (const i of [image, base])
+      await docker
+        .getImage(i)
+        .remove({ force: true })
+        .catch(() => {});
   });
   assert.equal(await environmentImageState(docker, loaded), "missing");
   assert.equal((await ensureEnvironmentImage(docker, loaded)).built, true);
   assert.equal(await environmentImageState(docker, loaded), "current");
 
   // The base image is replaced by another one under the same name.
-  const archive = await packFiles(new Map([["Dockerfile", Buffer.from("FROM rlenv/python:bookworm\nRUN touch /tmp/v2\n")]]), { uid: 0, gid: 0 });
-  const stream = (await docker.buildImage(archive as unknown as NodeJS.ReadableStream, { t: base, networkmode: "none", rm: true })) as NodeJS.ReadableStream;
+  const archive = await packFiles(new Map([["Dockerfile", Buffer.from("FROM rlenv/python:bookworm\nRUN touch /tmp/v2\n")]]), {
+    uid: 0,
+    gid: 0,
+  });
+  const stream = (await docker.buildImage(archive as unknown as NodeJS.ReadableStream, {
+    t: base,
+    networkmode: "none",
+    rm: true,
+  })) as NodeJS.ReadableStream;
   await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
   assert.equal(await environmentImageState(docker, loaded), "stale");
-  await assert.rejects(ensureEnvironmentImage(docker, loaded, { build: false }), /was built on a base image that has changed since; build it with: rlenv image build /);
+  await assert.rejects(
+    ensureEnvironmentImage(docker, loaded, { build: false }),
+    /was built on a base image that has changed since; build it with: rlenv image build /,
+  );
   assert.equal((await ensureEnvironmentImage(docker, loaded)).built, true);
   assert.equal(await environmentImageState(docker, loaded), "current");
   assert.equal(builtImageTag(loadEnvironment(env.dir).env ?? loaded), image, "same tag: the content did not change");

@@ -25,9 +25,11 @@ test("the python base image carries its recipe hash, so a second build is a no-o
 
 test("an environment's sandbox/Dockerfile is built on the local base, once, and its sandbox runs it", { skip }, async (t) => {
   const { dir, cleanup } = makeEnvDir({
-    "environment.yaml": "name: built-demo\ndomain: code\ntasks: tasks.jsonl\nreward:\n  - type: exact\nsandbox:\n  build: sandbox/Dockerfile\n",
+    "environment.yaml":
+      "name: built-demo\ndomain: code\ntasks: tasks.jsonl\nreward:\n  - type: exact\nsandbox:\n  build: sandbox/Dockerfile\n",
     "tasks.jsonl": `{"id": "t1", "prompt": "p", "nonce": "${Date.now()}"}\n`,
-    "sandbox/Dockerfile": "FROM rlenv/python:bookworm\nCOPY tool.py /opt/tool.py\nRUN python3 -c 'import pytest' && echo built > /opt/marker\n",
+    "sandbox/Dockerfile":
+      "FROM rlenv/python:bookworm\nCOPY tool.py /opt/tool.py\nRUN python3 -c 'import pytest' && echo built > /opt/marker\n",
     "sandbox/tool.py": "print('tool ran')\n",
   });
   const { env, problems } = loadEnvironment(dir);
@@ -35,7 +37,10 @@ test("an environment's sandbox/Dockerfile is built on the local base, once, and 
   const req = sandboxRequest(env);
   t.after(async () => {
     cleanup();
-    await docker.getImage(req.image ?? "").remove({ force: true }).catch(() => {});
+    await docker
+      .getImage(req.image ?? "")
+      .remove({ force: true })
+      .catch(() => {});
   });
   const first = await buildEnvironmentImage(docker, env);
   assert.equal(first.built, true);
@@ -53,7 +58,11 @@ test("an environment's sandbox/Dockerfile is built on the local base, once, and 
 });
 
 test("`rlenv image build python` reports the image up to date, and an unknown name clearly", { skip }, () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "image", "build", ...args], { encoding: "utf8", cwd: path.join(__dirname, "../..") });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "image", "build", ...args], {
+      encoding: "utf8",
+      cwd: path.join(__dirname, "../.."),
+    });
   const ok = cli(["python"]);
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout, "rlenv/python:bookworm up to date\n");

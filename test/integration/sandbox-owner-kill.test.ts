@@ -43,10 +43,30 @@ function hangingEnv(): { dir: string; cleanup: () => void } {
 
 function startRun(env: string, backend: "docker" | "process"): { child: ChildProcess; stderr: () => string } {
   const runs = tmp("rlenv-kill-runs-");
-  const child = spawn(process.execPath, ["--import", "tsx", CLI, "run", env, "--policy", "oracle", "--sandbox", backend, "-k", String(IN_FLIGHT), "--concurrency", String(IN_FLIGHT), "--runs", runs], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      CLI,
+      "run",
+      env,
+      "--policy",
+      "oracle",
+      "--sandbox",
+      backend,
+      "-k",
+      String(IN_FLIGHT),
+      "--concurrency",
+      String(IN_FLIGHT),
+      "--runs",
+      runs,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let err = "";
   child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
   return { child, stderr: () => err };
@@ -66,21 +86,34 @@ const owned = async (pid: number) => docker.listContainers({ all: true, filters:
 /** Processes named `sleep 300` in a container: the oracle's command is running there. */
 const busy = async (pid: number) => {
   const list = (await owned(pid)).filter((c) => c.State === "running");
-  const tops = await Promise.all(list.map((c) => docker.getContainer(c.Id).top().catch(() => ({ Processes: [] as string[][] }))));
+  const tops = await Promise.all(
+    list.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .top()
+        .catch(() => ({ Processes: [] as string[][] })),
+    ),
+  );
   return tops.filter((t) => (t.Processes ?? []).some((p: string[]) => p.join(" ").includes("sleep 300"))).length;
 };
 
-test("docker: after kill -9 of a run with rollouts in flight, every one of its containers is gone within 10 s", { skip: missing("docker") || missing("image") }, async (t) => {
+test("docker: after kill -9 of a run with rollouts in flight, every one of its containers is gone within 10 s", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const env = hangingEnv();
   t.after(env.cleanup);
   const { child, stderr } = startRun(env.dir, "docker");
   const pid = child.pid ?? 0;
   t.after(() => child.kill("SIGKILL"));
   try {
-    await poll(`${IN_FLIGHT} rollouts in flight`, async () => {
-      if (child.exitCode !== null) throw new Error(`rlenv run exited early: ${stderr()}`);
-      return (await busy(pid)) >= IN_FLIGHT;
-    }, 120_000);
+    await poll(
+      `${IN_FLIGHT} rollouts in flight`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`rlenv run exited early: ${stderr()}`);
+        return (await busy(pid)) >= IN_FLIGHT;
+      },
+      120_000,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${stderr()}`);
   }
@@ -92,7 +125,9 @@ test("docker: after kill -9 of a run with rollouts in flight, every one of its c
   t.diagnostic(`${before} containers of the killed run gone ${seconds.toFixed(1)} s after kill -9`);
 });
 
-test("docker: the sweep removes a container whose owner pid now belongs to another process, and keeps a live owner's", { skip: missing("docker") || missing("image") }, async (t) => {
+test("docker: the sweep removes a container whose owner pid now belongs to another process, and keeps a live owner's", {
+  skip: missing("docker") || missing("image"),
+}, async (t) => {
   const other = spawn("sleep", ["60"], { stdio: "ignore" });
   t.after(() => other.kill("SIGKILL"));
   await once(other, "spawn");
@@ -117,7 +152,9 @@ test("docker: the sweep removes a container whose owner pid now belongs to anoth
 });
 
 const isolation = detectIsolation();
-test("process: after kill -9 of a run, the next rlenv command of any kind removes its sandbox folders and cgroups", { skip: isolation ? false : "neither bubblewrap nor unshare can isolate processes here" }, async (t) => {
+test("process: after kill -9 of a run, the next rlenv command of any kind removes its sandbox folders and cgroups", {
+  skip: isolation ? false : "neither bubblewrap nor unshare can isolate processes here",
+}, async (t) => {
   const env = hangingEnv();
   t.after(env.cleanup);
   const base = defaultSandboxBase();
@@ -134,10 +171,14 @@ test("process: after kill -9 of a run, the next rlenv command of any kind remove
   t.after(() => child.kill("SIGKILL"));
   const leftovers = () => [base, ...cgroupParents].flatMap(list).filter((n) => n.startsWith(`${pid}-`));
   const folders = () => list(base).filter((n) => n.startsWith(`${pid}-`));
-  await poll(`${IN_FLIGHT} sandboxes`, () => {
-    if (child.exitCode !== null) throw new Error(`rlenv run exited early: ${stderr()}`);
-    return folders().length >= IN_FLIGHT;
-  }, 60_000);
+  await poll(
+    `${IN_FLIGHT} sandboxes`,
+    () => {
+      if (child.exitCode !== null) throw new Error(`rlenv run exited early: ${stderr()}`);
+      return folders().length >= IN_FLIGHT;
+    },
+    60_000,
+  );
   child.kill("SIGKILL");
   await once(child, "exit");
   const found = leftovers().length;

@@ -41,19 +41,28 @@ test("without bwrap or unshare it refuses, unless --unsafe-no-sandbox, which war
   assert.ok(performance.now() - t0 < 5000);
 });
 
-test("the unshare fallback isolates like bwrap where it may run (root)", { skip: process.getuid?.() === 0 ? false : "unshare mode needs root" }, async (t) => {
+test("the unshare fallback isolates like bwrap where it may run (root)", {
+  skip: process.getuid?.() === 0 ? false : "unshare mode needs root",
+}, async (t) => {
   const p = new ProcessSandboxProvider({ baseDir, mode: "unshare" });
   t.after(() => p.shutdown());
   const s = await p.acquire(request());
   await s.reset({ "a.py": "print(6 * 7)\n" });
-  const r = await s.exec("python3 a.py; id -u; echo x > /etc/rlenv-x || echo refused; echo y > out.txt; python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=1)' 2>/dev/null || echo offline");
+  const r = await s.exec(
+    "python3 a.py; id -u; echo x > /etc/rlenv-x || echo refused; echo y > out.txt; python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=1)' 2>/dev/null || echo offline",
+  );
   assert.equal(r.stdout, "42\n1000\nrefused\noffline\n", r.stderr);
-  assert.deepEqual((await s.diff()).map((d) => [d.path, d.status]), [["out.txt", "added"]]);
+  assert.deepEqual(
+    (await s.diff()).map((d) => [d.path, d.status]),
+    [["out.txt", "added"]],
+  );
   const oom = await s.exec(["python3", "-c", "b = bytearray(b'x') * (4 << 30)"], { timeoutMs: 30000 });
   assert.equal(oom.status, "oom", JSON.stringify(oom));
 });
 
-test("without a writable cgroup, memory is bounded by an address-space rlimit", { skip: detectIsolation() ? false : "no isolation here" }, async (t) => {
+test("without a writable cgroup, memory is bounded by an address-space rlimit", {
+  skip: detectIsolation() ? false : "no isolation here",
+}, async (t) => {
   const p = new ProcessSandboxProvider({ baseDir, cgroups: false });
   t.after(() => p.shutdown());
   const s = await p.acquire(request({ memoryBytes: 256 << 20 }));
@@ -64,7 +73,9 @@ test("without a writable cgroup, memory is bounded by an address-space rlimit", 
   assert.equal((await s.exec(["python3", "-c", "print(len(bytearray(64 << 20)))"])).stdout.trim(), String(64 << 20));
 });
 
-test("files in and out never follow links the sandboxed code planted to host files", { skip: detectIsolation() ? false : "no isolation here" }, async () => {
+test("files in and out never follow links the sandboxed code planted to host files", {
+  skip: detectIsolation() ? false : "no isolation here",
+}, async () => {
   const { mkdtempSync, readFileSync, writeFileSync } = await import("node:fs");
   const hostDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-host-"));
   const secret = path.join(hostDir, "secret.txt");

@@ -37,7 +37,11 @@ const LOOK = [
   "echo procs: $(ps -eo args= | grep -cE '^sleep 600|[w]hile :' || true)",
 ].join("; ");
 
-async function leaveAndLook(provider: SandboxProvider, req: SandboxRequest, longLived: boolean): Promise<{ first: Sandbox; second: Sandbox; seen: string; made: string }> {
+async function leaveAndLook(
+  provider: SandboxProvider,
+  req: SandboxRequest,
+  longLived: boolean,
+): Promise<{ first: Sandbox; second: Sandbox; seen: string; made: string }> {
   const first = await provider.acquire({ ...req, labels: { "rlenv.rollout": "one" } });
   await first.reset({ "seed.py": "print('one')\n" });
   const made = await first.exec(LEAVE);
@@ -46,7 +50,11 @@ async function leaveAndLook(provider: SandboxProvider, req: SandboxRequest, long
   const before = (await first.exec(LOOK)).stdout;
   // The process backend gives every command its own PID and IPC namespaces, so there processes
   // and segments end with the command that made them; in a container they outlive it.
-  assert.match(before, longLived ? /left\.txt[\s\S]*shm: 1\nprocs: [2-9]/ : /left\.txt/, `the first rollout did leave things behind: ${before}`);
+  assert.match(
+    before,
+    longLived ? /left\.txt[\s\S]*shm: 1\nprocs: [2-9]/ : /left\.txt/,
+    `the first rollout did leave things behind: ${before}`,
+  );
   await first.close();
   const second = await provider.acquire({ ...req, labels: { "rlenv.rollout": "two" } });
   await second.reset({ "seed.py": "print('two')\n" });
@@ -73,7 +81,10 @@ const backends: Array<{ name: string; skip: string | false; make: () => Promise<
 
 for (const b of backends) {
   describe(`sandbox reuse on the ${b.name} backend`, () => {
-    test("nothing a rollout leaves behind (files, locked folders, /tmp, shared memory, detached processes) reaches the next one", { skip: b.skip, timeout: 120_000 }, async (t) => {
+    test("nothing a rollout leaves behind (files, locked folders, /tmp, shared memory, detached processes) reaches the next one", {
+      skip: b.skip,
+      timeout: 120_000,
+    }, async (t) => {
       const provider = await b.make();
       t.after(() => provider.shutdown());
       const req = { ...request({}, image), reuse: true };
@@ -87,7 +98,10 @@ for (const b of backends) {
   });
 }
 
-test("docker: a workdir its owner made read-only is given back writable and empty", { skip: missing("docker") || missing("image"), timeout: 120_000 }, async (t) => {
+test("docker: a workdir its owner made read-only is given back writable and empty", {
+  skip: missing("docker") || missing("image"),
+  timeout: 120_000,
+}, async (t) => {
   const docker = new Docker();
   const provider = await DockerSandboxProvider.create({ docker, warm: 1 });
   t.after(() => provider.shutdown());

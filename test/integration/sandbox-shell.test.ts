@@ -33,7 +33,12 @@ function collect(sh: SandboxShell): { text: () => string; until: (re: RegExp) =>
 
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";
 const backends: { name: string; skip: string | false; make: () => Promise<SandboxProvider>; image?: string }[] = [
-  { name: "docker", skip: missing("docker") || missing("image"), make: () => DockerSandboxProvider.create({ docker: new Docker(), warm: 0 }), image },
+  {
+    name: "docker",
+    skip: missing("docker") || missing("image"),
+    make: () => DockerSandboxProvider.create({ docker: new Docker(), warm: 0 }),
+    image,
+  },
   {
     name: "process",
     skip: detectIsolation() ? false : "neither bubblewrap nor unshare can isolate processes on this host",
@@ -98,7 +103,8 @@ for (const b of backends) {
       sh.write("sleep 1000 & echo BG-$!; sleep 1001\n");
       await out.until(/BG-\d+/);
       // The foreground sleep has started once `ps` inside the sandbox lists it.
-      for (let i = 0; i < 100 && !(await s.exec("ps -eo args")).stdout.includes("sleep 1001"); i++) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 100 && !(await s.exec("ps -eo args")).stdout.includes("sleep 1001"); i++)
+        await new Promise((r) => setImmediate(r));
       await sh.close();
       assert.equal(await out.exit, null, "a killed shell has no exit code");
       const ps = (await s.exec("ps -eo args")).stdout;

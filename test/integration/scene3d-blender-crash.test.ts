@@ -8,10 +8,17 @@ import { runEnvironment } from "../../src/core/rollout";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { blenderSandboxSkip, loadSceneEnv } from "./scene3d-support";
 
-const runBpy = (code: string) => new PlannedPolicy("scripted", [{ content: null, calls: [{ name: "run_bpy", arguments: JSON.stringify({ code }) }] }, { content: null, calls: [{ name: "submit", arguments: "{}" }] }]);
+const runBpy = (code: string) =>
+  new PlannedPolicy("scripted", [
+    { content: null, calls: [{ name: "run_bpy", arguments: JSON.stringify({ code }) }] },
+    { content: null, calls: [{ name: "submit", arguments: "{}" }] },
+  ]);
 
 for (const backend of ["process", "docker"] as const) {
-  test(`Blender crashing or hanging mid-rollout ends that rollout as an error with Blender's stderr, not retried; the run goes on (${backend} sandbox)`, { skip: blenderSandboxSkip(backend), timeout: 180_000 }, async () => {
+  test(`Blender crashing or hanging mid-rollout ends that rollout as an error with Blender's stderr, not retried; the run goes on (${backend} sandbox)`, {
+    skip: blenderSandboxSkip(backend),
+    timeout: 180_000,
+  }, async () => {
     const env = loadSceneEnv("scene3d-blender");
     env.manifest.sandbox.timeouts.step = 15; // so the hang is noticed quickly, with room for a slow step on a busy machine
     const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-scene3d-crash-"));
@@ -21,8 +28,10 @@ for (const backend of ["process", "docker"] as const) {
         config: { policy: { kind: "oracle" }, sandbox: backend, concurrency: 3, tasks: ["mug-on-desk", "pillar-grid", "snowman-render"] },
         runsDir,
         policyFactory: ({ task }) => {
-          if (task.id === "mug-on-desk") return runBpy("import os, sys\nsys.stderr.write('boom: the scene server is going down\\n')\nsys.stderr.flush()\nos._exit(7)");
-          if (task.id === "pillar-grid") return runBpy("import sys\nsys.stderr.write('spinning forever\\n')\nsys.stderr.flush()\nwhile True:\n    pass");
+          if (task.id === "mug-on-desk")
+            return runBpy("import os, sys\nsys.stderr.write('boom: the scene server is going down\\n')\nsys.stderr.flush()\nos._exit(7)");
+          if (task.id === "pillar-grid")
+            return runBpy("import sys\nsys.stderr.write('spinning forever\\n')\nsys.stderr.flush()\nwhile True:\n    pass");
           return new OraclePolicy(task.solution);
         },
       });

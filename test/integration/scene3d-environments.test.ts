@@ -14,11 +14,21 @@ for (const [name, skip] of [
       assert.equal(rolled.length, env.tasks.length);
       for (const r of rolled) {
         const reward = r.events.find((e) => e.type === "reward");
-        const failing = reward?.type === "reward" ? reward.components.flatMap((c) => ((c.details as { checks?: Array<{ passed: boolean; label: string; reason: string }> })?.checks ?? []).filter((x) => !x.passed)) : [];
+        const failing =
+          reward?.type === "reward"
+            ? reward.components.flatMap((c) =>
+                ((c.details as { checks?: Array<{ passed: boolean; label: string; reason: string }> })?.checks ?? []).filter(
+                  (x) => !x.passed,
+                ),
+              )
+            : [];
         assert.equal(r.status, "completed", `${r.task}: ${r.reason}`);
         assert.equal(r.reward, 1, `${r.task}: ${failing.map((f) => `${f.label}: ${f.reason}`).join("; ")}`);
         const obs = r.events.filter((e) => e.type === "observation");
-        assert.ok(obs.length > 0 && obs.every((o) => o.type === "observation" && o.artifacts?.scene), `${r.task}: every step carries a scene snapshot`);
+        assert.ok(
+          obs.length > 0 && obs.every((o) => o.type === "observation" && o.artifacts?.scene),
+          `${r.task}: every step carries a scene snapshot`,
+        );
       }
     });
 

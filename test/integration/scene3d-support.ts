@@ -13,7 +13,8 @@ export const REPO = path.resolve(import.meta.dirname, "..", "..");
 export function loadSceneEnv(name: string): Environment {
   const { env, problems } = loadEnvironment(path.join(REPO, "environments", name));
   const errors = problems.filter((p) => p.severity === "error");
-  if (!env || errors.length > 0) throw new Error(`${name} does not load: ${errors.map((p) => `${p.file}:${p.line}: ${p.message}`).join("; ")}`);
+  if (!env || errors.length > 0)
+    throw new Error(`${name} does not load: ${errors.map((p) => `${p.file}:${p.line}: ${p.message}`).join("; ")}`);
   return env;
 }
 
@@ -50,7 +51,12 @@ export async function rollAll(env: Environment, policy: "oracle" | "nop", opts: 
   try {
     const res = await runEnvironment({
       env,
-      config: { policy: { kind: policy }, sandbox: "process", concurrency: opts.concurrency ?? 2, ...(opts.tasks ? { tasks: opts.tasks } : {}) },
+      config: {
+        policy: { kind: policy },
+        sandbox: "process",
+        concurrency: opts.concurrency ?? 2,
+        ...(opts.tasks ? { tasks: opts.tasks } : {}),
+      },
       runsDir,
       maxInfraAttempts: 1,
     });

@@ -51,7 +51,14 @@ test("a job runs as one Slurm array task per shard with --gres=gpu:1, merged int
   );
   const events: JobEvent[] = [];
   await client.followEvents(job.id, (e) => events.push(e));
-  assert.deepEqual(stateOf(events), ["queued", "running", "completed"], events.filter((e) => e.type === "log").map((e) => (e.type === "log" ? e.line : "")).join("\n"));
+  assert.deepEqual(
+    stateOf(events),
+    ["queued", "running", "completed"],
+    events
+      .filter((e) => e.type === "log")
+      .map((e) => (e.type === "log" ? e.line : ""))
+      .join("\n"),
+  );
   assert.equal(events.filter((e) => e.type === "rollout-end").length, 4);
   const final = await client.job(job.id);
   assert.ok(final.units.every((u) => u.state === "completed" && u.slurm_job_id !== undefined));
@@ -118,7 +125,12 @@ test("a shard failing past its retries fails the job and cancels the other shard
   const final = await client.job(job.id);
   assert.match(final.error ?? "", /shard 0 ended CANCELLED after 1 attempt/);
   const arrayId = final.units[1]?.slurm_job_id ?? 0;
-  await waitFor("the other shard ended in Slurm", async () => ((await slurmClient().tasks(arrayId)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined), 30_000, 200);
+  await waitFor(
+    "the other shard ended in Slurm",
+    async () => ((await slurmClient().tasks(arrayId)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined),
+    30_000,
+    200,
+  );
 });
 
 test("DELETE cancels every shard: no Slurm job left pending or running, no process of the job", { skip, timeout: 300_000 }, async () => {
@@ -162,7 +174,10 @@ test("DELETE cancels every shard: no Slurm job left pending or running, no proce
   );
 });
 
-test("runner SIGKILL while shards run in Slurm: the restarted runner re-adopts them, nothing resubmitted", { skip, timeout: 300_000 }, async () => {
+test("runner SIGKILL while shards run in Slurm: the restarted runner re-adopts them, nothing resubmitted", {
+  skip,
+  timeout: 300_000,
+}, async () => {
   const { runner, client, data } = await slurmRunner();
   const { job } = await client.submit(makeFixtureEnv(2, 8), {
     executor: "slurm",

@@ -12,7 +12,10 @@ import { makeEnvDir } from "../support/tmp-env";
 
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";
 
-test("validate --run: a static error stops before any rollout, and the sandboxes started meanwhile are removed", { skip: missing("docker") || missing("image"), timeout: 120_000 }, async () => {
+test("validate --run: a static error stops before any rollout, and the sandboxes started meanwhile are removed", {
+  skip: missing("docker") || missing("image"),
+  timeout: 120_000,
+}, async () => {
   const { dir, cleanup } = makeEnvDir({
     "environment.yaml": `name: early\ndomain: code\nsandbox:\n  image: ${image}\ntasks: t.jsonl\ntools: [bash, submit]\nreward:\n  - type: exact\n`,
     // One good task (so the environment loads and its sandboxes start), one without a prompt.

@@ -54,7 +54,12 @@ export function png(): Buffer {
     rows.push(0);
     for (let x = 0; x < w; x++) rows.push(x * 16, y * 16, 255 - x * 8);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(Buffer.from(rows))), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.from(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** Random bytes that are surely not UTF-8 text (a lone 0xff is never valid UTF-8). */

@@ -7,7 +7,10 @@ const ROOT = path.join(__dirname, "../..");
 const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 /** Run the `rlenv` CLI from source (through tsx) and capture its output and exit code. */
-export function rlenv(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): { code: number | null; stdout: string; stderr: string; pid: number } {
+export function rlenv(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): { code: number | null; stdout: string; stderr: string; pid: number } {
   const r = spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, ...opts.env },

@@ -16,7 +16,11 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptStep =
-  | { reply: { content?: string | null; tool_calls?: ScriptedToolCall[] }; usage?: { prompt_tokens: number; completion_tokens: number }; delayMs?: number }
+  | {
+      reply: { content?: string | null; tool_calls?: ScriptedToolCall[] };
+      usage?: { prompt_tokens: number; completion_tokens: number };
+      delayMs?: number;
+    }
   | { status: number; message?: string; delayMs?: number }
   /** Never answers (until the client gives up or the server closes). */
   | { hang: true }
@@ -51,7 +55,9 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RecordedRequest;
@@ -69,7 +75,9 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     }
     if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
     if ("status" in step) {
-      res.writeHead(step.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
+      res
+        .writeHead(step.status, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
       return;
     }
     const calls = (step.reply.tool_calls ?? []).map((c, i) => ({
@@ -83,7 +91,8 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-      const chunk = (delta: unknown, finish: string | null = null) => send({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        send({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
       chunk({ role: "assistant", content: null });
       const content = step.reply.content ?? null;
       if (content) for (let i = 0; i < content.length; i += 7) chunk({ content: content.slice(i, i + 7) });
@@ -93,7 +102,14 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
         for (let j = 0; j < a.length; j += 5) chunk({ tool_calls: [{ index: i, function: { arguments: a.slice(j, j + 5) } }] });
       });
       chunk({}, calls.length > 0 ? "tool_calls" : "stop");
-      send({ id, object: "chat.completion.chunk", created, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } });
+      send({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model: body.model,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
       res.end("data: [DONE]\n\n");
       return;
     }
@@ -103,7 +119,13 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
         object: "chat.completion",
         created,
         model: body.model ?? "scripted",
-        choices: [{ index: 0, finish_reason: calls.length > 0 ? "tool_calls" : "stop", message: { role: "assistant", content: step.reply.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } }],
+        choices: [
+          {
+            index: 0,
+            finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+            message: { role: "assistant", content: step.reply.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+          },
+        ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       }),
     );
@@ -123,4 +145,6 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
 }
 
 /** A reply that calls one tool. */
-export const callTool = (name: string, args: Record<string, unknown> | string, content: string | null = null): ScriptStep => ({ reply: { content, tool_calls: [{ name, arguments: args }] } });
+export const callTool = (name: string, args: Record<string, unknown> | string, content: string | null = null): ScriptStep => ({
+  reply: { content, tool_calls: [{ name, arguments: args }] },
+});

@@ -73,19 +73,45 @@ test("scene perturbations: moves along the checked axis, removal, a turn; a turn
   assert.deepEqual(vs.find((v) => v.operator === "rotate-90" && v.object === "table")?.calls[0]?.arguments.rotation, [0, 0, 90]);
   // A cylinder turned about z is the same cylinder: tipped over instead.
   assert.deepEqual(vs.find((v) => v.operator === "rotate-90" && v.object === "plate")?.calls[1]?.arguments.rotation, [90, 0, 0]);
-  const cube = sceneVariants([{ name: "add_object", arguments: { name: "c", kind: "box", position: [0, 0, 0.5], dimensions: [1, 1, 1] } }], [{ check: "exists", objects: ["c"] }]);
+  const cube = sceneVariants(
+    [{ name: "add_object", arguments: { name: "c", kind: "box", position: [0, 0, 0.5], dimensions: [1, 1, 1] } }],
+    [{ check: "exists", objects: ["c"] }],
+  );
   assert.equal(cube.find((v) => v.operator === "rotate-90")?.equivalent, true);
 });
 
-const outcome = (reward: number | null, components: Array<{ name: string; score: number }> = []): AuditOutcome => ({ id: "t", reward, status: reward === null ? "error" : "completed", infra: reward === null, file: "f", components });
+const outcome = (reward: number | null, components: Array<{ name: string; score: number }> = []): AuditOutcome => ({
+  id: "t",
+  reward,
+  status: reward === null ? "error" : "completed",
+  infra: reward === null,
+  file: "f",
+  components,
+});
 
 test("flakiness: identical judged rewards are stable, infra errors are counted apart; parity names the first differing component", () => {
   assert.equal(flakinessOf("process", [outcome(1), outcome(null), outcome(1)]).flaky, false);
   assert.equal(flakinessOf("process", [outcome(1), outcome(null), outcome(1)]).not_judged, 1);
   assert.deepEqual(flakinessOf("docker", [outcome(1), outcome(0.5)]).rewards, [1, 0.5]);
   assert.equal(flakinessOf("docker", [outcome(1), outcome(0.5)]).flaky, true);
-  const a = { backend: "docker" as const, runs: [outcome(1, [{ name: "tests", score: 1 }, { name: "lint", score: 1 }])] };
-  const b = { backend: "process" as const, runs: [outcome(0.5, [{ name: "tests", score: 1 }, { name: "lint", score: 0 }])] };
+  const a = {
+    backend: "docker" as const,
+    runs: [
+      outcome(1, [
+        { name: "tests", score: 1 },
+        { name: "lint", score: 1 },
+      ]),
+    ],
+  };
+  const b = {
+    backend: "process" as const,
+    runs: [
+      outcome(0.5, [
+        { name: "tests", score: 1 },
+        { name: "lint", score: 0 },
+      ]),
+    ],
+  };
   assert.deepEqual(parityOf(a, b), { backends: ["docker", "process"], agree: false, first_difference: { component: "lint", a: 1, b: 0 } });
   assert.equal(parityOf(a, { backend: "process", runs: [outcome(null)] }).agree, null);
 });

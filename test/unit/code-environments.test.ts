@@ -13,7 +13,10 @@ const DATASET = path.join(REPO, "..", "shared", "datasets", "humaneval", "HumanE
 
 function load(name: string) {
   const { env, problems } = loadEnvironment(path.join(REPO, "environments", name));
-  assert.deepEqual(problems.map((p) => `${p.file}:${p.line}: ${p.message}`), []);
+  assert.deepEqual(
+    problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+    [],
+  );
   assert.ok(env);
   return env;
 }
@@ -47,7 +50,9 @@ describe("code-humaneval", () => {
       assert.equal(t.visible_tests?.["_hidden_check.py"], undefined, "the hidden check is never visible");
     }
   });
-  test("the committed environment is what the script builds from the dataset", { skip: existsSync(DATASET) ? false : `dataset missing: ${DATASET}` }, () => {
+  test("the committed environment is what the script builds from the dataset", {
+    skip: existsSync(DATASET) ? false : `dataset missing: ${DATASET}`,
+  }, () => {
     const out = mkdtempSync(path.join(tmpdir(), "rlenv-he-"));
     try {
       tsx("scripts/build-humaneval.ts", DATASET, "--out", out);
@@ -94,7 +99,10 @@ describe("code-repo-bugfix", () => {
       assert.equal(new Set(touched).size, 2, `${t.id}: the patch touches ${touched.join(", ")}`);
       for (const f of touched) assert.ok(t.files?.[f ?? ""], `${t.id}: patched file ${f} is in the repository`);
       assert.ok(Object.keys(t.files ?? {}).filter((f) => f.endsWith(".py")).length >= 3, `${t.id}: a package of several files`);
-      assert.ok(Object.keys(t.tests?.files ?? {}).some((f) => /^tests\/test_hidden_\w+\.py$/.test(f)), `${t.id}: hidden tests match the verifier's glob`);
+      assert.ok(
+        Object.keys(t.tests?.files ?? {}).some((f) => /^tests\/test_hidden_\w+\.py$/.test(f)),
+        `${t.id}: hidden tests match the verifier's glob`,
+      );
       const plan = planVisibleTests(env, t);
       assert.equal(plan.kind, "command");
       if (plan.kind === "command") assert.match(plan.command, /^python3 -m pytest .*tests\/test_\w+\.py$/);

@@ -53,8 +53,14 @@ describe("describeCompileError", () => {
     assert.equal(describeCompileError(tb), "SyntaxError in /workspace/solution.py line 7: '(' was never closed");
   });
   test("indentation errors and pytest's E-prefixed lines", () => {
-    assert.match(describeCompileError('  File "a.py", line 3\n    x\nIndentationError: unexpected indent') ?? "", /^IndentationError in a\.py line 3/);
-    assert.equal(describeCompileError("E     File \"/w/p.py\", line 4\nE   SyntaxError: invalid syntax"), "SyntaxError in /w/p.py line 4: invalid syntax");
+    assert.match(
+      describeCompileError('  File "a.py", line 3\n    x\nIndentationError: unexpected indent') ?? "",
+      /^IndentationError in a\.py line 3/,
+    );
+    assert.equal(
+      describeCompileError('E     File "/w/p.py", line 4\nE   SyntaxError: invalid syntax'),
+      "SyntaxError in /w/p.py line 4: invalid syntax",
+    );
   });
   test("an ordinary failure is not a compile error", () => {
     assert.equal(describeCompileError("Traceback...\nAssertionError"), null);
@@ -64,14 +70,31 @@ describe("describeCompileError", () => {
 
 describe("formatExec", () => {
   test("stdout, stderr and the exit code", () => {
-    assert.equal(formatExec({ status: "ok", exitCode: 2, stdout: "out\n", stderr: "err\n", durationMs: 1 }), "out\n[stderr]\nerr\n[exit code 2]");
+    assert.equal(
+      formatExec({ status: "ok", exitCode: 2, stdout: "out\n", stderr: "err\n", durationMs: 1 }),
+      "out\n[stderr]\nerr\n[exit code 2]",
+    );
   });
   test("a killed command says why", () => {
-    const text = formatExec({ status: "timeout", exitCode: null, stdout: "", stderr: "", durationMs: 1000, reason: "killed after 1 s timeout" });
+    const text = formatExec({
+      status: "timeout",
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      durationMs: 1000,
+      reason: "killed after 1 s timeout",
+    });
     assert.equal(text, "[timeout: killed after 1 s timeout]");
   });
   test("cut output and syntax errors are called out", () => {
-    const text = formatExec({ status: "ok", exitCode: 1, stdout: "", stderr: '  File "s.py", line 1\nSyntaxError: bad', durationMs: 1, truncated: { originalBytes: 99 } });
+    const text = formatExec({
+      status: "ok",
+      exitCode: 1,
+      stdout: "",
+      stderr: '  File "s.py", line 1\nSyntaxError: bad',
+      durationMs: 1,
+      truncated: { originalBytes: 99 },
+    });
     assert.match(text, /\[output cut: 99 bytes in all\]/);
     assert.match(text, /\[SyntaxError in s\.py line 1: bad\]/);
   });
@@ -87,7 +110,18 @@ describe("stdio comparison", () => {
   test("the report shows input, expected, got and stderr of failed cases", () => {
     const text = formatStdioResults([
       { index: 0, passed: true, status: "ok", exit_code: 0, stdin: "1", expected: "1", stdout: "1", stderr: "", duration_ms: 1 },
-      { index: 1, passed: false, status: "ok", exit_code: 1, reason: "exit code 1", stdin: "x", expected: "2", stdout: "", stderr: "ValueError: x", duration_ms: 1 },
+      {
+        index: 1,
+        passed: false,
+        status: "ok",
+        exit_code: 1,
+        reason: "exit code 1",
+        stdin: "x",
+        expected: "2",
+        stdout: "",
+        stderr: "ValueError: x",
+        duration_ms: 1,
+      },
     ]);
     assert.match(text, /^1\/2 cases passed/);
     assert.match(text, /case 2: FAILED \(exit code 1\)/);

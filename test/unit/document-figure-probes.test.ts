@@ -37,9 +37,22 @@ function shippedGolds(): Gold[] {
   return readFileSync(path.join(envDir, "tasks.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id: string; prompt: string; target: { answer: string; evidence: Array<{ document: string; page: number }>; grading: { answer: { comparator: string } } } })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          id: string;
+          prompt: string;
+          target: { answer: string; evidence: Array<{ document: string; page: number }>; grading: { answer: { comparator: string } } };
+        },
+    )
     .filter((t) => t.target.grading.answer.comparator in COMPARATORS)
-    .map((t) => ({ id: t.id, gold: t.target.answer, comparator: t.target.grading.answer.comparator, pages: t.target.evidence.map((e) => page(e.document, e.page)), prompt: t.prompt }));
+    .map((t) => ({
+      id: t.id,
+      gold: t.target.answer,
+      comparator: t.target.grading.answer.comparator,
+      pages: t.target.evidence.map((e) => page(e.document, e.page)),
+      prompt: t.prompt,
+    }));
 }
 
 /** Golds of the forms the held-out filings use, each category of misjudgement represented. */
@@ -64,7 +77,11 @@ function fmt(x: number, decimals = 6, commas = true): string {
 }
 
 /** A gold's figure, rewritten: value in units of `scale`, the gold's currency and kind, sign as asked. */
-function write(value: number, kind: string, opts: { scale?: number; dollar?: boolean; commas?: boolean; parens?: boolean; decimals?: number } = {}): string {
+function write(
+  value: number,
+  kind: string,
+  opts: { scale?: number; dollar?: boolean; commas?: boolean; parens?: boolean; decimals?: number } = {},
+): string {
   const scale = opts.scale ?? 1;
   const body = fmt(value / scale, opts.decimals ?? 6, opts.commas ?? true);
   const unit = kind === "percent" ? "%" : scale !== 1 ? ` ${SCALE_NAMES[scale]}` : "";
@@ -133,7 +150,8 @@ function probes(g: Gold, all: Gold[]): { right: string[]; wrong: string[] } {
     wrong.add(`${v < 0 ? "-" : ""}${fmt(v)} million`);
   } else {
     wrong.add(`${v < 0 ? "-" : ""}${fmt(q.mantissa < 0 ? -q.mantissa : q.mantissa)}%`); // the same digits as a percentage
-    for (const s of [1e3, 1e6, 1e9]) if (s !== scale) wrong.add(`${v < 0 ? "-" : ""}${kind === "money" ? "$" : ""}${fmt(Math.abs(q.mantissa))} ${SCALE_NAMES[s]}`);
+    for (const s of [1e3, 1e6, 1e9])
+      if (s !== scale) wrong.add(`${v < 0 ? "-" : ""}${kind === "money" ? "$" : ""}${fmt(Math.abs(q.mantissa))} ${SCALE_NAMES[s]}`);
     if (kind === "plain") wrong.add(`$${fmt(Math.abs(v))}`.replace(/^/, v < 0 ? "-" : ""));
   }
   // Another task's figure, of the same unit, more than 1 % away.
@@ -166,7 +184,9 @@ describe("figure comparator probes", () => {
       assert.deepEqual(rejected, []);
     });
     test(`${g.id} (${g.gold}): ${wrong.length} wrong answers score 0`, () => {
-      const accepted = wrong.filter((a) => cmp(a, g.gold).score !== 0).map((a) => `${JSON.stringify(a.slice(0, 80))}: ${cmp(a, g.gold).reason}`);
+      const accepted = wrong
+        .filter((a) => cmp(a, g.gold).score !== 0)
+        .map((a) => `${JSON.stringify(a.slice(0, 80))}: ${cmp(a, g.gold).reason}`);
       assert.deepEqual(accepted, []);
     });
   }
@@ -224,7 +244,14 @@ describe("the categories that were misjudged", () => {
 });
 
 describe("the task builder writes the question's unit into the gold", () => {
-  const q = (question: string, answer: string): FinanceQuestion => ({ financebench_id: "x", doc_name: "X", question, answer, question_type: "", evidence: [] });
+  const q = (question: string, answer: string): FinanceQuestion => ({
+    financebench_id: "x",
+    doc_name: "X",
+    question,
+    answer,
+    question_type: "",
+    evidence: [],
+  });
   const cases: Array<[string, string, string]> = [
     ["What is FY2019 capital expenditure in USD billions?", "$8.70", "$8.70 billion"],
     ["What is the FY2018 revenue (in USD millions)?", "$1577.00", "$1577.00 million"],

@@ -11,7 +11,9 @@ export function makePdf(pages: string[], opts: { encrypt?: boolean } = {}): Uint
   objects.push(`<< /Type /Pages /Kids [${kids}] /Count ${n} >>`);
   objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
   pages.forEach((text, i) => {
-    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * i} 0 R >>`);
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * i} 0 R >>`,
+    );
     const lines = text.split("\n").map((l, j) => `BT /F1 12 Tf 72 ${720 - 16 * j} Td (${l.replace(/([()\\])/g, "\\$1")}) Tj ET`);
     const stream = lines.join("\n");
     objects.push(`<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`);
@@ -30,7 +32,9 @@ export function makePdf(pages: string[], opts: { encrypt?: boolean } = {}): Uint
   const xref = out.length;
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const o of offsets) out += `${String(o).padStart(10, "0")} 00000 n \n`;
-  const encrypt = opts.encrypt ? ` /Encrypt ${objects.length} 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]` : "";
+  const encrypt = opts.encrypt
+    ? ` /Encrypt ${objects.length} 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]`
+    : "";
   out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${encrypt} >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
 }

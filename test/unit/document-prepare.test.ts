@@ -68,7 +68,8 @@ describe("documents are ready before the first rollout", () => {
         if (e.type === "log") seen.push(`log ${e.message}`);
         if (e.type === "rollout-start") {
           seen.push("rollout-start");
-          if (cacheAtFirstStart < 0) cacheAtFirstStart = readdirSync(path.join(work, "cache", "documents")).filter((f) => f.endsWith(".json")).length;
+          if (cacheAtFirstStart < 0)
+            cacheAtFirstStart = readdirSync(path.join(work, "cache", "documents")).filter((f) => f.endsWith(".json")).length;
         }
       },
     });
@@ -78,7 +79,10 @@ describe("documents are ready before the first rollout", () => {
     assert.ok(firstStart > indexed, `the corpus was indexed after a rollout started:\n${seen.join("\n")}`);
     assert.equal(cacheAtFirstStart, 3, "the three parsed filings are in the cache when the first rollout starts");
     assert.equal(res.rollouts.length, 3);
-    assert.ok(res.rollouts.every((r) => r.reward === 1), JSON.stringify(res.rollouts.map((r) => [r.status, r.reward, r.reason])));
+    assert.ok(
+      res.rollouts.every((r) => r.reward === 1),
+      JSON.stringify(res.rollouts.map((r) => [r.status, r.reward, r.reason])),
+    );
   });
 
   test("a second build reads every file from the cache and parses none", async () => {

@@ -110,12 +110,15 @@ describe("parts of the ranker", () => {
     assert.deepEqual(tagStatements(BALANCE, FINANCE_VOCABULARY), ["balance"]);
     assert.deepEqual(tagStatements(INCOME, FINANCE_VOCABULARY), ["income"]);
     assert.deepEqual(tagStatements(PROSE_CAPITAL, FINANCE_VOCABULARY), []);
-    const toc = "Table of Contents\nIndex to financial statements\nConsolidated Balance Sheets\t52\nConsolidated Statements of Earnings\t53\nConsolidated Statements of Cash Flows\t55\nNotes\t56\nSignatures\t90";
+    const toc =
+      "Table of Contents\nIndex to financial statements\nConsolidated Balance Sheets\t52\nConsolidated Statements of Earnings\t53\nConsolidated Statements of Cash Flows\t55\nNotes\t56\nSignatures\t90";
     assert.deepEqual(tagStatements(toc, FINANCE_VOCABULARY), []);
   });
   test("table rows are lines with a label and figures, spans pointing into the page", () => {
     const rows = tableRows(BALANCE);
-    assert.ok(rows.some((r) => r.label === "Merchandise inventories" && BALANCE.slice(r.start, r.end) === "Merchandise inventories\t5,409\t5,209"));
+    assert.ok(
+      rows.some((r) => r.label === "Merchandise inventories" && BALANCE.slice(r.start, r.end) === "Merchandise inventories\t5,409\t5,209"),
+    );
     assert.ok(!rows.some((r) => r.label.startsWith("CONSOLIDATED")));
     assert.deepEqual(
       tableRows("Purchases of property and equipment\t(819)\t(688)\nSee the notes for details\n2019\t2018").map((r) => r.label),
@@ -143,7 +146,10 @@ describe("parts of the ranker", () => {
     assert.ok(filingMatch(filingOf("PG&E_2022_10K.pdf"), filingHints("What was PG&E's FY2022 revenue?")) >= 1);
   });
   test("a vocabulary file with a wrong field is refused, naming the file and the field", () => {
-    assert.throws(() => compileVocabulary({ query_stop_words: [], statements: emptyStatements(), concepts: [{ terms: "capex" }] }, "terms.json"), /terms\.json: concepts\.0\.terms/);
+    assert.throws(
+      () => compileVocabulary({ query_stop_words: [], statements: emptyStatements(), concepts: [{ terms: "capex" }] }, "terms.json"),
+      /terms\.json: concepts\.0\.terms/,
+    );
   });
 });
 
@@ -163,7 +169,8 @@ describe("on the shipped FinanceBench questions", () => {
     for (const t of tasks) {
       const question = t.prompt.replace(/\n+The filing is [^\n]*$/, "");
       const doc = corpus.documents.findIndex((d) => d.name === t.target.evidence[0]!.document);
-      const hit = (hits: Array<{ doc: number; page: number }>) => hits.some((h) => t.target.evidence.some((e) => corpus.documents[h.doc]!.name === e.document && e.page === h.page));
+      const hit = (hits: Array<{ doc: number; page: number }>) =>
+        hits.some((h) => t.target.evidence.some((e) => corpus.documents[h.doc]!.name === e.document && e.page === h.page));
       if (hit(corpus.ranker.search(question, 10, doc))) within++;
       if (hit(corpus.ranker.search(question, 10))) across++;
     }

@@ -50,12 +50,21 @@ before(() => {
   envDir = makeEnvDir({
     "environment.yaml": MANIFEST,
     "tasks.jsonl": `${JSON.stringify(TASK)}\n`,
-    "docs/notes.md": "# Notes\n\nThe board met on 2022-07-01 to approve the supplemental indentures.\fSecond page of notes: nothing about money.",
+    "docs/notes.md":
+      "# Notes\n\nThe board met on 2022-07-01 to approve the supplemental indentures.\fSecond page of notes: nothing about money.",
     "docs/table.csv": 'segment,revenue,growth\nEntertainment,"$1,234",9%\n"Computing, mobile","$5,678",-2%\n',
     "docs/bad.csv": 'segment,revenue\nGaming,"$1,234\n',
-    "docs/press.html": "<html><head><style>p{}</style><script>alert('no')</script></head><body><h1>Press release</h1><p>Net income was &#36;4,756 million.</p><div style=\"page-break-before: always\"><table><tr><th>Item</th><th>2022</th></tr><tr><td>Operating income</td><td>6,098</td></tr></table></div></body></html>",
+    "docs/press.html":
+      "<html><head><style>p{}</style><script>alert('no')</script></head><body><h1>Press release</h1><p>Net income was &#36;4,756 million.</p><div style=\"page-break-before: always\"><table><tr><th>Item</th><th>2022</th></tr><tr><td>Operating income</td><td>6,098</td></tr></table></div></body></html>",
   });
-  writeFileSync(path.join(envDir.dir, "docs/filing.pdf"), makePdf(["ADOBE INC. ANNUAL REPORT", "CONSOLIDATED STATEMENTS OF INCOME\nTotal revenue 17,606 15,785 12,868\nOperating income 6,098 5,802 4,237", "Signatures"]));
+  writeFileSync(
+    path.join(envDir.dir, "docs/filing.pdf"),
+    makePdf([
+      "ADOBE INC. ANNUAL REPORT",
+      "CONSOLIDATED STATEMENTS OF INCOME\nTotal revenue 17,606 15,785 12,868\nOperating income 6,098 5,802 4,237",
+      "Signatures",
+    ]),
+  );
   writeFileSync(path.join(envDir.dir, "docs/broken.pdf"), corruptPdf());
   writeFileSync(path.join(envDir.dir, "docs/locked.pdf"), makePdf(["secret"], { encrypt: true }));
   const loaded = loadEnvironment(envDir.dir);
@@ -71,7 +80,10 @@ after(() => {
 describe("document corpus", () => {
   test("a corrupt and an encrypted PDF (and a broken CSV) are named in clear errors; the other documents load", async () => {
     const corpus = await buildCorpus(path.join(envDir.dir, "docs"), 40);
-    assert.deepEqual(corpus.documents.map((d) => d.name), ["filing.pdf", "notes.md", "press.html", "table.csv"]);
+    assert.deepEqual(
+      corpus.documents.map((d) => d.name),
+      ["filing.pdf", "notes.md", "press.html", "table.csv"],
+    );
     const messages = corpus.problems.map((p) => p.message).sort();
     assert.equal(messages.length, 3);
     assert.match(messages[0]!, /bad\.csv: line 2: a quoted field is never closed/);
@@ -84,7 +96,10 @@ describe("document corpus", () => {
     assert.equal(doc("filing.pdf").pages.length, 3);
     assert.match(doc("filing.pdf").pages[1]!.text, /^Total revenue 17,606 15,785 12,868$/m);
     assert.equal(doc("notes.md").pages.length, 2);
-    assert.deepEqual(doc("press.html").pages.map((p) => p.text), ["Press release\nNet income was $4,756 million.", "Item\t2022\nOperating income\t6,098"]);
+    assert.deepEqual(
+      doc("press.html").pages.map((p) => p.text),
+      ["Press release\nNet income was $4,756 million.", "Item\t2022\nOperating income\t6,098"],
+    );
     assert.equal(doc("table.csv").pages[0]!.text, "segment\trevenue\tgrowth\nEntertainment\t$1,234\t9%\nComputing, mobile\t$5,678\t-2%");
   });
   test("parsed pages are cached by content hash and reused", async () => {
@@ -92,7 +107,10 @@ describe("document corpus", () => {
     assert.ok(readdirSync(path.join(cache, "documents")).length >= 4);
     const second = await buildCorpus(path.join(envDir.dir, "docs"), 40);
     assert.equal(second.parsed, 0, "every readable document came from the cache");
-    assert.deepEqual(second.documents.map((d) => d.pages), first.documents.map((d) => d.pages));
+    assert.deepEqual(
+      second.documents.map((d) => d.pages),
+      first.documents.map((d) => d.pages),
+    );
   });
 });
 

@@ -16,15 +16,33 @@ test("DOMAINS_WITH_TASK_CHECKS names exactly the domains whose plugin has checkT
 
 test("domainTaskProblems: the domain's problems; a check that throws becomes one problem on the manifest", async () => {
   const manifest = "name: t\ndomain: scene3d\nscene:\n  assets: assets\ntasks: tasks.jsonl\nreward:\n  - type: scene\n";
-  const task = { id: "dup", prompt: "p", target: { initial: [{ name: "t", kind: "box" }, { name: "t", kind: "box" }], checks: [{ check: "exists", objects: ["t"] }] } };
+  const task = {
+    id: "dup",
+    prompt: "p",
+    target: {
+      initial: [
+        { name: "t", kind: "box" },
+        { name: "t", kind: "box" },
+      ],
+      checks: [{ check: "exists", objects: ["t"] }],
+    },
+  };
   const { dir, cleanup } = makeEnvDir({ "environment.yaml": manifest, "tasks.jsonl": JSON.stringify(task), "assets/.keep": "" });
   try {
     const { env } = loadEnvironment(dir);
     assert.ok(env);
     const problems = await domainTaskProblems(env);
-    assert.deepEqual(problems.map((p) => [p.path, p.line]), [["tasks[0].target.initial[1]", 1]]);
+    assert.deepEqual(
+      problems.map((p) => [p.path, p.line]),
+      [["tasks[0].target.initial[1]", 1]],
+    );
     // A task list the check cannot walk (tasks replaced by something that throws on iteration).
-    const broken = { ...env, get tasks(): never { throw new Error("boom"); } };
+    const broken = {
+      ...env,
+      get tasks(): never {
+        throw new Error("boom");
+      },
+    };
     const [p, ...rest] = await domainTaskProblems(broken);
     assert.deepEqual(rest, []);
     assert.equal(p?.path, "domain");

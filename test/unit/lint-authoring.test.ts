@@ -31,7 +31,19 @@ test("static checks: a custom tool's broken parameters, tool-call arguments its 
     "  - type: exact",
     "",
   ].join("\n");
-  const task = { id: "t", prompt: "p", target: "1", solution: { tool_calls: [{ name: "limit", arguments: { rows: "ten" } }, { name: "lmit", arguments: {} }], commands: ["echo hi"], answer: "1" } };
+  const task = {
+    id: "t",
+    prompt: "p",
+    target: "1",
+    solution: {
+      tool_calls: [
+        { name: "limit", arguments: { rows: "ten" } },
+        { name: "lmit", arguments: {} },
+      ],
+      commands: ["echo hi"],
+      answer: "1",
+    },
+  };
   const { dir, cleanup } = makeEnvDir({ "environment.yaml": manifest, "tasks.jsonl": `${JSON.stringify(task)}\n` });
   try {
     const { code, lines } = problemLines(dir);
@@ -51,10 +63,29 @@ test("static checks: a custom tool's broken parameters, tool-call arguments its 
 });
 
 test("static checks: a fields verifier field no task's target has; a reference report target.schema rejects", () => {
-  const manifest = ["name: rep", "domain: document", "documents: { path: docs }", "tasks: tasks.jsonl", "reward:", "  - type: fields", "    fields:", "      revenue: { comparator: number }", "      margn: { comparator: percent }", ""].join("\n");
-  const schema = { type: "object", properties: { revenue: { type: "number" }, margin: { type: "number" } }, required: ["revenue", "margin"] };
+  const manifest = [
+    "name: rep",
+    "domain: document",
+    "documents: { path: docs }",
+    "tasks: tasks.jsonl",
+    "reward:",
+    "  - type: fields",
+    "    fields:",
+    "      revenue: { comparator: number }",
+    "      margn: { comparator: percent }",
+    "",
+  ].join("\n");
+  const schema = {
+    type: "object",
+    properties: { revenue: { type: "number" }, margin: { type: "number" } },
+    required: ["revenue", "margin"],
+  };
   const task = { id: "r", prompt: "p", target: { schema, revenue: 12, margin: 0.3 }, solution: { answer: { revenue: "12", margin: 0.3 } } };
-  const { dir, cleanup } = makeEnvDir({ "environment.yaml": manifest, "tasks.jsonl": `${JSON.stringify(task)}\n`, "docs/a.txt": "Revenue was 12." });
+  const { dir, cleanup } = makeEnvDir({
+    "environment.yaml": manifest,
+    "tasks.jsonl": `${JSON.stringify(task)}\n`,
+    "docs/a.txt": "Revenue was 12.",
+  });
   try {
     const { code, lines } = problemLines(dir);
     assert.equal(code, 1, lines.join("\n"));

@@ -47,7 +47,7 @@ test("values become arguments; empty optional fields are left out", () => {
 
 test("bad values are reported by field: required, not an integer, not JSON", () => {
   const { fields } = formFields(schema);
-  const r = collectArguments(fields, { path: "", lines: "2.5", box: "{oops" , mode: "0"});
+  const r = collectArguments(fields, { path: "", lines: "2.5", box: "{oops", mode: "0" });
   assert.equal(r.ok, false);
   if (r.ok) return;
   assert.equal(r.errors.path, "required");
@@ -64,5 +64,8 @@ test("schemas the form cannot express fall back to the raw JSON editor", () => {
 test("the panel's messages are checked: a move needs a tool name, unknown kinds are refused", () => {
   assert.equal(PlayFromApp.safeParse({ kind: "move", action: { kind: "tool", name: "", arguments: {} } }).success, false);
   assert.equal(PlayFromApp.safeParse({ kind: "eval", code: "1" }).success, false);
-  assert.equal(PlayFromApp.safeParse({ kind: "move", action: { kind: "tool", name: "bash", arguments: '{"command":"ls"}' } }).success, true);
+  assert.equal(
+    PlayFromApp.safeParse({ kind: "move", action: { kind: "tool", name: "bash", arguments: '{"command":"ls"}' } }).success,
+    true,
+  );
 });

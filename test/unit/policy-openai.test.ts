@@ -27,7 +27,12 @@ describe("openai policy against the scripted server", () => {
   });
 
   test("sends model, tools and sampling params; reads tool calls and usage", async () => {
-    const s = await start([{ reply: { content: "thinking", tool_calls: [{ name: "put", arguments: { path: "a" } }] }, usage: { prompt_tokens: 42, completion_tokens: 7 } }]);
+    const s = await start([
+      {
+        reply: { content: "thinking", tool_calls: [{ name: "put", arguments: { path: "a" } }] },
+        usage: { prompt_tokens: 42, completion_tokens: 7 },
+      },
+    ]);
     const p = new OpenAIPolicy({ baseURL: s.baseURL, model: "m1", apiKey: "k", temperature: 0.5, topP: 0.9, maxTokens: 100, seed: 3 });
     const r = await p.next(request());
     assert.equal(r.content, "thinking");
@@ -61,7 +66,10 @@ describe("openai policy against the scripted server", () => {
   test("a 4xx is never retried and is a request error, not an infra error", async () => {
     const s = await start([{ status: 400, message: "context too long" }, callTool("put", {})]);
     const p = new OpenAIPolicy({ baseURL: s.baseURL, model: "m", backoff: fastBackoff });
-    await assert.rejects(p.next(request()), (e: unknown) => e instanceof PolicyRequestError && e.status === 400 && /context too long/.test(e.message));
+    await assert.rejects(
+      p.next(request()),
+      (e: unknown) => e instanceof PolicyRequestError && e.status === 400 && /context too long/.test(e.message),
+    );
     assert.equal(s.requests.length, 1);
   });
 
@@ -94,7 +102,13 @@ describe("openai policy against the scripted server", () => {
   test("streaming: content and tool-call deltas are assembled, usage read from the last chunk", async () => {
     const s = await start([
       {
-        reply: { content: "I will write two files now.", tool_calls: [{ name: "put", arguments: { path: "a.txt", text: "hello" } }, { name: "put", arguments: { path: "b.txt", text: "world" } }] },
+        reply: {
+          content: "I will write two files now.",
+          tool_calls: [
+            { name: "put", arguments: { path: "a.txt", text: "hello" } },
+            { name: "put", arguments: { path: "b.txt", text: "world" } },
+          ],
+        },
         usage: { prompt_tokens: 11, completion_tokens: 22 },
       },
     ]);

@@ -7,7 +7,14 @@ import { test } from "node:test";
 import tar from "tar-stream";
 import { BundleError, packDirectory, safeEntryPath, unpackBundle } from "../../src/core/remote/bundle";
 
-type Entry = { name: string; type?: "file" | "directory" | "symlink" | "link" | "character-device" | "fifo"; body?: string; linkname?: string; size?: number; mode?: number };
+type Entry = {
+  name: string;
+  type?: "file" | "directory" | "symlink" | "link" | "character-device" | "fifo";
+  body?: string;
+  linkname?: string;
+  size?: number;
+  mode?: number;
+};
 
 function tarOf(entries: Entry[]): Readable {
   const pack = tar.pack();
@@ -36,7 +43,8 @@ test("safeEntryPath refuses .., absolute and backslash names and normalises ./",
 test("safeEntryPath's one-pass check of plain names agrees with the full one", () => {
   // Plain names (the fast path) come back as they are; dot segments, doubled slashes and
   // odd characters take the full path, which cleans or refuses them.
-  for (const name of ["run-1/rollouts/t0.s3.jsonl", "a/b.c/d-e_f+g", "a/..b", "a/b..", "-x/y", "x/"]) assert.deepEqual(safeEntryPath(name), { ok: true, rel: name.replace(/\/$/, "") });
+  for (const name of ["run-1/rollouts/t0.s3.jsonl", "a/b.c/d-e_f+g", "a/..b", "a/b..", "-x/y", "x/"])
+    assert.deepEqual(safeEntryPath(name), { ok: true, rel: name.replace(/\/$/, "") });
   assert.deepEqual(safeEntryPath("./a"), { ok: true, rel: "a" });
   assert.deepEqual(safeEntryPath("a/."), { ok: true, rel: "a" });
   assert.deepEqual(safeEntryPath("a//b"), { ok: true, rel: "a/b" });
@@ -48,7 +56,14 @@ test("safeEntryPath's one-pass check of plain names agrees with the full one", (
 test("a plain bundle unpacks with its folders, contents and executable bits", async () => {
   const s = scratch();
   try {
-    const r = await unpackBundle(tarOf([{ name: "env/", type: "directory" }, { name: "env/run.sh", body: "#!/bin/sh\n", mode: 0o4755 }, { name: "job.json", body: "{}" }]), s.dest);
+    const r = await unpackBundle(
+      tarOf([
+        { name: "env/", type: "directory" },
+        { name: "env/run.sh", body: "#!/bin/sh\n", mode: 0o4755 },
+        { name: "job.json", body: "{}" },
+      ]),
+      s.dest,
+    );
     assert.equal(r.files, 2);
     assert.equal(readFileSync(path.join(s.dest, "env/run.sh"), "utf8"), "#!/bin/sh\n");
     // setuid dropped, x kept
@@ -59,7 +74,15 @@ test("a plain bundle unpacks with its folders, contents and executable bits", as
 });
 
 const refusals: Array<[string, Entry[], 400 | 413, RegExp]> = [
-  ["a ../ entry", [{ name: "ok.txt", body: "x" }, { name: "../escape.txt", body: "pwned" }], 400, /`\.\.`/],
+  [
+    "a ../ entry",
+    [
+      { name: "ok.txt", body: "x" },
+      { name: "../escape.txt", body: "pwned" },
+    ],
+    400,
+    /`\.\.`/,
+  ],
   ["an absolute entry", [{ name: "/tmp/rlenv-abs-escape.txt", body: "pwned" }], 400, /absolute/],
   ["a symlink", [{ name: "env/link", type: "symlink", linkname: "/etc/passwd" }], 400, /symlink/],
   ["a hard link", [{ name: "env/hard", type: "link", linkname: "/etc/passwd" }], 400, /link/],
@@ -70,7 +93,10 @@ for (const [what, entries, status, message] of refusals) {
   test(`${what} is refused and nothing is left written`, async () => {
     const s = scratch();
     try {
-      await assert.rejects(unpackBundle(tarOf(entries), s.dest), (e: unknown) => e instanceof BundleError && e.status === status && message.test(e.message));
+      await assert.rejects(
+        unpackBundle(tarOf(entries), s.dest),
+        (e: unknown) => e instanceof BundleError && e.status === status && message.test(e.message),
+      );
       assert.equal(existsSync(s.dest), false, "the staging folder is removed");
       assert.equal(existsSync(path.join(s.root, "escape.txt")), false);
       assert.equal(existsSync("/tmp/rlenv-abs-escape.txt"), false);
@@ -84,9 +110,15 @@ test("file-count and size limits answer 413", async () => {
   const s = scratch();
   try {
     const many = Array.from({ length: 6 }, (_, i) => ({ name: `f${i}`, body: "x" }));
-    await assert.rejects(unpackBundle(tarOf(many), s.dest, { maxFiles: 5, maxBytes: 1e6 }), (e: unknown) => e instanceof BundleError && e.status === 413);
+    await assert.rejects(
+      unpackBundle(tarOf(many), s.dest, { maxFiles: 5, maxBytes: 1e6 }),
+      (e: unknown) => e instanceof BundleError && e.status === 413,
+    );
     assert.equal(existsSync(s.dest), false);
-    await assert.rejects(unpackBundle(tarOf([{ name: "big", body: "x".repeat(2000) }]), s.dest, { maxFiles: 5, maxBytes: 1000 }), /more than 1000 bytes/);
+    await assert.rejects(
+      unpackBundle(tarOf([{ name: "big", body: "x".repeat(2000) }]), s.dest, { maxFiles: 5, maxBytes: 1000 }),
+      /more than 1000 bytes/,
+    );
     assert.equal(existsSync(s.dest), false);
   } finally {
     s.done();
@@ -96,7 +128,10 @@ test("file-count and size limits answer 413", async () => {
 test("garbage instead of a tar is a 400", async () => {
   const s = scratch();
   try {
-    await assert.rejects(unpackBundle(Readable.from([Buffer.from("this is not a tar archive at all, sorry ".repeat(20))]), s.dest), (e: unknown) => e instanceof BundleError && e.status === 400);
+    await assert.rejects(
+      unpackBundle(Readable.from([Buffer.from("this is not a tar archive at all, sorry ".repeat(20))]), s.dest),
+      (e: unknown) => e instanceof BundleError && e.status === 400,
+    );
     assert.equal(existsSync(s.dest), false);
   } finally {
     s.done();

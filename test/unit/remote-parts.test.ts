@@ -62,7 +62,10 @@ test("journal events get increasing ids and survive a torn last line", () => {
 
 test("SSE parsing joins data lines and splits events across chunks", async () => {
   const got: string[] = [];
-  await parseSse(Readable.from([Buffer.from("id: 1\nevent: x\nda"), Buffer.from("ta: {\"a\":1}\n\n: ping\n\nid: 2\ndata: l1\r\ndata: l2\n\n")]), (d) => got.push(d));
+  await parseSse(
+    Readable.from([Buffer.from("id: 1\nevent: x\nda"), Buffer.from('ta: {"a":1}\n\n: ping\n\nid: 2\ndata: l1\r\ndata: l2\n\n')]),
+    (d) => got.push(d),
+  );
   assert.deepEqual(got, ['{"a":1}', "l1\nl2"]);
 });
 
@@ -109,6 +112,25 @@ test("folded Slurm array ranges", () => {
 test("run args narrow the job's config to a unit", () => {
   const config = { policy: { kind: "openai" as const, model: "m" }, k: 4, concurrency: 8, sandbox: "docker" as const, tasks: ["a", "b"] };
   const args = runArgs("/e", "/r", config, { tasks: ["b"], k: 2 }, "http://127.0.0.1:9/v1");
-  assert.deepEqual(args, ["run", "/e", "--runs", "/r", "--sandbox", "docker", "--concurrency", "8", "--policy", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "-k", "2", "--tasks", "b"]);
+  assert.deepEqual(args, [
+    "run",
+    "/e",
+    "--runs",
+    "/r",
+    "--sandbox",
+    "docker",
+    "--concurrency",
+    "8",
+    "--policy",
+    "openai",
+    "--model",
+    "m",
+    "--base-url",
+    "http://127.0.0.1:9/v1",
+    "-k",
+    "2",
+    "--tasks",
+    "b",
+  ]);
   assert.deepEqual(runArgs("/e", "/r", config, { shard: { index: 1, count: 3 } }).slice(-5), ["--tasks", "a", "b", "--shard", "1/3"]);
 });

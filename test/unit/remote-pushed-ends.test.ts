@@ -27,7 +27,16 @@ test("--progress-jsonl: rollout ends leave as machine lines, gathered, all out b
   };
   const stream = { isTTY: false, write } as unknown as NodeJS.WriteStream;
   const p = progressPrinter(stream, false, true);
-  const end = { type: "rollout-end" as const, task: "t1", sample: 0, rolloutId: "t1.s0", status: "completed" as const, reward: 1, file: "/r/rollouts/x.jsonl", infra: false };
+  const end = {
+    type: "rollout-end" as const,
+    task: "t1",
+    sample: 0,
+    rolloutId: "t1.s0",
+    status: "completed" as const,
+    reward: 1,
+    file: "/r/rollouts/x.jsonl",
+    infra: false,
+  };
   p.onProgress(end);
   p.onProgress({ ...end, sample: 1 });
   p.finish();
@@ -43,13 +52,18 @@ test("ends reported by the writer are not read again by a scan; unreported ones 
   try {
     const dir = path.join(root, "units", "u0", "run1", "rollouts");
     mkdirSync(dir, { recursive: true });
-    const traj = (task: string, reward: number) => `{"type":"start","task":{"id":"${task}"},"sample":0}\n{"type":"end","status":"completed","reward":${reward}}\n`;
+    const traj = (task: string, reward: number) =>
+      `{"type":"start","task":{"id":"${task}"},"sample":0}\n{"type":"end","status":"completed","reward":${reward}}\n`;
     writeFileSync(path.join(dir, "a.jsonl"), traj("ta", 1));
     writeFileSync(path.join(dir, "b.jsonl"), traj("tb", 0));
     const ends: RolloutEnd[] = [];
     // A relative units dir: the pushed (absolute) and scanned names of a file must agree.
     const rel = path.relative(process.cwd(), path.join(root, "units", "u0"));
-    const w = new RolloutWatcher(() => [{ id: "u0", dir: rel }], (e) => ends.push(e), 0);
+    const w = new RolloutWatcher(
+      () => [{ id: "u0", dir: rel }],
+      (e) => ends.push(e),
+      0,
+    );
     w.noteEnd("u0", { task: "ta", sample: 0, status: "completed", reward: 1, file: path.join(dir, "a.jsonl") });
     w.noteEnd("u0", { task: "ta", sample: 0, status: "completed", reward: 1, file: path.join(dir, "a.jsonl") });
     w.scan();
@@ -78,7 +92,9 @@ test("events appended together get consecutive ids in one journal, and SSE reuse
     ]);
     j.close();
     assert.deepEqual([first.id, ...batch.map((e) => e.id)], [1, 2, 3]);
-    const lines = readFileSync(path.join(j.jobDir("j1"), "events.jsonl"), "utf8").trim().split("\n");
+    const lines = readFileSync(path.join(j.jobDir("j1"), "events.jsonl"), "utf8")
+      .trim()
+      .split("\n");
     assert.deepEqual(lines, [first, ...batch].map(eventJson));
     assert.deepEqual(
       new JobJournal(root).eventsAfter("j1", 1).map((e) => e.id),

@@ -39,7 +39,11 @@ test("a snapshot bigger than the backlog limit is read as the puller takes it, a
     const files = got.filter((e) => e.type === "file");
     assert.equal(files.length, count + 1);
     assert.equal(files.find((e) => e.name === "run-x/run.json")?.body.toString(), '{"id":"run-x"}\n');
-    for (const i of [0, 1234, count - 1]) assert.ok(files.find((e) => e.name === `run-x/rollouts/t${i}.jsonl`)?.body.equals(readFileSync(path.join(dir, "rollouts", `t${i}.jsonl`))), `t${i}`);
+    for (const i of [0, 1234, count - 1])
+      assert.ok(
+        files.find((e) => e.name === `run-x/rollouts/t${i}.jsonl`)?.body.equals(readFileSync(path.join(dir, "rollouts", `t${i}.jsonl`))),
+        `t${i}`,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

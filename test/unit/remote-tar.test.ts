@@ -37,7 +37,11 @@ function archive(): Buffer {
   const parts: Buffer[] = [];
   for (const c of cases) {
     const body = c.body ?? Buffer.alloc(0);
-    parts.push(tarHeader({ name: c.name, type: c.type, size: body.length, mode: c.type === "directory" ? 0o755 : 0o644, mtime: 1_700_000_000 }), body, tarPadding(body.length));
+    parts.push(
+      tarHeader({ name: c.name, type: c.type, size: body.length, mode: c.type === "directory" ? 0o755 : 0o644, mtime: 1_700_000_000 }),
+      body,
+      tarPadding(body.length),
+    );
   }
   parts.push(TAR_END);
   return Buffer.concat(parts);
@@ -50,7 +54,13 @@ test("tar-stream (the client's parser) reads every entry back: names, types, bod
     const chunks: Buffer[] = [];
     stream.on("data", (c: unknown) => chunks.push(c as Buffer));
     stream.on("end", () => {
-      got.push({ name: header.name, type: header.type ?? "", body: Buffer.concat(chunks), mode: header.mode ?? 0, mtime: header.mtime?.getTime() ?? 0 });
+      got.push({
+        name: header.name,
+        type: header.type ?? "",
+        body: Buffer.concat(chunks),
+        mode: header.mode ?? 0,
+        mtime: header.mtime?.getTime() ?? 0,
+      });
       next();
     });
   });
@@ -71,13 +81,16 @@ test("tar-stream (the client's parser) reads every entry back: names, types, bod
   }
 });
 
-test("GNU tar extracts the same archive byte for byte", { skip: spawnSync("tar", ["--version"]).status === 0 ? false : "no tar on this machine" }, () => {
+test("GNU tar extracts the same archive byte for byte", {
+  skip: spawnSync("tar", ["--version"]).status === 0 ? false : "no tar on this machine",
+}, () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tar-writer-"));
   try {
     writeFileSync(path.join(dir, "a.tar"), archive());
     const r = spawnSync("tar", ["-xf", "a.tar"], { cwd: dir, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
-    for (const c of cases.filter((x) => x.type === "file")) assert.ok(readFileSync(path.join(dir, c.name)).equals(c.body ?? Buffer.alloc(0)), c.name);
+    for (const c of cases.filter((x) => x.type === "file"))
+      assert.ok(readFileSync(path.join(dir, c.name)).equals(c.body ?? Buffer.alloc(0)), c.name);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -86,7 +99,8 @@ test("GNU tar extracts the same archive byte for byte", { skip: spawnSync("tar",
 /** What tar-stream's packer makes of the same entries (pax records where names are long). */
 async function tarStreamArchive(): Promise<Buffer> {
   const pack = tar.pack();
-  for (const c of cases) pack.entry({ name: c.name, type: c.type, mode: c.type === "directory" ? 0o755 : 0o644 }, c.body ?? Buffer.alloc(0));
+  for (const c of cases)
+    pack.entry({ name: c.name, type: c.type, mode: c.type === "directory" ? 0o755 : 0o644 }, c.body ?? Buffer.alloc(0));
   pack.finalize();
   const chunks: Buffer[] = [];
   for await (const c of pack as unknown as Readable) chunks.push(c as Buffer);
@@ -113,7 +127,8 @@ test("the client's reader reads both packers' archives, in chunks of any size", 
         cases.map((c) => [c.name, c.type]),
         `${label} in chunks of ${size}`,
       );
-      for (const [i, c] of cases.entries()) assert.ok(got[i]?.body.equals(c.type === "file" ? (c.body ?? Buffer.alloc(0)) : Buffer.alloc(0)), `${label}/${size}: ${c.name}`);
+      for (const [i, c] of cases.entries())
+        assert.ok(got[i]?.body.equals(c.type === "file" ? (c.body ?? Buffer.alloc(0)) : Buffer.alloc(0)), `${label}/${size}: ${c.name}`);
     }
   }
 });
@@ -178,4 +193,3 @@ test("TarOut sends a file bigger than its chunk whole, skips a gone one and one 
     rmSync(dir, { recursive: true, force: true });
   }
 });
-

@@ -25,7 +25,12 @@ test("a failing component's line names it, its reason and the first telling line
     score: 0.5,
     passed: false,
     reason: "1/2 fields correct",
-    details: { fields: [{ field: "a", passed: true, score: 1 }, { field: "revenue", passed: false, score: 0, reason: "expected 12, got 13" }] },
+    details: {
+      fields: [
+        { field: "a", passed: true, score: 1 },
+        { field: "revenue", passed: false, score: 0, reason: "expected 12, got 13" },
+      ],
+    },
   };
   assert.equal(componentFailure(fields), "report: 1/2 fields correct — revenue: expected 12, got 13");
   assert.equal(componentFailure({ name: "x", type: "exact", weight: 1, score: 1, passed: true, reason: "matches" }), null);
@@ -34,14 +39,28 @@ test("a failing component's line names it, its reason and the first telling line
 
 test("a rollout's failure: its failing components, or its status and reason when it was not scored", () => {
   const ok: RewardComponent = { name: "exact", type: "exact", weight: 1, score: 1, passed: true };
-  assert.equal(rolloutFailure({ status: "completed", reward: 0.5, components: [ok, pytestTypo] }), "tests: no tests ran — file or directory not found: tests_hiden");
+  assert.equal(
+    rolloutFailure({ status: "completed", reward: 0.5, components: [ok, pytestTypo] }),
+    "tests: no tests ran — file or directory not found: tests_hiden",
+  );
   assert.equal(rolloutFailure({ status: "completed", reward: 1, components: [ok] }), undefined);
-  assert.equal(rolloutFailure({ status: "error", reason: "policy: 500 from server\nmore", reward: null }), "error: policy: 500 from server");
-  assert.match(rolloutFailure({ status: "truncated", reason: "max_turns (3) reached without submit", reward: 0, components: [pytestTypo] }) ?? "", /^truncated \(max_turns \(3\) reached without submit\); tests: no tests ran/);
+  assert.equal(
+    rolloutFailure({ status: "error", reason: "policy: 500 from server\nmore", reward: null }),
+    "error: policy: 500 from server",
+  );
+  assert.match(
+    rolloutFailure({ status: "truncated", reason: "max_turns (3) reached without submit", reward: 0, components: [pytestTypo] }) ?? "",
+    /^truncated \(max_turns \(3\) reached without submit\); tests: no tests ran/,
+  );
 });
 
 test("summary: per-component and per-field means and a table of failure reasons with counts", () => {
-  const field = (name: string, passed: boolean) => ({ field: name, passed, score: passed ? 1 : 0, ...(passed ? {} : { reason: "expected 1, got 2" }) });
+  const field = (name: string, passed: boolean) => ({
+    field: name,
+    passed,
+    score: passed ? 1 : 0,
+    ...(passed ? {} : { reason: "expected 1, got 2" }),
+  });
   const report = (a: boolean, b: boolean): RewardComponent => ({
     name: "report",
     type: "fields",

@@ -38,7 +38,12 @@ ok 4 - fourth
 });
 
 test("pytest summary lines", () => {
-  assert.deepEqual(parsePytestSummary("....F\nFAILED tests/test_x.py::test_y - assert\n1 failed, 4 passed in 0.12s\n"), { passed: 4, failed: 1, skipped: 0, failures: ["tests/test_x.py::test_y"] });
+  assert.deepEqual(parsePytestSummary("....F\nFAILED tests/test_x.py::test_y - assert\n1 failed, 4 passed in 0.12s\n"), {
+    passed: 4,
+    failed: 1,
+    skipped: 0,
+    failures: ["tests/test_x.py::test_y"],
+  });
   assert.deepEqual(parsePytestSummary("===== 2 passed, 1 skipped, 1 error in 1.02s =====")?.failed, 1);
   assert.equal(parsePytestSummary("no summary here"), null);
 });
@@ -65,7 +70,10 @@ test("weighted aggregation keeps zero-weight components out of the total", () =>
 });
 
 test("judge replies: JSON in prose, missing items fail", () => {
-  const items = parseJudgeReply('Sure! ```json\n{"items": [{"index": 2, "passed": true, "reason": "cites p.3"}]}\n```', ["states the revenue", "cites a page"]);
+  const items = parseJudgeReply('Sure! ```json\n{"items": [{"index": 2, "passed": true, "reason": "cites p.3"}]}\n```', [
+    "states the revenue",
+    "cites a page",
+  ]);
   assert.deepEqual(items, [
     { item: "states the revenue", passed: false, reason: "the judge gave no verdict for this item" },
     { item: "cites a page", passed: true, reason: "cites p.3" },

@@ -8,7 +8,12 @@ import { VerifierConfig } from "../../src/core/schema/verifier";
 import { type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 
 const env = { manifest: { name: "e" } } as unknown as Environment;
-const task = (target: unknown): LoadedTask => ({ id: "t1", prompt: "What is the revenue?", target, source: { file: "tasks.jsonl", line: 1, index: 0 } });
+const task = (target: unknown): LoadedTask => ({
+  id: "t1",
+  prompt: "What is the revenue?",
+  target,
+  source: { file: "tasks.jsonl", line: 1, index: 0 },
+});
 const ctx = (answer: unknown, target: unknown): Omit<VerifyContext, "timeoutMs"> => ({
   env,
   task: task(target),
@@ -25,7 +30,11 @@ test("exact: normalisation modes, fields, a missing answer scores 0 with a reaso
   assert.equal((await runVerifier(cfg({ type: "exact", normalize: "none" }), ctx(" 42", "42"))).score, 0);
   assert.equal((await runVerifier(cfg({ type: "exact", normalize: "text" }), ctx("Paris!", "paris"))).score, 1);
   assert.equal((await runVerifier(cfg({ type: "exact", field: "city" }), ctx({ city: "Paris" }, { city: "Paris" }))).score, 1);
-  assert.equal((await runVerifier(cfg({ type: "exact", field: "city" }), ctx('{"city": "Paris"}', { fields: { city: "Paris" } }))).score, 1, "a JSON string answer and target.fields");
+  assert.equal(
+    (await runVerifier(cfg({ type: "exact", field: "city" }), ctx('{"city": "Paris"}', { fields: { city: "Paris" } }))).score,
+    1,
+    "a JSON string answer and target.fields",
+  );
   const none = await runVerifier(cfg({ type: "exact" }), ctx(undefined, "42"));
   assert.deepEqual([none.score, none.reason, none.error], [0, "nothing was submitted", undefined]);
   const noTarget = await runVerifier(cfg({ type: "exact" }), ctx("42", undefined));
@@ -49,13 +58,30 @@ test("fields: per-field comparators and weights; a failing comparator fails only
       broken: { comparator: "number" },
     },
   });
-  const r = await runVerifier(v, ctx({ name: "ACME corp.", totals: { revenue: "1,580" }, year: 2022, broken: 5 }, { fields: { name: "Acme Corp", totals: { revenue: 1577 }, year: 2023, broken: "n/a" } }));
+  const r = await runVerifier(
+    v,
+    ctx(
+      { name: "ACME corp.", totals: { revenue: "1,580" }, year: 2022, broken: 5 },
+      { fields: { name: "Acme Corp", totals: { revenue: 1577 }, year: 2023, broken: "n/a" } },
+    ),
+  );
   const fields = (r.details as { fields: Array<{ field: string; score: number; error?: string }> }).fields;
-  assert.deepEqual(fields.map((f) => [f.field, f.score]), [["name", 1], ["totals.revenue", 1], ["year", 0], ["broken", 0]]);
+  assert.deepEqual(
+    fields.map((f) => [f.field, f.score]),
+    [
+      ["name", 1],
+      ["totals.revenue", 1],
+      ["year", 0],
+      ["broken", 0],
+    ],
+  );
   assert.match(fields[3]?.error ?? "", /not a number/);
   assert.equal(r.score, 3 / 5);
   assert.equal(r.reason, "2/4 fields correct");
-  const all = await runVerifier(cfg({ type: "fields", mode: "all", fields: { name: { comparator: "text" } } }), ctx({ name: "x" }, { name: "y" }));
+  const all = await runVerifier(
+    cfg({ type: "fields", mode: "all", fields: { name: { comparator: "text" } } }),
+    ctx({ name: "x" }, { name: "y" }),
+  );
   assert.equal(all.score, 0);
 });
 
@@ -70,10 +96,26 @@ test("a verifier that hangs and ignores its signal is stopped at its timeout: er
 });
 
 test("a verifier that throws or returns a bad score is an error scoring 0; the others still count", async () => {
-  const throws: Verifier = { type: "exact", verify: async () => { throw new Error("kaboom"); } };
+  const throws: Verifier = {
+    type: "exact",
+    verify: async () => {
+      throw new Error("kaboom");
+    },
+  };
   const liar: Verifier = { type: "numeric", verify: async () => ({ score: 7 }) };
-  const s = await scoreRollout([cfg({ type: "exact" }), cfg({ type: "numeric" }), cfg({ type: "fields", fields: { a: { comparator: "exact" } } })], ctx({ a: 1 }, { a: 1 }), [throws, liar]);
-  assert.deepEqual(s.components.map((c) => [c.type, c.score, c.error]), [["exact", 0, "kaboom"], ["numeric", 0, "verifier returned score 7, outside [0, 1]"], ["fields", 1, undefined]]);
+  const s = await scoreRollout(
+    [cfg({ type: "exact" }), cfg({ type: "numeric" }), cfg({ type: "fields", fields: { a: { comparator: "exact" } } })],
+    ctx({ a: 1 }, { a: 1 }),
+    [throws, liar],
+  );
+  assert.deepEqual(
+    s.components.map((c) => [c.type, c.score, c.error]),
+    [
+      ["exact", 0, "kaboom"],
+      ["numeric", 0, "verifier returned score 7, outside [0, 1]"],
+      ["fields", 1, undefined],
+    ],
+  );
   assert.equal(s.total, 1 / 3);
 });
 
@@ -87,14 +129,25 @@ let judge: ScriptedServer | undefined;
 after(() => judge?.close());
 
 test("judge: rubric items scored by the judge model, reasons and the raw reply recorded", async () => {
-  const raw = JSON.stringify({ items: [{ index: 1, passed: true, reason: "says 1577" }, { index: 2, passed: false, reason: "no citation" }] });
+  const raw = JSON.stringify({
+    items: [
+      { index: 1, passed: true, reason: "says 1577" },
+      { index: 2, passed: false, reason: "no citation" },
+    ],
+  });
   judge = await startScriptedServer([{ status: 500 }, { reply: { content: raw } }]);
-  const r = await runVerifier(cfg({ type: "judge", rubric: ["states revenue of $1,577 million", "cites the page"], base_url: judge.baseURL, model: "judge-1" }), ctx("Revenue was $1,577m.", null));
+  const r = await runVerifier(
+    cfg({ type: "judge", rubric: ["states revenue of $1,577 million", "cites the page"], base_url: judge.baseURL, model: "judge-1" }),
+    ctx("Revenue was $1,577m.", null),
+  );
   assert.equal(r.score, 0.5);
   const d = r.details as { raw: string; model: string; items: Array<{ passed: boolean; reason: string }> };
   assert.equal(d.raw, raw);
   assert.equal(d.model, "judge-1");
-  assert.deepEqual(d.items.map((i) => i.reason), ["says 1577", "no citation"]);
+  assert.deepEqual(
+    d.items.map((i) => i.reason),
+    ["says 1577", "no citation"],
+  );
   assert.match(r.reason ?? "", /✗ cites the page: no citation/);
   const sent = judge.requests[1]!;
   assert.equal(sent.model, "judge-1");
@@ -105,7 +158,10 @@ test("fields: a judge field with no endpoint is recorded as skipped, scores 0 an
   const saved = { url: process.env.RLENV_JUDGE_BASE_URL };
   delete process.env.RLENV_JUDGE_BASE_URL;
   try {
-    const v = cfg({ type: "fields", fields: { figure: { comparator: "exact" }, why: { comparator: "judge", rubric: ["names the driver of the change"] } } });
+    const v = cfg({
+      type: "fields",
+      fields: { figure: { comparator: "exact" }, why: { comparator: "judge", rubric: ["names the driver of the change"] } },
+    });
     const r = await runVerifier(v, ctx({ figure: "12", why: "higher prices" }, { fields: { figure: "12", why: "price increases" } }));
     assert.equal(r.score, 0.5);
     assert.equal(r.passed, false);

@@ -19,7 +19,14 @@ test("truncation keeps head and tail within the limit and records the cut", () =
   assert.match(r.text, /\[… \d+ characters cut …\]/);
   assert.equal(r.truncated?.original_chars, text.length);
   assert.deepEqual(truncateText("short", 200), { text: "short" });
-  const parts = truncateOutput([{ type: "text", text: "a".repeat(300) }, { type: "image_url", image_url: { url: "data:x" } }, { type: "text", text: "b".repeat(300) }], 200);
+  const parts = truncateOutput(
+    [
+      { type: "text", text: "a".repeat(300) },
+      { type: "image_url", image_url: { url: "data:x" } },
+      { type: "text", text: "b".repeat(300) },
+    ],
+    200,
+  );
   assert.equal(parts.truncated?.original_chars, 600);
   assert.equal((parts.output as unknown[]).length, 3);
 });
@@ -27,7 +34,10 @@ test("truncation keeps head and tail within the limit and records the cut", () =
 test("templates fill task and env fields and leave unknown placeholders visible", () => {
   const { env } = loadEnvironment(fixture);
   const task = { ...env!.tasks[0]!, metadata: { level: 3 } };
-  assert.equal(renderTemplate("{{ env.name }}/{{task.id}}: {{task.prompt}} L{{task.metadata.level}} {{task.nope}}", env!, task), `rollout-fixture/via-tool-calls: ${task.prompt} L3 {{task.nope}}`);
+  assert.equal(
+    renderTemplate("{{ env.name }}/{{task.id}}: {{task.prompt}} L{{task.metadata.level}} {{task.nope}}", env!, task),
+    `rollout-fixture/via-tool-calls: ${task.prompt} L3 {{task.nope}}`,
+  );
 });
 
 test("tool arguments: empty is {}, bad JSON and non-objects are explained", () => {
@@ -42,9 +52,15 @@ test("tool arguments: empty is {}, bad JSON and non-objects are explained", () =
 test("tool set: listed built-ins, custom tools, submit added when the domain has none", () => {
   const { env } = loadEnvironment(fixture);
   const ts = buildToolset(env!, null);
-  assert.deepEqual(ts.specs.map((s) => s.name), ["submit", "put", "show", "slow", "spew"]);
+  assert.deepEqual(
+    ts.specs.map((s) => s.name),
+    ["submit", "put", "show", "slow", "spew"],
+  );
   const noSubmit = { ...env!, builtinTools: [], manifest: { ...env!.manifest, tools: env!.manifest.tools.slice(1) } };
-  assert.deepEqual(buildToolset(noSubmit, null).specs.map((s) => s.name), ["put", "show", "slow", "spew", "submit"]);
+  assert.deepEqual(
+    buildToolset(noSubmit, null).specs.map((s) => s.name),
+    ["put", "show", "slow", "spew", "submit"],
+  );
   const wantsBash = { ...env!, builtinTools: ["bash"] };
   assert.throws(() => buildToolset(wantsBash, null), /tool 'bash' is listed but the custom domain has no plugin registered/);
 });

@@ -16,8 +16,28 @@ function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; text: () => s
   return { stream, text: () => out };
 }
 
-const progress = { type: "progress" as const, done: 3, total: 12, meanReward: 0.5, rate: 1.5, eta: 6, policyInFlight: 2, policyQueue: 0, sandboxesBusy: 4 };
-const end = { type: "rollout-end" as const, task: "t1", sample: 0, rolloutId: "t1.s0", status: "timeout" as const, reward: 0.25, file: "f", reason: "rollout timeout (1 s) reached", infra: false };
+const progress = {
+  type: "progress" as const,
+  done: 3,
+  total: 12,
+  meanReward: 0.5,
+  rate: 1.5,
+  eta: 6,
+  policyInFlight: 2,
+  policyQueue: 0,
+  sandboxesBusy: 4,
+};
+const end = {
+  type: "rollout-end" as const,
+  task: "t1",
+  sample: 0,
+  rolloutId: "t1.s0",
+  status: "timeout" as const,
+  reward: 0.25,
+  file: "f",
+  reason: "rollout timeout (1 s) reached",
+  infra: false,
+};
 
 test("on a terminal: one bar rewritten in place with done/total, mean reward, rate and ETA", () => {
   const { stream, text } = fakeStream(true);
@@ -45,13 +65,16 @@ test("off a terminal: a plain line per finished rollout, no escape codes", () =>
 
 test("policy and shard flags", () => {
   const base = { k: 1, concurrency: 1, sandbox: "auto" as const, runs: "runs" };
-  assert.deepEqual(policyFromFlags({ ...base, policy: "openai", model: "m", baseUrl: "http://127.0.0.1:1/v1", temperature: 0.2, stream: true }), {
-    kind: "openai",
-    model: "m",
-    base_url: "http://127.0.0.1:1/v1",
-    temperature: 0.2,
-    stream: true,
-  });
+  assert.deepEqual(
+    policyFromFlags({ ...base, policy: "openai", model: "m", baseUrl: "http://127.0.0.1:1/v1", temperature: 0.2, stream: true }),
+    {
+      kind: "openai",
+      model: "m",
+      base_url: "http://127.0.0.1:1/v1",
+      temperature: 0.2,
+      stream: true,
+    },
+  );
   const recorded = path.join(mkdtempSync(path.join(tmpdir(), "rlenv-replay-")), "x.jsonl");
   writeFileSync(recorded, "");
   assert.equal(policyFromFlags({ ...base, policy: `replay:${recorded}` }).replay, recorded);

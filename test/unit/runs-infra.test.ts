@@ -35,18 +35,42 @@ function runFolder(): string {
   mkdirSync(path.join(dir, "rollouts"));
   writeFileSync(
     path.join(dir, "run.json"),
-    JSON.stringify({ id: "r", created: "2026-01-01T00:00:00Z", status: "completed", env: { name: "e", hash: "h", domain: "custom", path: "/e" }, config: { policy: { kind: "oracle" } } }),
+    JSON.stringify({
+      id: "r",
+      created: "2026-01-01T00:00:00Z",
+      status: "completed",
+      env: { name: "e", hash: "h", domain: "custom", path: "/e" },
+      config: { policy: { kind: "oracle" } },
+    }),
   );
   const usage = { prompt_tokens: 0, completion_tokens: 0 };
   const timings = { total_ms: 1, policy_ms: 0, sandbox_ms: 0, verify_ms: 0 };
-  const start = (task: string) => ({ type: "start", seq: 0, t: 1, run_id: "r", rollout_id: `${task}-0`, env: { name: "e", hash: "h", domain: "custom" }, task: { id: task, prompt: "p" }, policy: { kind: "oracle" }, sample: 0, sandbox: { backend: "docker" } });
+  const start = (task: string) => ({
+    type: "start",
+    seq: 0,
+    t: 1,
+    run_id: "r",
+    rollout_id: `${task}-0`,
+    env: { name: "e", hash: "h", domain: "custom" },
+    task: { id: task, prompt: "p" },
+    policy: { kind: "oracle" },
+    sample: 0,
+    sandbox: { backend: "docker" },
+  });
   const lines = (evs: object[]) => `${evs.map((e) => JSON.stringify(e)).join("\n")}\n`;
   writeFileSync(
     path.join(dir, "rollouts", "a-0.jsonl"),
     lines([
       start("a"),
       { type: "message", seq: 1, t: 1, role: "user", content: "p" },
-      { type: "error", seq: 2, t: 1, where: "sandbox", message: "the sandbox was lost mid-rollout: the sandbox container is gone", infra: true },
+      {
+        type: "error",
+        seq: 2,
+        t: 1,
+        where: "sandbox",
+        message: "the sandbox was lost mid-rollout: the sandbox container is gone",
+        infra: true,
+      },
       { type: "end", seq: 3, t: 1, status: "error", reason: "lost", reward: null, turns: 1, usage, timings },
     ]),
   );

@@ -26,7 +26,14 @@ function bruteForce(n: number, c: number, k: number): number {
 }
 
 test("pass@k equals the combinatorial definition", () => {
-  for (const [n, c, k] of [[5, 2, 1], [5, 2, 3], [8, 1, 4], [6, 0, 2], [6, 6, 3], [10, 3, 5]] as const) {
+  for (const [n, c, k] of [
+    [5, 2, 1],
+    [5, 2, 3],
+    [8, 1, 4],
+    [6, 0, 2],
+    [6, 6, 3],
+    [10, 3, 5],
+  ] as const) {
     assert.ok(Math.abs(passAtK(n, c, k) - bruteForce(n, c, k)) < 1e-12, `n=${n} c=${c} k=${k}`);
   }
   assert.equal(passAtK(4, 1, 1), 0.25);
@@ -34,14 +41,18 @@ test("pass@k equals the combinatorial definition", () => {
 });
 
 test("summary: errors count as 0, cancelled and interrupted are not scored", () => {
-  const s = summarize("r1", [
-    { task: "a", sample: 0, status: "completed", reward: 1 },
-    { task: "a", sample: 1, status: "completed", reward: 0 },
-    { task: "b", sample: 0, status: "error", reward: null },
-    { task: "b", sample: 1, status: "timeout", reward: 0.5 },
-    { task: "b", sample: 2, status: "cancelled", reward: null },
-    { task: "c", sample: 0, status: "interrupted", reward: null },
-  ], { k: 2 });
+  const s = summarize(
+    "r1",
+    [
+      { task: "a", sample: 0, status: "completed", reward: 1 },
+      { task: "a", sample: 1, status: "completed", reward: 0 },
+      { task: "b", sample: 0, status: "error", reward: null },
+      { task: "b", sample: 1, status: "timeout", reward: 0.5 },
+      { task: "b", sample: 2, status: "cancelled", reward: null },
+      { task: "c", sample: 0, status: "interrupted", reward: null },
+    ],
+    { k: 2 },
+  );
   assert.equal(s.rollouts, 6);
   assert.equal(s.mean_reward, 1.5 / 4);
   assert.deepEqual(s.statuses, { completed: 2, error: 1, timeout: 1, cancelled: 1, interrupted: 1 });
@@ -56,9 +67,23 @@ test("summary: errors count as 0, cancelled and interrupted are not scored", () 
 test("a torn last line and a bad line are reported; every whole event is kept", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-traj-"));
   const file = path.join(dir, "t.jsonl");
-  const start = { type: "start", seq: 0, t: 1, run_id: "r", rollout_id: "x.s0", env: { name: "e", hash: "h", domain: "custom" }, task: { id: "x", prompt: "p" }, policy: { kind: "nop" }, sample: 0, sandbox: { backend: "process" } };
+  const start = {
+    type: "start",
+    seq: 0,
+    t: 1,
+    run_id: "r",
+    rollout_id: "x.s0",
+    env: { name: "e", hash: "h", domain: "custom" },
+    task: { id: "x", prompt: "p" },
+    policy: { kind: "nop" },
+    sample: 0,
+    sandbox: { backend: "process" },
+  };
   const msg = { type: "message", seq: 1, t: 2, role: "user", content: "hi" };
-  writeFileSync(file, `${JSON.stringify(start)}\n{"type":"message","seq":2}\n${JSON.stringify(msg)}\n{"type":"observation","tool_call_id":"c1","na`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(start)}\n{"type":"message","seq":2}\n${JSON.stringify(msg)}\n{"type":"observation","tool_call_id":"c1","na`,
+  );
   const r = readTrajectory(file);
   assert.equal(r.events.length, 2);
   assert.equal(r.torn, true);

@@ -28,7 +28,9 @@ ${sandbox}
 
 test("sandboxRequest maps the manifest's sandbox spec to bytes, image and labels", (t) => {
   const { dir, cleanup } = makeEnvDir({
-    "environment.yaml": MANIFEST("  image: rlenv/python:bookworm\n  workdir: /work\n  limits: {cpus: 2, memory: 512m, pids: 100, tmpfs: 64m, output: 5000}"),
+    "environment.yaml": MANIFEST(
+      "  image: rlenv/python:bookworm\n  workdir: /work\n  limits: {cpus: 2, memory: 512m, pids: 100, tmpfs: 64m, output: 5000}",
+    ),
     "tasks.jsonl": '{"id": "t1", "prompt": "p"}\n',
   });
   t.after(cleanup);

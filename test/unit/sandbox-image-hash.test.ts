@@ -11,7 +11,8 @@ import { imageNeed, processDifference, STOCK_IMAGES } from "../../src/core/sandb
 import { builtImageTag } from "../../src/core/sandbox/request";
 import { makeEnvDir } from "../support/tmp-env";
 
-const manifest = (sandbox: string) => `name: hash-demo\ndomain: code\ndescription: first\ntasks: tasks.jsonl\nreward:\n  - type: exact\nsandbox:\n  ${sandbox}\n`;
+const manifest = (sandbox: string) =>
+  `name: hash-demo\ndomain: code\ndescription: first\ntasks: tasks.jsonl\nreward:\n  - type: exact\nsandbox:\n  ${sandbox}\n`;
 const task = (meta: string) => `{"id": "t1", "prompt": "p", "metadata": {"note": "${meta}"}}\n`;
 
 function load(dir: string): Environment {
@@ -92,7 +93,11 @@ test("a link in the build context that leads out of it is refused, one inside is
 });
 
 test("which images the process backend can stand in for: stock recipes yes; a Dockerfile or an unknown image no", (t) => {
-  const built = makeEnvDir({ "environment.yaml": manifest("build: sandbox/Dockerfile"), "tasks.jsonl": task("a"), "sandbox/Dockerfile": "FROM rlenv/python:bookworm\n" });
+  const built = makeEnvDir({
+    "environment.yaml": manifest("build: sandbox/Dockerfile"),
+    "tasks.jsonl": task("a"),
+    "sandbox/Dockerfile": "FROM rlenv/python:bookworm\n",
+  });
   const stock = makeEnvDir({ "environment.yaml": manifest("image: rlenv/python:bookworm"), "tasks.jsonl": task("a") });
   const other = makeEnvDir({ "environment.yaml": manifest("image: postgres:16"), "tasks.jsonl": task("a") });
   t.after(() => {
@@ -102,7 +107,10 @@ test("which images the process backend can stand in for: stock recipes yes; a Do
   const b = load(built.dir);
   assert.match(imageNeed(b).dockerOnly ?? "", /built from sandbox\/Dockerfile/);
   assert.match(processDifference(b) ?? "", /^sandbox process: hash-demo: .*sandbox\/Dockerfile.*this host's programs/);
-  assert.equal(buildCommandFor(b), `rlenv image build ${path.relative(process.cwd(), built.dir).length < built.dir.length ? path.relative(process.cwd(), built.dir) : built.dir}`);
+  assert.equal(
+    buildCommandFor(b),
+    `rlenv image build ${path.relative(process.cwd(), built.dir).length < built.dir.length ? path.relative(process.cwd(), built.dir) : built.dir}`,
+  );
 
   const o = load(other.dir);
   assert.match(imageNeed(o).dockerOnly ?? "", /postgres:16 is not one of the stock images/);
@@ -132,5 +140,8 @@ test("the stock image list the editor's bundle falls back on matches scripts/ima
 });
 
 test("a Dockerfile's base images leave out its own stages", () => {
-  assert.deepEqual(baseImages("FROM rlenv/python:bookworm AS build\nRUN make\nFROM build\nFROM other:1 as x\nFROM rlenv/python:bookworm\n"), ["rlenv/python:bookworm", "other:1"]);
+  assert.deepEqual(
+    baseImages("FROM rlenv/python:bookworm AS build\nRUN make\nFROM build\nFROM other:1 as x\nFROM rlenv/python:bookworm\n"),
+    ["rlenv/python:bookworm", "other:1"],
+  );
 });

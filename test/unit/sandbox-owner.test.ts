@@ -20,7 +20,9 @@ test("sandbox names carry the owner's pid and start time, and older pid-only nam
   assert.equal(ownerOfName("abc-def"), null);
 });
 
-test("a live pid with another start time is a different process: its owner is gone (pid reuse)", { skip: hasProc ? false : "no /proc here" }, async (t) => {
+test("a live pid with another start time is a different process: its owner is gone (pid reuse)", {
+  skip: hasProc ? false : "no /proc here",
+}, async (t) => {
   const child = spawn("sleep", ["30"], { stdio: "ignore" });
   t.after(() => child.kill("SIGKILL"));
   await once(child, "spawn");
@@ -35,7 +37,9 @@ test("a live pid with another start time is a different process: its owner is go
   assert.equal(ownerAlive({ pid, start }), false);
 });
 
-test("the process sweep removes folders of dead owners and of reused pids, and keeps live owners'", { skip: hasProc ? false : "no /proc here" }, async (t) => {
+test("the process sweep removes folders of dead owners and of reused pids, and keeps live owners'", {
+  skip: hasProc ? false : "no /proc here",
+}, async (t) => {
   const base = mkdtempSync(path.join(os.tmpdir(), "rlenv-sweep-"));
   const child = spawn("sleep", ["30"], { stdio: "ignore" });
   t.after(() => {

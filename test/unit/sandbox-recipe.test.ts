@@ -25,13 +25,19 @@ test("the shipped python recipe names the image the example environments use, wi
 
 test("a recipe is data: headers, packages, comments; its hash changes with the recipe and with the rootfs script", (t) => {
   const a = recipeDir({ "blender.txt": "# 3D\ntag: rlenv/blender:bookworm\nsuite: bookworm\npython3\nblender\n" });
-  const b = recipeDir({ "blender.txt": "# 3D\ntag: rlenv/blender:bookworm\nsuite: bookworm\npython3\nblender\n" }, "#!/bin/sh\n# changed\n");
+  const b = recipeDir(
+    { "blender.txt": "# 3D\ntag: rlenv/blender:bookworm\nsuite: bookworm\npython3\nblender\n" },
+    "#!/bin/sh\n# changed\n",
+  );
   t.after(() => {
     rmSync(a, { recursive: true });
     rmSync(b, { recursive: true });
   });
   const ra = parseRecipe(path.join(a, "recipes", "blender.txt"));
-  assert.deepEqual({ ...ra, hash: "", file: "" }, { name: "blender", file: "", tag: "rlenv/blender:bookworm", suite: "bookworm", packages: ["python3", "blender"], hash: "" });
+  assert.deepEqual(
+    { ...ra, hash: "", file: "" },
+    { name: "blender", file: "", tag: "rlenv/blender:bookworm", suite: "bookworm", packages: ["python3", "blender"], hash: "" },
+  );
   assert.notEqual(ra.hash, parseRecipe(path.join(b, "recipes", "blender.txt")).hash);
   assert.equal(listRecipes(path.join(a, "recipes")).length, 1);
 });
@@ -44,5 +50,8 @@ test("a bad recipe line is reported with its file and line", (t) => {
 });
 
 test("fromImages finds the base images of a Dockerfile", () => {
-  assert.deepEqual(fromImages("FROM rlenv/python:bookworm AS base\nRUN x\nfrom --platform=linux/amd64 other:1\n"), ["rlenv/python:bookworm", "other:1"]);
+  assert.deepEqual(fromImages("FROM rlenv/python:bookworm AS base\nRUN x\nfrom --platform=linux/amd64 other:1\n"), [
+    "rlenv/python:bookworm",
+    "other:1",
+  ]);
 });

@@ -28,7 +28,10 @@ describe("builtin scene backend", () => {
     await b.add({ name: "a", kind: "box", position: [1, 2, 3] });
     await b.add({ name: "b", kind: "box" });
     const before = await b.snapshot();
-    await assert.rejects(b.update({ name: "a", position: [9, 9, 9], parent: "nope" }), /no object named 'nope'; objects in the scene: 'a', 'b'/);
+    await assert.rejects(
+      b.update({ name: "a", position: [9, 9, 9], parent: "nope" }),
+      /no object named 'nope'; objects in the scene: 'a', 'b'/,
+    );
     await assert.rejects(b.update({ name: "a", position: [9, 9, 9], new_name: "b" }), /cannot rename to 'b'/);
     await assert.rejects(b.update({ name: "a", position: [9, 9, 9], parent: "a" }), /cycle/);
     assert.deepEqual(await b.snapshot(), before);
@@ -47,7 +50,10 @@ describe("builtin scene backend", () => {
     const g = (await b.snapshot()).nodes.find((n) => n.name === "g")!;
     assert.deepEqual(g.bbox, again.bbox, "a group's box is its members' union");
     await b.remove("g");
-    assert.deepEqual((await b.snapshot()).nodes.map((n) => n.name), ["shelf"]);
+    assert.deepEqual(
+      (await b.snapshot()).nodes.map((n) => n.name),
+      ["shelf"],
+    );
   });
 
   test("glTF assets: bounds from the accessors, turned from Y-up to Z-up, resolved inside the asset folder", async () => {
@@ -72,14 +78,24 @@ describe("scene3d plugin", () => {
     const { env } = loadEnvironment(path.join(REPO, "environments", "scene3d-tabletop"));
     assert.ok(env);
     const task = env.tasks.find((t) => t.id === "red-cup-on-table")!;
-    const ctx: ToolContext = { env, task, sandbox: () => Promise.reject(new Error("no sandbox")), state: new Map(), signal: new AbortController().signal, timeoutMs: 1000 };
+    const ctx: ToolContext = {
+      env,
+      task,
+      sandbox: () => Promise.reject(new Error("no sandbox")),
+      state: new Map(),
+      signal: new AbortController().signal,
+      timeoutMs: 1000,
+    };
     await scene3dDomain.setup!(ctx);
     const tools = new Map(scene3dDomain.tools(env).map((t) => [t.name, t]));
     assert.deepEqual([...tools.keys()], ["add_object", "update_object", "remove_object", "group", "query_scene", "render_view", "submit"]);
     const r = await tools.get("remove_object")!.run({ name: "cup" }, ctx);
     assert.equal(r.status, "error");
     assert.equal(r.output, "error: no object named 'cup'; objects in the scene: 'table'");
-    assert.deepEqual(r.artifacts?.scene?.nodes.map((n) => n.name), ["table"]);
+    assert.deepEqual(
+      r.artifacts?.scene?.nodes.map((n) => n.name),
+      ["table"],
+    );
     const bad = await tools.get("add_object")!.run({ name: "cup", kind: "cylinder", position: [0, 0] }, ctx);
     assert.match(String(bad.output), /invalid arguments: position/);
     const render = await tools.get("render_view")!.run({}, ctx);
@@ -104,10 +120,33 @@ describe("scene3d plugin", () => {
 
   test("bad targets are reported at the file, line, column and field", async () => {
     const tasks = [
-      { id: "ok", prompt: "p", target: { checks: [{ check: "exists", objects: ["a"] }] }, solution: { tool_calls: [{ name: "add_object", arguments: { name: "a", kind: "box" } }] } },
-      { id: "bad", prompt: "p", target: { initial: [{ name: "t", kind: "box" }, { name: "t", kind: "box" }], checks: [{ check: "on_top_of", object: "cup" }, { check: "distnce", a: "t", b: "t" }, { check: "exists", objects: ["ghost"] }] } },
+      {
+        id: "ok",
+        prompt: "p",
+        target: { checks: [{ check: "exists", objects: ["a"] }] },
+        solution: { tool_calls: [{ name: "add_object", arguments: { name: "a", kind: "box" } }] },
+      },
+      {
+        id: "bad",
+        prompt: "p",
+        target: {
+          initial: [
+            { name: "t", kind: "box" },
+            { name: "t", kind: "box" },
+          ],
+          checks: [
+            { check: "on_top_of", object: "cup" },
+            { check: "distnce", a: "t", b: "t" },
+            { check: "exists", objects: ["ghost"] },
+          ],
+        },
+      },
     ];
-    const { dir, cleanup } = makeEnvDir({ "environment.yaml": MANIFEST, "tasks.jsonl": tasks.map((t) => JSON.stringify(t)).join("\n"), "assets/.keep": "" });
+    const { dir, cleanup } = makeEnvDir({
+      "environment.yaml": MANIFEST,
+      "tasks.jsonl": tasks.map((t) => JSON.stringify(t)).join("\n"),
+      "assets/.keep": "",
+    });
     try {
       const { env } = loadEnvironment(dir);
       assert.ok(env);
@@ -115,13 +154,19 @@ describe("scene3d plugin", () => {
       const line2 = JSON.stringify(tasks[1]);
       const col = (needle: string) => line2.indexOf(needle) + 1;
       const by = (p: string) => problems.find((x) => x.path === p);
-      assert.equal(by("tasks[1].target.initial[1]")?.message, "an object named 't' already exists; names are unique (use update_object to change it)");
+      assert.equal(
+        by("tasks[1].target.initial[1]")?.message,
+        "an object named 't' already exists; names are unique (use update_object to change it)",
+      );
       assert.equal(by("tasks[1].target.initial[1]")?.line, 2);
       assert.equal(by("tasks[1].target.initial[1]")?.column, col('{"name":"t","kind":"box"}]'));
       assert.match(by("tasks[1].target.checks[0]")?.message ?? "", /missing required field 'support' \(a string\)/);
       assert.match(by("tasks[1].target.checks[1].check")?.message ?? "", /unknown check "distnce"/);
       assert.equal(by("tasks[1].target.checks[1].check")?.column, col('"distnce"'));
-      assert.ok(problems.every((p) => p.file.endsWith("tasks.jsonl") && p.path.startsWith("tasks[1]")), JSON.stringify(problems));
+      assert.ok(
+        problems.every((p) => p.file.endsWith("tasks.jsonl") && p.path.startsWith("tasks[1]")),
+        JSON.stringify(problems),
+      );
     } finally {
       cleanup();
     }

@@ -26,7 +26,9 @@ describe("scene checks: pass, and fail by a small margin", () => {
   });
 
   test("count by kind and colour", async () => {
-    const reds = [0, 1, 2].map((i): AddObjectArgs => ({ name: `b${i}`, kind: "box", position: [i * 2, 0, 0], color: i < 2 ? "red" : "#0000ff" }));
+    const reds = [0, 1, 2].map(
+      (i): AddObjectArgs => ({ name: `b${i}`, kind: "box", position: [i * 2, 0, 0], color: i < 2 ? "red" : "#0000ff" }),
+    );
     assert.equal((await run(reds, { check: "count", kind: "box", color: "red", equals: 2 })).passed, true);
     const r = await run(reds, { check: "count", kind: "box", color: "red", min: 3 });
     assert.equal(r.passed, false);
@@ -62,7 +64,12 @@ describe("scene checks: pass, and fail by a small margin", () => {
   test("on_top_of uses the rotated footprint, not an axis-aligned one", async () => {
     // A 2×0.2 plank turned 45° about z: an object at (0.6, 0.6) is inside the plank's AABB but not over the plank.
     const plank: AddObjectArgs = { name: "plank", kind: "box", position: [0, 0, 0.05], rotation: [0, 0, 45], dimensions: [2, 0.2, 0.1] };
-    const puck = (x: number, y: number): AddObjectArgs => ({ name: "puck", kind: "box", position: [x, y, 0.15], dimensions: [0.1, 0.1, 0.1] });
+    const puck = (x: number, y: number): AddObjectArgs => ({
+      name: "puck",
+      kind: "box",
+      position: [x, y, 0.15],
+      dimensions: [0.1, 0.1, 0.1],
+    });
     assert.equal((await run([plank, puck(0.5, 0.5)], { check: "on_top_of", object: "puck", support: "plank" })).passed, true);
     assert.equal((await run([plank, puck(0.6, 0.4)], { check: "on_top_of", object: "puck", support: "plank" })).passed, false);
   });
@@ -78,7 +85,13 @@ describe("scene checks: pass, and fail by a small margin", () => {
 
   test("no_overlap with oriented boxes (SAT), where axis-aligned boxes would overlap", async () => {
     // Two thin bars rotated 45°: their AABBs overlap heavily, the bars themselves are 0.01 apart.
-    const bar = (name: string, off: number): AddObjectArgs => ({ name, kind: "box", position: [off, -off, 0], rotation: [0, 0, 45], dimensions: [2, 0.2, 0.2] });
+    const bar = (name: string, off: number): AddObjectArgs => ({
+      name,
+      kind: "box",
+      position: [off, -off, 0],
+      rotation: [0, 0, 45],
+      dimensions: [2, 0.2, 0.2],
+    });
     const gap = (0.2 + 0.01) / 2 / Math.SQRT2; // centre offset per axis for a 0.01 gap along the bars' normal
     assert.equal((await run([bar("a", -gap), bar("b", gap)], { check: "no_overlap", objects: ["a", "b"], tolerance: 0 })).passed, true);
     const tight = (0.2 - 0.01) / 2 / Math.SQRT2; // 0.01 interpenetration
@@ -92,7 +105,8 @@ describe("scene checks: pass, and fail by a small margin", () => {
   });
 
   test("aligned along an axis", async () => {
-    const row = (dy: number) => [0, 1, 2].map((i): AddObjectArgs => ({ name: `p${i}`, kind: "sphere", position: [i, i === 2 ? dy : 0, 0] }));
+    const row = (dy: number) =>
+      [0, 1, 2].map((i): AddObjectArgs => ({ name: `p${i}`, kind: "sphere", position: [i, i === 2 ? dy : 0, 0] }));
     assert.equal((await run(row(0.015), { check: "aligned", axis: "x", objects: ["p0", "p1", "p2"], tolerance: 0.02 })).passed, true);
     assert.equal((await run(row(0.025), { check: "aligned", axis: "x", objects: ["p0", "p1", "p2"], tolerance: 0.02 })).passed, false);
   });
@@ -125,7 +139,12 @@ describe("scene checks: pass, and fail by a small margin", () => {
     // A unit box around the same sphere: IoU = (π/6) ≈ 0.52.
     const box = await run([{ name: "s", kind: "box", dimensions: [1, 1, 1] }], { check: "iou", target, voxel: 0.05, min: 0.5 });
     assert.ok(Math.abs((box.measured as { iou: number }).iou - Math.PI / 6) < 0.03);
-    const shifted = await run([{ name: "s", kind: "sphere", position: [0.1, 0, 0], dimensions: [1, 1, 1] }], { check: "iou", target, voxel: 0.05, min: 0.9 });
+    const shifted = await run([{ name: "s", kind: "sphere", position: [0.1, 0, 0], dimensions: [1, 1, 1] }], {
+      check: "iou",
+      target,
+      voxel: 0.05,
+      min: 0.9,
+    });
     assert.equal(shifted.passed, false);
   });
 
@@ -147,7 +166,12 @@ describe("scene checks: pass, and fail by a small margin", () => {
   });
 
   test("bad checks are reported with their index and field", () => {
-    const { checks, problems } = parseChecks([{ check: "exists", objects: ["a"] }, { check: "on_top", object: "a" }, { check: "distance", a: "x", b: "y" }, { check: "position", object: "a", at: [1, 2] }]);
+    const { checks, problems } = parseChecks([
+      { check: "exists", objects: ["a"] },
+      { check: "on_top", object: "a" },
+      { check: "distance", a: "x", b: "y" },
+      { check: "position", object: "a", at: [1, 2] },
+    ]);
     assert.equal(checks.length, 1);
     assert.match(problems[0]!.message, /unknown check "on_top" \(did you mean 'on_top_of'\?\); checks: exists, count/);
     assert.deepEqual(problems[0]!.path, [1, "check"]);

@@ -55,7 +55,9 @@ const int = (v: string) => {
 export function registerAudit(program: Command): void {
   program
     .command("audit")
-    .description("Try to fool each task's verifier before anyone trains on it: oracle flakiness and backend parity, hack probes, mutants of the reference solution")
+    .description(
+      "Try to fool each task's verifier before anyone trains on it: oracle flakiness and backend parity, hack probes, mutants of the reference solution",
+    )
     .argument("<dirs...>", "environment folders")
     .option("--tasks <ids...>", "only these task ids")
     .option("--sandbox <backend>", "docker, process, both, or auto (every backend that starts here)", "auto")
@@ -85,7 +87,11 @@ export function registerAudit(program: Command): void {
             broken = true;
             continue;
           }
-          const { probes, problems: probeProblems } = loadProbes([builtinProbesDir(), path.join(env.dir, "audit", "probes"), ...(opts.probes ?? [])]);
+          const { probes, problems: probeProblems } = loadProbes([
+            builtinProbesDir(),
+            path.join(env.dir, "audit", "probes"),
+            ...(opts.probes ?? []),
+          ]);
           for (const p of probeProblems) process.stderr.write(`rlenv audit: ${p}\n`);
           if (probeProblems.length > 0) broken = true;
           for (const p of probes) probeNames.add(p.name);
@@ -104,7 +110,10 @@ export function registerAudit(program: Command): void {
           });
           environments.push(audit);
           if (!opts.json) {
-            for (const t of audit.tasks) process.stderr.write(`${t.not_judged ? "⊘" : t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.not_judged ? ` — not judged here (${t.not_judged})` : t.ok ? "" : `: ${t.problems.join("; ")}`}\n`);
+            for (const t of audit.tasks)
+              process.stderr.write(
+                `${t.not_judged ? "⊘" : t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.not_judged ? ` — not judged here (${t.not_judged})` : t.ok ? "" : `: ${t.problems.join("; ")}`}\n`,
+              );
           }
         }
       } finally {
@@ -114,7 +123,13 @@ export function registerAudit(program: Command): void {
         version: 1,
         created: new Date().toISOString(),
         ok: !broken && environments.length > 0 && environments.every((e) => e.ok),
-        options: { runs: Math.max(1, opts.runs), mutants: opts.mutants, seed: opts.seed, backends: providers.map((p) => p.backend), probes: [...probeNames].sort() },
+        options: {
+          runs: Math.max(1, opts.runs),
+          mutants: opts.mutants,
+          seed: opts.seed,
+          backends: providers.map((p) => p.backend),
+          probes: [...probeNames].sort(),
+        },
         runs_dir: runsDir,
         environments,
       });

@@ -25,7 +25,10 @@ export function registerExport(program: Command): void {
       });
       const out: NodeJS.WritableStream = o.out ? createWriteStream(o.out) : process.stdout;
       let n = 0;
-      for (const line of exportChatJsonl(run, { ...(o.minReward !== undefined ? { minReward: o.minReward } : {}), ...(o.status ? { statuses: o.status } : {}) })) {
+      for (const line of exportChatJsonl(run, {
+        ...(o.minReward !== undefined ? { minReward: o.minReward } : {}),
+        ...(o.status ? { statuses: o.status } : {}),
+      })) {
         if (!out.write(`${line}\n`)) await new Promise((r) => out.once("drain", r));
         n++;
       }

@@ -8,10 +8,14 @@ import { listRecipes } from "../../core/sandbox/image/recipe";
 
 /** `rlenv image build [names...]`: base images from recipes, or an environment's own Dockerfile. */
 export function registerImage(program: Command): void {
-  const image = program.command("image").description("Sandbox images: Debian base images from recipes, environment images from sandbox/Dockerfile");
+  const image = program
+    .command("image")
+    .description("Sandbox images: Debian base images from recipes, environment images from sandbox/Dockerfile");
   image
     .command("build")
-    .description("Build base images (all recipes by default) or the image of an environment folder with sandbox.build; cached by content hash")
+    .description(
+      "Build base images (all recipes by default) or the image of an environment folder with sandbox.build; cached by content hash",
+    )
     .argument("[names...]", "recipe names (python), image tags (rlenv/python:bookworm) or environment folders")
     .option("--force", "rebuild even when the image is up to date")
     .action(async (names: string[], opts: { force?: boolean }) => {
@@ -36,7 +40,9 @@ export function registerImage(program: Command): void {
           process.stdout.write(`${r.tag}${r.built ? " built" : " up to date"}\n`);
           continue;
         }
-        throw new Error(`"${name}" is neither a recipe (${recipes.map((r) => r.name).join(", ")}), an image tag of one, nor an environment folder`);
+        throw new Error(
+          `"${name}" is neither a recipe (${recipes.map((r) => r.name).join(", ")}), an image tag of one, nor an environment folder`,
+        );
       }
     });
 }

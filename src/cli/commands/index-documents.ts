@@ -9,7 +9,9 @@ import { prepareDocuments } from "../../core/domains/document/prepare";
 export function registerIndex(program: Command): void {
   program
     .command("index")
-    .description("Parse and index an environment's documents ahead of a run (worker threads on every core; cached by content hash in $RLENV_CACHE_DIR/documents)")
+    .description(
+      "Parse and index an environment's documents ahead of a run (worker threads on every core; cached by content hash in $RLENV_CACHE_DIR/documents)",
+    )
     .argument("<dirs...>", "environment folders")
     .action(async (dirs: string[]) => {
       let failed = 0;

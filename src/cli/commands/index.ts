@@ -10,4 +10,14 @@ import { registerValidate } from "./validate";
 import { registerView } from "./view";
 
 /** Every subcommand, one file each. Add a line here for a new one. */
-export const COMMANDS: Array<(program: Command) => void> = [registerValidate, registerNew, registerView, registerImage, ...REMOTE_COMMANDS, registerRun, registerExport, registerAudit, registerIndex];
+export const COMMANDS: Array<(program: Command) => void> = [
+  registerValidate,
+  registerNew,
+  registerView,
+  registerImage,
+  ...REMOTE_COMMANDS,
+  registerRun,
+  registerExport,
+  registerAudit,
+  registerIndex,
+];

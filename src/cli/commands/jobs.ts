@@ -14,7 +14,10 @@ export function registerJobs(program: Command): void {
       if (jobId) {
         const job = o.cancel ? await client.cancel(jobId) : await client.job(jobId);
         if (o.json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
-        else process.stdout.write(`${job.id} ${job.state} ${job.progress.done}/${job.progress.total} ${job.env.name} ${job.spec.executor}${job.error ? ` — ${job.error}` : ""}\n`);
+        else
+          process.stdout.write(
+            `${job.id} ${job.state} ${job.progress.done}/${job.progress.total} ${job.env.name} ${job.spec.executor}${job.error ? ` — ${job.error}` : ""}\n`,
+          );
         return;
       }
       if (o.cancel) throw new Error("--cancel needs a job id");
@@ -26,7 +29,9 @@ export function registerJobs(program: Command): void {
       if (jobs.length === 0) process.stderr.write("no jobs\n");
       for (const j of jobs) {
         const reward = j.progress.mean_reward === null ? "-" : j.progress.mean_reward.toFixed(3);
-        process.stdout.write(`${j.id}  ${j.state.padEnd(11)} ${`${j.progress.done}/${j.progress.total}`.padStart(9)}  reward ${reward}  ${j.env.name}  ${j.spec.executor}  ${j.created}\n`);
+        process.stdout.write(
+          `${j.id}  ${j.state.padEnd(11)} ${`${j.progress.done}/${j.progress.total}`.padStart(9)}  reward ${reward}  ${j.env.name}  ${j.spec.executor}  ${j.created}\n`,
+        );
       }
     });
 }

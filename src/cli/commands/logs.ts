@@ -40,10 +40,14 @@ export function registerLogs(program: Command): void {
           timer = setTimeout(() => abort.abort(), 300);
         };
         quiet();
-        await client.followEvents(jobId, (ev) => {
-          print(ev);
-          quiet();
-        }, { signal: abort.signal, after: Number(o.after) });
+        await client.followEvents(
+          jobId,
+          (ev) => {
+            print(ev);
+            quiet();
+          },
+          { signal: abort.signal, after: Number(o.after) },
+        );
         clearTimeout(timer);
         return;
       }

@@ -29,6 +29,8 @@ export function registerNew(program: Command): void {
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new Error(`invalid name '${name}': use letters, digits, '.', '_' or '-'`);
       const dir = path.resolve(opts.dir ?? name);
       const files = scaffoldEnvironment(d.data, name, dir);
-      process.stdout.write(`created ${path.relative(process.cwd(), dir) || "."}/ with ${files.join(", ")}\nnext: rlenv validate ${path.relative(process.cwd(), dir) || "."}\n`);
+      process.stdout.write(
+        `created ${path.relative(process.cwd(), dir) || "."}/ with ${files.join(", ")}\nnext: rlenv validate ${path.relative(process.cwd(), dir) || "."}\n`,
+      );
     });
 }

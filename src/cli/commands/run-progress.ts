@@ -19,7 +19,11 @@ function failureNote(e: Extract<RunProgress, { type: "rollout-end" }>): string {
  * (one per finished rollout) when stderr is a file or a pipe; with `jsonl` each rollout
  * end is a machine line for the runner instead (see core/remote/progress-line.ts).
  */
-export function progressPrinter(stream: NodeJS.WriteStream, quiet = false, jsonl = false): { onProgress: (e: RunProgress) => void; finish: () => void } {
+export function progressPrinter(
+  stream: NodeJS.WriteStream,
+  quiet = false,
+  jsonl = false,
+): { onProgress: (e: RunProgress) => void; finish: () => void } {
   const tty = stream.isTTY === true;
   let bar = "";
   // Machine lines leave in batches of up to 20 ms: a write per rollout would wake the
@@ -49,8 +53,8 @@ export function progressPrinter(stream: NodeJS.WriteStream, quiet = false, jsonl
         if (jsonl) {
           jsonlLines.push(formatRolloutEndLine(e));
           jsonlTimer ??= setTimeout(flushJsonl, 20);
-        }
-        else if (!tty && !quiet) stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${failureNote(e)}\n`);
+        } else if (!tty && !quiet)
+          stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${failureNote(e)}\n`);
         else if (tty && e.status === "error") {
           clear();
           stream.write(`error: ${e.task} #${e.sample}: ${e.failure ?? e.reason ?? ""}\n`);

@@ -47,9 +47,13 @@ const num = (name: string) => (v: string) => {
 
 /** `--policy oracle|nop|openai|replay:FILE` plus the openai flags, as a PolicyConfig. */
 export function policyFromFlags(o: RunOptions): PolicyConfig {
-  const [kind, arg] = o.policy.includes(":") ? [o.policy.slice(0, o.policy.indexOf(":")), o.policy.slice(o.policy.indexOf(":") + 1)] : [o.policy, undefined];
-  if (kind === "human") throw new Error('--policy human needs a person at the editor: open the task in VS Code and use "Play Task"; the CLI cannot play it');
-  if (kind !== "oracle" && kind !== "nop" && kind !== "openai" && kind !== "replay") throw new Error(`--policy must be oracle, nop, openai or replay:FILE, got '${o.policy}'`);
+  const [kind, arg] = o.policy.includes(":")
+    ? [o.policy.slice(0, o.policy.indexOf(":")), o.policy.slice(o.policy.indexOf(":") + 1)]
+    : [o.policy, undefined];
+  if (kind === "human")
+    throw new Error('--policy human needs a person at the editor: open the task in VS Code and use "Play Task"; the CLI cannot play it');
+  if (kind !== "oracle" && kind !== "nop" && kind !== "openai" && kind !== "replay")
+    throw new Error(`--policy must be oracle, nop, openai or replay:FILE, got '${o.policy}'`);
   if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
   // Checked once here: otherwise every rollout starts and fails on the same missing file.
   if (kind === "replay" && arg && !existsSync(arg)) throw new Error(`--policy replay:${arg}: no such file or run folder`);
@@ -83,7 +87,10 @@ export function registerRun(program: Command): void {
     .argument("[dir]", "environment folder", ".")
     .option("--policy <policy>", "oracle, nop, openai or replay:FILE|RUN_DIR", "oracle")
     .option("--model <name>", "openai: model name")
-    .option("--base-url <url>", "openai: server URL, e.g. http://127.0.0.1:8000/v1 (or RLENV_BASE_URL); key from RLENV_API_KEY or OPENAI_API_KEY")
+    .option(
+      "--base-url <url>",
+      "openai: server URL, e.g. http://127.0.0.1:8000/v1 (or RLENV_BASE_URL); key from RLENV_API_KEY or OPENAI_API_KEY",
+    )
     .option("--temperature <t>", "openai: sampling temperature", num("--temperature"))
     .option("--top-p <p>", "openai: nucleus sampling", num("--top-p"))
     .option("--max-tokens <n>", "openai: completion token limit per turn", int("--max-tokens"))
@@ -94,19 +101,31 @@ export function registerRun(program: Command): void {
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
     .option("--concurrency <n>", "concurrent rollouts (sandboxes)", int("--concurrency"), 4)
     .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
-    .option("--sandbox <backend>", "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one", "auto")
+    .option(
+      "--sandbox <backend>",
+      "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
+      "auto",
+    )
     .option("--runs <dir>", "where run folders go", "runs")
     .option("--run-id <id>", "name of the run folder (default: time, env, random)")
     .option("--shard <i/N>", "run only shard i of N (tasks split round-robin)")
     .option("--json", "print the summary as JSON on stdout")
     .option("--progress-jsonl", "each rollout end as a JSON line on stderr (for `rlenv runner`)")
     .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
-    .option("--resume <run-dir>", "finish a run whose process was killed or stopped: its own config and environment; only the rollouts that did not end run (the unfinished tries are kept under attempts/)")
-    .option("--infra-retries <n>", "tries after an infrastructure failure (sandbox lost, policy server down), each in a fresh sandbox (default 2)", int("--infra-retries"))
+    .option(
+      "--resume <run-dir>",
+      "finish a run whose process was killed or stopped: its own config and environment; only the rollouts that did not end run (the unfinished tries are kept under attempts/)",
+    )
+    .option(
+      "--infra-retries <n>",
+      "tries after an infrastructure failure (sandbox lost, policy server down), each in a fresh sandbox (default 2)",
+      int("--infra-retries"),
+    )
     .option("--no-build", "docker: do not build a missing sandbox image; fail naming the command that builds it")
     .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
       const opts: RunOptions = { ...o, k: o.samples };
-      if (!["docker", "process", "auto"].includes(opts.sandbox)) throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
+      if (!["docker", "process", "auto"].includes(opts.sandbox))
+        throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
       // Resuming: the run's own environment and config, whatever the other flags say.
       const resumeFrom = opts.resume ? resumableRecord(path.resolve(opts.resume)) : null;
       const envDir = resumeFrom ? resumeFrom.env.path : dir;
@@ -114,7 +133,9 @@ export function registerRun(program: Command): void {
       const errors = problems.filter((p) => p.severity === "error");
       if (!env || errors.length > 0) {
         for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-        throw new Error(`${envDir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`);
+        throw new Error(
+          `${envDir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
+        );
       }
       const config: RunConfig = resumeFrom?.config ?? {
         policy: policyFromFlags(opts),
@@ -153,12 +174,24 @@ export function registerRun(program: Command): void {
         const s = r.summary;
         if (opts.json) process.stdout.write(`${JSON.stringify({ run_dir: r.runDir, status: r.record.status, summary: s }, null, 2)}\n`);
         else {
-          const pk = Object.entries(s.pass_at_k).map(([k, v]) => `pass@${k} ${v.toFixed(3)}`).join("  ");
-          const st = Object.entries(s.statuses).map(([k, v]) => `${k} ${v}`).join(", ");
-          process.stderr.write(`${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`);
+          const pk = Object.entries(s.pass_at_k)
+            .map(([k, v]) => `pass@${k} ${v.toFixed(3)}`)
+            .join("  ");
+          const st = Object.entries(s.statuses)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ");
+          process.stderr.write(
+            `${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`,
+          );
           for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
-          if (s.infra_errors) process.stderr.write(`${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`);
-          if (s.utilisation) process.stderr.write(`policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`);
+          if (s.infra_errors)
+            process.stderr.write(
+              `${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`,
+            );
+          if (s.utilisation)
+            process.stderr.write(
+              `policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`,
+            );
           process.stdout.write(`${r.runDir}\n`);
         }
         process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 || (s.infra_errors ?? 0) > 0 ? 1 : 0;

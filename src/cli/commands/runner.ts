@@ -65,7 +65,11 @@ export function registerRunner(program: Command): void {
         if (!jwt) throw new Error("--slurm-url needs --slurm-token-file or $SLURM_JWT");
         const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt });
         await client.ping();
-        executors.slurm = new SlurmExecutor({ client, ...(o.slurmPartition ? { partition: o.slurmPartition } : {}), pollMs: Number(o.slurmPollMs) });
+        executors.slurm = new SlurmExecutor({
+          client,
+          ...(o.slurmPartition ? { partition: o.slurmPartition } : {}),
+          pollMs: Number(o.slurmPollMs),
+        });
       }
       const jobs = new JobManager({
         dataDir,
@@ -87,7 +91,9 @@ export function registerRunner(program: Command): void {
         ...(o.tlsCert && o.tlsKey ? { tls: { cert: o.tlsCert, key: o.tlsKey } } : {}),
       });
       // One line a test or a supervisor can parse.
-      process.stdout.write(`runner listening on ${srv.url} (token ${created ? "created" : "in"} ${file}; executors: ${Object.keys(executors).join(", ")}; ${jobs.list().length} job(s) in the journal)\n`);
+      process.stdout.write(
+        `runner listening on ${srv.url} (token ${created ? "created" : "in"} ${file}; executors: ${Object.keys(executors).join(", ")}; ${jobs.list().length} job(s) in the journal)\n`,
+      );
       const stop = async () => {
         await jobs.shutdown();
         await srv.close();
@@ -106,4 +112,10 @@ export function registerRunner(program: Command): void {
 }
 
 /** The runner and its client commands, registered together from commands/index.ts. */
-export const REMOTE_COMMANDS: Array<(program: Command) => void> = [registerRunner, registerSubmit, registerJobs, registerLogs, registerPull];
+export const REMOTE_COMMANDS: Array<(program: Command) => void> = [
+  registerRunner,
+  registerSubmit,
+  registerJobs,
+  registerLogs,
+  registerPull,
+];

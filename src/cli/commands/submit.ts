@@ -42,7 +42,11 @@ export function registerSubmit(program: Command): void {
     .option("--tasks <ids...>", "only these task ids")
     .option("-k <n>", "samples per task", "1")
     .option("--concurrency <n>", "concurrent sandboxes", "4")
-    .option("--sandbox <backend>", "docker, process or auto, on the runner; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one (set it where the runner runs)", "auto")
+    .option(
+      "--sandbox <backend>",
+      "docker, process or auto, on the runner; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one (set it where the runner runs)",
+      "auto",
+    )
     .option("--executor <kind>", "local or slurm", "local")
     .option("--shards <n>", "slurm: array tasks, each rlenv run --shard i/N")
     .option("--gpus <n>", "slurm: --gres=gpu:N for each shard")
@@ -56,20 +60,35 @@ export function registerSubmit(program: Command): void {
     .action(async (dir: string, o: SubmitOptions) => {
       const { env, problems } = loadEnvironment(dir);
       const first = problems.find((p) => p.severity === "error");
-      if (!env || first) throw new Error(`${path.relative(process.cwd(), first?.file ?? dir)}:${first?.line ?? 1}:${first?.column ?? 1}: ${first?.message ?? "does not load"} (run rlenv validate)`);
+      if (!env || first)
+        throw new Error(
+          `${path.relative(process.cwd(), first?.file ?? dir)}:${first?.line ?? 1}:${first?.column ?? 1}: ${first?.message ?? "does not load"} (run rlenv validate)`,
+        );
       const [kind, replay] = o.policy.startsWith("replay:") ? ["replay", o.policy.slice(7)] : [o.policy, undefined];
       const spec: JobSpecInput = {
         ...(o.name ? { name: o.name } : {}),
         executor: o.executor,
         config: {
-          policy: { kind: kind as "oracle", ...(o.model ? { model: o.model } : {}), ...(o.baseUrl ? { base_url: o.baseUrl } : {}), ...(replay ? { replay } : {}) },
+          policy: {
+            kind: kind as "oracle",
+            ...(o.model ? { model: o.model } : {}),
+            ...(o.baseUrl ? { base_url: o.baseUrl } : {}),
+            ...(replay ? { replay } : {}),
+          },
           ...(o.tasks ? { tasks: o.tasks } : {}),
           k: Number(o.k),
           concurrency: Number(o.concurrency),
           sandbox: o.sandbox,
         },
         ...(o.executor === "slurm"
-          ? { slurm: { shards: Number(o.shards ?? 1), gpus_per_shard: Number(o.gpus ?? 0), ...(o.partition ? { partition: o.partition } : {}), ...(o.retries ? { max_retries: Number(o.retries) } : {}) } }
+          ? {
+              slurm: {
+                shards: Number(o.shards ?? 1),
+                gpus_per_shard: Number(o.gpus ?? 0),
+                ...(o.partition ? { partition: o.partition } : {}),
+                ...(o.retries ? { max_retries: Number(o.retries) } : {}),
+              },
+            }
           : {}),
         ...(o.policyCommand ? { policy_server: { command: o.policyCommand, port: Number(o.policyPort ?? 8000) } } : {}),
       };
@@ -77,7 +96,9 @@ export function registerSubmit(program: Command): void {
       const { job, created } = await client.submit(dir, spec, o.idempotencyKey);
       if (o.json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
       else process.stdout.write(`${job.id}\n`);
-      process.stderr.write(`${created ? "submitted" : "already submitted"}: job ${job.id} (${job.env.name}, ${job.progress.total} rollouts, ${job.spec.executor})\n`);
+      process.stderr.write(
+        `${created ? "submitted" : "already submitted"}: job ${job.id} (${job.env.name}, ${job.progress.total} rollouts, ${job.spec.executor})\n`,
+      );
       let final = "";
       // Both at once: the run folder fills while the events stream, so the job's end leaves little to move.
       await Promise.all([

@@ -55,7 +55,15 @@ export function defaultValidateConcurrency(cpus = os.availableParallelism()): nu
   return Math.max(4, 2 * cpus);
 }
 
-type ValidateRunOptions = { sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; json?: boolean; runs?: string; /** false under --no-build. */ build?: boolean };
+type ValidateRunOptions = {
+  sandbox: string;
+  concurrency?: number;
+  tasks?: string[];
+  unsafeNoSandbox?: boolean;
+  json?: boolean;
+  runs?: string /** false under --no-build. */;
+  build?: boolean;
+};
 
 /** The ids of `--tasks` this environment has (undefined: no --tasks, so all of them). */
 function namedTasks(env: Environment, tasks: string[] | undefined): string[] | undefined {
@@ -119,7 +127,11 @@ async function sandboxFor(env: Environment, shared: SandboxProvider, opts: Valid
  * that is removed when every task passed, and kept when one did not: its trajectories show
  * why (the report and stderr say where). Before, every validation left its folder behind.
  */
-export async function validateByRollouts(dirs: string[], opts: ValidateRunOptions, early: EarlyStart = startEarly(opts)): Promise<{ ok: boolean; report: unknown }> {
+export async function validateByRollouts(
+  dirs: string[],
+  opts: ValidateRunOptions,
+  early: EarlyStart = startEarly(opts),
+): Promise<{ ok: boolean; report: unknown }> {
   const provider = await early.provider;
   const runsDir = opts.runs ? path.resolve(opts.runs) : mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
   if (opts.runs) mkdirSync(runsDir, { recursive: true });
@@ -144,10 +156,15 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
         continue;
       }
       if (envProvider !== provider) ownProviders.push(envProvider);
-      const config = { concurrency: opts.concurrency ?? defaultValidateConcurrency(), sandbox: envProvider.backend, ...(only ? { tasks: only } : {}) } as const;
+      const config = {
+        concurrency: opts.concurrency ?? defaultValidateConcurrency(),
+        sandbox: envProvider.backend,
+        ...(only ? { tasks: only } : {}),
+      } as const;
       // One set of slots for both runs: nop rollouts fill the slots the oracle's last ones leave.
       const slots = new Limiter(config.concurrency);
-      const run = (kind: "oracle" | "nop") => runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: envProvider, slots });
+      const run = (kind: "oracle" | "nop") =>
+        runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: envProvider, slots });
       // Settled, so a failing run does not leave the other one running behind the error.
       const [o, n] = await Promise.allSettled([run("oracle"), run("nop")]);
       if (o.status === "rejected") throw o.reason;
@@ -165,14 +182,27 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
           return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems, skipped: skipped.join("; ") };
         }
         // Failed by the machinery after every retry: not a verdict on the task, and said as such.
-        const infra = [o, n].flatMap((r, i) => (r?.infra ? [`${i === 0 ? "oracle" : "nop"} not judged: infrastructure failure after every retry (${r.reason ?? "no reason recorded"})`] : []));
+        const infra = [o, n].flatMap((r, i) =>
+          r?.infra
+            ? [`${i === 0 ? "oracle" : "nop"} not judged: infrastructure failure after every retry (${r.reason ?? "no reason recorded"})`]
+            : [],
+        );
         if (infra.length > 0) return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: false, problems: infra };
         // The oracle's failure says which component fell short and why, with the first telling line of what it ran.
-        if (o.reward === null || o.reward < min) problems.push(`oracle scored ${o.reward ?? o.status}, needs ≥ ${min}${o.failure ? ` — ${o.failure}` : o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}`);
+        if (o.reward === null || o.reward < min)
+          problems.push(
+            `oracle scored ${o.reward ?? o.status}, needs ≥ ${min}${o.failure ? ` — ${o.failure}` : o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}`,
+          );
         if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
         return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems };
       });
-      out.push({ dir: env.dir, name: env.manifest.name, ok: tasks.every((t) => t.ok), runs: { oracle: oracle.runDir, nop: nop.runDir }, tasks });
+      out.push({
+        dir: env.dir,
+        name: env.manifest.name,
+        ok: tasks.every((t) => t.ok),
+        runs: { oracle: oracle.runDir, nop: nop.runDir },
+        tasks,
+      });
       if (!opts.json) {
         for (const t of tasks) {
           const mark = !t.ok ? "✗" : t.skipped ? "⊘" : "✓";
@@ -180,10 +210,17 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
           process.stdout.write(`${mark} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
         }
         const nSkipped = tasks.filter((t) => t.ok && t.skipped).length;
-        if (nSkipped > 0) process.stdout.write(`⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`);
+        if (nSkipped > 0)
+          process.stdout.write(
+            `⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`,
+          );
         const nFailed = tasks.filter((t) => !t.ok).length;
         const n = `${tasks.length} task${tasks.length === 1 ? "" : "s"}`;
-        process.stdout.write(nFailed > 0 ? `✗ ${env.manifest.name}: ${nFailed} of ${n} failed validation\n` : `✓ ${env.manifest.name}: ${n} validated (oracle ≥ ${min}, nop ≤ ${max})\n`);
+        process.stdout.write(
+          nFailed > 0
+            ? `✗ ${env.manifest.name}: ${nFailed} of ${n} failed validation\n`
+            : `✓ ${env.manifest.name}: ${n} validated (oracle ≥ ${min}, nop ≤ ${max})\n`,
+        );
       }
     }
     finished = true;
@@ -198,7 +235,9 @@ export async function validateByRollouts(dirs: string[], opts: ValidateRunOption
     return { ok, report: { environments: out } };
   }
   if (!opts.json && out.length > 0) {
-    const views = out.flatMap((e) => (e.runs ? [`  rlenv view ${e.runs.oracle}   # ${e.name}, oracle`, `  rlenv view ${e.runs.nop}   # ${e.name}, nop`] : []));
+    const views = out.flatMap((e) =>
+      e.runs ? [`  rlenv view ${e.runs.oracle}   # ${e.name}, oracle`, `  rlenv view ${e.runs.nop}   # ${e.name}, nop`] : [],
+    );
     process.stderr.write(`trajectories kept in ${runsDir}:\n${views.join("\n")}\n`);
   }
   return { ok, report: { runs_dir: runsDir, environments: out } };

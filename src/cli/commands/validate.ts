@@ -15,16 +15,18 @@ export interface ValidateStaticResult {
 /** Static validation of environment folders: schema, paths, tasks, then the domain's own checks of its task fields. */
 export async function validateStatic(dirs: string[], onLoaded?: (env: Environment) => void): Promise<ValidateStaticResult[]> {
   return Promise.all(
-    dirs.map((d) => isolated(d, async () => {
-      const { env, problems } = loadEnvironment(d);
-      if (env) {
-        onLoaded?.(env);
-        problems.push(...(await domainTaskProblems(env)));
-        // Mistakes only a rollout would show otherwise (fields no target has, answers the schema rejects, bad tool arguments).
-        problems.push(...(await authoringProblems(env)));
-      }
-      return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
-    })),
+    dirs.map((d) =>
+      isolated(d, async () => {
+        const { env, problems } = loadEnvironment(d);
+        if (env) {
+          onLoaded?.(env);
+          problems.push(...(await domainTaskProblems(env)));
+          // Mistakes only a rollout would show otherwise (fields no target has, answers the schema rejects, bad tool arguments).
+          problems.push(...(await authoringProblems(env)));
+        }
+        return { dir: path.resolve(d), ...(env ? { name: env.manifest.name } : {}), tasks: env?.tasks.length ?? 0, problems };
+      }),
+    ),
   );
 }
 
@@ -34,7 +36,22 @@ export async function isolated(dir: string, validate: () => Promise<ValidateStat
     return await validate();
   } catch (e) {
     const file = path.resolve(dir);
-    return { dir: file, tasks: 0, problems: [{ file, line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message: `internal error while validating this folder: ${(e as Error).message}`, severity: "error" }] };
+    return {
+      dir: file,
+      tasks: 0,
+      problems: [
+        {
+          file,
+          line: 1,
+          column: 1,
+          endLine: 1,
+          endColumn: 1,
+          path: "",
+          message: `internal error while validating this folder: ${(e as Error).message}`,
+          severity: "error",
+        },
+      ],
+    };
   }
 }
 
@@ -70,38 +87,63 @@ export function registerValidate(program: Command): void {
     .argument("[dirs...]", "environment folders", ["."])
     .option("--json", "print results as JSON")
     .option("--run", "also roll out the oracle (must reach the threshold) and nop (must not) on every task")
-    .option("--sandbox <backend>", "sandbox backend for --run: docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one", "auto")
+    .option(
+      "--sandbox <backend>",
+      "sandbox backend for --run: docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
+      "auto",
+    )
     .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
     .option("--tasks <ids...>", "only these task ids (with --run)")
-    .option("--runs <dir>", "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)")
+    .option(
+      "--runs <dir>",
+      "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)",
+    )
     .option("--unsafe-no-sandbox", "with --run and the process backend: run without isolation when no namespaces are available")
     .option("--no-build", "with --run on docker: do not build a missing sandbox image; fail naming the command that builds it")
-    .action(async (dirs: string[], opts: { json?: boolean; run?: boolean; sandbox: string; concurrency?: number; tasks?: string[]; unsafeNoSandbox?: boolean; runs?: string; build?: boolean }) => {
-      // With --run, sandboxes start while the static checks run (see validate-run.ts).
-      const early = opts.run ? startEarly(opts) : undefined;
-      const results = await validateStatic(dirs, early?.loaded);
-      const cwd = process.cwd();
-      let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
-      // Results go to stdout (problems, one verdict line per environment); notes to stderr.
-      if (!opts.json) printStatic(results, cwd, opts.run === true && !failed);
-      const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
-      if (unknown.length > 0) {
-        failed = true;
-        process.stderr.write(`rlenv: unknown task id${unknown.length === 1 ? "" : "s"} ${unknown.map((u) => `'${u}'`).join(", ")}: no environment validated here has ${unknown.length === 1 ? "it" : "them"}\n`);
-      }
-      let runReport: unknown;
-      if (early && !failed) {
-        // With --json a failure of the runs is part of the document: stdout always holds one.
-        const runs = validateByRollouts(dirs, opts, early);
-        const r = opts.json ? await runs.catch((e: unknown) => ({ ok: false, report: { error: (e as Error).message } })) : await runs;
-        runReport = r.report;
-        failed ||= !r.ok;
-      } else if (early) {
-        await (await early.provider.catch(() => null))?.shutdown();
-      }
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`);
-      }
-      process.exitCode = failed ? 1 : 0;
-    });
+    .action(
+      async (
+        dirs: string[],
+        opts: {
+          json?: boolean;
+          run?: boolean;
+          sandbox: string;
+          concurrency?: number;
+          tasks?: string[];
+          unsafeNoSandbox?: boolean;
+          runs?: string;
+          build?: boolean;
+        },
+      ) => {
+        // With --run, sandboxes start while the static checks run (see validate-run.ts).
+        const early = opts.run ? startEarly(opts) : undefined;
+        const results = await validateStatic(dirs, early?.loaded);
+        const cwd = process.cwd();
+        let failed = results.some((r) => r.problems.some((p) => p.severity === "error"));
+        // Results go to stdout (problems, one verdict line per environment); notes to stderr.
+        if (!opts.json) printStatic(results, cwd, opts.run === true && !failed);
+        const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
+        if (unknown.length > 0) {
+          failed = true;
+          process.stderr.write(
+            `rlenv: unknown task id${unknown.length === 1 ? "" : "s"} ${unknown.map((u) => `'${u}'`).join(", ")}: no environment validated here has ${unknown.length === 1 ? "it" : "them"}\n`,
+          );
+        }
+        let runReport: unknown;
+        if (early && !failed) {
+          // With --json a failure of the runs is part of the document: stdout always holds one.
+          const runs = validateByRollouts(dirs, opts, early);
+          const r = opts.json ? await runs.catch((e: unknown) => ({ ok: false, report: { error: (e as Error).message } })) : await runs;
+          runReport = r.report;
+          failed ||= !r.ok;
+        } else if (early) {
+          await (await early.provider.catch(() => null))?.shutdown();
+        }
+        if (opts.json) {
+          process.stdout.write(
+            `${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`,
+          );
+        }
+        process.exitCode = failed ? 1 : 0;
+      },
+    );
 }

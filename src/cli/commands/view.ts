@@ -4,7 +4,9 @@ import type { Command } from "commander";
 export function registerView(program: Command): void {
   program
     .command("view")
-    .description("Open a rollout file (trajectory viewer) or a run folder (dashboard) in the browser, served on 127.0.0.1 with a random token")
+    .description(
+      "Open a rollout file (trajectory viewer) or a run folder (dashboard) in the browser, served on 127.0.0.1 with a random token",
+    )
     .argument("<path>", "runs/<id> folder or runs/<id>/rollouts/<rollout>.jsonl")
     .option("--port <n>", "port to listen on (default: any free port)", (v) => Number.parseInt(v, 10))
     .option("--json", "print {url} as JSON on one line (for scripts)")

@@ -53,7 +53,10 @@ export class MutationWorkbench {
       const s = task.solution ?? {};
       if (s.files) await sb.writeFiles(sandboxFiles(s.files));
       if (s.patch) {
-        const r = await sb.exec("cat > /tmp/.rlenv-audit.patch && (git apply --whitespace=nowarn /tmp/.rlenv-audit.patch 2>/dev/null || patch -p1 --forward < /tmp/.rlenv-audit.patch)", { stdin: s.patch.endsWith("\n") ? s.patch : `${s.patch}\n`, timeoutMs: 60_000 });
+        const r = await sb.exec(
+          "cat > /tmp/.rlenv-audit.patch && (git apply --whitespace=nowarn /tmp/.rlenv-audit.patch 2>/dev/null || patch -p1 --forward < /tmp/.rlenv-audit.patch)",
+          { stdin: s.patch.endsWith("\n") ? s.patch : `${s.patch}\n`, timeoutMs: 60_000 },
+        );
         if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`the reference patch does not apply: ${r.stderr.slice(0, 300)}`);
       }
       const names = [...new Set([...Object.keys(s.files ?? {}), ...patchedFiles(s.patch)])];
@@ -63,7 +66,10 @@ export class MutationWorkbench {
         const b = read[n];
         if (b) gold[n] = b.toString("utf8");
       }
-      const tracer = await sb.exec(`mkdir -p ${TRACE_DIR} && cat > ${TRACE_DIR}/sitecustomize.py`, { stdin: auditPython("rlenv_trace.py"), timeoutMs: 30_000 });
+      const tracer = await sb.exec(`mkdir -p ${TRACE_DIR} && cat > ${TRACE_DIR}/sitecustomize.py`, {
+        stdin: auditPython("rlenv_trace.py"),
+        timeoutMs: 30_000,
+      });
       if (tracer.status !== "ok" || tracer.exitCode !== 0) throw new Error(`could not install the tracer: ${tracer.stderr.slice(0, 300)}`);
       return new MutationWorkbench(sb, env, task, gold);
     } catch (e) {
@@ -75,15 +81,22 @@ export class MutationWorkbench {
   /** The Python files of the solution that can be mutated. */
   targets(): string[] {
     const editable = new Set(editablePythonFiles(this.task));
-    return Object.keys(this.gold).filter((n) => editable.has(n)).sort();
+    return Object.keys(this.gold)
+      .filter((n) => editable.has(n))
+      .sort();
   }
 
   /** Up to `max` mutants, the same ones for the same seed. */
   async mutants(seed: number, max: number): Promise<{ mutants: CodeMutant[]; candidates: number; errors: string[] }> {
     const files = this.targets();
     if (files.length === 0 || max === 0) return { mutants: [], candidates: 0, errors: [] };
-    const r = await this.sb.exec(["python3", "-", "--seed", String(seed), "--max", String(max), ...files], { stdin: auditPython("rlenv_mutate.py"), timeoutMs: 120_000, maxOutputBytes: 64 * 1024 * 1024 });
-    if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`the mutator failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
+    const r = await this.sb.exec(["python3", "-", "--seed", String(seed), "--max", String(max), ...files], {
+      stdin: auditPython("rlenv_mutate.py"),
+      timeoutMs: 120_000,
+      maxOutputBytes: 64 * 1024 * 1024,
+    });
+    if (r.status !== "ok" || r.exitCode !== 0)
+      throw new Error(`the mutator failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
     return JSON.parse(r.stdout) as { mutants: CodeMutant[]; candidates: number; errors: string[] };
   }
 
@@ -130,7 +143,11 @@ export class MutationWorkbench {
     const r = await this.sb.exec(command, {
       stdin: "rlenv-sentinel-audit-trace\n",
       timeoutMs,
-      env: { PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR), RLENV_TRACE_FILES: watched.join(":"), RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT) },
+      env: {
+        PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR),
+        RLENV_TRACE_FILES: watched.join(":"),
+        RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT),
+      },
     });
     const out = (await this.sb.readFiles([TRACE_OUT]))[TRACE_OUT];
     if (!out) return null;

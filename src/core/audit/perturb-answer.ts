@@ -73,52 +73,123 @@ export function stringVariants(s: string, otherFigures: string[] = []): AnswerVa
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s.trim());
   if (date) {
     const [y, mo, d] = [Number(date[1]), date[2] ?? "01", Number(date[3])];
-    out.push({ operator: "another-year", description: "the same date a year earlier", answer: `${y - 1}-${mo}-${String(d).padStart(2, "0")}`, expect: "reject" });
-    out.push({ operator: "off-by-one-day", description: "the next day", answer: `${y}-${mo}-${String(d === 28 ? 27 : d + 1).padStart(2, "0")}`, expect: "reject" });
+    out.push({
+      operator: "another-year",
+      description: "the same date a year earlier",
+      answer: `${y - 1}-${mo}-${String(d).padStart(2, "0")}`,
+      expect: "reject",
+    });
+    out.push({
+      operator: "off-by-one-day",
+      description: "the next day",
+      answer: `${y}-${mo}-${String(d === 28 ? 27 : d + 1).padStart(2, "0")}`,
+      expect: "reject",
+    });
     return out;
   }
   const f = findFigure(s);
   if (!f) return out;
   const scaled = (factor: number, op: string, description: string) => {
     const v = f.value * factor;
-    out.push({ operator: op, description, answer: replaceFigure(s, f, render(f, { value: v, decimals: decimalsFor(f, v) })), expect: "reject" });
+    out.push({
+      operator: op,
+      description,
+      answer: replaceFigure(s, f, render(f, { value: v, decimals: decimalsFor(f, v) })),
+      expect: "reject",
+    });
   };
   scaled(1.01, "plus-1-percent", "the figure 1 % higher");
   scaled(0.99, "minus-1-percent", "the figure 1 % lower");
   scaled(1.1, "plus-10-percent", "the figure 10 % higher");
   scaled(0.9, "minus-10-percent", "the figure 10 % lower");
-  if (f.value !== 0) out.push({ operator: "sign", description: "the sign flipped", answer: replaceFigure(s, f, render(f, { negative: !f.negative })), expect: "reject" });
+  if (f.value !== 0)
+    out.push({
+      operator: "sign",
+      description: "the sign flipped",
+      answer: replaceFigure(s, f, render(f, { negative: !f.negative })),
+      expect: "reject",
+    });
   scaled(1000, "scale-x1000", "the figure × 1000 (a thousand read as a unit)");
   scaled(0.001, "scale-div1000", "the figure ÷ 1000");
   const scaleAt = SCALES.indexOf(f.unit as (typeof SCALES)[number]);
   if (scaleAt >= 0) {
     const other = SCALES[scaleAt === 2 ? 1 : scaleAt + 1] ?? "million";
-    out.push({ operator: "unit-swap", description: `'${f.unit}' read as '${other}'`, answer: replaceFigure(s, f, render(f, { unit: other })), expect: "reject" });
+    out.push({
+      operator: "unit-swap",
+      description: `'${f.unit}' read as '${other}'`,
+      answer: replaceFigure(s, f, render(f, { unit: other })),
+      expect: "reject",
+    });
   } else if (f.unit === "%") {
-    out.push({ operator: "unit-swap", description: "a percentage given as a money amount", answer: replaceFigure(s, f, render(f, { unit: "", dollar: true })), expect: "reject" });
+    out.push({
+      operator: "unit-swap",
+      description: "a percentage given as a money amount",
+      answer: replaceFigure(s, f, render(f, { unit: "", dollar: true })),
+      expect: "reject",
+    });
   }
   const others = otherFigures.filter((o) => {
     const g = findFigure(o);
     return g && Math.abs(g.value - f.value) > 0.01 * Math.max(1, Math.abs(f.value)) && g.unit === f.unit;
   });
-  for (const o of others.slice(0, 2)) out.push({ operator: "other-figure", description: `another figure of the same document (${o})`, answer: replaceFigure(s, f, o), expect: "reject" });
+  for (const o of others.slice(0, 2))
+    out.push({
+      operator: "other-figure",
+      description: `another figure of the same document (${o})`,
+      answer: replaceFigure(s, f, o),
+      expect: "reject",
+    });
   out.push({ operator: "empty", description: "an empty answer", answer: "", expect: "reject" });
   const hedges = [1.1, 0.9, 1000, 0.001, 1.01].map((k) => render(f, { value: f.value * k, decimals: decimalsFor(f, f.value * k) }));
-  out.push({ operator: "over-long", description: "the figure hedged among five wrong ones", answer: `${hedges.slice(0, 3).join(", or ")}, or ${s}, or ${hedges.slice(3).join(", or ")}`, expect: "reject" });
+  out.push({
+    operator: "over-long",
+    description: "the figure hedged among five wrong ones",
+    answer: `${hedges.slice(0, 3).join(", or ")}, or ${s}, or ${hedges.slice(3).join(", or ")}`,
+    expect: "reject",
+  });
   // Correct reformattings: the same amount at another scale, written out in full, without separators.
   if (scaleAt >= 0 && f.dollar) {
     const factor = 1000 ** (scaleAt + 1);
     const full = f.value * factor;
     if (scaleAt < 2) {
       const up = f.value / 1000;
-      out.push({ operator: "reformat-scale", description: `the same amount in ${SCALES[scaleAt + 1]}`, answer: replaceFigure(s, f, render(f, { value: up, unit: SCALES[scaleAt + 1] ?? "", decimals: Math.min(6, f.decimals + 3), commas: false })), expect: "accept" });
+      out.push({
+        operator: "reformat-scale",
+        description: `the same amount in ${SCALES[scaleAt + 1]}`,
+        answer: replaceFigure(
+          s,
+          f,
+          render(f, { value: up, unit: SCALES[scaleAt + 1] ?? "", decimals: Math.min(6, f.decimals + 3), commas: false }),
+        ),
+        expect: "accept",
+      });
     }
-    out.push({ operator: "reformat-full", description: "the amount written out in dollars", answer: replaceFigure(s, f, render(f, { value: full, unit: "", decimals: 0, commas: true })), expect: "accept" });
-    out.push({ operator: "reformat-plain", description: "the amount as a bare number", answer: replaceFigure(s, f, `${f.negative ? "-" : ""}${Math.round(full)}`), expect: "accept" });
+    out.push({
+      operator: "reformat-full",
+      description: "the amount written out in dollars",
+      answer: replaceFigure(s, f, render(f, { value: full, unit: "", decimals: 0, commas: true })),
+      expect: "accept",
+    });
+    out.push({
+      operator: "reformat-plain",
+      description: "the amount as a bare number",
+      answer: replaceFigure(s, f, `${f.negative ? "-" : ""}${Math.round(full)}`),
+      expect: "accept",
+    });
   } else if (f.unit === "%") {
-    out.push({ operator: "reformat-percent", description: "'percent' spelled out", answer: replaceFigure(s, f, render(f, { unit: "percent" })), expect: "accept" });
+    out.push({
+      operator: "reformat-percent",
+      description: "'percent' spelled out",
+      answer: replaceFigure(s, f, render(f, { unit: "percent" })),
+      expect: "accept",
+    });
   } else if (f.commas) {
-    out.push({ operator: "reformat-plain", description: "without thousands separators", answer: replaceFigure(s, f, render(f, { commas: false })), expect: "accept" });
+    out.push({
+      operator: "reformat-plain",
+      description: "without thousands separators",
+      answer: replaceFigure(s, f, render(f, { commas: false })),
+      expect: "accept",
+    });
   }
   return out;
 }
@@ -141,7 +212,11 @@ function setPath(v: unknown, p: string, value: unknown): unknown {
  * or a date, directly or in the first element of a list that does, the answer with that one
  * value changed.
  */
-export function answerVariants(gold: unknown, fields: Array<{ path: string; judge: boolean }>, otherFigures: string[] = []): Array<AnswerVariant & { field: string }> {
+export function answerVariants(
+  gold: unknown,
+  fields: Array<{ path: string; judge: boolean }>,
+  otherFigures: string[] = [],
+): Array<AnswerVariant & { field: string }> {
   const out: Array<AnswerVariant & { field: string }> = [];
   for (const { path, judge } of fields) {
     if (judge) continue;
@@ -156,7 +231,11 @@ export function answerVariants(gold: unknown, fields: Array<{ path: string; judg
     } else if (typeof value === "string") {
       for (const v of stringVariants(value, otherFigures)) out.push({ ...v, field: path, answer: put(v.answer) });
     } else if (Array.isArray(value)) {
-      const i = value.findIndex((x) => (typeof x === "string" ? stringVariants(x).length > 0 : x && typeof x === "object" && Object.values(x).some((y) => typeof y === "string" && findFigure(y))));
+      const i = value.findIndex((x) =>
+        typeof x === "string"
+          ? stringVariants(x).length > 0
+          : x && typeof x === "object" && Object.values(x).some((y) => typeof y === "string" && findFigure(y)),
+      );
       const item = value[i];
       if (i < 0 || item === undefined) continue;
       if (typeof item === "string") {
@@ -164,10 +243,17 @@ export function answerVariants(gold: unknown, fields: Array<{ path: string; judg
           const list = [...value];
           if (v.operator === "empty") list.splice(i, 1);
           else list[i] = v.answer;
-          out.push({ ...v, field: `${path}[${i}]`, answer: put(list), description: v.operator === "empty" ? "one item left out" : v.description });
+          out.push({
+            ...v,
+            field: `${path}[${i}]`,
+            answer: put(list),
+            description: v.operator === "empty" ? "one item left out" : v.description,
+          });
         }
       } else {
-        const key = Object.keys(item).find((k) => typeof (item as Record<string, unknown>)[k] === "string" && findFigure((item as Record<string, string>)[k] ?? ""));
+        const key = Object.keys(item).find(
+          (k) => typeof (item as Record<string, unknown>)[k] === "string" && findFigure((item as Record<string, string>)[k] ?? ""),
+        );
         if (!key) continue;
         for (const v of stringVariants((item as Record<string, string>)[key] ?? "", otherFigures)) {
           if (v.operator === "empty" || v.operator === "over-long") continue;

@@ -17,7 +17,8 @@ export interface SceneVariant {
 type Check = Record<string, unknown>;
 type Vec3 = [number, number, number];
 
-const vec = (v: unknown, fallback: Vec3): Vec3 => (Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "number") ? (v as Vec3) : fallback);
+const vec = (v: unknown, fallback: Vec3): Vec3 =>
+  Array.isArray(v) && v.length === 3 && v.every((x) => typeof x === "number") ? (v as Vec3) : fallback;
 
 function names(c: Check): string[] {
   const out: string[] = [];
@@ -35,7 +36,8 @@ function placement(object: string, checks: Check[]): { axis: 0 | 1 | 2; toleranc
     }
   }
   for (const c of checks) {
-    if (c.check === "on_top_of" && c.object === object) return { axis: 2, tolerance: typeof c.tolerance === "number" ? c.tolerance : 0.02, check: "on_top_of" };
+    if (c.check === "on_top_of" && c.object === object)
+      return { axis: 2, tolerance: typeof c.tolerance === "number" ? c.tolerance : 0.02, check: "on_top_of" };
   }
   return null;
 }
@@ -66,9 +68,20 @@ export function sceneVariants(calls: ToolCallSpec[], checks: Check[]): SceneVari
     const where = placement(name, checks);
     if (where) {
       const axisName = "xyz"[where.axis];
-      out.push({ operator: "move-2x-tolerance", object: name, description: `${name} moved ${2 * where.tolerance} along ${axisName} (twice its ${where.check} tolerance)`, calls: moved(calls, index, where.axis, 2 * where.tolerance) });
+      out.push({
+        operator: "move-2x-tolerance",
+        object: name,
+        description: `${name} moved ${2 * where.tolerance} along ${axisName} (twice its ${where.check} tolerance)`,
+        calls: moved(calls, index, where.axis, 2 * where.tolerance),
+      });
       const size = Math.max(0.25, ...dims);
-      if (Math.abs(size - 2 * where.tolerance) > 1e-9) out.push({ operator: "move-own-size", object: name, description: `${name} moved ${size} along ${axisName} (its own size)`, calls: moved(calls, index, where.axis, size) });
+      if (Math.abs(size - 2 * where.tolerance) > 1e-9)
+        out.push({
+          operator: "move-own-size",
+          object: name,
+          description: `${name} moved ${size} along ${axisName} (its own size)`,
+          calls: moved(calls, index, where.axis, size),
+        });
     }
     out.push({
       operator: "remove",
@@ -81,12 +94,22 @@ export function sceneVariants(calls: ToolCallSpec[], checks: Check[]): SceneVari
     if (symmetricAboutZ(call.arguments.kind, dims, faced)) {
       const tips = call.arguments.kind !== "sphere" && !(dims[0] === dims[1] && dims[1] === dims[2]);
       if (tips) {
-        out.push({ operator: "rotate-90", object: name, description: `${name} tipped over (rotation x + 90°)`, calls: calls.map((c, i) => (i === index ? { ...c, arguments: { ...c.arguments, rotation: [rot[0] + 90, rot[1], rot[2]] } } : c)) });
+        out.push({
+          operator: "rotate-90",
+          object: name,
+          description: `${name} tipped over (rotation x + 90°)`,
+          calls: calls.map((c, i) => (i === index ? { ...c, arguments: { ...c.arguments, rotation: [rot[0] + 90, rot[1], rot[2]] } } : c)),
+        });
       } else {
         out.push({ operator: "rotate-90", object: name, description: `${name} turned 90° (it looks the same)`, calls, equivalent: true });
       }
     } else {
-      out.push({ operator: "rotate-90", object: name, description: `${name} turned 90° about z`, calls: calls.map((c, i) => (i === index ? { ...c, arguments: { ...c.arguments, rotation: [rot[0], rot[1], rot[2] + 90] } } : c)) });
+      out.push({
+        operator: "rotate-90",
+        object: name,
+        description: `${name} turned 90° about z`,
+        calls: calls.map((c, i) => (i === index ? { ...c, arguments: { ...c.arguments, rotation: [rot[0], rot[1], rot[2] + 90] } } : c)),
+      });
     }
   });
   return out;

@@ -27,7 +27,9 @@ export function editablePythonFiles(task: LoadedTask): string[] {
   for (const n of patchedFiles(task.solution?.patch)) names.add(n);
   const hidden = new Set(Object.keys(task.tests?.files ?? {}));
   const visible = new Set(Object.keys(task.visible_tests ?? {}));
-  return [...names].filter((n) => n.endsWith(".py") && !hidden.has(n) && !visible.has(n) && !/(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(n)).sort();
+  return [...names]
+    .filter((n) => n.endsWith(".py") && !hidden.has(n) && !visible.has(n) && !/(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(n))
+    .sort();
 }
 
 /** A Python program that prints the expected stdout of each visible stdin example and nothing else. */
@@ -70,8 +72,24 @@ function hardcodeDoctest(stub: string): string | undefined {
   if (fns.length === 0) return undefined;
   const out = ["# Answers the docstring examples from a table and nothing else.", "def _rlenv_args(*a, **k):", "    return (a, k)", ""];
   for (const fn of fns) {
-    const table = examples.filter((e) => e.fn === fn).map((e) => `    (${JSON.stringify(`_rlenv_args${e.call}`)}, ${JSON.stringify(e.want)}),`);
-    out.push(`_EXAMPLES_${fn} = [`, ...table, "]", "", `def ${fn}(*args, **kwargs):`, `    for call, want in _EXAMPLES_${fn}:`, "        try:", "            if eval(call) == (args, kwargs):", "                return eval(want)", "        except Exception:", "            pass", "    return None", "");
+    const table = examples
+      .filter((e) => e.fn === fn)
+      .map((e) => `    (${JSON.stringify(`_rlenv_args${e.call}`)}, ${JSON.stringify(e.want)}),`);
+    out.push(
+      `_EXAMPLES_${fn} = [`,
+      ...table,
+      "]",
+      "",
+      `def ${fn}(*args, **kwargs):`,
+      `    for call, want in _EXAMPLES_${fn}:`,
+      "        try:",
+      "            if eval(call) == (args, kwargs):",
+      "                return eval(want)",
+      "        except Exception:",
+      "            pass",
+      "    return None",
+      "",
+    );
   }
   return out.join("\n");
 }

@@ -64,7 +64,9 @@ function render(value: unknown, vars: ProbeVars): unknown {
 /** An answer with the same fields as the gold one, each set to `text` (a list where the gold has one). */
 function eachField(gold: unknown, text: string): unknown {
   if (gold && typeof gold === "object" && !Array.isArray(gold)) {
-    return Object.fromEntries(Object.entries(gold).map(([k, v]) => [k, k === "citations" ? v : Array.isArray(v) ? text.split("; ") : text]));
+    return Object.fromEntries(
+      Object.entries(gold).map(([k, v]) => [k, k === "citations" ? v : Array.isArray(v) ? text.split("; ") : text]),
+    );
   }
   return text;
 }
@@ -73,7 +75,13 @@ function eachField(gold: unknown, text: string): unknown {
  * The policy a probe plays on a task, or why it does not apply: a domain it is not for, a
  * tool the environment does not offer, a variable the task cannot give.
  */
-export function probePolicy(probe: LoadedProbe, env: Environment, task: LoadedTask, vars: ProbeVars, tools: readonly string[]): { policy: () => PlannedPolicy } | { skip: string } {
+export function probePolicy(
+  probe: LoadedProbe,
+  env: Environment,
+  task: LoadedTask,
+  vars: ProbeVars,
+  tools: readonly string[],
+): { policy: () => PlannedPolicy } | { skip: string } {
   if (!probe.domains.includes(env.manifest.domain)) return { skip: `not for the ${env.manifest.domain} domain` };
   const missing = [...missingVars(probe.turns, vars), ...missingVars(probe.answer, vars)];
   if (missing.length > 0) return { skip: `the task gives no ${[...new Set(missing)].join(", ")}` };
@@ -86,13 +94,28 @@ export function probePolicy(probe: LoadedProbe, env: Environment, task: LoadedTa
     } else {
       const calls = task.solution?.tool_calls ?? [];
       if (calls.length === 0) return { skip: "the reference solution makes no tool calls" };
-      turns.push({ content: null, calls: calls.map((c) => ({ name: c.name, arguments: JSON.stringify("position" in c.arguments || c.name === "add_object" ? { ...c.arguments, ...t.from_solution.set } : c.arguments) })) });
+      turns.push({
+        content: null,
+        calls: calls.map((c) => ({
+          name: c.name,
+          arguments: JSON.stringify(
+            "position" in c.arguments || c.name === "add_object" ? { ...c.arguments, ...t.from_solution.set } : c.arguments,
+          ),
+        })),
+      });
     }
   }
   const submit = tools.includes("submit_report") ? "submit_report" : "submit";
   let answer: unknown;
-  if (probe.answer && "each_field" in probe.answer) answer = eachField(task.solution?.answer, String(render(probe.answer.each_field, vars)));
+  if (probe.answer && "each_field" in probe.answer)
+    answer = eachField(task.solution?.answer, String(render(probe.answer.each_field, vars)));
   else if (probe.answer) answer = render(probe.answer.value, vars);
   turns.push({ content: null, calls: [{ name: submit, arguments: JSON.stringify(submitArguments(submit, answer)) }] });
-  return { policy: () => new PlannedPolicy(`probe:${probe.name}`, turns.map((t) => ({ ...t, calls: [...t.calls] }))) };
+  return {
+    policy: () =>
+      new PlannedPolicy(
+        `probe:${probe.name}`,
+        turns.map((t) => ({ ...t, calls: [...t.calls] })),
+      ),
+  };
 }

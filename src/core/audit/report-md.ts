@@ -10,9 +10,18 @@ function rel(from: string, file: string): string {
 
 function taskLine(t: TaskAudit): string {
   const flaky = t.flakiness.some((f) => f.flaky) ? "**flaky**" : t.flakiness.length > 0 ? "stable" : "–";
-  const parity = t.parity === null ? "–" : t.parity.agree === null ? "not judged" : t.parity.agree ? "agree" : `**differs** (${t.parity.first_difference?.component})`;
+  const parity =
+    t.parity === null
+      ? "–"
+      : t.parity.agree === null
+        ? "not judged"
+        : t.parity.agree
+          ? "agree"
+          : `**differs** (${t.parity.first_difference?.component})`;
   const m = t.mutation;
-  const mutation = m ? `${fmt(m.score)} (${m.killed}/${m.mutants - m.equivalent - m.not_judged}${m.equivalent ? `, ${m.equivalent} equiv.` : ""})` : "–";
+  const mutation = m
+    ? `${fmt(m.score)} (${m.killed}/${m.mutants - m.equivalent - m.not_judged}${m.equivalent ? `, ${m.equivalent} equiv.` : ""})`
+    : "–";
   const findings = t.probes.filter((p) => p.status === "finding").length;
   const probes = `${findings ? `**${findings} finding${findings === 1 ? "" : "s"}**` : "0 findings"} / ${t.probes.length}`;
   if (t.not_judged) return `| ⊘ | ${t.id} | not judged here: ${t.not_judged} | | | |`;
@@ -41,13 +50,24 @@ export function auditMarkdown(report: AuditReport, outDir: string): string {
       if (t.ok && survivors.length === 0 && rejected.length === 0) continue;
       lines.push(`### ${t.id}`, "");
       for (const p of t.problems) lines.push(`- ${p}`);
-      for (const p of t.probes.filter((x) => x.status === "finding")) lines.push(`- probe \`${p.probe}\` (${p.backend}) scored ${fmt(p.reward)}: [trajectory](${rel(outDir, p.trajectory)})`);
+      for (const p of t.probes.filter((x) => x.status === "finding"))
+        lines.push(`- probe \`${p.probe}\` (${p.backend}) scored ${fmt(p.reward)}: [trajectory](${rel(outDir, p.trajectory)})`);
       if (t.mutation?.note) lines.push(`- mutation: ${t.mutation.note}`);
       lines.push("");
       for (const s of survivors) {
-        lines.push(`Survivor \`${s.operator}\`: ${s.description} (reward ${fmt(s.reward)}, [trajectory](${rel(outDir, s.trajectory)}))`, "", "```diff", s.diff.trimEnd(), "```", "");
+        lines.push(
+          `Survivor \`${s.operator}\`: ${s.description} (reward ${fmt(s.reward)}, [trajectory](${rel(outDir, s.trajectory)}))`,
+          "",
+          "```diff",
+          s.diff.trimEnd(),
+          "```",
+          "",
+        );
       }
-      for (const r of rejected) lines.push(`- a correct reformatting was rejected: ${r.description} → ${JSON.stringify(r.answer)} scored ${fmt(r.reward)} ([trajectory](${rel(outDir, r.trajectory)}))`);
+      for (const r of rejected)
+        lines.push(
+          `- a correct reformatting was rejected: ${r.description} → ${JSON.stringify(r.answer)} scored ${fmt(r.reward)} ([trajectory](${rel(outDir, r.trajectory)}))`,
+        );
       if (rejected.length > 0) lines.push("");
     }
   }

@@ -39,7 +39,9 @@ const variantId = (task: string, kind: string, n: string | number) => `${task}--
 interface MutationPlan {
   task: LoadedTask;
   kind: MutationResult["kind"];
-  items: Array<AuditItem & { operator: string; description: string; diff: string; expect: "reject" | "accept"; answer?: unknown; code?: CodeMutant }>;
+  items: Array<
+    AuditItem & { operator: string; description: string; diff: string; expect: "reject" | "accept"; answer?: unknown; code?: CodeMutant }
+  >;
   equivalentUpFront: number;
   note?: string;
   /** A fresh workbench for the equivalence check of survivors (the one that made the mutants is closed). */
@@ -68,7 +70,12 @@ function shuffledPick<T>(items: T[], max: number, seed: number): T[] {
     .map((i) => items[i] as T);
 }
 
-async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptions, primary: SandboxProvider): Promise<MutationPlan | null> {
+async function planMutation(
+  env: Environment,
+  task: LoadedTask,
+  opts: AuditOptions,
+  primary: SandboxProvider,
+): Promise<MutationPlan | null> {
   const domain = env.manifest.domain;
   if (!task.solution) return null;
   if ((domain === "code" || domain === "custom") && (task.solution.files || task.solution.patch)) {
@@ -89,7 +96,12 @@ async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptio
         expect: "reject" as const,
         code: m,
       }));
-      const note = items.length === 0 ? (bench.targets().length === 0 ? "no Python file in the reference solution to mutate" : `no mutants (${made.candidates} candidates)`) : undefined;
+      const note =
+        items.length === 0
+          ? bench.targets().length === 0
+            ? "no Python file in the reference solution to mutate"
+            : `no mutants (${made.candidates} candidates)`
+          : undefined;
       const reopen = () => MutationWorkbench.open(primary, env, task, opts.signal);
       return { task, kind: "code", items, equivalentUpFront: 0, bench: reopen, ...(note ? { note } : {}) };
     } catch (e) {
@@ -101,7 +113,14 @@ async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptio
   if (domain !== "scene3d" && task.solution.answer !== undefined) {
     const target = task.target as { grading?: Record<string, { comparator?: string }> } | undefined;
     const fields = env.manifest.reward.flatMap((v) =>
-      v.type === "fields" ? Object.entries(v.fields).map(([p, spec]) => ({ path: p, judge: spec.comparator === "judge" || target?.grading?.[p]?.comparator === "judge" })) : v.type === "exact" || v.type === "numeric" ? [{ path: v.field ?? "", judge: false }] : [],
+      v.type === "fields"
+        ? Object.entries(v.fields).map(([p, spec]) => ({
+            path: p,
+            judge: spec.comparator === "judge" || target?.grading?.[p]?.comparator === "judge",
+          }))
+        : v.type === "exact" || v.type === "numeric"
+          ? [{ path: v.field ?? "", judge: false }]
+          : [],
     );
     // A verifier of its own (a script) grades the whole answer.
     if (fields.length === 0) fields.push({ path: "", judge: false });
@@ -118,7 +137,13 @@ async function planMutation(env: Environment, task: LoadedTask, opts: AuditOptio
       expect: v.expect,
       answer: v.answer,
     }));
-    return { task, kind: "answer", items, equivalentUpFront: 0, ...(items.length === 0 ? { note: "no figure or date in a non-judge field of the gold answer to perturb" } : {}) };
+    return {
+      task,
+      kind: "answer",
+      items,
+      equivalentUpFront: 0,
+      ...(items.length === 0 ? { note: "no figure or date in a non-judge field of the gold answer to perturb" } : {}),
+    };
   }
   if (domain === "scene3d" && task.solution.tool_calls) {
     const target = task.target as { checks?: Array<Record<string, unknown>> } | undefined;
@@ -162,7 +187,14 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
     const o = outcomes.get(item.id)?.[0];
     if (item.expect === "accept") {
       if (o && o.reward !== null && reference !== null && o.reward < reference) {
-        result.rejected_correct.push({ id: item.id, description: item.description, answer: item.answer, reward: o.reward, expected: `${reference}, as the gold answer`, trajectory: o.file });
+        result.rejected_correct.push({
+          id: item.id,
+          description: item.description,
+          answer: item.answer,
+          reward: o.reward,
+          expected: `${reference}, as the gold answer`,
+          trajectory: o.file,
+        });
       }
       continue;
     }
@@ -191,7 +223,14 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
       }
     }
     result.survived++;
-    result.survivors.push({ id: item.id, operator: item.operator, description: item.description, diff: item.diff, reward: o.reward, trajectory: o.file });
+    result.survivors.push({
+      id: item.id,
+      operator: item.operator,
+      description: item.description,
+      diff: item.diff,
+      reward: o.reward,
+      trajectory: o.file,
+    });
   }
   await bench?.close();
   const judged = result.mutants - result.equivalent - result.not_judged;
@@ -217,7 +256,16 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const slots = new Limiter(opts.concurrency);
   const first = opts.providers[0];
   if (!first) throw new Error("audit: no sandbox backend");
-  const ctxFor = (provider: SandboxProvider, k = 1): BatchContext => ({ env, provider, runsDir: path.join(opts.runsDir, env.manifest.name), slots, concurrency: opts.concurrency, k, seed: opts.seed, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const ctxFor = (provider: SandboxProvider, k = 1): BatchContext => ({
+    env,
+    provider,
+    runsDir: path.join(opts.runsDir, env.manifest.name),
+    slots,
+    concurrency: opts.concurrency,
+    k,
+    seed: opts.seed,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   const tools = [...env.builtinTools, ...env.customTools.map((c) => c.name)];
   if (opts.providers.length < 2) notes.push(`backend parity not checked: only the ${first.backend} backend is available here`);
 
@@ -225,7 +273,14 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const oracleRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
   for (const { backend, provider } of opts.providers) {
     log(`${env.manifest.name}: oracle × ${opts.runs} on ${backend}`);
-    oracleRuns.set(backend, await runBatch(ctxFor(provider, opts.runs), `oracle-${backend}`, tasks.map((t) => ({ id: t.id, task: t }))));
+    oracleRuns.set(
+      backend,
+      await runBatch(
+        ctxFor(provider, opts.runs),
+        `oracle-${backend}`,
+        tasks.map((t) => ({ id: t.id, task: t })),
+      ),
+    );
   }
 
   // 2. Probes, on every backend.
@@ -251,7 +306,9 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   }
 
   // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
-  const judging = opts.providers.filter(({ backend }) => [...(oracleRuns.get(backend)?.values() ?? [])].some((runs) => runs.some((r) => r.reward !== null)));
+  const judging = opts.providers.filter(({ backend }) =>
+    [...(oracleRuns.get(backend)?.values() ?? [])].some((runs) => runs.some((r) => r.reward !== null)),
+  );
   for (const { backend } of opts.providers) {
     if (judging.some((j) => j.backend === backend)) continue;
     const why = [...(oracleRuns.get(backend)?.values() ?? [])].flat().find((r) => r.reason)?.reason;
@@ -261,7 +318,9 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const mutating = judging[0] ?? first;
   // Each task's mutants are made in a sandbox of its own, a few at a time.
   const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
-  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider))))).filter((p): p is MutationPlan => p !== null);
+  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider))))).filter(
+    (p): p is MutationPlan => p !== null,
+  );
   log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${mutating.backend}`);
   const mutantRuns = await runBatch(
     ctxFor(mutating.provider),
@@ -272,14 +331,19 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const audits: TaskAudit[] = [];
   for (const task of tasks) {
     const problems: string[] = [];
-    const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) => flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? []));
+    const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) =>
+      flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? []),
+    );
     for (const f of flakiness) {
       if (f.flaky) problems.push(`flaky on ${f.backend}: the oracle's rewards were ${f.rewards.map(fmt).join(", ")}`);
     }
     let parity: ParityResult | null = null;
     const [a, b] = opts.providers;
     if (a && b) {
-      parity = parityOf({ backend: a.backend, runs: oracleRuns.get(a.backend)?.get(task.id) ?? [] }, { backend: b.backend, runs: oracleRuns.get(b.backend)?.get(task.id) ?? [] });
+      parity = parityOf(
+        { backend: a.backend, runs: oracleRuns.get(a.backend)?.get(task.id) ?? [] },
+        { backend: b.backend, runs: oracleRuns.get(b.backend)?.get(task.id) ?? [] },
+      );
       if (parity.agree === false && parity.first_difference) {
         const d = parity.first_difference;
         problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${a.backend} and ${fmt(d.b)} on ${b.backend}`);
@@ -295,7 +359,10 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       continue;
     }
     // Infra errors judge nothing: a task no backend could judge is not a pass.
-    if (reference === null) problems.push(`not judged: no oracle rollout of this task was scored (${[...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`);
+    if (reference === null)
+      problems.push(
+        `not judged: no oracle rollout of this task was scored (${[...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`,
+      );
 
     const probes: ProbeOutcome[] = [];
     for (const { backend } of opts.providers) {
@@ -303,7 +370,14 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
         const o = probeRuns.get(backend)?.get(item.id)?.[0];
         if (!o) continue;
         const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";
-        probes.push({ probe: item.probe, backend, status, reward: o.reward, ...(o.reason ? { reason: o.reason } : {}), trajectory: o.file });
+        probes.push({
+          probe: item.probe,
+          backend,
+          status,
+          reward: o.reward,
+          ...(o.reason ? { reason: o.reason } : {}),
+          trajectory: o.file,
+        });
         if (status === "finding") problems.push(`probe ${item.probe} scored ${fmt(o.reward)} on ${backend} (trajectory ${o.file})`);
       }
     }
@@ -313,13 +387,28 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     if (plan) {
       mutation = await judgeMutation(plan, mutantRuns, reference);
       // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
-      if (mutation.kind !== "code") for (const sv of mutation.survivors) problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
+      if (mutation.kind !== "code")
+        for (const sv of mutation.survivors)
+          problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
       for (const r of mutation.rejected_correct) problems.push(`rejects a correct answer: ${r.description} (reward ${fmt(r.reward)})`);
       if (mutation.score !== null && mutation.score < minScore) {
-        problems.push(`mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors.map((s) => s.description).slice(0, 5).join("; ")})`);
+        problems.push(
+          `mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors
+            .map((s) => s.description)
+            .slice(0, 5)
+            .join("; ")})`,
+        );
       }
     }
     audits.push({ id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes });
   }
-  return { name: env.manifest.name, dir: env.dir, domain: env.manifest.domain, ok: audits.every((t) => t.ok), min_mutation_score: minScore, tasks: audits, notes };
+  return {
+    name: env.manifest.name,
+    dir: env.dir,
+    domain: env.manifest.domain,
+    ok: audits.every((t) => t.ok),
+    min_mutation_score: minScore,
+    tasks: audits,
+    notes,
+  };
 }

@@ -53,7 +53,10 @@ function componentsOf(file: string): { components: AuditOutcome["components"]; s
     const reward = parseTrajectory(readFileSync(file, "utf8")).events.find((e) => e.type === "reward");
     if (reward?.type !== "reward") return { components: [] };
     const skipped = reward.components.flatMap((c) => (c.skipped ? [`${c.name}: ${c.skipped}`] : []));
-    return { components: reward.components.map((c) => ({ name: c.name, score: c.score })), ...(skipped.length > 0 ? { skipped: skipped.join("; ") } : {}) };
+    return {
+      components: reward.components.map((c) => ({ name: c.name, score: c.score })),
+      ...(skipped.length > 0 ? { skipped: skipped.join("; ") } : {}),
+    };
   } catch {
     return { components: [] };
   }
@@ -74,7 +77,13 @@ export async function runBatch(ctx: BatchContext, label: string, items: AuditIte
   const env: Environment = { ...ctx.env, tasks };
   const res = await runEnvironment({
     env,
-    config: { policy: { kind: "oracle" }, concurrency: ctx.concurrency, sandbox: ctx.provider.backend, k: ctx.k ?? 1, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
+    config: {
+      policy: { kind: "oracle" },
+      concurrency: ctx.concurrency,
+      sandbox: ctx.provider.backend,
+      k: ctx.k ?? 1,
+      ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+    },
     runsDir: ctx.runsDir,
     runId: `${label}`,
     sandboxProvider: ctx.provider,

@@ -53,7 +53,10 @@ function parseSpec(text: string): BreakpointSpec | string {
     const body = obs[1] ?? "";
     const lit = /^\/(.*)\/([a-z]*)$/s.exec(body);
     try {
-      return { kind: "observation", pattern: lit ? new RegExp(lit[1] ?? "", lit[2]) : new RegExp(body.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) };
+      return {
+        kind: "observation",
+        pattern: lit ? new RegExp(lit[1] ?? "", lit[2]) : new RegExp(body.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+      };
     } catch (e) {
       return `bad observation pattern ${body}: ${(e as Error).message}`;
     }
@@ -61,12 +64,14 @@ function parseSpec(text: string): BreakpointSpec | string {
   const rw = /^reward(?:\s*:\s*([^<]+?))?\s*<\s*(.+)$/.exec(t);
   if (rw) {
     const below = Number(rw[2]);
-    if (!Number.isFinite(below)) return `reward breakpoint needs a number after '<' (got '${rw[2]}'), e.g. reward<0.5 or reward:hidden-check<1`;
+    if (!Number.isFinite(below))
+      return `reward breakpoint needs a number after '<' (got '${rw[2]}'), e.g. reward<0.5 or reward:hidden-check<1`;
     return { kind: "reward", below, ...(rw[1] ? { component: rw[1].trim() } : {}) };
   }
   if (t.startsWith("reward")) return `bad reward breakpoint '${t}': write reward<VALUE or reward:COMPONENT<VALUE`;
   const tool = t.startsWith("tool:") ? t.slice(5).trim() : t;
-  if (!TOOL_NAME.test(tool)) return `bad breakpoint '${t}': not a tool name; write a tool name (bash), observation:/regex/, error, or reward<0.5`;
+  if (!TOOL_NAME.test(tool))
+    return `bad breakpoint '${t}': not a tool name; write a tool name (bash), observation:/regex/, error, or reward<0.5`;
   return { kind: "tool", tool };
 }
 
@@ -102,7 +107,10 @@ function withOptions(text: string, spec: BreakpointSpec, opts: { condition?: str
   if (bad) return { ok: false, error: bad };
   const condition = opts.condition?.trim();
   const hitCondition = opts.hitCondition?.trim();
-  return { ok: true, breakpoint: { id: nextId++, text, spec, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}), hits: 0 } };
+  return {
+    ok: true,
+    breakpoint: { id: nextId++, text, spec, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}), hits: 0 },
+  };
 }
 
 /** Whether the condition holds; a condition that throws or runs past 100 ms counts as true so the user sees it. */
@@ -136,7 +144,11 @@ function fire(bp: Breakpoint, ctx: BreakContext): boolean {
 }
 
 /** The first breakpoint that stops before a tool call of `taskSource`'s task. */
-export function beforeToolHit(bps: readonly Breakpoint[], ctx: BreakContext, taskSource: { file: string; line: number }): Breakpoint | undefined {
+export function beforeToolHit(
+  bps: readonly Breakpoint[],
+  ctx: BreakContext,
+  taskSource: { file: string; line: number },
+): Breakpoint | undefined {
   return bps.find((bp) => {
     if (bp.spec.kind === "tool") return bp.spec.tool === ctx.tool && fire(bp, ctx);
     if (bp.spec.kind === "task") return samePath(bp.spec.file, taskSource.file) && bp.spec.line === taskSource.line && fire(bp, ctx);

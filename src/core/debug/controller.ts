@@ -1,5 +1,12 @@
 import type { ChatMessage } from "../policy/types";
-import { type PendingToolCall, type RolloutHooks, type RolloutResult, type RolloutResume, type RunRolloutOptions, runRollout } from "../rollout/run-rollout";
+import {
+  type PendingToolCall,
+  type RolloutHooks,
+  type RolloutResult,
+  type RolloutResume,
+  type RunRolloutOptions,
+  runRollout,
+} from "../rollout/run-rollout";
 import type { ExecResult, Sandbox } from "../sandbox/types";
 import type { TrajectoryEvent } from "../schema/trajectory";
 import { afterObservationHit, atEndHit, type BreakContext, type Breakpoint, beforeToolHit } from "./breakpoints";
@@ -154,8 +161,14 @@ export class RolloutDebugger {
   /** Replaces the pending call's arguments (and name); the trajectory marks the call edited. */
   editPending(args: unknown, name?: string): PendingToolCall {
     const p = this.pending;
-    if (!p) throw new Error(this._state === "paused" ? `there is no pending tool call while paused at ${this._pause?.point}` : "the rollout is not paused before a tool call");
-    if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("the tool call's arguments must be a JSON object");
+    if (!p)
+      throw new Error(
+        this._state === "paused"
+          ? `there is no pending tool call while paused at ${this._pause?.point}`
+          : "the rollout is not paused before a tool call",
+      );
+    if (typeof args !== "object" || args === null || Array.isArray(args))
+      throw new Error("the tool call's arguments must be a JSON object");
     this._pending = { ...p, arguments: args, ...(name ? { name } : {}) };
     return this._pending;
   }
@@ -185,7 +198,11 @@ export class RolloutDebugger {
   expressionScope(): BreakContext & { messages: ChatMessage[]; point: PausePoint | null; error: boolean | null } {
     const pending = this.pending;
     const obs = this.lastObservation;
-    const text = obs ? (typeof obs.output === "string" ? obs.output : obs.output.map((p) => (p.type === "text" ? p.text : "")).join("")) : undefined;
+    const text = obs
+      ? typeof obs.output === "string"
+        ? obs.output
+        : obs.output.map((p) => (p.type === "text" ? p.text : "")).join("")
+      : undefined;
     const call = pending ? { tool: pending.name, args: pending.arguments } : obs ? { tool: obs.name } : {};
     return {
       ...call,
@@ -213,7 +230,11 @@ export class RolloutDebugger {
     const state = await forkState(sb, this.liveMessages);
     // The domain's in-memory state (a scene) as it is now, dropped calls' effects included, like the files'.
     const domain = await this.domainStateFn?.();
-    const resume: RolloutResume = { ...state, ...(domain !== undefined ? { domain } : {}), from: { rollout_id: this.options.rolloutId, file: this.options.file, turn: state.turn } };
+    const resume: RolloutResume = {
+      ...state,
+      ...(domain !== undefined ? { domain } : {}),
+      from: { rollout_id: this.options.rolloutId, file: this.options.file, turn: state.turn },
+    };
     const { breakpoints: _b, stopOnEntry: _s, pauseBeforePolicy: _p, resume: _r, ...base } = this.options;
     return new RolloutDebugger({ ...base, pauseAtEnd: false, ...o, resume });
   }
@@ -254,7 +275,8 @@ export class RolloutDebugger {
         const at = `before the policy call of turn ${turn}`;
         if (first && this.options.stopOnEntry) return this.wait({ reason: "entry", point: "policy", turn, description: at });
         if (this.pauseRequested) return this.wait({ reason: "pause", point: "policy", turn, description: at });
-        if (this.mode === "stepIn" || this.options.pauseBeforePolicy) return this.wait({ reason: "step", point: "policy", turn, description: at });
+        if (this.mode === "stepIn" || this.options.pauseBeforePolicy)
+          return this.wait({ reason: "step", point: "policy", turn, description: at });
       },
       beforeToolCall: async (call, sandbox) => {
         this.sandboxFn = sandbox;
@@ -263,7 +285,14 @@ export class RolloutDebugger {
         const at = `before ${call.name} (turn ${this.turnNow})`;
         const bp = beforeToolHit(this.breakpoints, ctx, this.options.task.source);
         if (this.pauseRequested) await this.wait({ reason: "pause", point: "tool", turn: this.turnNow, description: at });
-        else if (bp) await this.wait({ reason: "breakpoint", point: "tool", turn: this.turnNow, breakpoint: bp, description: `${at}: breakpoint ${bp.text}` });
+        else if (bp)
+          await this.wait({
+            reason: "breakpoint",
+            point: "tool",
+            turn: this.turnNow,
+            breakpoint: bp,
+            description: `${at}: breakpoint ${bp.text}`,
+          });
         else if (this.mode !== "run") await this.wait({ reason: "step", point: "tool", turn: this.turnNow, description: at });
         const next = this._pending;
         this._pending = undefined;
@@ -272,10 +301,23 @@ export class RolloutDebugger {
       afterToolCall: async (call, obs) => {
         this.lastObservation = obs;
         const text = typeof obs.output === "string" ? obs.output : obs.output.map((p) => (p.type === "text" ? p.text : "")).join("");
-        const ctx = { tool: call.name, args: call.arguments, turn: this.turnNow, observation: text, error: obs.status !== "ok" || (obs.exit_code ?? 0) !== 0 };
+        const ctx = {
+          tool: call.name,
+          args: call.arguments,
+          turn: this.turnNow,
+          observation: text,
+          error: obs.status !== "ok" || (obs.exit_code ?? 0) !== 0,
+        };
         const bp = afterObservationHit(this.breakpoints, ctx);
         const at = `after ${call.name} (turn ${this.turnNow})`;
-        if (bp) return this.wait({ reason: "breakpoint", point: "observation", turn: this.turnNow, breakpoint: bp, description: `${at}: breakpoint ${bp.text}` });
+        if (bp)
+          return this.wait({
+            reason: "breakpoint",
+            point: "observation",
+            turn: this.turnNow,
+            breakpoint: bp,
+            description: `${at}: breakpoint ${bp.text}`,
+          });
         if (this.pauseRequested) return this.wait({ reason: "pause", point: "observation", turn: this.turnNow, description: at });
       },
       beforeClose: async ({ status, reason, reward }) => {
@@ -283,10 +325,13 @@ export class RolloutDebugger {
         this.status = { status, ...(reason ? { reason } : {}) };
         if (this.abort.signal.aborted) return;
         const components = Object.fromEntries((reward?.components ?? []).map((c) => [c.name, c.score]));
-        const summary = reward ? `reward ${reward.total.toFixed(2)} (${reward.components.map((c) => `${c.name} ${c.score}`).join(", ")})` : `${status}${reason ? `: ${reason}` : ""}`;
+        const summary = reward
+          ? `reward ${reward.total.toFixed(2)} (${reward.components.map((c) => `${c.name} ${c.score}`).join(", ")})`
+          : `${status}${reason ? `: ${reason}` : ""}`;
         const bp = atEndHit(this.breakpoints, { status, reward: reward?.total ?? null, components, turn: this.turnNow });
         const base = { point: "end" as const, turn: this.turnNow };
-        if (bp) return this.wait({ ...base, reason: "breakpoint", breakpoint: bp, description: `ended, ${summary}: breakpoint ${bp.text}` });
+        if (bp)
+          return this.wait({ ...base, reason: "breakpoint", breakpoint: bp, description: `ended, ${summary}: breakpoint ${bp.text}` });
         if (status === "error") return this.wait({ ...base, reason: "exception", description: `rollout failed: ${reason ?? "error"}` });
         if (this.options.pauseAtEnd ?? true) return this.wait({ ...base, reason: "end", description: `ended ${status}, ${summary}` });
       },
@@ -297,7 +342,13 @@ export class RolloutDebugger {
     this.events.push(e);
     const line = this.events.length;
     if (e.type === "message" && e.role === "assistant" && e.turn !== undefined) {
-      this.turns.push({ turn: e.turn, line, content: typeof e.content === "string" || e.content === null ? e.content : "", calls: [], observations: [] });
+      this.turns.push({
+        turn: e.turn,
+        line,
+        content: typeof e.content === "string" || e.content === null ? e.content : "",
+        calls: [],
+        observations: [],
+      });
     } else if (e.type === "tool_call") this.turns.at(-1)?.calls.push(e);
     else if (e.type === "observation") this.turns.at(-1)?.observations.push(e);
     for (const l of this.eventListeners) l(e);

@@ -26,29 +26,71 @@ const COMPARATOR_TEXT: Record<string, string> = {
   text: "Text equal after normalising case, whitespace and punctuation.",
   number: "A number within rel_tol / abs_tol of the gold (default: exact); numbers inside text are read.",
   json: "Deep equality of JSON values (a JSON string is parsed first).",
-  money: "Amounts of money: currency symbols and codes, thousands separators, scale words (million, bn), brackets as negatives; currencies must agree.",
+  money:
+    "Amounts of money: currency symbols and codes, thousands separators, scale words (million, bn), brackets as negatives; currencies must agree.",
   percent: "Percentages: '30.8%', '30.8 percent' and 0.308 compare equal to a gold of 30.8% within rounding.",
   date: "Dates in any common spelling (2023-01-31, January 31, 2023, 31 Jan 2023) compare by the day.",
   entities: "Sets of names (parties, companies): F1 between the sets after normalising legal suffixes; passed at `threshold` (default 1).",
   quantity: "Numbers with units and scale words ('1.2 million tonnes').",
   "legal-text": "Text equal after normalising case, punctuation and a leading article ('the Licensee' is 'Licensee').",
-  judge: "A rubric graded by an OpenAI-compatible judge model (judge base_url/model on the verifier); skipped, never passed, without an endpoint.",
+  judge:
+    "A rubric graded by an OpenAI-compatible judge model (judge base_url/model on the verifier); skipped, never passed, without an endpoint.",
   auto: "The task picks: target.grading.<field>.comparator, else the gold value's form (a number, money, a percentage, a date, a list of names, text).",
 };
 
 /** Pairs each comparator is shown on: [answer, gold, field options]. */
 const COMPARATOR_EXAMPLES: Record<string, Array<[unknown, unknown, Record<string, unknown>?]>> = {
-  exact: [[" Paris ", "Paris"], ["paris", "Paris"]],
-  text: [["PARIS!", "Paris"], ["Lyon", "Paris"]],
-  number: [["12.0", 12], [12.5, 12], [12.5, 12, { rel_tol: 0.05 }]],
-  json: [['{"a": [1, 2]}', { a: [1, 2] }], [{ a: [2, 1] }, { a: [1, 2] }]],
-  money: [["$1,577 million", "$1.577 billion"], ["($1,577 million)", "$1,577 million"], ["€1,577 million", "$1,577 million"]],
-  percent: [["30.8%", "30.8%"], ["0.308", "30.8%"], ["31%", "30.8%"]],
-  date: [["January 31, 2023", "2023-01-31"], ["2023-02-01", "2023-01-31"]],
-  entities: [[["Acme Corp.", "Beta LLC"], ["ACME Corporation", "Beta, LLC"]], [["Acme Corp."], ["Acme Corp.", "Beta LLC"], { threshold: 0.6 }]],
-  quantity: [["1.2 million", 1200000], ["1.3 million", 1200000]],
-  "legal-text": [["the Licensee", "Licensee"], ["Acme Corp., Inc.", "ACME CORP INC"], ["Licensor", "Licensee"]],
-  auto: [["$1.6 billion", "$1,577 million"], ["2023-01-31", "January 31, 2023"]],
+  exact: [
+    [" Paris ", "Paris"],
+    ["paris", "Paris"],
+  ],
+  text: [
+    ["PARIS!", "Paris"],
+    ["Lyon", "Paris"],
+  ],
+  number: [
+    ["12.0", 12],
+    [12.5, 12],
+    [12.5, 12, { rel_tol: 0.05 }],
+  ],
+  json: [
+    ['{"a": [1, 2]}', { a: [1, 2] }],
+    [{ a: [2, 1] }, { a: [1, 2] }],
+  ],
+  money: [
+    ["$1,577 million", "$1.577 billion"],
+    ["($1,577 million)", "$1,577 million"],
+    ["€1,577 million", "$1,577 million"],
+  ],
+  percent: [
+    ["30.8%", "30.8%"],
+    ["0.308", "30.8%"],
+    ["31%", "30.8%"],
+  ],
+  date: [
+    ["January 31, 2023", "2023-01-31"],
+    ["2023-02-01", "2023-01-31"],
+  ],
+  entities: [
+    [
+      ["Acme Corp.", "Beta LLC"],
+      ["ACME Corporation", "Beta, LLC"],
+    ],
+    [["Acme Corp."], ["Acme Corp.", "Beta LLC"], { threshold: 0.6 }],
+  ],
+  quantity: [
+    ["1.2 million", 1200000],
+    ["1.3 million", 1200000],
+  ],
+  "legal-text": [
+    ["the Licensee", "Licensee"],
+    ["Acme Corp., Inc.", "ACME CORP INC"],
+    ["Licensor", "Licensee"],
+  ],
+  auto: [
+    ["$1.6 billion", "$1,577 million"],
+    ["2023-01-31", "January 31, 2023"],
+  ],
 };
 
 const code = (v: unknown) => `\`${(typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)).replace(/`/g, "'")}\``;
@@ -59,8 +101,13 @@ function paramRows(schema: Record<string, unknown>): string[] {
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(props).map(([name, p]) => {
-    const type = Array.isArray(p.enum) ? (p.enum as unknown[]).map((e) => JSON.stringify(e)).join(" \\| ") : String(p.type ?? (p.anyOf ? "any of several" : "any"));
-    const items = p.type === "array" && p.items && typeof p.items === "object" ? ` of ${String((p.items as Record<string, unknown>).type ?? "objects")}` : "";
+    const type = Array.isArray(p.enum)
+      ? (p.enum as unknown[]).map((e) => JSON.stringify(e)).join(" \\| ")
+      : String(p.type ?? (p.anyOf ? "any of several" : "any"));
+    const items =
+      p.type === "array" && p.items && typeof p.items === "object"
+        ? ` of ${String((p.items as Record<string, unknown>).type ?? "objects")}`
+        : "";
     const dflt = p.default !== undefined ? ` (default ${JSON.stringify(p.default)})` : "";
     return `| \`${name}\` | ${cell(type + items)} | ${required.has(name) ? "yes" : ""} | ${cell(String(p.description ?? "") + dflt)} |`;
   });
@@ -68,12 +115,34 @@ function paramRows(schema: Record<string, unknown>): string[] {
 
 /** A stand-in environment for reading each domain's tool definitions (no files are touched). */
 function stubEnvironment(domain: Domain): Environment {
-  const manifest = Manifest.parse({ name: "reference", domain, tasks: "tasks.jsonl", reward: [{ type: "exact" }], ...(domain === "document" ? { documents: { path: "documents" } } : {}), ...(domain === "scene3d" ? { scene: {} } : {}) });
-  return { dir: "/nonexistent", manifestPath: "/nonexistent/environment.yaml", manifest, tasks: [], prompts: { system: "", user: "{{task.prompt}}" }, builtinTools: [], customTools: [], hash: "", paths: { tasks: "/nonexistent/tasks.jsonl" } };
+  const manifest = Manifest.parse({
+    name: "reference",
+    domain,
+    tasks: "tasks.jsonl",
+    reward: [{ type: "exact" }],
+    ...(domain === "document" ? { documents: { path: "documents" } } : {}),
+    ...(domain === "scene3d" ? { scene: {} } : {}),
+  });
+  return {
+    dir: "/nonexistent",
+    manifestPath: "/nonexistent/environment.yaml",
+    manifest,
+    tasks: [],
+    prompts: { system: "", user: "{{task.prompt}}" },
+    builtinTools: [],
+    customTools: [],
+    hash: "",
+    paths: { tasks: "/nonexistent/tasks.jsonl" },
+  };
 }
 
 async function toolsSection(): Promise<string[]> {
-  const out = ["## Built-in tools", "", "An environment lists the built-ins it offers under `tools:` by name (all of its domain's when it lists none); `submit` is added when no submit tool is listed. A custom tool is `{name, description, parameters, command}`: the command runs in the sandbox workdir with the arguments as JSON on stdin.", ""];
+  const out = [
+    "## Built-in tools",
+    "",
+    "An environment lists the built-ins it offers under `tools:` by name (all of its domain's when it lists none); `submit` is added when no submit tool is listed. A custom tool is `{name, description, parameters, command}`: the command runs in the sandbox workdir with the arguments as JSON on stdin.",
+    "",
+  ];
   for (const domain of ["code", "scene3d", "document", "custom"] as const) {
     const plugin = await loadDomain(domain);
     const tools = plugin.tools(stubEnvironment(domain));
@@ -90,12 +159,25 @@ async function toolsSection(): Promise<string[]> {
 }
 
 async function comparatorsSection(): Promise<string[]> {
-  const out = ["## Field comparators", "", "A `fields` verifier grades each field of the submitted answer with a comparator (`fields: { revenue: { comparator: money } }`); the gold value is `target.<field>` or `target.fields.<field>`. Options per field:", ""];
+  const out = [
+    "## Field comparators",
+    "",
+    "A `fields` verifier grades each field of the submitted answer with a comparator (`fields: { revenue: { comparator: money } }`); the gold value is `target.<field>` or `target.fields.<field>`. Options per field:",
+    "",
+  ];
   const spec = FieldSpec.shape;
   out.push("| option | description |", "|---|---|");
   for (const [k, v] of Object.entries(spec)) out.push(`| \`${k}\` | ${cell((v as z.ZodType).description ?? "")} |`);
   out.push("");
-  const ctx = { field: "value", answer: {}, env: stubEnvironment("document"), task: { id: "t", prompt: "p", source: { file: "", line: 1, index: 0 } }, events: [], signal: new AbortController().signal, timeoutMs: 1000 };
+  const ctx = {
+    field: "value",
+    answer: {},
+    env: stubEnvironment("document"),
+    task: { id: "t", prompt: "p", source: { file: "", line: 1, index: 0 } },
+    events: [],
+    signal: new AbortController().signal,
+    timeoutMs: 1000,
+  };
   for (const name of registeredComparators()) {
     const text = COMPARATOR_TEXT[name];
     if (!text) throw new Error(`comparator '${name}' has no description in src/core/docs/reference.ts`);
@@ -104,8 +186,15 @@ async function comparatorsSection(): Promise<string[]> {
     if (examples.length === 0) continue;
     out.push("| answer | gold | options | score | passed | reason |", "|---|---|---|---|---|---|");
     for (const [actual, gold, opts] of examples) {
-      const r = await findComparator(name)!(actual, gold, FieldSpec.parse({ comparator: name === "legal-text" || name === "quantity" ? "text" : name, ...opts }), { ...ctx, answer: { value: actual } } as never);
-      out.push(`| ${code(actual)} | ${code(gold)} | ${opts ? code(opts) : ""} | ${r.score.toFixed(2)} | ${r.passed ?? r.score >= 1 ? "✓" : "✗"} | ${cell(r.reason ?? "")} |`);
+      const r = await findComparator(name)!(
+        actual,
+        gold,
+        FieldSpec.parse({ comparator: name === "legal-text" || name === "quantity" ? "text" : name, ...opts }),
+        { ...ctx, answer: { value: actual } } as never,
+      );
+      out.push(
+        `| ${code(actual)} | ${code(gold)} | ${opts ? code(opts) : ""} | ${r.score.toFixed(2)} | ${(r.passed ?? r.score >= 1) ? "✓" : "✗"} | ${cell(r.reason ?? "")} |`,
+      );
     }
     out.push("");
   }
@@ -113,7 +202,12 @@ async function comparatorsSection(): Promise<string[]> {
 }
 
 function checksSection(): string[] {
-  const out = ["## Scene checks", "", "A scene task's `target.checks` (and a `scene` verifier's `checks`). Lengths are in scene units (metres by convention), angles in degrees, Z is up; every check also takes `label` and `weight`.", ""];
+  const out = [
+    "## Scene checks",
+    "",
+    "A scene task's `target.checks` (and a `scene` verifier's `checks`). Lengths are in scene units (metres by convention), angles in degrees, Z is up; every check also takes `label` and `weight`.",
+    "",
+  ];
   for (const [name, schema] of Object.entries(CHECK_SCHEMAS)) {
     const js = z.toJSONSchema(schema as z.ZodType, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     out.push(`### \`${name}\``, "", "| parameter | type | required | description |", "|---|---|---|---|");
@@ -145,14 +239,24 @@ function reportSection(): string[] {
 function scriptSection(): string[] {
   const env = stubEnvironment("document");
   const example = scriptInput(
-    { env, task: { id: "q1", prompt: "What was revenue in 2023?", metadata: { company: "Acme" }, target: { revenue: "$12 million" }, source: { file: "", line: 1, index: 0 } }, answer: { revenue: "$12.0 million" } },
+    {
+      env,
+      task: {
+        id: "q1",
+        prompt: "What was revenue in 2023?",
+        metadata: { company: "Acme" },
+        target: { revenue: "$12 million" },
+        source: { file: "", line: 1, index: 0 },
+      },
+      answer: { revenue: "$12.0 million" },
+    },
     { name: "grader", weight: 1 },
   );
   const vars = scriptEnvironment(example);
   return [
     "## What a `script` verifier receives",
     "",
-    "`{type: script, command: …}` runs the command in the rollout's sandbox, in the workdir as the agent left it, after the agent submitted. It prints its score on its last line of stdout: a number in [0, 1], or `{\"score\": x, \"reason\": \"…\", \"passed\": true}`; a crash is recorded with its error line and scores 0.",
+    '`{type: script, command: …}` runs the command in the rollout\'s sandbox, in the workdir as the agent left it, after the agent submitted. It prints its score on its last line of stdout: a number in [0, 1], or `{"score": x, "reason": "…", "passed": true}`; a crash is recorded with its error line and scores 0.',
     "",
     `On stdin (and in the file \`${SCRIPT_INPUT_FILE}\`, named by \`$RLENV_INPUT\`) it gets one JSON object, for example:`,
     "",
@@ -178,9 +282,36 @@ function replaySection(): string[] {
     "`--policy replay:PATH` plays recorded actions again: PATH is a trajectory file (`runs/<run>/rollouts/<rollout>.jsonl`) or a run folder, where each task replays its own rollout (the same sample, else the first). A trajectory is JSONL, one event a line: `start` (run, rollout, environment, task, policy, tools), `message` (role, content, `tool_calls: [{id, name, arguments}]` with `arguments` the raw JSON text), `tool_call`, `observation`, `reward`, `error`, `end`. The replay takes each `message` with `role: assistant` in order as one turn: its text and its tool calls; everything else is ignored, so a hand-written file needs only a `start` line and those messages:",
     "",
     "```jsonl",
-    JSON.stringify({ type: "start", seq: 0, t: 0, run_id: "hand", rollout_id: "add.s0", env: { name: "py-functions", hash: "", domain: "code" }, task: { id: "add", prompt: "" }, policy: { kind: "hand" }, sample: 0, sandbox: { backend: "process" } }),
-    JSON.stringify({ type: "message", seq: 1, t: 0, role: "assistant", content: null, tool_calls: [{ id: "c1", name: "write_file", arguments: JSON.stringify({ path: "solution.py", content: "def add(a, b):\n    return a + b\n" }) }] }),
-    JSON.stringify({ type: "message", seq: 2, t: 0, role: "assistant", content: null, tool_calls: [{ id: "c2", name: "submit", arguments: "{}" }] }),
+    JSON.stringify({
+      type: "start",
+      seq: 0,
+      t: 0,
+      run_id: "hand",
+      rollout_id: "add.s0",
+      env: { name: "py-functions", hash: "", domain: "code" },
+      task: { id: "add", prompt: "" },
+      policy: { kind: "hand" },
+      sample: 0,
+      sandbox: { backend: "process" },
+    }),
+    JSON.stringify({
+      type: "message",
+      seq: 1,
+      t: 0,
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "c1", name: "write_file", arguments: JSON.stringify({ path: "solution.py", content: "def add(a, b):\n    return a + b\n" }) },
+      ],
+    }),
+    JSON.stringify({
+      type: "message",
+      seq: 2,
+      t: 0,
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c2", name: "submit", arguments: "{}" }],
+    }),
     "```",
     "",
     "A missing PATH fails the run before any rollout starts.",
@@ -225,5 +356,8 @@ export async function renderReference(): Promise<string> {
     ...replaySection(),
     ...folderSection(),
   ];
-  return `${parts.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`;
+  return `${parts
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trimEnd()}\n`;
 }

@@ -37,6 +37,17 @@ export async function domainTaskProblems(env: Environment): Promise<Problem[]> {
     const plugin = await findDomain(env.manifest.domain);
     return (await plugin?.checkTasks?.(env)) ?? [];
   } catch (e) {
-    return [{ severity: "error", file: path.join(env.dir, "environment.yaml"), line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task check failed: ${(e as Error).message}` }];
+    return [
+      {
+        severity: "error",
+        file: path.join(env.dir, "environment.yaml"),
+        line: 1,
+        column: 1,
+        endLine: 1,
+        endColumn: 1,
+        path: "domain",
+        message: `the ${env.manifest.domain} domain's task check failed: ${(e as Error).message}`,
+      },
+    ];
   }
 }

@@ -72,7 +72,8 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
         ];
       }
       // 1e999 in JSON parses to Infinity, which is a number to typeof and not to the schema.
-      if (typeof at.value === "number" && !Number.isFinite(at.value)) return [{ path, atKey: false, message: `expected a finite number, got ${at.value} (a number too large for a double?)` }];
+      if (typeof at.value === "number" && !Number.isFinite(at.value))
+        return [{ path, atKey: false, message: `expected a finite number, got ${at.value} (a number too large for a double?)` }];
       // A schema's own message for this field (a size given as a bare number) says what to write instead.
       const hint = issue.message && !/^Invalid input/.test(issue.message) ? `: ${issue.message}` : "";
       return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}${hint}` }];
@@ -108,7 +109,9 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
       if (note === "No matching discriminator" && options) {
         const at = getAt(data, path);
         if (!at.found) {
-          return [{ path: path.slice(0, -1), atKey: false, message: `missing '${String(path[path.length - 1])}': one of ${options.join(", ")}` }];
+          return [
+            { path: path.slice(0, -1), atKey: false, message: `missing '${String(path[path.length - 1])}': one of ${options.join(", ")}` },
+          ];
         }
         const guess = typeof at.value === "string" ? didYouMean(at.value, options.map(String)) : undefined;
         return [
@@ -132,7 +135,8 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
     case "too_small": {
       const min = Number(issue.minimum);
       if (issue.origin === "array") return [{ path, atKey: false, message: `needs at least ${min} item${min === 1 ? "" : "s"}` }];
-      if (issue.origin === "string") return [{ path, atKey: false, message: min === 1 ? "must not be empty" : `must be at least ${min} characters` }];
+      if (issue.origin === "string")
+        return [{ path, atKey: false, message: min === 1 ? "must not be empty" : `must be at least ${min} characters` }];
       return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at least" : "more than"} ${min}` }];
     }
     case "too_big": {
@@ -142,7 +146,8 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
       return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}` }];
     }
     case "invalid_format":
-      if (issue.format === "starts_with") return [{ path, atKey: false, message: `must start with '${(issue as { prefix?: string }).prefix ?? ""}'` }];
+      if (issue.format === "starts_with")
+        return [{ path, atKey: false, message: `must start with '${(issue as { prefix?: string }).prefix ?? ""}'` }];
       return [{ path, atKey: false, message: issue.message.startsWith("Invalid") ? `invalid ${issue.format}` : issue.message }];
     default:
       return [{ path, atKey: false, message: issue.message }];

@@ -51,7 +51,18 @@ export function loadEnvironment(dirOrManifest: string, opts: LoadOptions = {}): 
   const dir = isFile ? path.dirname(given) : given;
   const manifestPath = isFile ? given : path.join(dir, MANIFEST_FILE);
   if (!lstatSync(manifestPath, { throwIfNoEntry: false })) {
-    return { env: null, problems: [{ file: manifestPath, ...START_OF_FILE, path: "", message: `no ${MANIFEST_FILE} here: an environment is a folder with an ${MANIFEST_FILE}`, severity: "error" }] };
+    return {
+      env: null,
+      problems: [
+        {
+          file: manifestPath,
+          ...START_OF_FILE,
+          path: "",
+          message: `no ${MANIFEST_FILE} here: an environment is a folder with an ${MANIFEST_FILE}`,
+          severity: "error",
+        },
+      ],
+    };
   }
   const read = readSourceText(manifestPath, limits.maxManifestBytes);
   if (!read.ok) return { env: null, problems: [{ file: manifestPath, ...read.span, path: "", message: read.message, severity: "error" }] };
@@ -72,7 +83,18 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
   if (!js.ok) return { env: null, problems: [{ file: manifestPath, ...js.span, path: "", message: js.message, severity: "error" }] };
   const raw = js.value;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    return { env: null, problems: [{ file: manifestPath, ...pos.spanOf([]), path: "", message: "the manifest must be a mapping of fields (name, domain, tasks, reward, …)", severity: "error" }] };
+    return {
+      env: null,
+      problems: [
+        {
+          file: manifestPath,
+          ...pos.spanOf([]),
+          path: "",
+          message: "the manifest must be a mapping of fields (name, domain, tasks, reward, …)",
+          severity: "error",
+        },
+      ],
+    };
   }
   const res = validateValue(Manifest, raw, manifestPath, pos);
   for (const p of res.problems) problems.push(p);
@@ -85,7 +107,10 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
   const here = (p: PropertyKey[], message: string, atKey = false): Problem => ({
     file: manifestPath,
     ...pos.spanOf(p, atKey),
-    path: p.map((s) => (typeof s === "number" ? `[${s}]` : s)).join(".").replace(/\.\[/g, "["),
+    path: p
+      .map((s) => (typeof s === "number" ? `[${s}]` : s))
+      .join(".")
+      .replace(/\.\[/g, "["),
     message,
     severity: "error",
   });
@@ -101,7 +126,13 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
       return undefined;
     }
     const st = statSync(r.path);
-    if (kind === "file" && !st.isFile()) problems.push(here(p, `'${rel}' is not a file${st.isDirectory() ? " (it is a folder)" : ": FIFOs, sockets and devices are refused without opening them"}`));
+    if (kind === "file" && !st.isFile())
+      problems.push(
+        here(
+          p,
+          `'${rel}' is not a file${st.isDirectory() ? " (it is a folder)" : ": FIFOs, sockets and devices are refused without opening them"}`,
+        ),
+      );
     else if (kind === "dir" && !st.isDirectory()) problems.push(here(p, `'${rel}' is not a folder`));
     else return r.path;
     return undefined;
@@ -119,7 +150,12 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     if (typeof t === "string") {
       if (!known.includes(t)) {
         const g = didYouMean(t, known);
-        problems.push(here(["tools", i], `unknown built-in tool '${t}' for domain ${manifest.domain}${g ? ` (did you mean '${g}'?)` : `; built-ins: ${known.join(", ")}`}`));
+        problems.push(
+          here(
+            ["tools", i],
+            `unknown built-in tool '${t}' for domain ${manifest.domain}${g ? ` (did you mean '${g}'?)` : `; built-ins: ${known.join(", ")}`}`,
+          ),
+        );
       } else builtinTools.push(t);
     } else customTools.push(t);
   });
@@ -133,13 +169,32 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
   // A link out of the folder anywhere in it (a seed file, a test, a document, an asset, the build
   // context) would hand a host file to the sandbox: each is refused where it is. One a manifest
   // field names was refused at that field just above.
-  const named = new Set([manifest.tasks, manifest.prompt.system_file, manifest.prompt.user_file, manifest.sandbox.build, manifest.documents?.path, manifest.scene?.assets].flatMap((p) => (p ? [path.resolve(dir, p)] : [])));
+  const named = new Set(
+    [
+      manifest.tasks,
+      manifest.prompt.system_file,
+      manifest.prompt.user_file,
+      manifest.sandbox.build,
+      manifest.documents?.path,
+      manifest.scene?.assets,
+    ].flatMap((p) => (p ? [path.resolve(dir, p)] : [])),
+  );
   for (const l of findOutsideLinks(dir)) {
-    if (!named.has(l.file)) problems.push({ file: l.file, ...START_OF_FILE, path: "", message: `'${l.rel}' links outside the environment (to ${l.target})`, severity: "error" });
+    if (!named.has(l.file))
+      problems.push({
+        file: l.file,
+        ...START_OF_FILE,
+        path: "",
+        message: `'${l.rel}' links outside the environment (to ${l.target})`,
+        severity: "error",
+      });
   }
-  if (manifest.prompt.system && manifest.prompt.system_file) problems.push(here(["prompt", "system_file"], "give either system or system_file, not both"));
-  if (manifest.prompt.user && manifest.prompt.user_file) problems.push(here(["prompt", "user_file"], "give either user or user_file, not both"));
-  if (manifest.domain === "document" && !manifest.documents) problems.push(here([], "a document environment needs a 'documents' section naming its folder"));
+  if (manifest.prompt.system && manifest.prompt.system_file)
+    problems.push(here(["prompt", "system_file"], "give either system or system_file, not both"));
+  if (manifest.prompt.user && manifest.prompt.user_file)
+    problems.push(here(["prompt", "user_file"], "give either user or user_file, not both"));
+  if (manifest.domain === "document" && !manifest.documents)
+    problems.push(here([], "a document environment needs a 'documents' section naming its folder"));
 
   let tasks: LoadedTask[] = [];
   if (tasksPath) {
@@ -169,7 +224,12 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     builtinTools,
     customTools,
     hash: tasksPath ? hashEnvironment(dir) : "",
-    paths: { tasks: tasksPath ?? path.join(dir, manifest.tasks), ...(build ? { build } : {}), ...(documents ? { documents } : {}), ...(assets ? { assets } : {}) },
+    paths: {
+      tasks: tasksPath ?? path.join(dir, manifest.tasks),
+      ...(build ? { build } : {}),
+      ...(documents ? { documents } : {}),
+      ...(assets ? { assets } : {}),
+    },
   };
   return { env, problems };
 }

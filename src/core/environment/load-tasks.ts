@@ -23,14 +23,25 @@ const FILE_MAP_FIELDS: Array<(t: Task) => [string[], FileMap | undefined]> = [
 ];
 
 /** Seed, test and solution file paths must stay inside the sandbox workdir. */
-function checkFilePaths(task: Task, file: string, spanOf: (p: PropertyKey[], atKey: boolean) => ReturnType<LineMap["span"]>, prefix: string): Problem[] {
+function checkFilePaths(
+  task: Task,
+  file: string,
+  spanOf: (p: PropertyKey[], atKey: boolean) => ReturnType<LineMap["span"]>,
+  prefix: string,
+): Problem[] {
   const out: Problem[] = [];
   for (const get of FILE_MAP_FIELDS) {
     const [base, files] = get(task);
     for (const name of Object.keys(files ?? {})) {
       if (isSafeRelativePath(name)) continue;
       const p = [...base, name];
-      out.push({ file, ...spanOf(p, true), path: formatPath(p, prefix), message: `file path '${name}' must be relative and stay inside the workdir`, severity: "error" });
+      out.push({
+        file,
+        ...spanOf(p, true),
+        path: formatPath(p, prefix),
+        message: `file path '${name}' must be relative and stay inside the workdir`,
+        severity: "error",
+      });
     }
   }
   return out;
@@ -80,7 +91,12 @@ class CappedProblems {
   }
   done(): Problem[] {
     const f = this.firstDropped;
-    if (f) this.list.push({ ...f, path: "", message: `problems on ${this.dropped} more line${this.dropped === 1 ? "" : "s"} of this file from here on, not listed (the first ${this.max} problems are)` });
+    if (f)
+      this.list.push({
+        ...f,
+        path: "",
+        message: `problems on ${this.dropped} more line${this.dropped === 1 ? "" : "s"} of this file from here on, not listed (the first ${this.max} problems are)`,
+      });
     return this.list;
   }
 }
@@ -102,7 +118,20 @@ function parseQuietly(text: string): unknown {
 function quickValidate(value: unknown, file: string, idx: number, prefix: string): { data?: Task; problems: Problem[] } {
   const r = Task.safeParse(value);
   if (r.success) return { data: r.data, problems: [] };
-  return { problems: [{ file, line: idx + 1, column: 1, endLine: idx + 1, endColumn: 1, path: prefix, message: "does not match the task schema", severity: "error" }] };
+  return {
+    problems: [
+      {
+        file,
+        line: idx + 1,
+        column: 1,
+        endLine: idx + 1,
+        endColumn: 1,
+        path: prefix,
+        message: "does not match the task schema",
+        severity: "error",
+      },
+    ],
+  };
 }
 
 const lineStart = (idx: number): SpanSource => ({ spanOf: () => ({ line: idx + 1, column: 1, endLine: idx + 1, endColumn: 1 }) });
@@ -115,7 +144,16 @@ function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; pro
   const lines = read.text.split("\n");
   if (lines.length > limits.maxTaskLines && !(lines.length === limits.maxTaskLines + 1 && lines[limits.maxTaskLines] === "")) {
     const line = limits.maxTaskLines + 1;
-    capped.push({ file, line, column: 1, endLine: line, endColumn: 1, path: "", message: `more than ${limits.maxTaskLines} lines: the limit of a tasks file (split the task set, or use a folder of tasks); the lines from here on are not read`, severity: "error" });
+    capped.push({
+      file,
+      line,
+      column: 1,
+      endLine: line,
+      endColumn: 1,
+      path: "",
+      message: `more than ${limits.maxTaskLines} lines: the limit of a tasks file (split the task set, or use a folder of tasks); the lines from here on are not read`,
+      severity: "error",
+    });
     lines.length = limits.maxTaskLines;
   }
   const problems = { push: (...ps: Problem[]) => capped.pushAll(ps) };
@@ -128,7 +166,13 @@ function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; pro
     const deep = text.length > MAX_NESTING ? deepestNesting(text, MAX_NESTING, "json") : -1;
     if (deep >= 0) {
       const lm = new LineMap(text, idx);
-      problems.push({ file, ...lm.span(deep, deep + 1), path: prefix, message: `lists and objects nested deeper than ${MAX_NESTING} levels`, severity: "error" });
+      problems.push({
+        file,
+        ...lm.span(deep, deep + 1),
+        path: prefix,
+        message: `lists and objects nested deeper than ${MAX_NESTING} levels`,
+        severity: "error",
+      });
       return;
     }
     // JSON.parse first: it is native and most lines are fine. Positions (our own, slower
@@ -162,7 +206,8 @@ function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; pro
     if (pathProblems.length === 0) tasks.push({ ...res.data, source: { file, line: lineNo, index: idx } });
   });
   const out = capped.done();
-  if (tasks.length === 0 && out.length === 0) out.push({ file, ...START_OF_FILE, path: "", message: "the tasks file has no tasks: one JSON object a line", severity: "error" });
+  if (tasks.length === 0 && out.length === 0)
+    out.push({ file, ...START_OF_FILE, path: "", message: "the tasks file has no tasks: one JSON object a line", severity: "error" });
   return { tasks, problems: out };
 }
 
@@ -222,7 +267,9 @@ function loadTaskFolders(root: string, envDir: string, limits: LoadLimits): { ta
       problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: inside.message, severity: "error" });
       return;
     }
-    const yamlFile = ["task.yaml", "task.yml", "task.json"].map((f) => path.join(dir, f)).find((f) => existsSync(f) && !leadsOut(f, realEnv));
+    const yamlFile = ["task.yaml", "task.yml", "task.json"]
+      .map((f) => path.join(dir, f))
+      .find((f) => existsSync(f) && !leadsOut(f, realEnv));
     if (!yamlFile) {
       problems.push({ file: dir, ...START_OF_FILE, path: prefix, message: `task folder '${name}' has no task.yaml`, severity: "error" });
       return;
@@ -270,7 +317,11 @@ function loadTaskFolders(root: string, envDir: string, limits: LoadLimits): { ta
   return { tasks, problems };
 }
 
-export function loadTasks(tasksPath: string, envDir: string, limits: LoadLimits = DEFAULT_LOAD_LIMITS): { tasks: LoadedTask[]; problems: Problem[] } {
+export function loadTasks(
+  tasksPath: string,
+  envDir: string,
+  limits: LoadLimits = DEFAULT_LOAD_LIMITS,
+): { tasks: LoadedTask[]; problems: Problem[] } {
   const st = statSync(tasksPath);
   const result = st.isDirectory() ? loadTaskFolders(tasksPath, envDir, limits) : loadJsonl(tasksPath, limits);
   // Task ids are how runs, the editor and the CLI name tasks: they must be unique.

@@ -35,17 +35,30 @@ export class PositionIndex {
    * a key given twice (YAML would keep the last silently). Messages start "invalid YAML: ".
    */
   errors(): Array<{ span: Span; message: string }> {
-    if (this.tooDeep >= 0) return [{ span: this.span(this.tooDeep, this.tooDeep + 1), message: `invalid YAML: lists or mappings nested deeper than ${MAX_NESTING} levels` }];
+    if (this.tooDeep >= 0)
+      return [
+        {
+          span: this.span(this.tooDeep, this.tooDeep + 1),
+          message: `invalid YAML: lists or mappings nested deeper than ${MAX_NESTING} levels`,
+        },
+      ];
     return this.doc.errors.map((e) => {
       const span = this.span(e.pos[0], e.pos[1]);
       const unclosed = e.code === "MISSING_CHAR" ? /^Missing closing (["'])quote/.exec(e.message)?.[1] : undefined;
       if (unclosed) {
         const open = openingQuote(this.text, e.pos[0], unclosed as '"' | "'");
-        if (open >= 0) return { span: this.span(open, open + 1), message: `invalid YAML: this ${unclosed === '"' ? "double" : "single"} quote is never closed (the string runs on to the end of the file)` };
+        if (open >= 0)
+          return {
+            span: this.span(open, open + 1),
+            message: `invalid YAML: this ${unclosed === '"' ? "double" : "single"} quote is never closed (the string runs on to the end of the file)`,
+          };
       }
       if (e.code === "DUPLICATE_KEY") {
         const key = this.keyAt(e.pos[0]);
-        return { span, message: `invalid YAML: field ${key === undefined ? "" : `'${key}' `}is given twice (YAML would silently keep the last one)` };
+        return {
+          span,
+          message: `invalid YAML: field ${key === undefined ? "" : `'${key}' `}is given twice (YAML would silently keep the last one)`,
+        };
       }
       return { span, message: `invalid YAML: ${e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}` };
     });
@@ -63,7 +76,9 @@ export class PositionIndex {
           return visit.BREAK;
         },
       });
-      const why = /alias/i.test((e as Error).message) ? `its aliases (*name) expand to too much data (more than ${MAX_ALIAS_COUNT} expansions of one alias): refused as a resource-exhaustion attack` : (e as Error).message;
+      const why = /alias/i.test((e as Error).message)
+        ? `its aliases (*name) expand to too much data (more than ${MAX_ALIAS_COUNT} expansions of one alias): refused as a resource-exhaustion attack`
+        : (e as Error).message;
       return { ok: false, span: this.span(at[0], at[1]), message: `invalid YAML: ${why}` };
     }
   }

@@ -91,7 +91,11 @@ export function decodeUtf8(buf: Buffer): SourceRead {
   if (line === 1) lineStart = Math.max(lineStart, bom);
   const column = buf.toString("utf8", lineStart, bad).length + 1;
   const hex = (buf[bad] ?? 0).toString(16).toUpperCase().padStart(2, "0");
-  return { ok: false, span: { line, column, endLine: line, endColumn: column + 1 }, message: `the file is not valid UTF-8 (byte 0x${hex} at line ${line}, column ${column}); save it as UTF-8` };
+  return {
+    ok: false,
+    span: { line, column, endLine: line, endColumn: column + 1 },
+    message: `the file is not valid UTF-8 (byte 0x${hex} at line ${line}, column ${column}); save it as UTF-8`,
+  };
 }
 
 /** "UTF-16 LE (byte-order mark FF FE)" and the like, from a BOM or from the NUL bytes of ASCII text in UTF-16. */

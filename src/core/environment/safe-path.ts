@@ -9,7 +9,8 @@ const within = (p: string, r: string) => p === r || p.startsWith(r.endsWith(path
  * Returns the absolute path, or a message saying why it was refused.
  */
 export function resolveInside(root: string, rel: string): { ok: true; path: string } | { ok: false; message: string } {
-  if (path.isAbsolute(rel) || /^[a-zA-Z]:[\\/]/.test(rel)) return { ok: false, message: `absolute path '${rel}' is not allowed: paths are relative to the environment folder` };
+  if (path.isAbsolute(rel) || /^[a-zA-Z]:[\\/]/.test(rel))
+    return { ok: false, message: `absolute path '${rel}' is not allowed: paths are relative to the environment folder` };
   const abs = path.resolve(root, rel);
   if (!within(abs, path.resolve(root))) return { ok: false, message: `path '${rel}' leaves the environment folder` };
   let real: string;

@@ -7,7 +7,8 @@ function unwrap(s: z.ZodType): z.ZodType {
   let cur = s;
   for (;;) {
     const d = defOf(cur);
-    if (["optional", "default", "nullable", "prefault", "readonly", "catch", "nonoptional"].includes(d.type)) cur = d.innerType as z.ZodType;
+    if (["optional", "default", "nullable", "prefault", "readonly", "catch", "nonoptional"].includes(d.type))
+      cur = d.innerType as z.ZodType;
     else if (d.type === "pipe") cur = d.in as z.ZodType;
     else return cur;
   }

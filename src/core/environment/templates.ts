@@ -59,7 +59,8 @@ validation:
           id: "capitals",
           prompt: "Store the capital of France under the key 'france' and the capital of Japan under 'japan'.",
           files: {
-            "kv.py": "import json, os, sys\n\nargs = json.load(sys.stdin)\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nif sys.argv[1] == 'set':\n    store[args['key']] = args['value']\n    json.dump(store, open('store.json', 'w'))\n    print('stored', args['key'])\nelse:\n    print(store.get(args['key'], '(no such key)'))\n",
+            "kv.py":
+              "import json, os, sys\n\nargs = json.load(sys.stdin)\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nif sys.argv[1] == 'set':\n    store[args['key']] = args['value']\n    json.dump(store, open('store.json', 'w'))\n    print('stored', args['key'])\nelse:\n    print(store.get(args['key'], '(no such key)'))\n",
             "check_store.py":
               "import json, os, sys\n\ntask = json.load(sys.stdin)['task']\nwant = task['target']\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nright = [k for k, v in want.items() if store.get(k, '').strip().lower() == v.lower()]\nprint(json.dumps({'score': len(right) / len(want), 'reason': '%d of %d keys right' % (len(right), len(want))}))\n",
           },
@@ -101,7 +102,12 @@ validation:
           id: "add",
           prompt: "Implement add(a, b) in solution.py so that it returns the sum of a and b.",
           files: { "solution.py": "def add(a, b):\n    raise NotImplementedError\n" },
-          tests: { files: { "tests_hidden/test_add.py": "from solution import add\n\n# type() first: an object whose == is always True must not pass.\ndef test_small():\n    assert type(add(1, 2)) is int and add(1, 2) == 3\n\ndef test_negative():\n    assert type(add(-4, 1)) is int and add(-4, 1) == -3\n" } },
+          tests: {
+            files: {
+              "tests_hidden/test_add.py":
+                "from solution import add\n\n# type() first: an object whose == is always True must not pass.\ndef test_small():\n    assert type(add(1, 2)) is int and add(1, 2) == 3\n\ndef test_negative():\n    assert type(add(-4, 1)) is int and add(-4, 1) == -3\n",
+            },
+          },
           solution: { files: { "solution.py": "def add(a, b):\n    return a + b\n" } },
         })}\n`,
       };
@@ -120,11 +126,19 @@ reward:
           id: "box-on-table",
           prompt: "Place a 1 m box named 'table' on the ground and a 0.2 m red box named 'cup' resting on top of it.",
           // on_top_of also needs both objects; no_overlap keeps a scene piled at one point from scoring.
-          target: { checks: [{ check: "on_top_of", object: "cup", support: "table" }, { check: "no_overlap", objects: ["cup", "table"] }] },
+          target: {
+            checks: [
+              { check: "on_top_of", object: "cup", support: "table" },
+              { check: "no_overlap", objects: ["cup", "table"] },
+            ],
+          },
           solution: {
             tool_calls: [
               { name: "add_object", arguments: { name: "table", kind: "box", dimensions: [1, 1, 1], position: [0, 0, 0.5] } },
-              { name: "add_object", arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 0, 1.1], color: "#ff0000" } },
+              {
+                name: "add_object",
+                arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 0, 1.1], color: "#ff0000" },
+              },
             ],
           },
         })}\n`,

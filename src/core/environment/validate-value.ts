@@ -25,7 +25,14 @@ export function validateValue<S extends z.ZodType>(
   for (const issue of res.error.issues) {
     for (const ex of explainIssue(issue, value, (p) => objectKeysAt(schema, value, p))) {
       const span = positions.spanOf(ex.path, ex.atKey);
-      const p: Problem = { file, ...span, path: formatPath(ex.path, displayPrefix), message: ex.message, severity: "error", ...(ex.fix ? { fix: ex.fix } : {}) };
+      const p: Problem = {
+        file,
+        ...span,
+        path: formatPath(ex.path, displayPrefix),
+        message: ex.message,
+        severity: "error",
+        ...(ex.fix ? { fix: ex.fix } : {}),
+      };
       const key = `${p.line}:${p.column}:${p.message}`;
       if (!seen.has(key)) {
         seen.add(key);

@@ -13,14 +13,18 @@ import { type Locate, manifestLocator, taskLocator } from "./locate";
 type Severity = Problem["severity"];
 
 /** A validator for a JSON Schema, or the reason there is none (zod refuses what it cannot read). */
-function validatorOf(schema: unknown): { ok: true; check: (v: unknown) => Array<{ path: PropertyKey[]; message: string }> } | { ok: false; message: string } {
+function validatorOf(
+  schema: unknown,
+): { ok: true; check: (v: unknown) => Array<{ path: PropertyKey[]; message: string }> } | { ok: false; message: string } {
   try {
     const v = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
     return {
       ok: true,
       check: (value) => {
         const r = v.safeParse(value);
-        return r.success ? [] : r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: readableIssue(i) }));
+        return r.success
+          ? []
+          : r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), message: readableIssue(i) }));
       },
     };
   } catch (e) {
@@ -73,7 +77,8 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
     for (const p of shape) onManifest(p.path, `tool '${entry.name}': ${p.message}`, p.severity);
     if (shape.some((p) => p.severity === "error")) return;
     const v = validatorOf(entry.parameters);
-    if (!v.ok) onManifest(at, `tool '${entry.name}': its parameters are not a JSON Schema the engine can check arguments with: ${v.message}`);
+    if (!v.ok)
+      onManifest(at, `tool '${entry.name}': its parameters are not a JSON Schema the engine can check arguments with: ${v.message}`);
   });
 
   // Fields no task has a gold value for.
@@ -84,11 +89,22 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
       const missing = env.tasks.filter((t) => expectedValue(t, field) === undefined);
       if (missing.length === env.tasks.length) {
         const near = didYouMean(field, names);
-        onManifest(["reward", i, "fields", field], `no task's target has '${field}' (target.${field} or target.fields.${field}): every rollout scores 0 on it${near ? ` (did you mean '${near}'?)` : ""}`, "error", true);
+        onManifest(
+          ["reward", i, "fields", field],
+          `no task's target has '${field}' (target.${field} or target.fields.${field}): every rollout scores 0 on it${near ? ` (did you mean '${near}'?)` : ""}`,
+          "error",
+          true,
+        );
       } else if (missing.length > 0) {
         for (const t of missing) {
           const at = taskLocator(t);
-          problems.push({ file: t.source.file, ...at(["target"]), path: formatPath(["target"], `tasks[${t.source.index}]`), message: `no gold value for '${field}' (reward[${i}].fields): this task scores 0 on that field`, severity: "warning" });
+          problems.push({
+            file: t.source.file,
+            ...at(["target"]),
+            path: formatPath(["target"], `tasks[${t.source.index}]`),
+            message: `no gold value for '${field}' (reward[${i}].fields): this task scores 0 on that field`,
+            severity: "warning",
+          });
         }
       }
     }
@@ -123,7 +139,12 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
       if (schema !== undefined) for (const p of schemaShapeProblems(schema, ["target", "schema"])) onTask(p.path, p.message, p.severity);
       const v = validatorOf(schema ?? DEFAULT_REPORT_SCHEMA);
       if (!v.ok) onTask(["target", "schema"], `not a JSON Schema submit_report can enforce: ${v.message}`);
-      else for (const issue of v.check(asStructured(s.answer))) onTask(["solution", "answer", ...issue.path], `the reference answer does not match ${schema === undefined ? "the default report schema (answer, citations)" : "target.schema"}: ${issue.message}`);
+      else
+        for (const issue of v.check(asStructured(s.answer)))
+          onTask(
+            ["solution", "answer", ...issue.path],
+            `the reference answer does not match ${schema === undefined ? "the default report schema (answer, citations)" : "target.schema"}: ${issue.message}`,
+          );
     }
 
     if (tools && s?.tool_calls) {
@@ -131,17 +152,25 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
         const params = tools!.get(call.name);
         if (!params) {
           const near = didYouMean(call.name, tools!.keys());
-          onTask(["solution", "tool_calls", j, "name"], `no tool '${call.name}' in this environment${near ? ` (did you mean '${near}'?)` : ""}; tools: ${[...tools!.keys()].join(", ")}`);
+          onTask(
+            ["solution", "tool_calls", j, "name"],
+            `no tool '${call.name}' in this environment${near ? ` (did you mean '${near}'?)` : ""}; tools: ${[...tools!.keys()].join(", ")}`,
+          );
           return;
         }
         const v = validatorFor(call.name, params);
         if (!v.ok) return; // a custom tool's broken parameters are reported on the manifest
-        for (const issue of v.check(call.arguments)) onTask(["solution", "tool_calls", j, "arguments", ...issue.path], `${call.name}: ${issue.message}`);
+        for (const issue of v.check(call.arguments))
+          onTask(["solution", "tool_calls", j, "arguments", ...issue.path], `${call.name}: ${issue.message}`);
       });
     }
 
     if (tools && s?.commands && s.commands.length > 0 && !tools.has("bash")) {
-      onTask(["solution", "commands"], "the oracle runs these shell commands straight in the sandbox, but the agent has no bash tool to do the same: add bash to tools, or give the solution as files or tool_calls", "warning");
+      onTask(
+        ["solution", "commands"],
+        "the oracle runs these shell commands straight in the sandbox, but the agent has no bash tool to do the same: add bash to tools, or give the solution as files or tool_calls",
+        "warning",
+      );
     }
   }
   return problems;

@@ -2,7 +2,19 @@
 const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 
 /** Keywords whose value is one schema, a map of schemas, or a list of schemas. */
-const ONE = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"];
+const ONE = [
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "additionalItems",
+];
 const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 const LIST = ["anyOf", "allOf", "oneOf", "prefixItems"];
 
@@ -12,7 +24,8 @@ export interface ShapeProblem {
   severity: "error" | "warning";
 }
 
-const kind = (v: unknown) => (Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a mapping" : `a ${typeof v} (${JSON.stringify(v)})`);
+const kind = (v: unknown) =>
+  Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a mapping" : `a ${typeof v} (${JSON.stringify(v)})`;
 
 /**
  * Mistakes in a JSON Schema that make it mean something else than its author wrote, found
@@ -33,21 +46,35 @@ export function schemaShapeProblems(schema: unknown, at: PropertyKey[] = []): Sh
     for (const [i, t] of types.entries()) {
       if (typeof t !== "string" || !TYPES.has(t)) {
         const near = typeof t === "string" ? [...TYPES].find((x) => x.startsWith(t.slice(0, 3))) : undefined;
-        out.push({ path: Array.isArray(s.type) ? [...at, "type", i] : [...at, "type"], message: `unknown type ${JSON.stringify(t)}: one of ${[...TYPES].join(", ")}${near ? ` (did you mean '${near}'?)` : ""}`, severity: "error" });
+        out.push({
+          path: Array.isArray(s.type) ? [...at, "type", i] : [...at, "type"],
+          message: `unknown type ${JSON.stringify(t)}: one of ${[...TYPES].join(", ")}${near ? ` (did you mean '${near}'?)` : ""}`,
+          severity: "error",
+        });
       }
     }
   }
   if ("required" in s) {
     if (!Array.isArray(s.required) || s.required.some((r) => typeof r !== "string")) {
       const hint = typeof s.required === "string" ? ` (write required: [${s.required}])` : "";
-      out.push({ path: [...at, "required"], message: `required must be a list of property names, got ${kind(s.required)}${hint}`, severity: "error" });
+      out.push({
+        path: [...at, "required"],
+        message: `required must be a list of property names, got ${kind(s.required)}${hint}`,
+        severity: "error",
+      });
     } else if (s.properties && typeof s.properties === "object" && !Array.isArray(s.properties)) {
       for (const [i, r] of (s.required as string[]).entries()) {
-        if (!(r in (s.properties as Record<string, unknown>))) out.push({ path: [...at, "required", i], message: `'${r}' is required but not among the properties (${Object.keys(s.properties).join(", ") || "none"})`, severity: "warning" });
+        if (!(r in (s.properties as Record<string, unknown>)))
+          out.push({
+            path: [...at, "required", i],
+            message: `'${r}' is required but not among the properties (${Object.keys(s.properties).join(", ") || "none"})`,
+            severity: "warning",
+          });
       }
     }
   }
-  if ("enum" in s && !Array.isArray(s.enum)) out.push({ path: [...at, "enum"], message: `enum must be a list of values, got ${kind(s.enum)}`, severity: "error" });
+  if ("enum" in s && !Array.isArray(s.enum))
+    out.push({ path: [...at, "enum"], message: `enum must be a list of values, got ${kind(s.enum)}`, severity: "error" });
   for (const k of MAP) {
     if (!(k in s)) continue;
     const v = s[k];

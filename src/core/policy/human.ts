@@ -9,7 +9,9 @@ export interface HumanRequest {
 }
 
 /** The person's move: call a tool (arguments as an object, or raw JSON text), or end with a final message. */
-export type HumanAction = { kind: "tool"; name: string; arguments: Record<string, unknown> | string; content?: string } | { kind: "message"; content: string };
+export type HumanAction =
+  | { kind: "tool"; name: string; arguments: Record<string, unknown> | string; content?: string }
+  | { kind: "message"; content: string };
 
 /** Thrown by `answer` for a move the rollout cannot take; the request stays open for a corrected one. */
 export class HumanActionError extends Error {

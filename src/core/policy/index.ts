@@ -42,6 +42,8 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
     }
     case "human":
       // A person answers each turn (src/core/policy/human.ts); only the editor can ask one.
-      throw new Error('policy human needs a person at the editor: open the task in VS Code and use "Play Task" (or fork a paused debug session with a human); the CLI and the runner cannot play it');
+      throw new Error(
+        'policy human needs a person at the editor: open the task in VS Code and use "Play Task" (or fork a paused debug session with a human); the CLI and the runner cannot play it',
+      );
   }
 }

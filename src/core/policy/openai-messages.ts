@@ -14,7 +14,13 @@ export function toOpenAIMessages(messages: readonly ChatMessage[]): ChatCompleti
           role: "assistant",
           content: m.content,
           ...(m.tool_calls && m.tool_calls.length > 0
-            ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: m.tool_calls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
         };
       default:

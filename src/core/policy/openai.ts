@@ -44,9 +44,20 @@ export class OpenAIPolicy implements Policy {
   constructor(private readonly opts: OpenAIPolicyOptions) {
     this.model = opts.model;
     // Retries are ours (backoff with jitter, abortable, counted); the client must not add its own.
-    this.client = new OpenAI({ baseURL: opts.baseURL, apiKey: opts.apiKey ?? apiKeyFromEnv(), maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
+    this.client = new OpenAI({
+      baseURL: opts.baseURL,
+      apiKey: opts.apiKey ?? apiKeyFromEnv(),
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? 120_000,
+    });
     this.params = Object.fromEntries(
-      Object.entries({ temperature: opts.temperature, top_p: opts.topP, max_tokens: opts.maxTokens, seed: opts.seed, stream: opts.stream }).filter(([, v]) => v !== undefined),
+      Object.entries({
+        temperature: opts.temperature,
+        top_p: opts.topP,
+        max_tokens: opts.maxTokens,
+        seed: opts.seed,
+        stream: opts.stream,
+      }).filter(([, v]) => v !== undefined),
     );
   }
 
@@ -62,7 +73,8 @@ export class OpenAIPolicy implements Policy {
       } catch (e) {
         if (req.signal.aborted) throw abortReason(req.signal);
         if (!isRetryable(e)) {
-          if (e instanceof APIError) throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
+          if (e instanceof APIError)
+            throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
           throw e;
         }
         last = e;

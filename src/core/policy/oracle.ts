@@ -33,7 +33,8 @@ export class OraclePolicy extends PlannedPolicy {
     const direct: Array<(sb: Awaited<ReturnType<PolicyPrepareContext["sandbox"]>>) => Promise<void>> = [];
     const run = async (sb: Awaited<ReturnType<PolicyPrepareContext["sandbox"]>>, cmd: string, stdin?: string) => {
       const r = await sb.exec(cmd, { timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}) });
-      if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`oracle: '${cmd}' failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
+      if (r.status !== "ok" || r.exitCode !== 0)
+        throw new Error(`oracle: '${cmd}' failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
     };
     if (s.files && Object.keys(s.files).length > 0) {
       // Text goes through write_file where there is one; bytes (which a tool's text argument
@@ -47,7 +48,13 @@ export class OraclePolicy extends PlannedPolicy {
     }
     if (s.patch) {
       const patch = s.patch;
-      if (bashTool) calls.push({ name: "bash", arguments: JSON.stringify({ command: `cat > ${PATCH_FILE} <<'RLENV_ORACLE_PATCH'\n${patch.endsWith("\n") ? patch : `${patch}\n`}RLENV_ORACLE_PATCH\n${applyPatch(PATCH_FILE)}` }) });
+      if (bashTool)
+        calls.push({
+          name: "bash",
+          arguments: JSON.stringify({
+            command: `cat > ${PATCH_FILE} <<'RLENV_ORACLE_PATCH'\n${patch.endsWith("\n") ? patch : `${patch}\n`}RLENV_ORACLE_PATCH\n${applyPatch(PATCH_FILE)}`,
+          }),
+        });
       else direct.push((sb) => run(sb, `cat > ${PATCH_FILE} && ${applyPatch(PATCH_FILE)}`, patch));
     }
     for (const command of s.commands ?? []) {

@@ -9,7 +9,9 @@ export function findReplayFile(source: string, taskId: string, sample: number): 
   if (statSync(source).isFile()) return source;
   const dir = existsSync(path.join(source, "rollouts")) ? path.join(source, "rollouts") : source;
   const candidates: Array<{ file: string; sample: number }> = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".jsonl")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith(".jsonl"))
+    .sort()) {
     const file = path.join(dir, name);
     const start = readTrajectory(file).events.find((e) => e.type === "start");
     if (start?.type === "start" && start.task.id === taskId) candidates.push({ file, sample: start.sample });
@@ -24,7 +26,10 @@ export function recordedTurns(file: string): PlannedTurn[] {
   const turns: PlannedTurn[] = [];
   for (const e of readTrajectory(file).events) {
     if (e.type !== "message" || e.role !== "assistant") continue;
-    turns.push({ content: typeof e.content === "string" ? e.content : null, calls: (e.tool_calls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })) });
+    turns.push({
+      content: typeof e.content === "string" ? e.content : null,
+      calls: (e.tool_calls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })),
+    });
   }
   return turns;
 }

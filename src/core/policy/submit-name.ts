@@ -8,6 +8,7 @@ export function submitToolName(tools: readonly ToolSpec[]): string {
 /** Arguments for the submit tool carrying `answer`: submit_report takes the answer object itself. */
 export function submitArguments(tool: string, answer: unknown): Record<string, unknown> {
   if (answer === undefined) return {};
-  if (tool === "submit_report" && answer !== null && typeof answer === "object" && !Array.isArray(answer)) return answer as Record<string, unknown>;
+  if (tool === "submit_report" && answer !== null && typeof answer === "object" && !Array.isArray(answer))
+    return answer as Record<string, unknown>;
   return { answer };
 }

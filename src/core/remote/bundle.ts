@@ -1,4 +1,15 @@
-import { closeSync, constants, createReadStream, createWriteStream, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  writeSync,
+} from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -48,7 +59,11 @@ export function safeEntryPath(name: string): { ok: true; rel: string } | { ok: f
  * files and folders inside it: no `..`, no absolute names, no links, no devices or FIFOs,
  * and no more than the limits. On any refusal `dest` is removed: nothing is left written.
  */
-export async function unpackBundle(source: Readable, dest: string, limits: UnpackLimits = DEFAULT_UNPACK_LIMITS): Promise<{ files: number; bytes: number }> {
+export async function unpackBundle(
+  source: Readable,
+  dest: string,
+  limits: UnpackLimits = DEFAULT_UNPACK_LIMITS,
+): Promise<{ files: number; bytes: number }> {
   await mkdir(dest, { recursive: false, mode: 0o755 });
   const extract = tar.extract();
   let files = 0;
@@ -71,7 +86,12 @@ export async function unpackBundle(source: Readable, dest: string, limits: Unpac
         return;
       }
       if (header.type !== "file" && header.type !== "contiguous-file") {
-        return fail(new BundleError(`bundle entry ${JSON.stringify(header.name)} refused: ${header.type} entries are not allowed (only files and folders)`, 400));
+        return fail(
+          new BundleError(
+            `bundle entry ${JSON.stringify(header.name)} refused: ${header.type} entries are not allowed (only files and folders)`,
+            400,
+          ),
+        );
       }
       if (where.rel === "") return fail(new BundleError("bundle entry with an empty name", 400));
       files += 1;
@@ -104,7 +124,12 @@ const SKIP = new Set([".git", "node_modules", "runs", ".rlenv"]);
  * Packs `dir` as a tar stream under `prefix/`, plus extra in-memory files at the root.
  * Links are refused (the runner would refuse them too); files are streamed, not buffered.
  */
-export function packDirectory(dir: string, prefix: string, extra: Record<string, string | Buffer> = {}, opts: { skip?: Set<string> } = {}): Readable {
+export function packDirectory(
+  dir: string,
+  prefix: string,
+  extra: Record<string, string | Buffer> = {},
+  opts: { skip?: Set<string> } = {},
+): Readable {
   const pack = tar.pack();
   const skip = opts.skip ?? SKIP;
   const walk = async (abs: string, rel: string): Promise<void> => {
@@ -119,7 +144,9 @@ export function packDirectory(dir: string, prefix: string, extra: Record<string,
         await walk(a, r);
       } else if (st.isFile()) {
         await new Promise<void>((resolve, reject) => {
-          const entry = pack.entry({ name: `${prefix}/${r}`, size: st.size, mode: st.mode & 0o755, mtime: st.mtime }, (err) => (err ? reject(err) : resolve()));
+          const entry = pack.entry({ name: `${prefix}/${r}`, size: st.size, mode: st.mode & 0o755, mtime: st.mtime }, (err) =>
+            err ? reject(err) : resolve(),
+          );
           // The entry errors too when the upload is cut off; that is the pack's error to report.
           entry.on("error", reject);
           createReadStream(a).on("error", reject).pipe(entry);

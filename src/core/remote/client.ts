@@ -3,7 +3,16 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
-import { BUNDLE_ENV_DIR, BUNDLE_JOB_FILE, type Health, type JobEvent, JobEvent as JobEventSchema, type JobRecord, JobSpec, type JobSpecInput } from "./api";
+import {
+  BUNDLE_ENV_DIR,
+  BUNDLE_JOB_FILE,
+  type Health,
+  type JobEvent,
+  JobEvent as JobEventSchema,
+  type JobRecord,
+  JobSpec,
+  type JobSpecInput,
+} from "./api";
 import { packDirectory, unpackToDir } from "./bundle";
 import { onStreamLines } from "./stream-lines";
 
@@ -37,14 +46,26 @@ export class RunnerClient {
     this.ca = opts.ca ? readFileSync(opts.ca) : undefined;
   }
 
-  private request(method: string, path: string, headers: Record<string, string> = {}, body?: Readable, signal?: AbortSignal): Promise<http.IncomingMessage> {
+  private request(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: Readable,
+    signal?: AbortSignal,
+  ): Promise<http.IncomingMessage> {
     const url = new URL(path, this.base);
     const mod = url.protocol === "https:" ? https : http;
     return new Promise((resolve, reject) => {
       const req = mod.request(
         url,
         // No keep-alive: a reused socket the runner has just closed fails an upload with "socket hang up".
-        { method, agent: false, headers: { Authorization: `Bearer ${this.opts.token}`, ...headers }, ...(this.ca ? { ca: this.ca } : {}), ...(signal ? { signal } : {}) },
+        {
+          method,
+          agent: false,
+          headers: { Authorization: `Bearer ${this.opts.token}`, ...headers },
+          ...(this.ca ? { ca: this.ca } : {}),
+          ...(signal ? { signal } : {}),
+        },
         resolve,
       );
       req.on("error", reject);
@@ -94,7 +115,13 @@ export class RunnerClient {
   /** Packs the environment folder with the job spec and submits it; a retry with the same key makes one job. */
   async submit(envDir: string, spec: JobSpecInput, idempotencyKey: string = randomUUID()): Promise<{ job: JobRecord; created: boolean }> {
     const checked = JobSpec.parse(spec);
-    const send = () => this.request("POST", "/v1/jobs", { "Content-Type": "application/x-tar", "Idempotency-Key": idempotencyKey }, packDirectory(envDir, BUNDLE_ENV_DIR, { [BUNDLE_JOB_FILE]: JSON.stringify(checked, null, 2) }));
+    const send = () =>
+      this.request(
+        "POST",
+        "/v1/jobs",
+        { "Content-Type": "application/x-tar", "Idempotency-Key": idempotencyKey },
+        packDirectory(envDir, BUNDLE_ENV_DIR, { [BUNDLE_JOB_FILE]: JSON.stringify(checked, null, 2) }),
+      );
     let res: http.IncomingMessage;
     try {
       res = await send();
@@ -105,7 +132,8 @@ export class RunnerClient {
     }
     const text = await readAll(res);
     const body = JSON.parse(text || "{}") as JobRecord & { error?: string };
-    if ((res.statusCode ?? 500) >= 400) throw new RunnerHttpError(res.statusCode ?? 0, `runner refused the job: HTTP ${res.statusCode}: ${body.error ?? text}`);
+    if ((res.statusCode ?? 500) >= 400)
+      throw new RunnerHttpError(res.statusCode ?? 0, `runner refused the job: HTTP ${res.statusCode}: ${body.error ?? text}`);
     return { job: body, created: res.statusCode === 201 };
   }
 
@@ -113,13 +141,24 @@ export class RunnerClient {
    * Follows a job's events until it ends (or the signal aborts), reconnecting with
    * Last-Event-ID after a dropped connection so no event is lost or repeated.
    */
-  async followEvents(id: string, onEvent: (ev: JobEvent) => void, opts: { signal?: AbortSignal; after?: number; untilEnd?: boolean } = {}): Promise<number> {
+  async followEvents(
+    id: string,
+    onEvent: (ev: JobEvent) => void,
+    opts: { signal?: AbortSignal; after?: number; untilEnd?: boolean } = {},
+  ): Promise<number> {
     let last = opts.after ?? 0;
     const terminal = new Set(["completed", "failed", "cancelled"]);
     for (let failures = 0; !opts.signal?.aborted; ) {
       try {
-        const res = await this.request("GET", `/v1/jobs/${encodeURIComponent(id)}/events`, { Accept: "text/event-stream", "Last-Event-ID": String(last) }, undefined, opts.signal);
-        if ((res.statusCode ?? 500) >= 400) throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
+        const res = await this.request(
+          "GET",
+          `/v1/jobs/${encodeURIComponent(id)}/events`,
+          { Accept: "text/event-stream", "Last-Event-ID": String(last) },
+          undefined,
+          opts.signal,
+        );
+        if ((res.statusCode ?? 500) >= 400)
+          throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
         failures = 0;
         let ended = false;
         await parseSse(res, (data) => {
@@ -149,10 +188,21 @@ export class RunnerClient {
    * while the job runs, rollout by rollout as each ends, and the call resolves when the
    * job has ended and the folder is complete; a dropped connection follows again.
    */
-  async pull(id: string, runsDir: string, opts: { follow?: boolean; signal?: AbortSignal } = {}): Promise<{ dir: string; files: number; state: string }> {
+  async pull(
+    id: string,
+    runsDir: string,
+    opts: { follow?: boolean; signal?: AbortSignal } = {},
+  ): Promise<{ dir: string; files: number; state: string }> {
     const once = async () => {
-      const res = await this.request("GET", `/v1/jobs/${encodeURIComponent(id)}/run${opts.follow ? "?follow=1" : ""}`, {}, undefined, opts.signal);
-      if ((res.statusCode ?? 500) >= 400) throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
+      const res = await this.request(
+        "GET",
+        `/v1/jobs/${encodeURIComponent(id)}/run${opts.follow ? "?follow=1" : ""}`,
+        {},
+        undefined,
+        opts.signal,
+      );
+      if ((res.statusCode ?? 500) >= 400)
+        throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${await readAll(res)}`);
       const runId = String(res.headers["x-rlenv-run-id"] ?? id);
       const dir = `${runsDir.replace(/\/$/, "")}/${runId}`;
       const files = await unpackToDir(res, dir, runId);

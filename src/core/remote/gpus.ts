@@ -10,7 +10,10 @@ export function queryGpus(): Promise<{ gpus: GpuInfo[]; error?: string }> {
       { timeout: 5000 },
       (err, stdout) => {
         if (err) {
-          resolve({ gpus: [], error: (err as NodeJS.ErrnoException).code === "ENOENT" ? "nvidia-smi not found" : err.message.split("\n")[0] });
+          resolve({
+            gpus: [],
+            error: (err as NodeJS.ErrnoException).code === "ENOENT" ? "nvidia-smi not found" : err.message.split("\n")[0],
+          });
           return;
         }
         resolve({ gpus: parseNvidiaSmi(stdout) });

@@ -4,7 +4,17 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs
 import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Problem } from "../environment";
-import { BUNDLE_ENV_DIR, BUNDLE_JOB_FILE, type JobEvent, type JobEventInput, type JobRecord, JobSpec, type JobState, TERMINAL_STATES, type WorkUnit } from "./api";
+import {
+  BUNDLE_ENV_DIR,
+  BUNDLE_JOB_FILE,
+  type JobEvent,
+  type JobEventInput,
+  type JobRecord,
+  JobSpec,
+  type JobState,
+  TERMINAL_STATES,
+  type WorkUnit,
+} from "./api";
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle";
 import type { ExecutionContext, Executor } from "./executor";
 import { queryGpus } from "./gpus";
@@ -161,7 +171,10 @@ export class JobManager extends EventEmitter {
   private async accept(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
     const tmpRoot = path.join(this.opts.dataDir, "tmp");
     mkdirSync(tmpRoot, { recursive: true });
-    const id = `j${new Date().toISOString().replace(/[-:TZ.]/g, "").slice(0, 14)}-${randomBytes(3).toString("hex")}`;
+    const id = `j${new Date()
+      .toISOString()
+      .replace(/[-:TZ.]/g, "")
+      .slice(0, 14)}-${randomBytes(3).toString("hex")}`;
     const staging = path.join(tmpRoot, id);
     await unpackBundle(body, staging, this.opts.limits ?? DEFAULT_UNPACK_LIMITS);
     try {
@@ -180,14 +193,25 @@ export class JobManager extends EventEmitter {
         throw new JobSpecError(`${BUNDLE_JOB_FILE}: ${field ? `${field}: ` : ""}${issue?.message ?? "invalid"}`, field);
       }
       const spec = parsed.data;
-      if (!this.opts.executors[spec.executor]) throw new JobSpecError(`executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`, "executor");
+      if (!this.opts.executors[spec.executor])
+        throw new JobSpecError(
+          `executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`,
+          "executor",
+        );
       const envDir = path.join(staging, BUNDLE_ENV_DIR);
       // In a worker thread: a big or hostile environment must not stall the runner's other requests.
       const checked = await validateUpload(envDir);
       if (!checked.ok) {
         const p = checked.problems[0];
-        const more = checked.problems.length > 1 ? ` (and ${checked.problems.length - 1} more problem${checked.problems.length === 2 ? "" : "s"})` : "";
-        throw new JobSpecError(`environment does not load: ${p ? `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}${more}`, p?.path, checked.problems);
+        const more =
+          checked.problems.length > 1
+            ? ` (and ${checked.problems.length - 1} more problem${checked.problems.length === 2 ? "" : "s"})`
+            : "";
+        throw new JobSpecError(
+          `environment does not load: ${p ? `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}${more}`,
+          p?.path,
+          checked.problems,
+        );
       }
       const env = checked.env;
       const selected = spec.config.tasks?.length ? env.taskIds.filter((t) => spec.config.tasks?.includes(t)).length : env.taskIds.length;
@@ -342,7 +366,9 @@ export class JobManager extends EventEmitter {
       let policyBaseUrl: string | undefined;
       if (ps && "url" in ps) policyBaseUrl = ps.url;
       else if (ps && executor.kind === "local") {
-        server = await startPolicyServer(ps.command, ps.port, ps.ready_timeout_s, signal, (line) => this.emitEvent(id, { type: "log", line }));
+        server = await startPolicyServer(ps.command, ps.port, ps.ready_timeout_s, signal, (line) =>
+          this.emitEvent(id, { type: "log", line }),
+        );
         policyBaseUrl = server.baseUrl;
       }
       await executor.execute(this.context(id, signal, policyBaseUrl));
@@ -497,7 +523,10 @@ export class JobManager extends EventEmitter {
       if (gpus.length === 0) return;
       this.lastGpuUtilisation = gpus.reduce((a, g) => a + g.utilization, 0) / gpus.length / 100;
       for (const id of this.active.keys()) {
-        this.emitEvent(id, { type: "gpu", gpus: gpus.map((g) => ({ index: g.index, utilization: g.utilization, memory_used_mib: g.memory_used_mib })) });
+        this.emitEvent(id, {
+          type: "gpu",
+          gpus: gpus.map((g) => ({ index: g.index, utilization: g.utilization, memory_used_mib: g.memory_used_mib })),
+        });
       }
     }, every * 1000);
     this.gpuTimer.unref();

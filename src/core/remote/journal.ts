@@ -1,4 +1,16 @@
-import { appendFileSync, existsSync, fsyncSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { type JobEvent, type JobEventInput, JobEvent as JobEventSchema, type JobRecord, JobRecord as JobRecordSchema } from "./api";
 

@@ -1,4 +1,16 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs";
@@ -35,12 +47,21 @@ export function newMergeMemo(): MergeMemo {
  * call while units still run; `final` also writes `summary.json`. `finished` names the
  * merged rollout files whose trajectories have ended for good (they no longer change).
  */
-export function mergeRun(job: JobRecord, jobDir: string, version: string, final: boolean, known?: RolloutFileState[], memo: MergeMemo = newMergeMemo()): { rollouts: number; finished: string[] } {
+export function mergeRun(
+  job: JobRecord,
+  jobDir: string,
+  version: string,
+  final: boolean,
+  known?: RolloutFileState[],
+  memo: MergeMemo = newMergeMemo(),
+): { rollouts: number; finished: string[] } {
   const runDir = mergedRunDir(jobDir);
   const outRollouts = path.join(runDir, "rollouts");
   const unitDir = (u: WorkUnit) => path.join(jobDir, u.runs_dir);
   const kept = keptRollouts(job, unitDir, known);
-  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo) ? kept.filter(hasFinished).map((r) => r.name) : linkRollouts(outRollouts, kept, memo);
+  const finished = shareOneUnitsRollouts(job, outRollouts, kept, memo)
+    ? kept.filter(hasFinished).map((r) => r.name)
+    : linkRollouts(outRollouts, kept, memo);
   writeRunJson(job, runDir, version, unitDir, memo);
   if (final) {
     const summary = singleUnitSummary(job, unitDir) ?? summarizeRunDir(runDir);

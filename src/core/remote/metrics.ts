@@ -36,7 +36,9 @@ export function renderMetrics(jobs: JobManager): string {
       }
     }
   }
-  metric("rlenv_policy_utilisation", "gauge", "Fraction of wall time the policy had requests in flight (latest completed job).", [["", policy]]);
+  metric("rlenv_policy_utilisation", "gauge", "Fraction of wall time the policy had requests in flight (latest completed job).", [
+    ["", policy],
+  ]);
   metric("rlenv_gpu_utilisation", "gauge", "Mean GPU utilisation (0-1) at the last sample.", [["", jobs.lastGpuUtilisation ?? 0]]);
   return `${lines.join("\n")}\n`;
 }

@@ -10,8 +10,18 @@ export interface StartedPolicyServer {
  * group and waits until `GET /v1/models` answers 2xx; fails if it exits or the
  * timeout passes first.
  */
-export async function startPolicyServer(command: string, port: number, readyTimeoutS: number, signal: AbortSignal, log: (line: string) => void): Promise<StartedPolicyServer> {
-  const child: ChildProcess = spawn("sh", ["-c", command], { detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PORT: String(port) } });
+export async function startPolicyServer(
+  command: string,
+  port: number,
+  readyTimeoutS: number,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<StartedPolicyServer> {
+  const child: ChildProcess = spawn("sh", ["-c", command], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PORT: String(port) },
+  });
   child.stdout?.on("data", (d: Buffer) => log(`[policy server] ${d.toString().trimEnd()}`));
   child.stderr?.on("data", (d: Buffer) => log(`[policy server] ${d.toString().trimEnd()}`));
   let exited: string | undefined;

@@ -28,7 +28,8 @@ export function parseRolloutEndLine(line: string): PushedRolloutEnd | undefined 
     return undefined;
   }
   const { task, sample, status, reward, file } = v;
-  if (typeof task !== "string" || typeof sample !== "number" || typeof status !== "string" || typeof file !== "string" || !file) return undefined;
+  if (typeof task !== "string" || typeof sample !== "number" || typeof status !== "string" || typeof file !== "string" || !file)
+    return undefined;
   if (reward !== null && typeof reward !== "number") return undefined;
   return { task, sample, status, reward, file };
 }

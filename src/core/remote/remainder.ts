@@ -70,5 +70,7 @@ export function planRemainder(ctx: ExecutionContext): void {
     for (const u of j.units) if (u.state === "interrupted" && !u.superseded_by) u.superseded_by = replacement;
     j.units.push(...added);
   });
-  ctx.log(`resume: ${[...finished.values()].reduce((a, b) => a + b, 0)} finished rollouts kept; ${added.length} remainder unit(s) for ${[...byMissing.values()].flat().length} task(s)`);
+  ctx.log(
+    `resume: ${[...finished.values()].reduce((a, b) => a + b, 0)} finished rollouts kept; ${added.length} remainder unit(s) for ${[...byMissing.values()].flat().length} task(s)`,
+  );
 }

@@ -160,7 +160,10 @@ export class RolloutWatcher {
       st.sample = ev.sample;
     } else if (ev.type === "end" && typeof ev.status === "string") {
       st.end = { status: ev.status, reward: typeof ev.reward === "number" ? ev.reward : null };
-      this.onEnd({ task: st.task ?? "?", sample: st.sample ?? 0, status: ev.status, reward: st.end.reward, file: st.rel, unit: st.unit }, st);
+      this.onEnd(
+        { task: st.task ?? "?", sample: st.sample ?? 0, status: ev.status, reward: st.end.reward, file: st.rel, unit: st.unit },
+        st,
+      );
     }
   }
 }
@@ -177,5 +180,14 @@ function listDirs(dir: string): string[] {
 
 /** An absolute POSIX path below the root, with no "." or ".." segment and no doubled or trailing slash (path.resolve would leave it as it is). */
 function isCleanAbsolute(p: string): boolean {
-  return p.startsWith("/") && p.lastIndexOf("/") > 0 && !p.endsWith("/") && !p.includes("//") && !p.includes("/./") && !p.includes("/../") && !p.endsWith("/.") && !p.endsWith("/..");
+  return (
+    p.startsWith("/") &&
+    p.lastIndexOf("/") > 0 &&
+    !p.endsWith("/") &&
+    !p.includes("//") &&
+    !p.includes("/./") &&
+    !p.includes("/../") &&
+    !p.endsWith("/.") &&
+    !p.endsWith("/..")
+  );
 }

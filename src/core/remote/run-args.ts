@@ -7,7 +7,13 @@ import type { WorkUnit } from "./api";
  * The `rlenv run` arguments for one work unit: the job's run config, narrowed to the
  * unit's tasks/samples or shard, writing into the unit's own runs folder.
  */
-export function runArgs(envDir: string, runsDir: string, config: RunConfig, unit: Pick<WorkUnit, "tasks" | "k" | "shard">, policyBaseUrl?: string): string[] {
+export function runArgs(
+  envDir: string,
+  runsDir: string,
+  config: RunConfig,
+  unit: Pick<WorkUnit, "tasks" | "k" | "shard">,
+  policyBaseUrl?: string,
+): string[] {
   const p = config.policy;
   const args = ["run", envDir, "--runs", runsDir, "--sandbox", config.sandbox, "--concurrency", String(config.concurrency)];
   args.push("--policy", p.kind === "replay" && p.replay ? `replay:${p.replay}` : p.kind);

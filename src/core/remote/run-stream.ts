@@ -25,7 +25,12 @@ const SAFETY_TICK_MS = 2000;
  * as read at that moment). A follower that loses the stream follows again from the
  * start: files are written whole, so a file sent twice is simply overwritten.
  */
-export function streamRunFolder(jobs: JobManager, id: string, prefix: string, opts: { follow: boolean }): { stream: Readable; close(): void } {
+export function streamRunFolder(
+  jobs: JobManager,
+  id: string,
+  prefix: string,
+  opts: { follow: boolean },
+): { stream: Readable; close(): void } {
   const out = new TarOut();
   const mtime = Math.floor(Date.now() / 1000);
   /** Path inside the run folder → bytes sent (-1: a folder). */

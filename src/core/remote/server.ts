@@ -55,10 +55,17 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     route(req, res).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.status : err instanceof BundleError ? err.status : err instanceof JobSpecError ? 400 : 500;
+      const status =
+        err instanceof HttpError ? err.status : err instanceof BundleError ? err.status : err instanceof JobSpecError ? 400 : 500;
       const field = err instanceof HttpError || err instanceof JobSpecError ? err.field : undefined;
       const problems = err instanceof JobSpecError ? err.problems : undefined;
-      if (!res.headersSent) sendJson(res, status, { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) }, status === 413 ? { Connection: "close" } : {});
+      if (!res.headersSent)
+        sendJson(
+          res,
+          status,
+          { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) },
+          status === 413 ? { Connection: "close" } : {},
+        );
       else res.destroy();
       // An oversized body is not read to its end; dropping the socket stops the client.
       if (status === 413) req.destroy();
@@ -117,9 +124,11 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
   const submit = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const declared = Number(req.headers["content-length"] ?? Number.NaN);
     // Refused before a byte is read or written.
-    if (Number.isFinite(declared) && declared > maxUpload) throw new BundleError(`upload of ${declared} bytes is larger than the limit of ${maxUpload}`, 413);
+    if (Number.isFinite(declared) && declared > maxUpload)
+      throw new BundleError(`upload of ${declared} bytes is larger than the limit of ${maxUpload}`, 413);
     const key = headerValue(req.headers["idempotency-key"]);
-    if (key !== undefined && !/^[A-Za-z0-9_.:-]{1,200}$/.test(key)) throw new HttpError(400, "Idempotency-Key: 1–200 characters of [A-Za-z0-9_.:-]", "Idempotency-Key");
+    if (key !== undefined && !/^[A-Za-z0-9_.:-]{1,200}$/.test(key))
+      throw new HttpError(400, "Idempotency-Key: 1–200 characters of [A-Za-z0-9_.:-]", "Idempotency-Key");
     const limited = req.pipe(new SizeLimit(maxUpload));
     req.on("error", (e) => limited.destroy(e));
     const { job, created } = await jobs.submit(limited, key);
@@ -128,7 +137,12 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
 
   const streamEvents = (req: http.IncomingMessage, res: http.ServerResponse, id: string, url: URL) => {
     const lastId = Number(headerValue(req.headers["last-event-id"]) ?? url.searchParams.get("after") ?? 0) || 0;
-    res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    });
     res.flushHeaders();
     let sent = lastId;
     // Events of one tick (a batch of rollout ends) leave as one write, one HTTP chunk.
@@ -163,7 +177,9 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     });
   };
 
-  const server = opts.tls ? https.createServer({ cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key) }, handler) : http.createServer(handler);
+  const server = opts.tls
+    ? https.createServer({ cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key) }, handler)
+    : http.createServer(handler);
   server.requestTimeout = 0; // SSE streams and large pulls stay open
   server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
@@ -199,7 +215,10 @@ async function health(opts: RunnerServerOptions): Promise<Health> {
 
 async function dockerStatus(): Promise<Health["docker"]> {
   try {
-    const v = await Promise.race([new Docker().version(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error("no answer in 3 s")), 3000))]);
+    const v = await Promise.race([
+      new Docker().version(),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error("no answer in 3 s")), 3000)),
+    ]);
     return { available: true, detail: `Docker ${v.Version}` };
   } catch (e) {
     return { available: false, detail: (e as Error).message };

@@ -39,7 +39,18 @@ export class SlurmError extends Error {
 }
 
 /** States after which a Slurm job does nothing more. */
-export const SLURM_DONE = new Set(["COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT"]);
+export const SLURM_DONE = new Set([
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "TIMEOUT",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PREEMPTED",
+  "BOOT_FAIL",
+  "DEADLINE",
+  "SPECIAL_EXIT",
+]);
 
 export class SlurmClient {
   constructor(private readonly conn: SlurmConnection) {}
@@ -66,10 +77,14 @@ export class SlurmClient {
     } catch {
       throw new SlurmError(`slurmrestd ${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
     }
-    const errors = Array.isArray(json.errors) ? (json.errors as Array<{ error?: string; error_number?: number; description?: string }>) : [];
+    const errors = Array.isArray(json.errors)
+      ? (json.errors as Array<{ error?: string; error_number?: number; description?: string }>)
+      : [];
     if (!res.ok || errors.length > 0) {
       const e = errors[0];
-      const err = new SlurmError(`slurmrestd ${method} ${path}: HTTP ${res.status}${e ? `, error ${e.error_number ?? "?"}: ${e.error ?? e.description ?? ""}` : ""}`);
+      const err = new SlurmError(
+        `slurmrestd ${method} ${path}: HTTP ${res.status}${e ? `, error ${e.error_number ?? "?"}: ${e.error ?? e.description ?? ""}` : ""}`,
+      );
       (err as SlurmError & { errorNumber?: number }).errorNumber = e?.error_number;
       throw err;
     }

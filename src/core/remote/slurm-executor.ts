@@ -63,7 +63,9 @@ export class SlurmExecutor implements Executor {
       for (const unit of running) {
         const index = unit.shard?.index ?? 0;
         const tasks = unit.slurm_job_id === undefined ? [] : (byJob.get(unit.slurm_job_id) ?? []);
-        const task = tasks.find((t) => t.arrayTaskId === index) ?? tasks.find((t) => t.arrayTaskId === null && t.arrayTaskString !== undefined && inArrayRange(t.arrayTaskString, index));
+        const task =
+          tasks.find((t) => t.arrayTaskId === index) ??
+          tasks.find((t) => t.arrayTaskId === null && t.arrayTaskString !== undefined && inArrayRange(t.arrayTaskString, index));
         const state = task?.state ?? "UNKNOWN";
         if (!SLURM_DONE.has(state) && state !== "UNKNOWN") {
           if (unit.state !== "running" && state === "RUNNING") this.setUnit(ctx, unit.id, { state: "running" });
@@ -76,11 +78,18 @@ export class SlurmExecutor implements Executor {
           ctx.log(`shard ${index} completed`, unit.id);
         } else if (unit.attempts <= opts.max_retries) {
           this.logTail(ctx, unit);
-          ctx.log(`shard ${index} ended ${state}${exit !== null ? ` (exit ${exit})` : ""}: resubmitting (attempt ${unit.attempts + 1} of ${opts.max_retries + 1})`, unit.id);
+          ctx.log(
+            `shard ${index} ended ${state}${exit !== null ? ` (exit ${exit})` : ""}: resubmitting (attempt ${unit.attempts + 1} of ${opts.max_retries + 1})`,
+            unit.id,
+          );
           retry.push(unit);
         } else {
           this.logTail(ctx, unit);
-          this.setUnit(ctx, unit.id, { state: "failed", exit_code: exit, error: `shard ${index} ended ${state} after ${unit.attempts} attempt(s)` });
+          this.setUnit(ctx, unit.id, {
+            state: "failed",
+            exit_code: exit,
+            error: `shard ${index} ended ${state} after ${unit.attempts} attempt(s)`,
+          });
           ctx.log(`shard ${index} failed for good: ${state}`, unit.id);
           // One shard failed past its retries: the job fails; the others are stopped.
           await this.cancelAll(ctx);
@@ -98,7 +107,12 @@ export class SlurmExecutor implements Executor {
   }
 
   private async cancelAll(ctx: ExecutionContext): Promise<void> {
-    const ids = new Set(ctx.job().units.map((u) => u.slurm_job_id).filter((x): x is number => x !== undefined));
+    const ids = new Set(
+      ctx
+        .job()
+        .units.map((u) => u.slurm_job_id)
+        .filter((x): x is number => x !== undefined),
+    );
     for (const id of ids) await this.opts.client.cancel(id);
     ctx.update((job) => {
       for (const u of job.units) if (!unitEnded(u)) u.state = "cancelled";
@@ -120,7 +134,7 @@ export class SlurmExecutor implements Executor {
       cwd: ctx.jobDir,
       stdout: path.join(logDir, `shard-%a-a${attempt}.log`),
       array: units.map((u) => u.shard?.index ?? 0).join(","),
-      ...(opts.partition ?? this.opts.partition ? { partition: opts.partition ?? this.opts.partition } : {}),
+      ...((opts.partition ?? this.opts.partition) ? { partition: opts.partition ?? this.opts.partition } : {}),
       ...(opts.gpus_per_shard > 0 ? { gres: `gpu:${opts.gpus_per_shard}` } : {}),
       ...(opts.time_limit_min ? { timeLimitMin: opts.time_limit_min } : {}),
       environment: {
@@ -151,7 +165,13 @@ export class SlurmExecutor implements Executor {
       .join(" ");
     const rlenv = ctx.rlenvCommand.map(shq).join(" ");
     // The runner's own folder: loader flags such as `--import tsx` resolve from there.
-    const lines = ["#!/bin/bash", "i=$SLURM_ARRAY_TASK_ID", `cd ${shq(process.cwd())}`, `mkdir -p "${runs}"`, 'echo "rlenv shard $i on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"'];
+    const lines = [
+      "#!/bin/bash",
+      "i=$SLURM_ARRAY_TASK_ID",
+      `cd ${shq(process.cwd())}`,
+      `mkdir -p "${runs}"`,
+      'echo "rlenv shard $i on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
+    ];
     let baseUrl = "";
     const ps = job.spec.policy_server;
     if (ps && "command" in ps) {

@@ -67,7 +67,12 @@ export function splitName(name: string): { prefix: string; name: string } | null
 /** Whatever fits of the end of a name, for the ustar field a pax record overrides. */
 function asciiTail(name: string, max: number): string {
   const b = Buffer.from(name, "utf8");
-  return b.length <= max ? name : b.subarray(b.length - max).toString("latin1").replace(/[^\x20-\x7e]/g, "_");
+  return b.length <= max
+    ? name
+    : b
+        .subarray(b.length - max)
+        .toString("latin1")
+        .replace(/[^\x20-\x7e]/g, "_");
 }
 
 /** One pax record: "<length> key=value\n", the length counting its own digits. */
@@ -93,7 +98,16 @@ function ustar(name: string, prefix: string, type: "0" | "5" | "x", size: number
  * come from a cached template block, with its byte sum: per entry only the name, size and
  * checksum are written (a pull writes a thousand headers in a burst).
  */
-export function writeUstar(h: Buffer, at: number, name: string, prefix: string, type: "0" | "5" | "x", size: number, mode: number, mtime: number): void {
+export function writeUstar(
+  h: Buffer,
+  at: number,
+  name: string,
+  prefix: string,
+  type: "0" | "5" | "x",
+  size: number,
+  mode: number,
+  mtime: number,
+): void {
   const t = template(type, mode, mtime);
   t.block.copy(h, at);
   let sum = t.sum;

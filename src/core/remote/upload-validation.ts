@@ -30,7 +30,10 @@ function workerScript(): { script: string; eval: boolean } {
 export function validateUpload(envDir: string, timeoutMs = UPLOAD_VALIDATION_TIMEOUT_MS): Promise<UploadValidation> {
   const { script, eval: isEval } = workerScript();
   const worker = new Worker(script, { eval: isEval, workerData: { envDir }, resourceLimits: { maxOldGenerationSizeMb: 2048 } });
-  const refuse = (message: string): UploadValidation => ({ ok: false, problems: [{ file: "environment.yaml", line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message, severity: "error" }] });
+  const refuse = (message: string): UploadValidation => ({
+    ok: false,
+    problems: [{ file: "environment.yaml", line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message, severity: "error" }],
+  });
   return new Promise<UploadValidation>((resolve) => {
     let settled = false;
     const settle = (v: UploadValidation) => {

@@ -16,8 +16,28 @@ try {
   answer =
     env && errors.length === 0
       ? { ok: true, env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, taskIds: env.tasks.map((t) => t.id) } }
-      : { ok: false, problems: (errors.length > 0 ? errors : problems).map((p) => ({ ...p, file: path.relative(envDir, p.file) || path.basename(p.file) })) };
+      : {
+          ok: false,
+          problems: (errors.length > 0 ? errors : problems).map((p) => ({
+            ...p,
+            file: path.relative(envDir, p.file) || path.basename(p.file),
+          })),
+        };
 } catch (e) {
-  answer = { ok: false, problems: [{ file: "environment.yaml", line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message: `internal error while validating the environment: ${(e as Error).message}`, severity: "error" }] };
+  answer = {
+    ok: false,
+    problems: [
+      {
+        file: "environment.yaml",
+        line: 1,
+        column: 1,
+        endLine: 1,
+        endColumn: 1,
+        path: "",
+        message: `internal error while validating the environment: ${(e as Error).message}`,
+        severity: "error",
+      },
+    ],
+  };
 }
 parentPort?.postMessage(answer);

@@ -34,6 +34,6 @@ export function expectedValue(task: LoadedTask, field: string | undefined): unkn
 
 /** A short, stable text for messages and comparisons of non-string values. */
 export function show(value: unknown, max = 200): string {
-  const s = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const s = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }

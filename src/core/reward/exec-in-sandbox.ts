@@ -2,10 +2,19 @@ import type { VerifyContext } from "../domains/types";
 import type { ExecResult } from "../sandbox/types";
 
 /** Run a verifier's command in the rollout's sandbox; a timeout or a broken sandbox throws, so it is recorded as an error. */
-export async function runChecked(ctx: VerifyContext, command: string, opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<ExecResult> {
+export async function runChecked(
+  ctx: VerifyContext,
+  command: string,
+  opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<ExecResult> {
   const sb = await ctx.sandbox();
   const timeoutMs = opts.timeoutMs ?? ctx.timeoutMs;
-  const r = await sb.exec(command, { timeoutMs, signal: ctx.signal, ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}), ...(opts.env ? { env: opts.env } : {}) });
+  const r = await sb.exec(command, {
+    timeoutMs,
+    signal: ctx.signal,
+    ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
   if (r.status === "timeout") throw new Error(`'${command}' timed out after ${Math.round(timeoutMs / 100) / 10} s`);
   if (r.status === "error") throw new Error(`sandbox failed running '${command}': ${r.reason ?? r.stderr.slice(0, 300)}`);
   if (r.status === "oom") throw new Error(`'${command}' ran out of memory`);

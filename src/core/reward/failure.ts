@@ -34,7 +34,9 @@ function stringField(v: unknown, key: string): string | undefined {
 function firstFailingField(details: unknown): string | null {
   const fields = details && typeof details === "object" ? (details as { fields?: unknown }).fields : undefined;
   if (!Array.isArray(fields)) return null;
-  const bad = fields.find((f) => f && typeof f === "object" && (f as { passed?: unknown }).passed === false) as Record<string, unknown> | undefined;
+  const bad = fields.find((f) => f && typeof f === "object" && (f as { passed?: unknown }).passed === false) as
+    | Record<string, unknown>
+    | undefined;
   if (!bad) return null;
   const why = stringField(bad, "error") ?? stringField(bad, "reason") ?? "wrong";
   return `${String(bad.field)}: ${why.split("\n")[0]}`;
@@ -73,7 +75,12 @@ export function failureKey(c: RewardComponent): string | null {
  * line (see componentFailure) joined with "; "; for one that ended before it could be
  * scored, its status and reason. Undefined when it earned full marks.
  */
-export function rolloutFailure(r: { status: string; reason?: string | undefined; reward: number | null; components?: readonly RewardComponent[] | undefined }): string | undefined {
+export function rolloutFailure(r: {
+  status: string;
+  reason?: string | undefined;
+  reward: number | null;
+  components?: readonly RewardComponent[] | undefined;
+}): string | undefined {
   if (r.reward === null) return r.status === "completed" ? r.reason : `${r.status}${r.reason ? `: ${r.reason.split("\n")[0]}` : ""}`;
   if (r.reward >= FULL) return undefined;
   const lines = (r.components ?? []).flatMap((c) => {

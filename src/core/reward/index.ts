@@ -1,6 +1,13 @@
 export { aggregate, DEFAULT_VERIFIER_TIMEOUT_MS, runVerifier, type Score, scoreRollout } from "./score";
 export { findVerifier, registeredVerifierTypes, registerVerifier } from "./registry";
-export { type Comparator, type ComparatorContext, type ComparatorResult, findComparator, registerComparator, registeredComparators } from "./comparators/registry";
+export {
+  type Comparator,
+  type ComparatorContext,
+  type ComparatorResult,
+  findComparator,
+  registerComparator,
+  registeredComparators,
+} from "./comparators/registry";
 export { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "./test-reports";
 export { judgeRubric, parseJudgeReply, type JudgeResult } from "./judge-client";
 export { expectedValue, getPath } from "./answer-path";

@@ -50,7 +50,14 @@ export async function judgeRubric(req: JudgeRequest): Promise<JudgeResult> {
   for (let attempt = 0; ; attempt++) {
     try {
       const res = await client.chat.completions.create(
-        { model, temperature: 0, messages: [{ role: "system", content: SYSTEM }, { role: "user", content: user }] },
+        {
+          model,
+          temperature: 0,
+          messages: [
+            { role: "system", content: SYSTEM },
+            { role: "user", content: user },
+          ],
+        },
         { signal: req.signal },
       );
       raw = res.choices[0]?.message.content ?? "";

@@ -15,13 +15,24 @@ export interface Score {
 export const DEFAULT_VERIFIER_TIMEOUT_MS = 300_000;
 
 /** Run one verifier under its own deadline; a throw, a timeout or a bad score becomes a recorded error scoring 0. */
-export async function runVerifier(config: VerifierConfig, ctx: Omit<VerifyContext, "timeoutMs">, domainVerifiers: readonly Verifier[] = [], defaultTimeoutMs = DEFAULT_VERIFIER_TIMEOUT_MS): Promise<RewardComponent> {
+export async function runVerifier(
+  config: VerifierConfig,
+  ctx: Omit<VerifyContext, "timeoutMs">,
+  domainVerifiers: readonly Verifier[] = [],
+  defaultTimeoutMs = DEFAULT_VERIFIER_TIMEOUT_MS,
+): Promise<RewardComponent> {
   const head = { name: config.name ?? config.type, type: config.type, weight: config.weight };
   const started = performance.now();
   const timeoutMs = config.timeout !== undefined ? config.timeout * 1000 : defaultTimeoutMs;
   const verifier = findVerifier(config.type, domainVerifiers);
   if (!verifier) {
-    return { ...head, score: 0, passed: false, error: `no verifier of type '${config.type}' is available (have: ${registeredVerifierTypes().join(", ")}; domain plugins add others)`, duration_ms: 0 };
+    return {
+      ...head,
+      score: 0,
+      passed: false,
+      error: `no verifier of type '${config.type}' is available (have: ${registeredVerifierTypes().join(", ")}; domain plugins add others)`,
+      duration_ms: 0,
+    };
   }
   const ac = new AbortController();
   const onParent = () => ac.abort(abortReason(ctx.signal));
@@ -37,7 +48,8 @@ export async function runVerifier(config: VerifierConfig, ctx: Omit<VerifyContex
   });
   try {
     const r = await Promise.race([verifier.verify(config, { ...ctx, signal: ac.signal, timeoutMs }), deadline]);
-    if (typeof r.score !== "number" || !Number.isFinite(r.score) || r.score < 0 || r.score > 1) throw new Error(`verifier returned score ${String(r.score)}, outside [0, 1]`);
+    if (typeof r.score !== "number" || !Number.isFinite(r.score) || r.score < 0 || r.score > 1)
+      throw new Error(`verifier returned score ${String(r.score)}, outside [0, 1]`);
     return { ...head, ...r, duration_ms: performance.now() - started };
   } catch (e) {
     if (ctx.signal.aborted) throw abortReason(ctx.signal);
@@ -58,7 +70,12 @@ export function aggregate(components: readonly RewardComponent[]): number {
 }
 
 /** Run the manifest's reward list in order and aggregate. */
-export async function scoreRollout(configs: readonly VerifierConfig[], ctx: Omit<VerifyContext, "timeoutMs">, domainVerifiers: readonly Verifier[] = [], defaultTimeoutMs?: number): Promise<Score> {
+export async function scoreRollout(
+  configs: readonly VerifierConfig[],
+  ctx: Omit<VerifyContext, "timeoutMs">,
+  domainVerifiers: readonly Verifier[] = [],
+  defaultTimeoutMs?: number,
+): Promise<Score> {
   const components: RewardComponent[] = [];
   for (const c of configs) components.push(await runVerifier(c, ctx, domainVerifiers, defaultTimeoutMs));
   return { total: aggregate(components), components };

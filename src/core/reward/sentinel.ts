@@ -16,4 +16,5 @@ export function printedSentinel(stdout: string, token: string): boolean {
   return stdout.split("\n").some((l) => l.trim() === token);
 }
 
-export const SENTINEL_MISSING = "the tests did not print the verifier's sentinel: they did not run to the end (the code under test may have exited early, e.g. with os._exit(0))";
+export const SENTINEL_MISSING =
+  "the tests did not print the verifier's sentinel: they did not run to the end (the code under test may have exited early, e.g. with os._exit(0))";

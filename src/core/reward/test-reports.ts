@@ -39,9 +39,7 @@ export function parseJUnit(xml: string): TestCounts {
 export function parseTap(text: string): TestCounts {
   const out: TestCounts = { passed: 0, failed: 0, skipped: 0, failures: [] };
   const lines = text.split("\n");
-  const results = lines
-    .map((l) => /^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null);
+  const results = lines.map((l) => /^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/.exec(l)).filter((m): m is RegExpExecArray => m !== null);
   if (results.length === 0) return out;
   const top = Math.min(...results.map((m) => (m[1] ?? "").length));
   let plan: number | undefined;

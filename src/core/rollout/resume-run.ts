@@ -24,7 +24,9 @@ export function resumableRecord(runDir: string): RunRecord {
   const { record } = readRunAsWritten(runDir);
   if (record.status === "running" && !runOwnerGone(record)) {
     const o = record.owner;
-    throw new Error(`run ${record.id} is still running${o ? ` (pid ${o.pid} on ${o.host})` : " (it recorded no owner process, so it cannot be told apart from a live one)"}; stop it first`);
+    throw new Error(
+      `run ${record.id} is still running${o ? ` (pid ${o.pid} on ${o.host})` : " (it recorded no owner process, so it cannot be told apart from a live one)"}; stop it first`,
+    );
   }
   if (record.status === "failed") throw new Error(`run ${record.id} failed before its rollouts started; start a new run`);
   return record;
@@ -65,7 +67,12 @@ export function planResume(runDir: string, record: RunRecord, ids: readonly stri
       });
       continue;
     }
-    const why = end?.type !== "end" ? "interrupted: the run's process ended before the rollout did" : end.status === "cancelled" ? "cancelled" : (end.reason ?? "infrastructure failure");
+    const why =
+      end?.type !== "end"
+        ? "interrupted: the run's process ended before the rollout did"
+        : end.status === "cancelled"
+          ? "cancelled"
+          : (end.reason ?? "infrastructure failure");
     const earlier = start?.type === "start" ? (start.previous_attempts ?? []) : [];
     let n = earlier.length + 1;
     while (existsSync(path.join(runDir, ATTEMPTS_DIR, `${id}.interrupted${n}.jsonl`))) n++;

@@ -25,7 +25,18 @@ import { buildToolset } from "./toolset";
 /** What a run reports as it goes (the CLI's progress bar, the extension's dashboard, the runner's stream). */
 export type RunProgress =
   | { type: "rollout-start"; task: string; sample: number; rolloutId: string; file: string; attempt: number }
-  | { type: "rollout-end"; task: string; sample: number; rolloutId: string; status: RolloutStatus; reward: number | null; file: string; reason?: string; infra: boolean; failure?: string }
+  | {
+      type: "rollout-end";
+      task: string;
+      sample: number;
+      rolloutId: string;
+      status: RolloutStatus;
+      reward: number | null;
+      file: string;
+      reason?: string;
+      infra: boolean;
+      failure?: string;
+    }
   | {
       type: "progress";
       done: number;
@@ -87,7 +98,13 @@ export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
   if (config.tasks && config.tasks.length > 0) {
     const byId = new Map(tasks.map((t) => [t.id, t]));
     const unknown = config.tasks.filter((id) => !byId.has(id));
-    if (unknown.length > 0) throw new Error(`unknown task id${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `'${u}'`).join(", ")} in ${env.manifest.name}; tasks: ${tasks.map((t) => t.id).slice(0, 20).join(", ")}`);
+    if (unknown.length > 0)
+      throw new Error(
+        `unknown task id${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `'${u}'`).join(", ")} in ${env.manifest.name}; tasks: ${tasks
+          .map((t) => t.id)
+          .slice(0, 20)
+          .join(", ")}`,
+      );
     tasks = config.tasks.map((id) => byId.get(id)!);
   }
   // Shards split by task, so every sample of a task lands in one shard and pass@k stays whole.
@@ -125,7 +142,8 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   setMaxListeners(Math.max(100, 4 * ((opts.config.concurrency ?? 4) + 8)), signal);
   const progress = opts.onProgress ?? (() => {});
   const tasks = selectTasks(env, config);
-  if (tasks.length === 0) throw new Error(`${env.manifest.name}: no tasks to run${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ""}`);
+  if (tasks.length === 0)
+    throw new Error(`${env.manifest.name}: no tasks to run${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ""}`);
   const domain = await findDomain(env.manifest.domain);
   const toolset = buildToolset(env, domain);
   const makePolicy: PolicyFactory = opts.policyFactory ?? (({ task, sample, config: c }) => createPolicy(c.policy, task, sample));
@@ -133,7 +151,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const runId = resumed ? resumed.id : (opts.runId ?? newRunId(env.manifest.name));
   const runDir = resumed && opts.resumeDir ? path.resolve(opts.resumeDir) : path.resolve(opts.runsDir, runId);
   if (resumed && resumed.env.hash !== env.hash) {
-    throw new Error(`run ${runId} was made with ${resumed.env.name} at hash ${resumed.env.hash}; ${env.dir} is now ${env.hash}: a resumed run must finish on the environment it started on`);
+    throw new Error(
+      `run ${runId} was made with ${resumed.env.name} at hash ${resumed.env.hash}; ${env.dir} is now ${env.hash}: a resumed run must finish on the environment it started on`,
+    );
   }
   if (!resumed && existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${opts.runsDir}`);
   mkdirSync(path.join(runDir, ROLLOUTS_DIR), { recursive: true });
@@ -186,9 +206,20 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
 
   const all = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
   // Resuming: the rollouts that ended stay as they are; the rest run, their unfinished tries set aside.
-  const plan = resumed ? planResume(runDir, record, all.map((i) => rolloutId(i.task.id, i.sample))) : null;
+  const plan = resumed
+    ? planResume(
+        runDir,
+        record,
+        all.map((i) => rolloutId(i.task.id, i.sample)),
+      )
+    : null;
   const items = plan ? all.filter((i) => !plan.kept.has(rolloutId(i.task.id, i.sample))) : all;
-  if (plan) progress({ type: "log", level: "info", message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run` });
+  if (plan)
+    progress({
+      type: "log",
+      level: "info",
+      message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run`,
+    });
   const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
   const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
   const results: RolloutResult[] = plan ? [...plan.kept.values()] : [];
@@ -249,7 +280,11 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
       mkdirSync(path.join(runDir, ATTEMPTS_DIR), { recursive: true });
       renameSync(file, path.join(runDir, kept));
       previousAttempts.push({ file: kept, reason: res.reason ?? "infrastructure failure" });
-      progress({ type: "log", level: "warn", message: `${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${maxAttempts}` });
+      progress({
+        type: "log",
+        level: "warn",
+        message: `${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${maxAttempts}`,
+      });
       try {
         await sleep(backoffDelay(attempt - 1, opts.infraBackoff), signal);
       } catch {
@@ -263,7 +298,18 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     running++;
     const res = await runItem(item.task, item.sample).finally(() => running--);
     results.push(res);
-    progress({ type: "rollout-end", task: res.task, sample: res.sample, rolloutId: res.rolloutId, status: res.status, reward: res.reward, file: res.file, infra: res.infra, ...(res.reason ? { reason: res.reason } : {}), ...(res.failure ? { failure: res.failure } : {}) });
+    progress({
+      type: "rollout-end",
+      task: res.task,
+      sample: res.sample,
+      rolloutId: res.rolloutId,
+      status: res.status,
+      reward: res.reward,
+      file: res.file,
+      infra: res.infra,
+      ...(res.reason ? { reason: res.reason } : {}),
+      ...(res.failure ? { failure: res.failure } : {}),
+    });
     report();
   };
   /** False when the run was cancelled while the rollout waited for a shared slot. */
@@ -291,17 +337,31 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   try {
     await Promise.all(Array.from({ length: Math.min(opts.slots?.capacity ?? config.concurrency, items.length) }, worker));
   } finally {
-    if (ownProvider) await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
+    if (ownProvider)
+      await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
   }
 
   const wallMs = performance.now() - t0;
   results.sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
   const summary = summarize(
     runId,
-    results.map((r) => ({ task: r.task, sample: r.sample, status: r.status, reward: r.reward, reason: r.reason, components: r.components, ...(r.infra ? { infra: true } : {}) })),
+    results.map((r) => ({
+      task: r.task,
+      sample: r.sample,
+      status: r.status,
+      reward: r.reward,
+      reason: r.reason,
+      components: r.components,
+      ...(r.infra ? { infra: true } : {}),
+    })),
     {
       k: config.k,
-      utilisation: { policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0, sandbox_busy_ms: sandboxBusyMs, max_queue_depth: policyLimit.maxQueueDepth, wall_ms: wallMs },
+      utilisation: {
+        policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0,
+        sandbox_busy_ms: sandboxBusyMs,
+        max_queue_depth: policyLimit.maxQueueDepth,
+        wall_ms: wallMs,
+      },
     },
   );
   writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summary);

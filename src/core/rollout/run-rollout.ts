@@ -35,7 +35,11 @@ export interface RolloutHooks {
   /** After each tool call ran, with its observation as written (observation breakpoints). */
   afterToolCall?(call: PendingToolCall, observation: Extract<TrajectoryEvent, { type: "observation" }>): Promise<void>;
   /** Once scored (or failed), before the sandbox closes: the debugger's last pause, sandbox still live. */
-  beforeClose?(info: { status: RolloutStatus; reason?: string; reward: Extract<TrajectoryEvent, { type: "reward" }> | null }): Promise<void>;
+  beforeClose?(info: {
+    status: RolloutStatus;
+    reason?: string;
+    reward: Extract<TrajectoryEvent, { type: "reward" }> | null;
+  }): Promise<void>;
   /** Every event as it is written. */
   onEvent?(e: TrajectoryEvent): void;
   /** Once the domain is set up: reads its in-memory state for a fork (see DomainPlugin.forkState). */
@@ -136,7 +140,10 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   const onOutside = () => ac.abort(abortReason(outside));
   if (outside?.aborted) onOutside();
   outside?.addEventListener("abort", onOutside, { once: true });
-  const deadline = setTimeout(() => ac.abort(new RolloutTimeoutError(`rollout timeout (${m.sandbox.timeouts.rollout} s) reached`)), m.sandbox.timeouts.rollout * 1000);
+  const deadline = setTimeout(
+    () => ac.abort(new RolloutTimeoutError(`rollout timeout (${m.sandbox.timeouts.rollout} s) reached`)),
+    m.sandbox.timeouts.rollout * 1000,
+  );
 
   let sandboxP: Promise<Sandbox> | null = null;
   let sandboxFailure: SandboxInfraError | null = null;
@@ -192,7 +199,11 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       rollout_id: o.rolloutId,
       env: { name: m.name, hash: o.env.hash, domain: m.domain },
       task: { id: o.task.id, prompt: o.task.prompt },
-      policy: { kind: o.policy.kind, ...(o.policy.model ? { model: o.policy.model } : {}), ...(o.policy.params ? { params: o.policy.params } : {}) },
+      policy: {
+        kind: o.policy.kind,
+        ...(o.policy.model ? { model: o.policy.model } : {}),
+        ...(o.policy.params ? { params: o.policy.params } : {}),
+      },
       sample,
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       sandbox: { backend: o.sandboxProvider.backend, ...(m.sandbox.image ? { image: m.sandbox.image } : {}) },
@@ -265,8 +276,23 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       for (const call of calls) {
         if (submitted) {
           const text = "Not run: the task was already submitted earlier in this message.";
-          emit({ type: "tool_call", id: call.id, name: call.name, arguments: parseArguments(call.arguments).ok ? JSON.parse(call.arguments || "{}") : call.arguments, turn });
-          emit({ type: "observation", tool_call_id: call.id, name: call.name, output: text, status: "error", error: "after submit", duration_ms: 0, turn });
+          emit({
+            type: "tool_call",
+            id: call.id,
+            name: call.name,
+            arguments: parseArguments(call.arguments).ok ? JSON.parse(call.arguments || "{}") : call.arguments,
+            turn,
+          });
+          emit({
+            type: "observation",
+            tool_call_id: call.id,
+            name: call.name,
+            output: text,
+            status: "error",
+            error: "after submit",
+            duration_ms: 0,
+            turn,
+          });
           messages.push({ role: "tool", tool_call_id: call.id, content: text });
           continue;
         }
@@ -297,7 +323,14 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
         pending = next;
         ac.signal.throwIfAborted();
       }
-      emit({ type: "tool_call", id: pending.id, name: pending.name, arguments: pending.arguments, ...(edited ? { edited: true } : {}), turn });
+      emit({
+        type: "tool_call",
+        id: pending.id,
+        name: pending.name,
+        arguments: pending.arguments,
+        ...(edited ? { edited: true } : {}),
+        turn,
+      });
       const tool = toolset!.byName.get(pending.name);
       let out: StepOutcome;
       if (!tool) {
@@ -348,7 +381,14 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
       const err = e instanceof Error ? e : new Error(String(e));
       infra = e instanceof PolicyInfraError || e instanceof SandboxInfraError;
       reason = err.message;
-      const where = e instanceof PolicyInfraError || e instanceof PolicyRequestError ? "policy" : e instanceof SandboxInfraError ? "sandbox" : e instanceof ToolCrashError ? "tool" : "engine";
+      const where =
+        e instanceof PolicyInfraError || e instanceof PolicyRequestError
+          ? "policy"
+          : e instanceof SandboxInfraError
+            ? "sandbox"
+            : e instanceof ToolCrashError
+              ? "tool"
+              : "engine";
       emit({ type: "error", where, message: err.message, infra, ...(where === "engine" && err.stack ? { stack: err.stack } : {}) });
     }
   } finally {
@@ -363,7 +403,12 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     const a0 = acquireMs;
     const verifySignal = outside ?? new AbortController().signal;
     try {
-      const score = await scoreRollout(rewardFor(m.reward, o.task), { env: o.env, task: o.task, sandbox, state, answer, events: writer.events, signal: verifySignal }, domain?.verifiers ?? [], Math.max(stepMs, 60_000));
+      const score = await scoreRollout(
+        rewardFor(m.reward, o.task),
+        { env: o.env, task: o.task, sandbox, state, answer, events: writer.events, signal: verifySignal },
+        domain?.verifiers ?? [],
+        Math.max(stepMs, 60_000),
+      );
       // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
       const lost = sandboxFailure ? null : await sandboxLost();
       if (sandboxFailure || lost) {
@@ -387,7 +432,9 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
 
   if (o.hooks?.beforeClose) {
     const rewardEvent = writer.events.findLast((e) => e.type === "reward");
-    await o.hooks.beforeClose({ status, ...(reason ? { reason } : {}), reward: rewardEvent?.type === "reward" ? rewardEvent : null }).catch(() => {});
+    await o.hooks
+      .beforeClose({ status, ...(reason ? { reason } : {}), reward: rewardEvent?.type === "reward" ? rewardEvent : null })
+      .catch(() => {});
   }
   if (setUp && domain?.teardown) {
     try {
@@ -409,7 +456,22 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
   // A rollout is finished once its trajectory is on disk (the runner's resume counts on it).
   await writer.close();
   const failure = status === "cancelled" ? undefined : rolloutFailure({ status, reason, reward, components });
-  return { rolloutId: o.rolloutId, file: o.file, task: o.task.id, sample, status, ...(reason ? { reason } : {}), reward, ...(failure ? { failure } : {}), ...(components ? { components } : {}), infra, answer, turns, usage, timings };
+  return {
+    rolloutId: o.rolloutId,
+    file: o.file,
+    task: o.task.id,
+    sample,
+    status,
+    ...(reason ? { reason } : {}),
+    reward,
+    ...(failure ? { failure } : {}),
+    ...(components ? { components } : {}),
+    infra,
+    answer,
+    turns,
+    usage,
+    timings,
+  };
 }
 
 /** Writes a fork's workdir state over the seed files (null: the file was deleted). */

@@ -44,7 +44,12 @@ export async function runStep(tool: ToolDefinition, args: Record<string, unknown
     const r = await Promise.race([tool.run(args, { ...ctx, signal: ac.signal }), expired, aborted]);
     if (r === "expired") {
       ac.abort(new Error("step timeout"));
-      return { output: `Error: ${tool.name} did not finish within ${ctx.timeoutMs / 1000} s and was stopped.`, status: "timeout", error: "step timeout", durationMs: performance.now() - started };
+      return {
+        output: `Error: ${tool.name} did not finish within ${ctx.timeoutMs / 1000} s and was stopped.`,
+        status: "timeout",
+        error: "step timeout",
+        durationMs: performance.now() - started,
+      };
     }
     return { ...r, durationMs: performance.now() - started };
   } catch (e) {

@@ -4,7 +4,11 @@ import { readTrajectory } from "./trajectory-reader";
 
 type ChatRecordMessage =
   | { role: "system" | "user"; content: unknown }
-  | { role: "assistant"; content: string | null; tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** One OpenAI chat fine-tuning record: the conversation as the policy saw it, with its tools. */
@@ -15,7 +19,11 @@ export interface ChatRecord {
 }
 
 const textOf = (c: unknown): string =>
-  typeof c === "string" ? c : Array.isArray(c) ? c.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "[image]")).join("\n") : "";
+  typeof c === "string"
+    ? c
+    : Array.isArray(c)
+      ? c.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "[image]")).join("\n")
+      : "";
 
 /** A finished trajectory as a chat record; null for one that did not end. */
 export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord | null {
@@ -29,7 +37,15 @@ export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord
         messages.push({
           role: "assistant",
           content: typeof e.content === "string" || e.content === null ? e.content : textOf(e.content),
-          ...(e.tool_calls?.length ? { tool_calls: e.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+          ...(e.tool_calls?.length
+            ? {
+                tool_calls: e.tool_calls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
+            : {}),
         });
       } else messages.push({ role: e.role, content: e.content });
     } else if (e.type === "observation") messages.push({ role: "tool", tool_call_id: e.tool_call_id, content: textOf(e.output) });
@@ -40,7 +56,14 @@ export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord
   return {
     messages,
     ...(start.tools ? { tools: start.tools.map((t) => ({ type: "function" as const, function: t })) } : {}),
-    metadata: { run_id: start.run_id, rollout_id: start.rollout_id, task: start.task.id, sample: start.sample, reward: end.reward, status: end.status },
+    metadata: {
+      run_id: start.run_id,
+      rollout_id: start.rollout_id,
+      task: start.task.id,
+      sample: start.sample,
+      reward: end.reward,
+      status: end.status,
+    },
   };
 }
 

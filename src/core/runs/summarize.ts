@@ -31,7 +31,11 @@ const UNCOUNTED = new Set(["cancelled", "interrupted"]);
  * cancelled and interrupted rollouts are listed in `statuses` but not scored, and so are
  * infrastructure failures (as `infra_error`, also counted in `infra_errors`).
  */
-export function summarize(runId: string, outcomes: readonly RolloutOutcome[], opts: { k?: number; utilisation?: RunSummary["utilisation"] } = {}): RunSummary {
+export function summarize(
+  runId: string,
+  outcomes: readonly RolloutOutcome[],
+  opts: { k?: number; utilisation?: RunSummary["utilisation"] } = {},
+): RunSummary {
   const statuses: Record<string, number> = {};
   for (const o of outcomes) statuses[o.infra ? INFRA_STATUS : o.status] = (statuses[o.infra ? INFRA_STATUS : o.status] ?? 0) + 1;
   const scored = (o: RolloutOutcome) => !UNCOUNTED.has(o.status) && !o.infra;

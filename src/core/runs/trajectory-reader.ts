@@ -38,7 +38,14 @@ export function parseTrajectory(input: string): TrajectoryRead {
     if (line.trim() === "") return;
     const r = parseEventLine(line);
     if (r.ok) events.push(r.event);
-    else bad.push({ line: i + 1, message: torn && i === lines.length - 1 && r.message.startsWith("invalid JSON") ? r.message.replace("invalid JSON", "invalid JSON (torn last line)") : r.message });
+    else
+      bad.push({
+        line: i + 1,
+        message:
+          torn && i === lines.length - 1 && r.message.startsWith("invalid JSON")
+            ? r.message.replace("invalid JSON", "invalid JSON (torn last line)")
+            : r.message,
+      });
   });
   return { events, bad, torn };
 }

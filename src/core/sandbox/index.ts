@@ -45,7 +45,9 @@ export async function createSandboxProvider(opts: CreateSandboxProviderOptions):
     const image = opts.image ?? DEFAULT_IMAGE;
     if (await imageExists(docker, image)) return DockerSandboxProvider.create({ ...dockerOpts, docker });
     // Docker is there but this environment's image is not: say why the process backend is used.
-    (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(`sandbox auto: Docker answers but the image ${image} is missing (build it with \`rlenv image build\`); using the process backend`);
+    (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(
+      `sandbox auto: Docker answers but the image ${image} is missing (build it with \`rlenv image build\`); using the process backend`,
+    );
   }
   return new ProcessSandboxProvider(processOpts);
 }

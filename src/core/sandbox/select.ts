@@ -61,9 +61,13 @@ export async function providerForEnvironment(env: Environment, o: EnvironmentSan
   }
   if (await dockerAnswers(docker, 1000)) {
     if (need.dockerOnly || (await imagePresent(docker, need.image))) return onDocker();
-    warn(`sandbox auto: Docker answers but the image ${need.image} is missing (build it with \`rlenv image build\`); using the process backend`);
+    warn(
+      `sandbox auto: Docker answers but the image ${need.image} is missing (build it with \`rlenv image build\`); using the process backend`,
+    );
   } else if (need.dockerOnly) {
-    throw new Error(`sandbox auto: ${env.manifest.name} needs Docker: ${need.dockerOnly}, and the process backend cannot provide it; but Docker does not answer (is dockerd running and its socket reachable?)`);
+    throw new Error(
+      `sandbox auto: ${env.manifest.name} needs Docker: ${need.dockerOnly}, and the process backend cannot provide it; but Docker does not answer (is dockerd running and its socket reachable?)`,
+    );
   }
   const p = new ProcessSandboxProvider(processOpts);
   await prepareEnvironment(p, env, o);
@@ -75,7 +79,11 @@ export async function providerForEnvironment(env: Environment, o: EnvironmentSan
  * missing (or, under noBuild, the error names the command); on the process backend, one
  * warning says what will differ from the image.
  */
-export async function prepareEnvironment(provider: SandboxProvider, env: Environment, o: Pick<EnvironmentSandboxOptions, "noBuild" | "warn" | "log">): Promise<void> {
+export async function prepareEnvironment(
+  provider: SandboxProvider,
+  env: Environment,
+  o: Pick<EnvironmentSandboxOptions, "noBuild" | "warn" | "log">,
+): Promise<void> {
   if (provider instanceof DockerSandboxProvider) {
     await ensureEnvironmentImage(provider.docker, env, { build: !o.noBuild, log: o.log ?? stderrLine });
     return;

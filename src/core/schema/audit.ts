@@ -73,7 +73,10 @@ export const TaskAudit = z.strictObject({
   id: z.string(),
   ok: z.boolean(),
   problems: z.array(z.string()).describe("Why the task fails its audit, one line each"),
-  not_judged: z.string().optional().describe("Why the task could not be audited here (a judge-graded field with no judge endpoint): neither passed nor failed"),
+  not_judged: z
+    .string()
+    .optional()
+    .describe("Why the task could not be audited here (a judge-graded field with no judge endpoint): neither passed nor failed"),
   flakiness: z.array(FlakinessResult),
   parity: ParityResult.nullable(),
   mutation: MutationResult.nullable(),
@@ -123,13 +126,23 @@ export type ProbeOutcome = z.infer<typeof ProbeOutcome>;
 export const ProbeFile = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-'"),
   description: z.string().min(1),
-  domains: z.array(z.enum(["code", "scene3d", "document", "custom"])).min(1).describe("The domains the probe applies to"),
-  sample: z.number().int().positive().optional().describe("Run on this many tasks of an environment only (a property of the verifier, not of the task)"),
+  domains: z
+    .array(z.enum(["code", "scene3d", "document", "custom"]))
+    .min(1)
+    .describe("The domains the probe applies to"),
+  sample: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Run on this many tasks of an environment only (a property of the verifier, not of the task)"),
   turns: z
     .array(
       z.union([
         z.array(z.strictObject({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) })),
-        z.strictObject({ from_solution: z.strictObject({ set: z.record(z.string(), z.unknown()) }) }).describe("The reference solution's tool calls, with these arguments replaced"),
+        z
+          .strictObject({ from_solution: z.strictObject({ set: z.record(z.string(), z.unknown()) }) })
+          .describe("The reference solution's tool calls, with these arguments replaced"),
       ]),
     )
     .default([]),

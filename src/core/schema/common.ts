@@ -19,7 +19,10 @@ export const JsonSchemaObject = z
 export const BinaryContent = z.strictObject({
   base64: z
     .string()
-    .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, "not base64 (standard alphabet, padded with '=', no line breaks)")
+    .regex(
+      /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+      "not base64 (standard alphabet, padded with '=', no line breaks)",
+    )
     .describe("The file's bytes, base64-encoded"),
 });
 export type BinaryContent = z.infer<typeof BinaryContent>;

@@ -4,7 +4,10 @@ import { ToolEntry } from "./tool";
 import { VerifierConfig } from "./verifier";
 
 /** A bare number where a size belongs: say which string it most likely meant (megabytes, as `512` nearly always is). */
-const sizeHint = (iss: { input?: unknown }) => (typeof iss.input === "number" ? `a size needs a unit: '${iss.input}m' for ${iss.input} megabytes, '${iss.input}g' for gigabytes` : undefined);
+const sizeHint = (iss: { input?: unknown }) =>
+  typeof iss.input === "number"
+    ? `a size needs a unit: '${iss.input}m' for ${iss.input} megabytes, '${iss.input}g' for gigabytes`
+    : undefined;
 
 export const SandboxLimits = z.strictObject({
   cpus: z.number().positive().default(1).describe("CPU cores (fractions allowed)"),
@@ -49,7 +52,14 @@ export const ValidationSpec = z.strictObject({
   nop: z.strictObject({ max: z.number().min(0).max(1).default(0) }).default({ max: 0 }),
   audit: z
     .strictObject({
-      min_mutation_score: z.number().min(0).max(1).default(0.8).describe("rlenv audit fails a task whose verifier rejects fewer of the plausible wrong solutions than this (killed / non-equivalent mutants)"),
+      min_mutation_score: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.8)
+        .describe(
+          "rlenv audit fails a task whose verifier rejects fewer of the plausible wrong solutions than this (killed / non-equivalent mutants)",
+        ),
     })
     .default({ min_mutation_score: 0.8 }),
 });

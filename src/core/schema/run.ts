@@ -24,7 +24,12 @@ export const RunConfig = z.object({
   sandbox: z.enum(["docker", "process", "auto"]).default("auto"),
   seed: z.number().int().optional(),
   shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).optional(),
-  infra_retries: z.number().int().nonnegative().optional().describe("Tries after an infrastructure failure, each in a fresh sandbox (default 2)"),
+  infra_retries: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Tries after an infrastructure failure, each in a fresh sandbox (default 2)"),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
@@ -43,7 +48,9 @@ export const RunRecord = z.object({
   owner: z
     .object({ pid: z.number().int(), start: z.string().nullable(), host: z.string() })
     .optional()
-    .describe("The process running the run (its pid, that process's start time and its host): a reader that finds it gone shows a `running` run as `interrupted`"),
+    .describe(
+      "The process running the run (its pid, that process's start time and its host): a reader that finds it gone shows a `running` run as `interrupted`",
+    ),
   resumed: z.array(z.string()).optional().describe("ISO times of each `rlenv run --resume` of this run"),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
@@ -69,7 +76,9 @@ export const RunSummary = z.object({
     .int()
     .nonnegative()
     .optional()
-    .describe("Rollouts that ended on an infrastructure failure after every retry (statuses.infra_error): not in mean_reward, pass@k or per_task"),
+    .describe(
+      "Rollouts that ended on an infrastructure failure after every retry (statuses.infra_error): not in mean_reward, pass@k or per_task",
+    ),
   components: z
     .array(z.object({ name: z.string(), type: z.string(), n: z.number().int(), mean: z.number(), passed: z.number().int() }))
     .optional()
@@ -81,7 +90,9 @@ export const RunSummary = z.object({
   failures: z
     .array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) }))
     .optional()
-    .describe("Why rollouts fell short (a component and its reason, or a status), with how many times, most frequent first; up to 5 example tasks each"),
+    .describe(
+      "Why rollouts fell short (a component and its reason, or a status), with how many times, most frequent first; up to 5 example tasks each",
+    ),
   utilisation: z
     .object({
       policy: z.number().min(0).max(1),

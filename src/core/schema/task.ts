@@ -37,7 +37,9 @@ export const Task = z.strictObject({
   reward: z
     .array(VerifierConfig)
     .optional()
-    .describe("This task's own reward components: one named like a manifest component (its name, else its type) replaces it, any other is added"),
+    .describe(
+      "This task's own reward components: one named like a manifest component (its name, else its type) replaces it, any other is added",
+    ),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 export type Task = z.infer<typeof Task>;

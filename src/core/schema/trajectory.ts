@@ -47,11 +47,18 @@ export const StartEvent = z.object({
     .object({ rollout_id: z.string(), file: z.string(), turn: z.number().int().nonnegative() })
     .optional()
     .describe("Set when the debugger forked this rollout from another one paused at `turn`; the history before it is in `file`"),
-  attempt: z.number().int().positive().optional().describe("Which try of this rollout this is; set from the second, after tries that ended on an infrastructure failure"),
+  attempt: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Which try of this rollout this is; set from the second, after tries that ended on an infrastructure failure"),
   previous_attempts: z
     .array(z.object({ file: z.string().describe("Relative to the run folder"), reason: z.string() }))
     .optional()
-    .describe("The earlier tries of this rollout that the infrastructure failed (sandbox lost, policy server down), kept apart under attempts/"),
+    .describe(
+      "The earlier tries of this rollout that the infrastructure failed (sandbox lost, policy server down), kept apart under attempts/",
+    ),
 });
 
 export const MessageEvent = z.object({

@@ -63,7 +63,9 @@ export const FieldSpec = z.strictObject({
   rounding: z
     .enum(["gold", "none"])
     .optional()
-    .describe("Figures: gold (default) also accepts a rounding within half a unit of the gold's last significant digit, at most 0.5 %; none: only rel_tol/abs_tol"),
+    .describe(
+      "Figures: gold (default) also accepts a rounding within half a unit of the gold's last significant digit, at most 0.5 %; none: only rel_tol/abs_tol",
+    ),
 });
 
 export const FieldsVerifier = z.strictObject({

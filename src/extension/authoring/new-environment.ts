@@ -50,7 +50,9 @@ export async function newEnvironment(ctx: ExtensionCtx, arg: unknown): Promise<s
   }
   const dir = path.join(parent, name);
   if (existsSync(path.join(dir, "environment.yaml"))) {
-    void vscode.window.showWarningMessage(`${vscode.workspace.asRelativePath(dir)} already holds an environment.yaml; nothing was written.`);
+    void vscode.window.showWarningMessage(
+      `${vscode.workspace.asRelativePath(dir)} already holds an environment.yaml; nothing was written.`,
+    );
     return undefined;
   }
   for (const [rel, text] of Object.entries(templateFiles(domain.data, path.basename(name)))) {

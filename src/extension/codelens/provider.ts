@@ -22,11 +22,38 @@ export class EnvironmentCodeLens implements vscode.CodeLensProvider, vscode.Disp
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const file = doc.uri.fsPath;
     const lenses = (range: vscode.Range, target: Target, withTrajectory: boolean): vscode.CodeLens[] => [
-      new vscode.CodeLens(range, { title: "$(pass) Validate", command: "rlenv.validate", arguments: [target], tooltip: "Oracle must pass, nop must fail" }),
-      new vscode.CodeLens(range, { title: "$(play) Rollout", command: "rlenv.rollout", arguments: [target], tooltip: "Roll out the configured policy" }),
+      new vscode.CodeLens(range, {
+        title: "$(pass) Validate",
+        command: "rlenv.validate",
+        arguments: [target],
+        tooltip: "Oracle must pass, nop must fail",
+      }),
+      new vscode.CodeLens(range, {
+        title: "$(play) Rollout",
+        command: "rlenv.rollout",
+        arguments: [target],
+        tooltip: "Roll out the configured policy",
+      }),
       new vscode.CodeLens(range, { title: "$(debug-alt) Debug", command: "rlenv.debug", arguments: [target] }),
-      ...(target.taskId ? [new vscode.CodeLens(range, { title: "$(person) Play", command: "rlenv.playTask", arguments: [target], tooltip: "Play this task yourself: you are the agent" })] : []),
-      ...(withTrajectory ? [new vscode.CodeLens(range, { title: "$(history) Open last trajectory", command: "rlenv.openLastTrajectory", arguments: [target] })] : []),
+      ...(target.taskId
+        ? [
+            new vscode.CodeLens(range, {
+              title: "$(person) Play",
+              command: "rlenv.playTask",
+              arguments: [target],
+              tooltip: "Play this task yourself: you are the agent",
+            }),
+          ]
+        : []),
+      ...(withTrajectory
+        ? [
+            new vscode.CodeLens(range, {
+              title: "$(history) Open last trajectory",
+              command: "rlenv.openLastTrajectory",
+              arguments: [target],
+            }),
+          ]
+        : []),
     ];
     if (path.basename(file) === MANIFEST_FILE) {
       return lenses(new vscode.Range(0, 0, 0, 0), { envDir: path.dirname(file) }, false);

@@ -8,8 +8,16 @@ import type { CommandSpec } from "./table";
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   { id: "rlenv.newEnvironment", run: async (ctx, arg) => (await import("../authoring/new-environment")).newEnvironment(ctx, arg) },
   { id: "rlenv.validate", executes: "validate", run: async (ctx, arg) => (await import("../rollouts/commands")).validateCommand(ctx, arg) },
-  { id: "rlenv.rollout", executes: "start a rollout", run: async (ctx, arg) => (await import("../rollouts/commands")).rolloutCommand(ctx, arg) },
-  { id: "rlenv.debug", executes: "debug a rollout", run: async (ctx, arg) => (await import("../rollouts/commands")).debugCommand(ctx, arg) },
+  {
+    id: "rlenv.rollout",
+    executes: "start a rollout",
+    run: async (ctx, arg) => (await import("../rollouts/commands")).rolloutCommand(ctx, arg),
+  },
+  {
+    id: "rlenv.debug",
+    executes: "debug a rollout",
+    run: async (ctx, arg) => (await import("../rollouts/commands")).debugCommand(ctx, arg),
+  },
   { id: "rlenv.playTask", executes: "play a task", run: async (ctx, arg) => (await import("../human/play")).playTaskCommand(ctx, arg) },
   { id: "rlenv.openTask", run: async (ctx, arg) => (await import("../environments/open")).openTask(ctx, arg) },
   { id: "rlenv.revealEnvironment", run: async (ctx, arg) => (await import("../environments/open")).revealEnvironment(ctx, arg) },

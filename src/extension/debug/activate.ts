@@ -27,7 +27,14 @@ async function debugTask(ctx: ExtensionCtx, arg: unknown): Promise<boolean> {
     void vscode.window.showErrorMessage(`Cannot debug: ${(e as Error).message}.`);
     return false;
   }
-  const taskId = target.taskId ?? (env.tasks.length === 1 ? env.tasks[0]?.id : await vscode.window.showQuickPick(env.tasks.map((t) => t.id), { placeHolder: `Which task of ${env.manifest.name}?` }));
+  const taskId =
+    target.taskId ??
+    (env.tasks.length === 1
+      ? env.tasks[0]?.id
+      : await vscode.window.showQuickPick(
+          env.tasks.map((t) => t.id),
+          { placeHolder: `Which task of ${env.manifest.name}?` },
+        ));
   if (!taskId) return false;
   const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(target.envDir));
   return vscode.debug.startDebugging(folder, taskConfiguration(ctx, target.envDir, taskId));
@@ -74,12 +81,19 @@ async function fork(ctx: ExtensionCtx, policy?: unknown): Promise<{ file: string
       { label: "human", description: "play the rest yourself in the Play panel" },
       { label: "nop", description: "submits at once" },
     ];
-    spec = (await vscode.window.showQuickPick(picks, { placeHolder: "Continue this rollout's state with which policy? (it opens as a new debug session)" }))?.label;
+    spec = (
+      await vscode.window.showQuickPick(picks, {
+        placeHolder: "Continue this rollout's state with which policy? (it opens as a new debug session)",
+      })
+    )?.label;
   }
   if (!spec) return undefined;
   const label = spec;
   try {
-    return (await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Forking the rollout with ${label}` }, () => s.customRequest("fork", { policy: label, mode: "session" }))) as { file: string; forkId: string };
+    return (await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Forking the rollout with ${label}` },
+      () => s.customRequest("fork", { policy: label, mode: "session" }),
+    )) as { file: string; forkId: string };
   } catch (e) {
     void vscode.window.showErrorMessage(`Cannot fork: ${(e as Error).message}`);
     return undefined;
@@ -92,9 +106,14 @@ export function activateDebugger(ctx: ExtensionCtx): void {
   ctx.extension.subscriptions.push(
     vscode.debug.registerDebugConfigurationProvider("rlenv", provider),
     // Listed in the Run and Debug dropdown; a separate object so its resolve is not run twice.
-    vscode.debug.registerDebugConfigurationProvider("rlenv", { provideDebugConfigurations: () => provider.provideDebugConfigurations() }, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.debug.registerDebugConfigurationProvider(
+      "rlenv",
+      { provideDebugConfigurations: () => provider.provideDebugConfigurations() },
+      vscode.DebugConfigurationProviderTriggerKind.Dynamic,
+    ),
     vscode.debug.registerDebugAdapterDescriptorFactory("rlenv", {
-      createDebugAdapterDescriptor: (session) => new vscode.DebugAdapterInlineImplementation(new (loadEngine().RolloutDebugSession)(debugHost(ctx, session))),
+      createDebugAdapterDescriptor: (session) =>
+        new vscode.DebugAdapterInlineImplementation(new (loadEngine().RolloutDebugSession)(debugHost(ctx, session))),
     }),
     vscode.commands.registerCommand("rlenv.debugTask", (arg: unknown) => debugTask(ctx, arg)),
     vscode.commands.registerCommand("rlenv.debug.editPendingCall", () => editPendingCall()),

@@ -1,4 +1,14 @@
-import { ContinuedEvent, DebugSession, InitializedEvent, OutputEvent, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread } from "@vscode/debugadapter";
+import {
+  ContinuedEvent,
+  DebugSession,
+  InitializedEvent,
+  OutputEvent,
+  Source,
+  StackFrame,
+  StoppedEvent,
+  TerminatedEvent,
+  Thread,
+} from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { RolloutDebugger } from "../../core/debug/controller";
 import { type Breakpoint, parseBreakpoint, taskBreakpoint, unknownComponent } from "../../core/debug/breakpoints";
@@ -102,12 +112,17 @@ export class RolloutDebugSession extends DebugSession {
     });
     d.onEvent((e) => {
       if (e.type === "tool_call") this.out(`▶ ${e.name} ${JSON.stringify(e.arguments)}${e.edited ? "  (edited)" : ""}\n`, "console");
-      else if (e.type === "observation") this.out(`${textOf(e.output).slice(0, 2000)}${e.exit_code ? `\n[exit ${e.exit_code}]` : ""}\n`, "stdout");
-      else if (e.type === "reward") this.out(`reward ${e.total} (${e.components.map((c) => `${c.name} ${c.score}`).join(", ")})\n`, "important");
+      else if (e.type === "observation")
+        this.out(`${textOf(e.output).slice(0, 2000)}${e.exit_code ? `\n[exit ${e.exit_code}]` : ""}\n`, "stdout");
+      else if (e.type === "reward")
+        this.out(`reward ${e.total} (${e.components.map((c) => `${c.name} ${c.score}`).join(", ")})\n`, "important");
       else if (e.type === "error") this.out(`error (${e.where}): ${e.message}\n`, "stderr");
     });
     d.onEnded((res) => {
-      this.out(`rollout ${res.status}${res.reason ? ` (${res.reason})` : ""}, reward ${res.reward ?? "–"}; trajectory ${res.file}\n`, "console");
+      this.out(
+        `rollout ${res.status}${res.reason ? ` (${res.reason})` : ""}, reward ${res.reward ?? "–"}; trajectory ${res.file}\n`,
+        "console",
+      );
       this.finish();
     });
     this.unlive = this.host.live(r);
@@ -127,12 +142,18 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override setFunctionBreakPointsRequest(response: DebugProtocol.SetFunctionBreakpointsResponse, args: DebugProtocol.SetFunctionBreakpointsArguments): void {
+  protected override setFunctionBreakPointsRequest(
+    response: DebugProtocol.SetFunctionBreakpointsResponse,
+    args: DebugProtocol.SetFunctionBreakpointsArguments,
+  ): void {
     const components = this.rollout?.env.manifest.reward.map((v) => v.name ?? v.type) ?? [];
     const out: DebugProtocol.Breakpoint[] = [];
     this.functionBps = [];
     for (const b of args.breakpoints) {
-      const r = parseBreakpoint(b.name, { ...(b.condition ? { condition: b.condition } : {}), ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}) });
+      const r = parseBreakpoint(b.name, {
+        ...(b.condition ? { condition: b.condition } : {}),
+        ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}),
+      });
       if (!r.ok) {
         out.push({ verified: false, message: r.error });
         continue;
@@ -150,7 +171,10 @@ export class RolloutDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+  protected override setBreakPointsRequest(
+    response: DebugProtocol.SetBreakpointsResponse,
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): void {
     const file = args.source.path ?? "";
     const inFile = (this.rollout?.env.tasks ?? []).filter((t) => t.source.file === file);
     // A task folder's task.yaml holds one task: any line of it means that task.
@@ -160,12 +184,18 @@ export class RolloutDebugSession extends DebugSession {
     for (const b of args.breakpoints ?? []) {
       const task = wholeFile ?? inFile.find((t) => t.source.line === b.line);
       if (!task) {
-        const why = inFile.length === 0 ? `not a task file of ${this.rollout?.env.manifest.name ?? "the environment being debugged"}` : "no task starts on this line: a line breakpoint goes on a task's line";
+        const why =
+          inFile.length === 0
+            ? `not a task file of ${this.rollout?.env.manifest.name ?? "the environment being debugged"}`
+            : "no task starts on this line: a line breakpoint goes on a task's line";
         out.push({ verified: false, line: b.line, message: `${why} (a task breakpoint pauses before each of its tool calls)` });
         continue;
       }
       const taskId = task.id;
-      const r = taskBreakpoint(file, task.source.line, { ...(b.condition ? { condition: b.condition } : {}), ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}) });
+      const r = taskBreakpoint(file, task.source.line, {
+        ...(b.condition ? { condition: b.condition } : {}),
+        ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}),
+      });
       if (!r.ok) {
         out.push({ verified: false, line: b.line, message: r.error });
         continue;
@@ -196,7 +226,11 @@ export class RolloutDebugSession extends DebugSession {
     const p = d.pauseInfo;
     if (p) {
       const pending = d.pending;
-      const name = pending ? `turn ${p.turn}: ${pending.name}(${preview(pending.arguments)})` : p.point === "end" ? `end: ${p.description}` : `turn ${p.turn}: ${p.point === "policy" ? "before the policy call" : p.description}`;
+      const name = pending
+        ? `turn ${p.turn}: ${pending.name}(${preview(pending.arguments)})`
+        : p.point === "end"
+          ? `end: ${p.description}`
+          : `turn ${p.turn}: ${p.point === "policy" ? "before the policy call" : p.description}`;
       frames.push(new StackFrame(FRAME_NOW, name, traj, d.events.length, 1));
     }
     for (let i = d.turns.length - 1; i >= 0; i--) {
@@ -206,7 +240,15 @@ export class RolloutDebugSession extends DebugSession {
       const calls = t.calls.map((c) => c.name).join(", ") || "reply";
       frames.push(new StackFrame(frameOfTurn(i), `turn ${t.turn}: ${calls}`, traj, t.line, 1));
     }
-    frames.push(new StackFrame(FRAME_TASK, `task ${r.task.id}`, new Source(r.task.source.file.split(/[\\/]/).pop() ?? "task", r.task.source.file), r.task.source.line, 1));
+    frames.push(
+      new StackFrame(
+        FRAME_TASK,
+        `task ${r.task.id}`,
+        new Source(r.task.source.file.split(/[\\/]/).pop() ?? "task", r.task.source.file),
+        r.task.source.line,
+        1,
+      ),
+    );
     response.body = { stackFrames: frames, totalFrames: frames.length };
     this.sendResponse(response);
   }
@@ -220,7 +262,20 @@ export class RolloutDebugSession extends DebugSession {
     const turn = args.frameId >= 100 ? d.turns[args.frameId - 100] : undefined;
     const scopes: DebugProtocol.Scope[] = [];
     if (turn) {
-      scopes.push({ name: `Turn ${turn.turn}`, variablesReference: this.vars.ref({ content: turn.content, calls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments, ...(c.edited ? { edited: true } : {}) })), observations: turn.observations.map((o) => ({ name: o.name, status: o.status, exit_code: o.exit_code, output: textOf(o.output) })) }), expensive: false });
+      scopes.push({
+        name: `Turn ${turn.turn}`,
+        variablesReference: this.vars.ref({
+          content: turn.content,
+          calls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments, ...(c.edited ? { edited: true } : {}) })),
+          observations: turn.observations.map((o) => ({
+            name: o.name,
+            status: o.status,
+            exit_code: o.exit_code,
+            output: textOf(o.output),
+          })),
+        }),
+        expensive: false,
+      });
     }
     const pending = d.pending;
     if (pending) {
@@ -228,18 +283,47 @@ export class RolloutDebugSession extends DebugSession {
       scopes.push({ name: "Pending tool call", variablesReference: this.pendingRef, expensive: false });
     }
     const obs = d.lastObservation;
-    scopes.push({ name: "Last observation", variablesReference: obs ? this.vars.ref({ tool: obs.name, status: obs.status, exit_code: obs.exit_code ?? null, output: textOf(obs.output), ...(obs.error ? { error: obs.error } : {}) }) : 0, expensive: false });
+    scopes.push({
+      name: "Last observation",
+      variablesReference: obs
+        ? this.vars.ref({
+            tool: obs.name,
+            status: obs.status,
+            exit_code: obs.exit_code ?? null,
+            output: textOf(obs.output),
+            ...(obs.error ? { error: obs.error } : {}),
+          })
+        : 0,
+      expensive: false,
+    });
     scopes.push({ name: "Messages", variablesReference: this.vars.ref(d.messages.map((m) => ({ ...m }))), expensive: false });
-    if (d.reward) scopes.push({ name: "Reward", variablesReference: this.vars.ref({ total: d.reward.total, components: Object.fromEntries(d.reward.components.map((c) => [c.name, { score: c.score, weight: c.weight, ...(c.reason ? { reason: c.reason } : {}), ...(c.error ? { error: c.error } : {}) }])) }), expensive: false });
+    if (d.reward)
+      scopes.push({
+        name: "Reward",
+        variablesReference: this.vars.ref({
+          total: d.reward.total,
+          components: Object.fromEntries(
+            d.reward.components.map((c) => [
+              c.name,
+              { score: c.score, weight: c.weight, ...(c.reason ? { reason: c.reason } : {}), ...(c.error ? { error: c.error } : {}) },
+            ]),
+          ),
+        }),
+        expensive: false,
+      });
     this.sandboxRef = this.vars.ref({});
     scopes.push({ name: "Sandbox", variablesReference: this.sandboxRef, expensive: true });
     response.body = { scopes };
     this.sendResponse(response);
   }
 
-  protected override async variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): Promise<void> {
+  protected override async variablesRequest(
+    response: DebugProtocol.VariablesResponse,
+    args: DebugProtocol.VariablesArguments,
+  ): Promise<void> {
     // The Sandbox scope is read on expand: it may start the sandbox, so not on every stop.
-    if (args.variablesReference === this.sandboxRef) await this.fillSandbox(this.vars.get(this.sandboxRef)?.value as Record<string, unknown>);
+    if (args.variablesReference === this.sandboxRef)
+      await this.fillSandbox(this.vars.get(this.sandboxRef)?.value as Record<string, unknown>);
     response.body = { variables: this.vars.variables(args.variablesReference) };
     this.sendResponse(response);
   }
@@ -324,10 +408,15 @@ export class RolloutDebugSession extends DebugSession {
     if (!repl || args.expression.trimStart().startsWith("=")) {
       const expression = repl ? args.expression.trimStart().slice(1) : args.expression;
       // A hover sends the word under the mouse (in a trajectory, often a quoted JSON key): only names and paths are worth a tooltip.
-      if (args.context === "hover" && !HOVER_PATH.test(expression.trim())) return this.fail(response, "hover shows the debugger state's names (tool, args.path, turn, …)");
+      if (args.context === "hover" && !HOVER_PATH.test(expression.trim()))
+        return this.fail(response, "hover shows the debugger state's names (tool, args.path, turn, …)");
       const r = evaluateExpression(expression, d.expressionScope());
       if (!r.ok) return this.fail(response, `${r.error} (expressions see ${SCOPE_NAMES})`);
-      response.body = { result: r.value === undefined ? "undefined" : preview(r.value), type: Array.isArray(r.value) ? "array" : r.value === null ? "null" : typeof r.value, variablesReference: this.vars.ref(r.value) };
+      response.body = {
+        result: r.value === undefined ? "undefined" : preview(r.value),
+        type: Array.isArray(r.value) ? "array" : r.value === null ? "null" : typeof r.value,
+        variablesReference: this.vars.ref(r.value),
+      };
       return this.sendResponse(response);
     }
     try {
@@ -353,7 +442,14 @@ export class RolloutDebugSession extends DebugSession {
         if (!a.success) throw new Error(firstIssue(a.error));
         response.body = a.data.mode === "run" ? await this.host.fork(r, a.data.policy) : await this.host.forkSession(r, a.data.policy);
       } else if (command === "state") {
-        response.body = { state: d.state, pause: d.pauseInfo ? { ...d.pauseInfo, breakpoint: d.pauseInfo.breakpoint?.text } : null, pending: d.pending ?? null, reward: d.reward, file: d.file, turns: d.turns.length };
+        response.body = {
+          state: d.state,
+          pause: d.pauseInfo ? { ...d.pauseInfo, breakpoint: d.pauseInfo.breakpoint?.text } : null,
+          pending: d.pending ?? null,
+          reward: d.reward,
+          file: d.file,
+          turns: d.turns.length,
+        };
       } else return super.customRequest(command, response, args);
       this.sendResponse(response);
     } catch (e) {

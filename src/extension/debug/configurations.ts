@@ -40,13 +40,19 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
     const entry = editor ? this.ctx.environments.containing(editor.document.uri.fsPath) : this.ctx.environments.list()[0];
     const env = entry?.result.env;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: launch.json variables, substituted by VS Code
-    const rel = entry && folder ? `\${workspaceFolder}/${path.relative(folder, entry.dir).replace(/\\/g, "/")}` : "${workspaceFolder}/environments/ENV";
+    const rel =
+      entry && folder
+        ? `\${workspaceFolder}/${path.relative(folder, entry.dir).replace(/\\/g, "/")}`
+        : // biome-ignore lint/suspicious/noTemplateCurlyInString: launch.json variables, substituted by VS Code
+          "${workspaceFolder}/environments/ENV";
     const task = (env && taskAtCursor(env, editor)) ?? env?.tasks[0]?.id ?? "TASK";
     return [{ ...taskConfiguration(this.ctx, rel, task), name: `Debug ${task}` }];
   }
 
-  async resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+  async resolveDebugConfiguration(
+    _folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
     if (!allowedToExecute("debug a rollout")) return undefined;
     if (config.type && config.request) return config;
     // F5 without launch.json: the task of the open file.
@@ -55,7 +61,9 @@ export class RolloutConfigurationProvider implements vscode.DebugConfigurationPr
     const entry = editor ? this.ctx.environments.containing(editor.document.uri.fsPath) : undefined;
     const env = entry?.result.env;
     if (!entry || !env) {
-      void vscode.window.showInformationMessage("Open a task file (tasks.jsonl or task.yaml) of an environment to debug a rollout, or add an 'rlenv' configuration to launch.json.");
+      void vscode.window.showInformationMessage(
+        "Open a task file (tasks.jsonl or task.yaml) of an environment to debug a rollout, or add an 'rlenv' configuration to launch.json.",
+      );
       return undefined;
     }
     const task =

@@ -21,7 +21,8 @@ export function environmentAt(ctx: ExtensionCtx, dir: string): Environment {
   const entry = ctx.environments.get(envDir);
   if (!entry) throw new Error(`no environment at ${envDir}: 'environment' must be a folder with an environment.yaml in this workspace`);
   const errors = entry.result.problems.filter((p) => p.severity === "error").length;
-  if (!entry.result.env || errors > 0) throw new Error(`${entry.label} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel)`);
+  if (!entry.result.env || errors > 0)
+    throw new Error(`${entry.label} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel)`);
   return entry.result.env;
 }
 
@@ -32,10 +33,18 @@ export interface SessionPolicy {
 }
 
 /** A fresh policy for a debug session or a fork: oracle, nop, human (Play panel), replay:FILE, model (settings, with overrides). */
-export async function policyFor(ctx: ExtensionCtx, spec: string, env: Environment, task: LoadedTask, sample: number, over: { model?: string; baseUrl?: string; seed?: number } = {}): Promise<SessionPolicy> {
+export async function policyFor(
+  ctx: ExtensionCtx,
+  spec: string,
+  env: Environment,
+  task: LoadedTask,
+  sample: number,
+  over: { model?: string; baseUrl?: string; seed?: number } = {},
+): Promise<SessionPolicy> {
   const engine = loadEngine();
   if (spec === "oracle" || spec === "nop") return { policy: engine.createPolicy({ kind: spec }, task, sample) };
-  if (spec.startsWith("replay:")) return { policy: engine.createPolicy({ kind: "replay", replay: spec.slice("replay:".length) }, task, sample) };
+  if (spec.startsWith("replay:"))
+    return { policy: engine.createPolicy({ kind: "replay", replay: spec.slice("replay:".length) }, task, sample) };
   if (spec === "human") {
     const human = createHumanPolicy(ctx, env, task);
     return { policy: human, ended: (r) => human.panel.finish(r, r.status === "error" || r.status === "cancelled" ? r.reason : undefined) };
@@ -43,7 +52,10 @@ export async function policyFor(ctx: ExtensionCtx, spec: string, env: Environmen
   const configured = ctx.settings.policy();
   const model = over.model ?? (configured.ok ? configured.policy.model : undefined);
   const baseURL = over.baseUrl ?? (configured.ok ? configured.policy.base_url : undefined);
-  if (!model || !baseURL) throw new Error(`policy 'model' needs a model and base URL: ${configured.ok ? "" : configured.reason}; or set 'model' and 'baseUrl' in the launch configuration`);
+  if (!model || !baseURL)
+    throw new Error(
+      `policy 'model' needs a model and base URL: ${configured.ok ? "" : configured.reason}; or set 'model' and 'baseUrl' in the launch configuration`,
+    );
   const p = configured.ok ? configured.policy : undefined;
   const policy = new engine.OpenAIPolicy({
     baseURL,
@@ -65,10 +77,24 @@ export function debugHost(ctx: ExtensionCtx, session: vscode.DebugSession): Debu
       if (args.forkId) return takeFork(args.forkId);
       const env = environmentAt(ctx, args.environment);
       const task = env.tasks.find((t) => t.id === args.task);
-      if (!task) throw new Error(`${env.manifest.name} has no task '${args.task}'; its tasks: ${env.tasks.slice(0, 12).map((t) => t.id).join(", ")}${env.tasks.length > 12 ? ", …" : ""}`);
-      const { policy, ended } = await policyFor(ctx, args.policy, env, task, args.sample, { ...(args.model ? { model: args.model } : {}), ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+      if (!task)
+        throw new Error(
+          `${env.manifest.name} has no task '${args.task}'; its tasks: ${env.tasks
+            .slice(0, 12)
+            .map((t) => t.id)
+            .join(", ")}${env.tasks.length > 12 ? ", …" : ""}`,
+        );
+      const { policy, ended } = await policyFor(ctx, args.policy, env, task, args.sample, {
+        ...(args.model ? { model: args.model } : {}),
+        ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
+        ...(args.seed !== undefined ? { seed: args.seed } : {}),
+      });
       const engine = loadEngine();
-      const provider = await engine.createSandboxProvider({ backend: args.sandbox ?? ctx.settings.sandboxBackend(), warm: 0, warn: (m) => ctx.log.warn(m) });
+      const provider = await engine.createSandboxProvider({
+        backend: args.sandbox ?? ctx.settings.sandboxBackend(),
+        warm: 0,
+        warn: (m) => ctx.log.warn(m),
+      });
       const dir = path.join(runsDirFor(ctx, env), "debug");
       mkdirSync(dir, { recursive: true });
       const id = rolloutId(task.id, args.sample);
@@ -107,11 +133,22 @@ export function debugHost(ctx: ExtensionCtx, session: vscode.DebugSession): Debu
       const { policy, ended } = await policyFor(ctx, spec, from.env, from.task, from.debugger.options.sample ?? 0);
       const engine = loadEngine();
       // Its own provider: the fork's sandbox outlives the parent session (whose end shuts the parent's provider down).
-      const provider = await engine.createSandboxProvider({ backend: from.debugger.options.sandboxProvider.backend, warm: 0, warn: (m) => ctx.log.warn(m) });
+      const provider = await engine.createSandboxProvider({
+        backend: from.debugger.options.sandboxProvider.backend,
+        warm: 0,
+        warn: (m) => ctx.log.warn(m),
+      });
       const file = `${from.debugger.file.replace(/\.jsonl$/, "")}.fork-${spec}-${stamp()}.jsonl`;
       let forked: RolloutDebugger;
       try {
-        forked = await from.debugger.fork({ policy, file, rolloutId: `${from.debugger.options.rolloutId}.fork`, sandboxProvider: provider, stopOnEntry: true, pauseAtEnd: true });
+        forked = await from.debugger.fork({
+          policy,
+          file,
+          rolloutId: `${from.debugger.options.rolloutId}.fork`,
+          sandboxProvider: provider,
+          stopOnEntry: true,
+          pauseAtEnd: true,
+        });
       } catch (e) {
         await provider.shutdown();
         throw e;
@@ -119,7 +156,15 @@ export function debugHost(ctx: ExtensionCtx, session: vscode.DebugSession): Debu
       if (ended) forked.onEnded((r) => ended({ ...r, file }));
       const label = `${from.label} · fork (${spec})`;
       const forkId = putFork({ debugger: forked, env: from.env, task: from.task, label, dispose: () => provider.shutdown() });
-      const config: vscode.DebugConfiguration = { type: "rlenv", request: "launch", name: `Fork of ${from.task.id} with ${spec}`, environment: from.env.dir, task: from.task.id, policy: spec, forkId };
+      const config: vscode.DebugConfiguration = {
+        type: "rlenv",
+        request: "launch",
+        name: `Fork of ${from.task.id} with ${spec}`,
+        environment: from.env.dir,
+        task: from.task.id,
+        policy: spec,
+        forkId,
+      };
       ctx.log.info(`fork of ${from.label} with ${spec} as a debug session: ${file}`);
       const started = await vscode.debug.startDebugging(session.workspaceFolder, config, { parentSession: session });
       if (!started) {

@@ -19,7 +19,10 @@ export function putFork(r: LaunchedRollout): string {
 /** The prepared fork of that id, handed over once (a second launch with the same id is refused). */
 export function takeFork(id: string): LaunchedRollout {
   const r = prepared.get(id);
-  if (!r) throw new Error(`no prepared fork '${id}': a fork's debug session starts from the Fork command while its parent rollout is paused, once`);
+  if (!r)
+    throw new Error(
+      `no prepared fork '${id}': a fork's debug session starts from the Fork command while its parent rollout is paused, once`,
+    );
   prepared.delete(id);
   return r;
 }

@@ -47,7 +47,9 @@ export class VariableStore {
   variables(ref: number): DebugProtocol.Variable[] {
     const c = this.byRef.get(ref);
     if (!c) return [];
-    const entries: Array<[string, unknown]> = Array.isArray(c.value) ? c.value.map((v, i) => [String(i), v]) : Object.entries(c.value as Record<string, unknown>);
+    const entries: Array<[string, unknown]> = Array.isArray(c.value)
+      ? c.value.map((v, i) => [String(i), v])
+      : Object.entries(c.value as Record<string, unknown>);
     return entries.map(([name, v]) => ({
       name,
       value: preview(v),

@@ -11,7 +11,10 @@ export function problemRange(p: Problem): vscode.Range {
 
 /** The message with its field path in front, unless the message already names that field. */
 export function diagnosticMessage(p: Problem): string {
-  const last = p.path.split(/[.[\]]/).filter(Boolean).pop();
+  const last = p.path
+    .split(/[.[\]]/)
+    .filter(Boolean)
+    .pop();
   return p.path && !(last && p.message.includes(`'${last}'`)) ? `${p.path}: ${p.message}` : p.message;
 }
 
@@ -87,9 +90,14 @@ export class EnvironmentDiagnostics implements vscode.Disposable {
   private publish(manifest: string, problems: Problem[]): void {
     const byFile = new Map<string, vscode.Diagnostic[]>();
     for (const f of this.reported.get(manifest) ?? []) byFile.set(f, []);
-    for (const key of [...this.fixes.keys()]) if ([...byFile.keys()].some((f) => key.startsWith(vscode.Uri.file(f).toString() + "|"))) this.fixes.delete(key);
+    for (const key of [...this.fixes.keys()])
+      if ([...byFile.keys()].some((f) => key.startsWith(vscode.Uri.file(f).toString() + "|"))) this.fixes.delete(key);
     for (const p of problems) {
-      const d = new vscode.Diagnostic(problemRange(p), diagnosticMessage(p), p.severity === "error" ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+      const d = new vscode.Diagnostic(
+        problemRange(p),
+        diagnosticMessage(p),
+        p.severity === "error" ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+      );
       d.source = "rlenv";
       if (p.fix) d.code = p.fix.kind;
       const list = byFile.get(p.file) ?? [];

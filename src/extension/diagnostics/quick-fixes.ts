@@ -16,7 +16,10 @@ export class ProblemQuickFixes implements vscode.CodeActionProvider {
       const problem = this.diagnostics.fixes.get(fixKey(doc.uri, d));
       const edit = problem ? fixEdit(doc.getText(), problem, json) : undefined;
       if (!problem?.fix || !edit) continue;
-      const title = problem.fix.kind === "rename-field" ? `Rename '${problem.fix.from}' to '${problem.fix.to}'` : `Insert missing field '${problem.fix.field}'`;
+      const title =
+        problem.fix.kind === "rename-field"
+          ? `Rename '${problem.fix.from}' to '${problem.fix.to}'`
+          : `Insert missing field '${problem.fix.field}'`;
       const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
       action.diagnostics = [d];
       action.isPreferred = true;

@@ -84,11 +84,27 @@ export class EnvironmentIndex implements vscode.Disposable {
       result = loadEnvironment(uri.fsPath);
     } catch (e) {
       // The loader reports problems rather than throwing; an exception here is a bug, so keep the entry with it shown.
-      result = { env: null, problems: [{ file: uri.fsPath, line: 1, column: 1, endLine: 1, endColumn: 1, path: "", message: `could not load: ${(e as Error).message}`, severity: "error" }] };
+      result = {
+        env: null,
+        problems: [
+          {
+            file: uri.fsPath,
+            line: 1,
+            column: 1,
+            endLine: 1,
+            endColumn: 1,
+            path: "",
+            message: `could not load: ${(e as Error).message}`,
+            severity: "error",
+          },
+        ],
+      };
     }
     const dir = path.dirname(uri.fsPath);
     this.entries.set(uri.fsPath, { manifest: uri, dir, result, label: result.env?.manifest.name ?? path.basename(dir) });
-    this.log.debug(`loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`);
+    this.log.debug(
+      `loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`,
+    );
     if (result.env && DOMAINS_WITH_TASK_CHECKS.has(result.env.manifest.domain)) this.checkDomain(uri.fsPath, result, result.env);
   }
 
@@ -103,7 +119,18 @@ export class EnvironmentIndex implements vscode.Disposable {
       try {
         problems = await loadEngine().domainTaskProblems(env);
       } catch (e) {
-        problems = [{ severity: "warning", file: manifest, line: 1, column: 1, endLine: 1, endColumn: 1, path: "domain", message: `the ${env.manifest.domain} domain's task checks could not run: ${(e as Error).message}` }];
+        problems = [
+          {
+            severity: "warning",
+            file: manifest,
+            line: 1,
+            column: 1,
+            endLine: 1,
+            endColumn: 1,
+            path: "domain",
+            message: `the ${env.manifest.domain} domain's task checks could not run: ${(e as Error).message}`,
+          },
+        ];
       }
       // A newer load of this environment replaced this one; its own check reports.
       if (this.entries.get(manifest)?.result !== result || problems.length === 0) return;

@@ -24,7 +24,10 @@ export async function resolveTarget(arg: unknown, index: EnvironmentIndex): Prom
   const file = arg instanceof vscode.Uri ? arg.fsPath : typeof arg === "string" ? arg : vscode.window.activeTextEditor?.document.uri.fsPath;
   await index.ready();
   if (file) {
-    const byDir = index.get(file) ?? index.get(path.dirname(file)) ?? (path.basename(file) === MANIFEST_FILE ? index.get(path.dirname(file)) : undefined);
+    const byDir =
+      index.get(file) ??
+      index.get(path.dirname(file)) ??
+      (path.basename(file) === MANIFEST_FILE ? index.get(path.dirname(file)) : undefined);
     const hit = byDir ?? index.containing(file);
     if (hit) return { envDir: hit.dir };
   }

@@ -20,7 +20,11 @@ export class EnvironmentsTree implements vscode.TreeDataProvider<EnvTreeNode>, v
     private readonly index: EnvironmentIndex,
     private readonly results: ResultsStore,
   ) {
-    this.subs = [this.changed, index.onDidChange(() => this.changed.fire(undefined)), results.onDidChange(() => this.changed.fire(undefined))];
+    this.subs = [
+      this.changed,
+      index.onDidChange(() => this.changed.fire(undefined)),
+      results.onDidChange(() => this.changed.fire(undefined)),
+    ];
   }
 
   async getChildren(node?: EnvTreeNode): Promise<EnvTreeNode[]> {
@@ -29,7 +33,12 @@ export class EnvironmentsTree implements vscode.TreeDataProvider<EnvTreeNode>, v
       return this.index.list().map((entry) => ({ kind: "environment", entry, target: { envDir: entry.dir } }));
     }
     if (node.kind === "task") return [];
-    return (node.entry.result.env?.tasks ?? []).map((task) => ({ kind: "task", entry: node.entry, task, target: { envDir: node.entry.dir, taskId: task.id } }));
+    return (node.entry.result.env?.tasks ?? []).map((task) => ({
+      kind: "task",
+      entry: node.entry,
+      task,
+      target: { envDir: node.entry.dir, taskId: task.id },
+    }));
   }
 
   getTreeItem(node: EnvTreeNode): vscode.TreeItem {
@@ -38,15 +47,27 @@ export class EnvironmentsTree implements vscode.TreeDataProvider<EnvTreeNode>, v
       const env = entry.result.env;
       const errors = entry.result.problems.filter((p) => p.severity === "error").length;
       // Small task sets open expanded; a 164-task benchmark would push the others out of view.
-      const state = !env || env.tasks.length === 0 ? vscode.TreeItemCollapsibleState.None : env.tasks.length <= 20 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+      const state =
+        !env || env.tasks.length === 0
+          ? vscode.TreeItemCollapsibleState.None
+          : env.tasks.length <= 20
+            ? vscode.TreeItemCollapsibleState.Expanded
+            : vscode.TreeItemCollapsibleState.Collapsed;
       const item = new vscode.TreeItem(entry.label, state);
       item.id = `env:${entry.dir}`;
       item.contextValue = "environment";
       item.resourceUri = entry.manifest;
       const tasks = env ? `${env.tasks.length} task${env.tasks.length === 1 ? "" : "s"}` : "not loaded";
-      item.description = [env?.manifest.domain, tasks, errors ? `${errors} problem${errors === 1 ? "" : "s"}` : ""].filter(Boolean).join(" · ");
-      item.iconPath = new vscode.ThemeIcon(errors ? "error" : "beaker", errors ? new vscode.ThemeColor("problemsErrorIcon.foreground") : undefined);
-      item.tooltip = new vscode.MarkdownString(`**${entry.label}**\n\n${vscode.workspace.asRelativePath(entry.manifest)}${env?.manifest.description ? `\n\n${env.manifest.description}` : ""}`);
+      item.description = [env?.manifest.domain, tasks, errors ? `${errors} problem${errors === 1 ? "" : "s"}` : ""]
+        .filter(Boolean)
+        .join(" · ");
+      item.iconPath = new vscode.ThemeIcon(
+        errors ? "error" : "beaker",
+        errors ? new vscode.ThemeColor("problemsErrorIcon.foreground") : undefined,
+      );
+      item.tooltip = new vscode.MarkdownString(
+        `**${entry.label}**\n\n${vscode.workspace.asRelativePath(entry.manifest)}${env?.manifest.description ? `\n\n${env.manifest.description}` : ""}`,
+      );
       item.command = { command: "vscode.open", title: "Open Manifest", arguments: [entry.manifest] };
       return item;
     }

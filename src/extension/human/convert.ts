@@ -3,8 +3,18 @@ import type { PlayMessage, PlayTool } from "../../core/view/protocol/play";
 
 /** A chat message as the Play Task panel shows it: text only (images named, never loaded). */
 export function toPlayMessage(m: ChatMessage, toolNames: ReadonlyMap<string, string>): PlayMessage {
-  const text = typeof m.content === "string" ? m.content : m.content === null ? "" : m.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n");
-  if (m.role === "assistant") return { role: "assistant", text, ...(m.tool_calls?.length ? { toolCalls: m.tool_calls.map((c) => ({ name: c.name, arguments: c.arguments })) } : {}) };
+  const text =
+    typeof m.content === "string"
+      ? m.content
+      : m.content === null
+        ? ""
+        : m.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n");
+  if (m.role === "assistant")
+    return {
+      role: "assistant",
+      text,
+      ...(m.tool_calls?.length ? { toolCalls: m.tool_calls.map((c) => ({ name: c.name, arguments: c.arguments })) } : {}),
+    };
   if (m.role === "tool") {
     const tool = toolNames.get(m.tool_call_id);
     return { role: "tool", text, ...(tool ? { tool } : {}) };

@@ -13,7 +13,11 @@ export { PlayPanel, type PlayResult } from "./panel";
  * continues a paused rollout with it). The panel closing fails the policy's wait, so the
  * rollout ends as cancelled; call `finish` on the returned panel to show the outcome.
  */
-export function createHumanPolicy(ctx: ExtensionCtx, env: Environment, task: LoadedTask): HumanPolicy & { panel: PlayPanel; onDidStop: vscode.Event<void> } {
+export function createHumanPolicy(
+  ctx: ExtensionCtx,
+  env: Environment,
+  task: LoadedTask,
+): HumanPolicy & { panel: PlayPanel; onDidStop: vscode.Event<void> } {
   const panel = new PlayPanel(ctx.extension, ctx.log, env, task);
   return Object.assign(panel.policy, { panel, onDidStop: panel.onDidStop });
 }

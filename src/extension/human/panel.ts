@@ -39,9 +39,19 @@ export class PlayPanel implements vscode.Disposable {
   ) {
     const title = `${env.manifest.name} · ${task.id}`;
     this.state = { title, phase: "starting", turn: 0, maxTurns: task.max_turns ?? env.manifest.max_turns, messages: [], tools: [] };
-    this.panel = vscode.window.createWebviewPanel("rlenv.playTask", `Play: ${task.id}`, vscode.ViewColumn.Active, { ...webviewOptions(extension), retainContextWhenHidden: true });
+    this.panel = vscode.window.createWebviewPanel("rlenv.playTask", `Play: ${task.id}`, vscode.ViewColumn.Active, {
+      ...webviewOptions(extension),
+      retainContextWhenHidden: true,
+    });
     const asset = (name: string) => this.panel.webview.asWebviewUri(vscode.Uri.joinPath(bundleRoot(extension), name)).toString();
-    this.panel.webview.html = renderPage({ app: "play", title: `Play ${title}`, cspSource: this.panel.webview.cspSource, scriptUri: asset("play.js"), styleUri: asset("play.css"), backend: "webview" });
+    this.panel.webview.html = renderPage({
+      app: "play",
+      title: `Play ${title}`,
+      cspSource: this.panel.webview.cspSource,
+      scriptUri: asset("play.js"),
+      styleUri: asset("play.css"),
+      backend: "webview",
+    });
     this.subs.push(
       this.panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
       this.panel.onDidDispose(() => {
@@ -52,7 +62,14 @@ export class PlayPanel implements vscode.Disposable {
       }),
     );
     this.policy.onRequest((r) => {
-      if (r) this.update({ phase: "your-turn", turn: r.turn, messages: toPlayMessages(r.messages), tools: toPlayTools(r.tools), notice: undefined });
+      if (r)
+        this.update({
+          phase: "your-turn",
+          turn: r.turn,
+          messages: toPlayMessages(r.messages),
+          tools: toPlayTools(r.tools),
+          notice: undefined,
+        });
       else if (this.state.phase === "your-turn") this.update({ phase: "running", notice: undefined });
     });
   }
@@ -78,7 +95,11 @@ export class PlayPanel implements vscode.Disposable {
       case "move":
         try {
           const a = m.action;
-          this.policy.answer(a.kind === "message" ? a : { kind: "tool", name: a.name, arguments: a.arguments, ...(a.content !== undefined ? { content: a.content } : {}) });
+          this.policy.answer(
+            a.kind === "message"
+              ? a
+              : { kind: "tool", name: a.name, arguments: a.arguments, ...(a.content !== undefined ? { content: a.content } : {}) },
+          );
         } catch (e) {
           if (!(e instanceof HumanActionError)) throw e;
           this.update({ notice: `Move refused: ${e.message}` });
@@ -95,7 +116,11 @@ export class PlayPanel implements vscode.Disposable {
 
   /** The rollout ended: show its status and reward, and where its trajectory is. */
   finish(result: PlayResult | null, failure?: string): void {
-    this.update({ phase: result && result.status !== "error" ? "finished" : "failed", ...(result ? { result } : {}), ...(failure ? { notice: failure } : {}) });
+    this.update({
+      phase: result && result.status !== "error" ? "finished" : "failed",
+      ...(result ? { result } : {}),
+      ...(failure ? { notice: failure } : {}),
+    });
   }
 
   update(patch: Partial<PlayState>): void {

@@ -20,7 +20,13 @@ const HUMAN_ROLLOUT_TIMEOUT_S = 24 * 3600;
 
 function forHuman(env: Environment): Environment {
   const s = env.manifest.sandbox;
-  return { ...env, manifest: { ...env.manifest, sandbox: { ...s, timeouts: { ...s.timeouts, rollout: Math.max(s.timeouts.rollout, HUMAN_ROLLOUT_TIMEOUT_S) } } } };
+  return {
+    ...env,
+    manifest: {
+      ...env.manifest,
+      sandbox: { ...s, timeouts: { ...s.timeouts, rollout: Math.max(s.timeouts.rollout, HUMAN_ROLLOUT_TIMEOUT_S) } },
+    },
+  };
 }
 
 /** The environment of the target if it loads without errors, else undefined after saying what to fix. */
@@ -29,7 +35,9 @@ function loadedEnv(ctx: ExtensionCtx, envDir: string): Environment | undefined {
   const env = entry?.result.env;
   const errors = entry?.result.problems.filter((p) => p.severity === "error").length ?? 0;
   if (!env || errors > 0) {
-    void vscode.window.showErrorMessage(`${entry?.label ?? envDir} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel).`);
+    void vscode.window.showErrorMessage(
+      `${entry?.label ?? envDir} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel).`,
+    );
     return undefined;
   }
   return env;
@@ -66,11 +74,23 @@ export async function playTaskCommand(ctx: ExtensionCtx, arg: unknown): Promise<
   return { panel, done };
 }
 
-async function play(ctx: ExtensionCtx, env: Environment, task: LoadedTask, panel: PlayPanel, signal: AbortSignal): Promise<PlayResult | null> {
+async function play(
+  ctx: ExtensionCtx,
+  env: Environment,
+  task: LoadedTask,
+  panel: PlayPanel,
+  signal: AbortSignal,
+): Promise<PlayResult | null> {
   let liveSub: vscode.Disposable | undefined;
   try {
     const { runEnvironment } = loadEngine();
-    const config = RunConfig.parse({ policy: { kind: "human" }, tasks: [task.id], k: 1, concurrency: 1, sandbox: ctx.settings.sandboxBackend() });
+    const config = RunConfig.parse({
+      policy: { kind: "human" },
+      tasks: [task.id],
+      k: 1,
+      concurrency: 1,
+      sandbox: ctx.settings.sandboxBackend(),
+    });
     let result: PlayResult | null = null;
     let rolloutId = "";
     let runId = "";
@@ -97,7 +117,8 @@ async function play(ctx: ExtensionCtx, env: Environment, task: LoadedTask, panel
           rolloutId = e.rolloutId;
           runId = path.basename(path.dirname(path.dirname(e.file)));
         }
-        if (e.type === "rollout-end") result = { status: e.status, reward: e.reward, file: e.file, ...(e.reason ? { reason: e.reason } : {}) };
+        if (e.type === "rollout-end")
+          result = { status: e.status, reward: e.reward, file: e.file, ...(e.reason ? { reason: e.reason } : {}) };
         if (e.type === "log") ctx.log.info(`  ${e.message}`);
       },
     });

@@ -11,7 +11,9 @@ function loadedEnv(ctx: ExtensionCtx, target: Target): Environment | undefined {
   const env = entry?.result.env;
   const errors = entry?.result.problems.filter((p) => p.severity === "error").length ?? 0;
   if (!env || errors > 0) {
-    void vscode.window.showErrorMessage(`${entry?.label ?? target.envDir} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel).`);
+    void vscode.window.showErrorMessage(
+      `${entry?.label ?? target.envDir} has ${errors} problem${errors === 1 ? "" : "s"}: fix them first (see the Problems panel).`,
+    );
     return undefined;
   }
   if (target.taskId && !env.tasks.some((t) => t.id === target.taskId)) {
@@ -36,10 +38,19 @@ export async function validateCommand(ctx: ExtensionCtx, arg: unknown): Promise<
   if (!target || !env) return undefined;
   const tasks = target.taskId ? [target.taskId] : undefined;
   const { validateTasks } = await import("./validate");
-  const { validations } = await withCancellableProgress(`Validating ${env.manifest.name}${target.taskId ? ` / ${target.taskId}` : ""}`, (signal) => validateTasks(ctx, env, tasks, signal));
+  const { validations } = await withCancellableProgress(
+    `Validating ${env.manifest.name}${target.taskId ? ` / ${target.taskId}` : ""}`,
+    (signal) => validateTasks(ctx, env, tasks, signal),
+  );
   const failed = validations.filter((v) => !v.passed);
-  if (failed.length === 0) void vscode.window.showInformationMessage(`${env.manifest.name}: ${validations.length} task${validations.length === 1 ? "" : "s"} valid (oracle passes, nop fails).`);
-  else void vscode.window.showWarningMessage(`${env.manifest.name}: ${failed.length} of ${validations.length} failed validation — ${failed.map((v) => `${v.task}: ${v.reason}`).join("; ")}`);
+  if (failed.length === 0)
+    void vscode.window.showInformationMessage(
+      `${env.manifest.name}: ${validations.length} task${validations.length === 1 ? "" : "s"} valid (oracle passes, nop fails).`,
+    );
+  else
+    void vscode.window.showWarningMessage(
+      `${env.manifest.name}: ${failed.length} of ${validations.length} failed validation — ${failed.map((v) => `${v.task}: ${v.reason}`).join("; ")}`,
+    );
   return validations;
 }
 
@@ -50,17 +61,25 @@ export async function rolloutCommand(ctx: ExtensionCtx, arg: unknown): Promise<T
   const policy = ctx.settings.policy();
   if (!policy.ok) {
     const open = "Open Settings";
-    if ((await vscode.window.showWarningMessage(`Cannot roll out: ${policy.reason}.`, open)) === open) await vscode.commands.executeCommand("rlenv.openSettings");
+    if ((await vscode.window.showWarningMessage(`Cannot roll out: ${policy.reason}.`, open)) === open)
+      await vscode.commands.executeCommand("rlenv.openSettings");
     return undefined;
   }
   const { rolloutTasks } = await import("./rollout");
   const tasks = target.taskId ? [target.taskId] : undefined;
-  const { rollouts, runDir } = await withCancellableProgress(`Rolling out ${policy.policy.model} on ${env.manifest.name}`, (signal) => rolloutTasks(ctx, env, tasks, signal));
+  const { rollouts, runDir } = await withCancellableProgress(`Rolling out ${policy.policy.model} on ${env.manifest.name}`, (signal) =>
+    rolloutTasks(ctx, env, tasks, signal),
+  );
   const mean = rollouts.reduce((s, r) => s + (r.reward ?? 0), 0) / Math.max(1, rollouts.length);
   const open = "Open Dashboard";
-  void vscode.window.showInformationMessage(`${env.manifest.name}: mean reward ${mean.toFixed(2)} over ${rollouts.length} task${rollouts.length === 1 ? "" : "s"}.`, open).then((c) => {
-    if (c === open) void vscode.commands.executeCommand("rlenv.openRun", runDir);
-  });
+  void vscode.window
+    .showInformationMessage(
+      `${env.manifest.name}: mean reward ${mean.toFixed(2)} over ${rollouts.length} task${rollouts.length === 1 ? "" : "s"}.`,
+      open,
+    )
+    .then((c) => {
+      if (c === open) void vscode.commands.executeCommand("rlenv.openRun", runDir);
+    });
   return rollouts;
 }
 
@@ -68,7 +87,10 @@ export async function rolloutCommand(ctx: ExtensionCtx, arg: unknown): Promise<T
 export async function debugCommand(ctx: ExtensionCtx, arg: unknown): Promise<unknown> {
   const target = await resolveTarget(arg, ctx.environments);
   if (!target) return undefined;
-  if ((await vscode.commands.getCommands(true)).includes("rlenv.debugTask")) return vscode.commands.executeCommand("rlenv.debugTask", target);
-  void vscode.window.showInformationMessage("Rollout debugging (step through a rollout against its live sandbox) is not in this build yet.");
+  if ((await vscode.commands.getCommands(true)).includes("rlenv.debugTask"))
+    return vscode.commands.executeCommand("rlenv.debugTask", target);
+  void vscode.window.showInformationMessage(
+    "Rollout debugging (step through a rollout against its live sandbox) is not in this build yet.",
+  );
   return { unavailable: "rlenv.debugTask is not registered" };
 }

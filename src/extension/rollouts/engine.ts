@@ -54,7 +54,9 @@ export async function runPolicy(ctx: ExtensionCtx, env: Environment, policy: Pol
   });
   const outcomes: TaskOutcome[] = [];
   const apiKey = policy.kind === "openai" ? await ctx.settings.apiKey() : undefined;
-  ctx.log.info(`run ${env.manifest.name}: policy ${policy.kind}${policy.model ? ` ${policy.model}` : ""}, tasks ${opts.tasks?.join(", ") ?? "all"}, sandbox ${config.sandbox}`);
+  ctx.log.info(
+    `run ${env.manifest.name}: policy ${policy.kind}${policy.model ? ` ${policy.model}` : ""}, tasks ${opts.tasks?.join(", ") ?? "all"}, sandbox ${config.sandbox}`,
+  );
   const res = await runEnvironment({
     env,
     config,
@@ -77,7 +79,14 @@ export async function runPolicy(ctx: ExtensionCtx, env: Environment, policy: Pol
       : {}),
     onProgress: (e) => {
       if (e.type === "rollout-end") {
-        const o: TaskOutcome = { task: e.task, sample: e.sample, status: e.status, reward: e.reward, file: e.file, ...(e.failure ? { failure: e.failure } : {}) };
+        const o: TaskOutcome = {
+          task: e.task,
+          sample: e.sample,
+          status: e.status,
+          reward: e.reward,
+          file: e.file,
+          ...(e.failure ? { failure: e.failure } : {}),
+        };
         outcomes.push(o);
         ctx.log.info(`  ${o.task}#${o.sample} ${o.status} reward ${o.reward ?? "–"}${o.failure ? ` — ${o.failure}` : ""}`);
         opts.onOutcome?.(o);

@@ -21,13 +21,23 @@ export interface TaskValidation {
 const fmt = (r: number | null | undefined) => (r === null || r === undefined ? "no reward" : r.toFixed(2));
 
 /** The verdict for one task from its oracle and nop rollouts (either may be missing after a cancel or crash). */
-export function judgeValidation(task: string, oracle: TaskOutcome | undefined, nop: TaskOutcome | undefined, min: number, max: number): TaskValidation {
+export function judgeValidation(
+  task: string,
+  oracle: TaskOutcome | undefined,
+  nop: TaskOutcome | undefined,
+  min: number,
+  max: number,
+): TaskValidation {
   const problems: string[] = [];
   if (!oracle) problems.push("the oracle did not run");
-  else if (oracle.reward === null || oracle.reward < min) problems.push(`the oracle scored ${fmt(oracle.reward)} (${oracle.status}), below the required ${min}${oracle.failure ? ` — ${oracle.failure}` : ""}`);
+  else if (oracle.reward === null || oracle.reward < min)
+    problems.push(
+      `the oracle scored ${fmt(oracle.reward)} (${oracle.status}), below the required ${min}${oracle.failure ? ` — ${oracle.failure}` : ""}`,
+    );
   if (!nop) problems.push("the nop policy did not run");
   else if (nop.reward === null) problems.push(`the nop policy ended ${nop.status} with no reward`);
-  else if (nop.reward > max) problems.push(`the nop policy scored ${fmt(nop.reward)}, above the allowed ${max}: the task can be passed without doing anything`);
+  else if (nop.reward > max)
+    problems.push(`the nop policy scored ${fmt(nop.reward)}, above the allowed ${max}: the task can be passed without doing anything`);
   const passed = problems.length === 0;
   return {
     task,

@@ -12,7 +12,12 @@ export interface TaskRollout {
 }
 
 /** Rolls out the configured policy (settings) on tasks; throws with the reason when no policy is configured. */
-export async function rolloutTasks(ctx: ExtensionCtx, env: Environment, tasks: string[] | undefined, signal: AbortSignal): Promise<{ rollouts: TaskRollout[]; runDir: string }> {
+export async function rolloutTasks(
+  ctx: ExtensionCtx,
+  env: Environment,
+  tasks: string[] | undefined,
+  signal: AbortSignal,
+): Promise<{ rollouts: TaskRollout[]; runDir: string }> {
   const policy = ctx.settings.policy();
   if (!policy.ok) throw new Error(`cannot roll out: ${policy.reason}`);
   const run = await runPolicy(ctx, env, policy.policy, { ...(tasks ? { tasks } : {}), k: ctx.settings.samples(), signal });
@@ -26,7 +31,10 @@ export async function rolloutTasks(ctx: ExtensionCtx, env: Environment, tasks: s
     const reward = meanReward(outcomes);
     const file = outcomes[outcomes.length - 1]?.file;
     const passed = reward !== null && reward >= threshold;
-    ctx.results.update(env.dir, id, { rollout: { reward, passed, at, ...(file ? { trajectory: file } : {}) }, ...(file ? { lastTrajectory: file } : {}) });
+    ctx.results.update(env.dir, id, {
+      rollout: { reward, passed, at, ...(file ? { trajectory: file } : {}) },
+      ...(file ? { lastTrajectory: file } : {}),
+    });
     return { task: id, reward, passed, outcomes };
   });
   return { rollouts, runDir: run.runDir };

@@ -7,7 +7,12 @@ import { judgeValidation, type TaskOutcome, type TaskValidation } from "./judge"
  * Validates tasks by rollouts: the oracle must reach validation.oracle.min and the nop
  * policy must stay at or under validation.nop.max. Records each verdict for the views.
  */
-export async function validateTasks(ctx: ExtensionCtx, env: Environment, tasks: string[] | undefined, signal: AbortSignal): Promise<{ validations: TaskValidation[]; runDirs: string[] }> {
+export async function validateTasks(
+  ctx: ExtensionCtx,
+  env: Environment,
+  tasks: string[] | undefined,
+  signal: AbortSignal,
+): Promise<{ validations: TaskValidation[]; runDirs: string[] }> {
   const oracle = await runPolicy(ctx, env, { kind: "oracle" }, { ...(tasks ? { tasks } : {}), signal });
   signal.throwIfAborted();
   const nop = await runPolicy(ctx, env, { kind: "nop" }, { ...(tasks ? { tasks } : {}), signal });

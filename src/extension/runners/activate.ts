@@ -7,10 +7,19 @@ import { RunnersTree } from "./tree";
  * Remote runners in the editor: the Runners view (health, GPUs, jobs with live progress),
  * Add Runner / Submit to Runner / Cancel / Pull Run. Tokens stay in SecretStorage.
  */
-export function activateRunners(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel, runsDir: () => vscode.Uri | undefined): RunnersTree {
+export function activateRunners(
+  extension: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  runsDir: () => vscode.Uri | undefined,
+): RunnersTree {
   const registry = new RunnerRegistry(extension.secrets);
   const tree = new RunnersTree(registry, log);
-  extension.subscriptions.push(registry, tree, vscode.window.createTreeView("rlenv.runners", { treeDataProvider: tree }), ...runnerCommands(registry, tree, log, runsDir));
+  extension.subscriptions.push(
+    registry,
+    tree,
+    vscode.window.createTreeView("rlenv.runners", { treeDataProvider: tree }),
+    ...runnerCommands(registry, tree, log, runsDir),
+  );
   void tree.refresh();
   return tree;
 }

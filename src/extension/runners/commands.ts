@@ -47,21 +47,31 @@ async function pickEnvironment(arg: unknown): Promise<string | undefined> {
   if (given) return given;
   const manifests = await vscode.workspace.findFiles("**/environment.yaml", "**/node_modules/**", 200);
   const picked = await vscode.window.showQuickPick(
-    manifests.map((u) => ({ label: path.basename(path.dirname(u.fsPath)), description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)), dir: path.dirname(u.fsPath) })),
+    manifests.map((u) => ({
+      label: path.basename(path.dirname(u.fsPath)),
+      description: vscode.workspace.asRelativePath(path.dirname(u.fsPath)),
+      dir: path.dirname(u.fsPath),
+    })),
     { placeHolder: "Environment to submit" },
   );
   return picked?.dir;
 }
 
 /** The runner commands: add, refresh, submit, cancel, pull. Each returns its result for callers. */
-export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log: vscode.LogOutputChannel, runsDir: () => vscode.Uri | undefined): vscode.Disposable[] {
+export function runnerCommands(
+  registry: RunnerRegistry,
+  tree: RunnersTree,
+  log: vscode.LogOutputChannel,
+  runsDir: () => vscode.Uri | undefined,
+): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand("rlenv.addRunner", async (arg?: { name: string; url: string; token: string }) => {
       const name = arg?.name ?? (await vscode.window.showInputBox({ prompt: "Runner name", placeHolder: "gpu-box" }));
       if (!name) return false;
       const url = arg?.url ?? (await vscode.window.showInputBox({ prompt: "Runner URL", placeHolder: "https://gpu-box:7800" }));
       if (!url) return false;
-      const token = arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
+      const token =
+        arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
       if (!token) return false;
       await registry.add(name, url, token);
       await tree.refreshRunner(name);
@@ -79,7 +89,8 @@ export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log:
       const a = (arg && !(arg instanceof vscode.Uri) ? (arg as Partial<SubmitArgs>) : {}) as Partial<SubmitArgs>;
       const runner = await pickRunner(registry, a.runner);
       if (!runner) return undefined;
-      const policy = a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
+      const policy =
+        a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
       if (!policy) return undefined;
       const cfg = vscode.workspace.getConfiguration("rlenv");
       const spec: JobSpecInput = {
@@ -87,7 +98,9 @@ export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log:
         config: {
           policy: {
             kind: policy,
-            ...(policy === "openai" ? { model: a.model ?? cfg.get<string>("policy.model", ""), base_url: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") } : {}),
+            ...(policy === "openai"
+              ? { model: a.model ?? cfg.get<string>("policy.model", ""), base_url: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") }
+              : {}),
           },
           k: a.k ?? cfg.get<number>("rollout.samples", 1),
           concurrency: a.concurrency ?? 4,
@@ -96,7 +109,10 @@ export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log:
         ...(a.slurm ? { slurm: a.slurm } : {}),
       };
       const client = await registry.client(runner);
-      const { job } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` }, () => client.submit(envDir, spec));
+      const { job } = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` },
+        () => client.submit(envDir, spec),
+      );
       log.info(`submitted job ${job.id} (${job.env.name}, ${job.progress.total} rollouts) to ${runner}`);
       await tree.refreshRunner(runner);
       tree.follow(runner, job.id);
@@ -120,7 +136,9 @@ export function runnerCommands(registry: RunnerRegistry, tree: RunnersTree, log:
         return undefined;
       }
       const client = await registry.client(j.runner);
-      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling job ${j.jobId}…` }, () => client.pull(j.jobId, dest.fsPath));
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling job ${j.jobId}…` }, () =>
+        client.pull(j.jobId, dest.fsPath),
+      );
       log.info(`pulled job ${j.jobId} from ${j.runner} into ${r.dir} (${r.files} files, ${r.state})`);
       await vscode.commands.executeCommand("rlenv.refreshRuns");
       await vscode.commands.executeCommand("rlenv.openDashboard", r.dir);
@@ -142,7 +160,10 @@ async function watchJob(tree: RunnersTree, runner: string, jobId: string): Promi
   });
   const job = tree.job(runner, jobId);
   if (job?.state === "completed") {
-    const choice = await vscode.window.showInformationMessage(`Job ${jobId} on ${runner} completed (${job.progress.done} rollouts).`, "Pull Run");
+    const choice = await vscode.window.showInformationMessage(
+      `Job ${jobId} on ${runner} completed (${job.progress.done} rollouts).`,
+      "Pull Run",
+    );
     if (choice) await vscode.commands.executeCommand("rlenv.pullRun", { runner, jobId });
   }
 }

@@ -44,7 +44,8 @@ export class RunnerRegistry implements vscode.Disposable {
     } catch {
       // a broken runners.yaml is the CLI's to report; the settings still work
     }
-    for (const [name, entry] of Object.entries(yaml)) if (!out.some((r) => r.name === name)) out.push({ name, ...entry, source: "runners.yaml" });
+    for (const [name, entry] of Object.entries(yaml))
+      if (!out.some((r) => r.name === name)) out.push({ name, ...entry, source: "runners.yaml" });
     return out;
   }
 

@@ -105,7 +105,10 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
       }
       case "health": {
         const h = node.health;
-        const item = new vscode.TreeItem(node.error ? "not reachable" : "health", h && h.gpus.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          node.error ? "not reachable" : "health",
+          h && h.gpus.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.description = node.error
           ? node.error
           : h
@@ -144,7 +147,12 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
       ];
     }
     if (node.kind === "health")
-      return (node.health?.gpus ?? []).map((g) => ({ kind: "gpu" as const, runner: node.runner, label: `GPU ${g.index}: ${g.name}`, detail: `${g.utilization}% · ${g.memory_used_mib}/${g.memory_total_mib} MiB` }));
+      return (node.health?.gpus ?? []).map((g) => ({
+        kind: "gpu" as const,
+        runner: node.runner,
+        label: `GPU ${g.index}: ${g.name}`,
+        detail: `${g.utilization}% · ${g.memory_used_mib}/${g.memory_total_mib} MiB`,
+      }));
     return [];
   }
 

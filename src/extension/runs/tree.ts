@@ -43,13 +43,20 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
   getTreeItem(node: RunTreeNode): vscode.TreeItem {
     if (node.kind === "run") {
       const { run } = node;
-      const item = new vscode.TreeItem(run.record ? `${run.record.env.name} · ${run.record.config.policy.kind}` : run.id, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(
+        run.record ? `${run.record.env.name} · ${run.record.config.policy.kind}` : run.id,
+        vscode.TreeItemCollapsibleState.Collapsed,
+      );
       item.id = `run:${run.dir}`;
       item.contextValue = "run";
       item.description = describeRun(run);
       const status = run.record?.status;
-      item.iconPath = new vscode.ThemeIcon(status === "running" ? "sync~spin" : status === "completed" ? "graph" : status ? "warning" : "question");
-      item.tooltip = new vscode.MarkdownString(`**${run.id}**\n\n${run.created}\n\n${status ?? ""}${run.problem ? `\n\n⚠ ${run.problem}` : ""}`);
+      item.iconPath = new vscode.ThemeIcon(
+        status === "running" ? "sync~spin" : status === "completed" ? "graph" : status ? "warning" : "question",
+      );
+      item.tooltip = new vscode.MarkdownString(
+        `**${run.id}**\n\n${run.created}\n\n${status ?? ""}${run.problem ? `\n\n⚠ ${run.problem}` : ""}`,
+      );
       // The most frequent reasons rollouts fell short, as plain text (a model's output may be in them).
       for (const f of (run.summary?.failures ?? []).slice(0, 5)) item.tooltip.appendMarkdown("\n\n").appendText(`${f.count}× ${f.reason}`);
       item.command = { command: "rlenv.openRun", title: "Open Run Dashboard", arguments: [run.dir] };
@@ -60,9 +67,16 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
     item.id = `rollout:${node.file}`;
     item.contextValue = "rollout";
     const failure = rolloutFailureLine(r);
-    item.description = [path.basename(node.file, ".jsonl"), r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`, failure].filter(Boolean).join(" · ");
-    if (failure) item.tooltip = new vscode.MarkdownString().appendText(`${r.task ?? path.basename(node.file)}: ${r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`}\n\n${failure}`);
-    item.iconPath = new vscode.ThemeIcon(r.reward === null ? "circle-slash" : r.reward >= 1 ? "pass" : r.reward > 0 ? "circle-large-outline" : "error");
+    item.description = [path.basename(node.file, ".jsonl"), r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`, failure]
+      .filter(Boolean)
+      .join(" · ");
+    if (failure)
+      item.tooltip = new vscode.MarkdownString().appendText(
+        `${r.task ?? path.basename(node.file)}: ${r.reward === null ? r.status : `reward ${r.reward.toFixed(2)}`}\n\n${failure}`,
+      );
+    item.iconPath = new vscode.ThemeIcon(
+      r.reward === null ? "circle-slash" : r.reward >= 1 ? "pass" : r.reward > 0 ? "circle-large-outline" : "error",
+    );
     item.resourceUri = vscode.Uri.file(node.file);
     item.command = { command: "rlenv.openRollout", title: "Open Rollout", arguments: [node.file] };
     return item;

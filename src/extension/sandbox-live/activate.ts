@@ -50,15 +50,18 @@ export function activateLiveSandbox(ctx: ExtensionCtx, live: LiveRollouts): void
       ctx.log.info(`sandbox terminal opened on ${r.label}`);
       return { rolloutId: r.id, terminal, pty };
     }),
-    vscode.commands.registerCommand("rlenv.debug.openSandboxFiles", async (id?: unknown): Promise<{ rolloutId: string; root: vscode.Uri } | undefined> => {
-      if (!allowedToExecute("open the sandbox files")) return undefined;
-      const r = await pickLiveRollout(live, rolloutIdOf(id));
-      if (!r) return undefined;
-      tree.refresh();
-      files.refresh(r.id);
-      await vscode.commands.executeCommand("rlenv.sandboxFiles.focus");
-      return { rolloutId: r.id, root: sandboxUri(r.id, "") };
-    }),
+    vscode.commands.registerCommand(
+      "rlenv.debug.openSandboxFiles",
+      async (id?: unknown): Promise<{ rolloutId: string; root: vscode.Uri } | undefined> => {
+        if (!allowedToExecute("open the sandbox files")) return undefined;
+        const r = await pickLiveRollout(live, rolloutIdOf(id));
+        if (!r) return undefined;
+        tree.refresh();
+        files.refresh(r.id);
+        await vscode.commands.executeCommand("rlenv.sandboxFiles.focus");
+        return { rolloutId: r.id, root: sandboxUri(r.id, "") };
+      },
+    ),
     vscode.commands.registerCommand("rlenv.debug.refreshSandboxFiles", () => {
       tree.refresh();
       files.refresh();

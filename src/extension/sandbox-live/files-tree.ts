@@ -4,7 +4,10 @@ import type { LiveRollout, LiveRollouts } from "../debug/live-rollouts";
 import { sandboxUri } from "./files";
 import { listSandbox, type SandboxEntry } from "./listing";
 
-type Node = { kind: "rollout"; rollout: LiveRollout } | { kind: "entry"; rollout: LiveRollout; entry: SandboxEntry } | { kind: "error"; message: string };
+type Node =
+  | { kind: "rollout"; rollout: LiveRollout }
+  | { kind: "entry"; rollout: LiveRollout; entry: SandboxEntry }
+  | { kind: "error"; message: string };
 
 /**
  * "Sandbox Files" in the Run and Debug view: each live rollout, under it its workdir as the

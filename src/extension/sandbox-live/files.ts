@@ -44,7 +44,9 @@ export class SandboxFileSystem implements vscode.FileSystemProvider {
   refresh(rolloutId?: string): void {
     // Only rollouts still live: a closed sandbox's documents keep what they last showed.
     const live = new Set(this.live.all().map((r) => r.id));
-    const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === SANDBOX_SCHEME && live.has(parts(d.uri).id) && (!rolloutId || parts(d.uri).id === rolloutId));
+    const open = vscode.workspace.textDocuments.filter(
+      (d) => d.uri.scheme === SANDBOX_SCHEME && live.has(parts(d.uri).id) && (!rolloutId || parts(d.uri).id === rolloutId),
+    );
     if (open.length > 0) this.changed.fire(open.map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri })));
   }
 
@@ -71,7 +73,8 @@ export class SandboxFileSystem implements vscode.FileSystemProvider {
     return new vscode.Disposable(() => {});
   }
 
-  private readonly refused = (uri: vscode.Uri) => vscode.FileSystemError.NoPermissions(`${uri.toString()}: the sandbox files are read-only here; change them in the sandbox terminal`);
+  private readonly refused = (uri: vscode.Uri) =>
+    vscode.FileSystemError.NoPermissions(`${uri.toString()}: the sandbox files are read-only here; change them in the sandbox terminal`);
   createDirectory(uri: vscode.Uri): never {
     throw this.refused(uri);
   }

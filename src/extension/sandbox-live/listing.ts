@@ -43,5 +43,5 @@ export async function listSandbox(sb: Sandbox, rel: string, opts: { self?: boole
     const p = checkRelative(rest.join("\t"));
     out.push({ path: p, kind: KINDS[y ?? ""] ?? "other", size: Number(size), mtimeMs: Math.round(Number(mtime) * 1000) });
   }
-  return out.sort((a, b) => (a.kind === "dir") !== (b.kind === "dir") ? (a.kind === "dir" ? -1 : 1) : a.path.localeCompare(b.path));
+  return out.sort((a, b) => ((a.kind === "dir") !== (b.kind === "dir") ? (a.kind === "dir" ? -1 : 1) : a.path.localeCompare(b.path)));
 }

@@ -15,7 +15,9 @@ export async function pickLiveRollout(live: LiveRollouts, id?: string): Promise<
   const current = live.current();
   if (current) return current;
   if (all.length === 0) {
-    void vscode.window.showInformationMessage("No rollout is being debugged, so there is no live sandbox. Start one with Debug on a task (CodeLens or the Environments view), then open its sandbox while it is paused.");
+    void vscode.window.showInformationMessage(
+      "No rollout is being debugged, so there is no live sandbox. Start one with Debug on a task (CodeLens or the Environments view), then open its sandbox while it is paused.",
+    );
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(

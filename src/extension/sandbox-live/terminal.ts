@@ -47,7 +47,9 @@ export class SandboxPseudoterminal implements vscode.Pseudoterminal {
         if (rest) this.written.fire(rest);
         if (this.ended) return;
         this.ended = true;
-        this.written.fire(`\r\n[the sandbox shell ended${code === null ? "" : ` with exit code ${code}`}; the sandbox of ${this.label} is still up]\r\n`);
+        this.written.fire(
+          `\r\n[the sandbox shell ended${code === null ? "" : ` with exit code ${code}`}; the sandbox of ${this.label} is still up]\r\n`,
+        );
         this.closed.fire(code ?? undefined);
       });
       for (const data of this.early.splice(0)) shell.write(data);

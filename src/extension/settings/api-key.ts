@@ -6,7 +6,11 @@ export async function setApiKey(ctx: ExtensionCtx, arg: unknown): Promise<boolea
   const key =
     typeof arg === "string"
       ? arg
-      : await vscode.window.showInputBox({ prompt: "API key for the policy server (kept in VS Code's SecretStorage)", password: true, ignoreFocusOut: true });
+      : await vscode.window.showInputBox({
+          prompt: "API key for the policy server (kept in VS Code's SecretStorage)",
+          password: true,
+          ignoreFocusOut: true,
+        });
   if (!key) return false;
   await ctx.settings.setApiKey(key);
   ctx.log.info("policy API key stored in SecretStorage");

@@ -35,7 +35,8 @@ export class StatusBar implements vscode.Disposable {
     this.item.tooltip = new vscode.MarkdownString(
       `**RL Env Studio**\n\nPolicy: ${this.settings.policyLabel()}\n\nSandbox backend: ${backend}\n\nDocker: ${this.docker === undefined ? "checking" : this.docker ? "answers" : "does not answer"}\n\nClick to open settings.`,
     );
-    this.item.backgroundColor = backend === "docker" && this.docker === false ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+    this.item.backgroundColor =
+      backend === "docker" && this.docker === false ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
   }
 
   dispose(): void {

@@ -110,7 +110,13 @@ function recording(run: vscode.TestRun, states: TestExplorer["lastStates"]): vsc
   });
 }
 
-async function execute(ctx: ExtensionCtx, mode: Mode, groups: Map<string, vscode.TestItem[]>, run: vscode.TestRun, token: vscode.CancellationToken): Promise<void> {
+async function execute(
+  ctx: ExtensionCtx,
+  mode: Mode,
+  groups: Map<string, vscode.TestItem[]>,
+  run: vscode.TestRun,
+  token: vscode.CancellationToken,
+): Promise<void> {
   const all = [...groups.values()].flat();
   if (!allowedToExecute(mode === "validate" ? "validate" : "start a rollout")) {
     for (const t of all) run.skipped(t);
@@ -126,7 +132,9 @@ async function execute(ctx: ExtensionCtx, mode: Mode, groups: Map<string, vscode
       const env = entry?.result.env;
       const errors = entry?.result.problems.filter((p) => p.severity === "error") ?? [];
       if (!env || errors.length > 0) {
-        const msg = new vscode.TestMessage(`${entry?.label ?? envDir} does not load: ${errors.map((p) => `${p.path ? `${p.path}: ` : ""}${p.message}`).join("; ")}`);
+        const msg = new vscode.TestMessage(
+          `${entry?.label ?? envDir} does not load: ${errors.map((p) => `${p.path ? `${p.path}: ` : ""}${p.message}`).join("; ")}`,
+        );
         for (const t of items) run.errored(t, msg);
         continue;
       }
@@ -141,9 +149,18 @@ async function execute(ctx: ExtensionCtx, mode: Mode, groups: Map<string, vscode
           for (const t of items) {
             const v = byTask.get(taskOf(t));
             if (!v) continue;
-            run.appendOutput(`${v.task}: ${v.passed ? "valid" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`, undefined, t);
+            run.appendOutput(
+              `${v.task}: ${v.passed ? "valid" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
+              undefined,
+              t,
+            );
             if (v.passed) run.passed(t, Date.now() - started);
-            else run.failed(t, markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`), Date.now() - started);
+            else
+              run.failed(
+                t,
+                markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`),
+                Date.now() - started,
+              );
           }
         } else {
           const { rolloutTasks } = await import("../rollouts/rollout");
@@ -153,10 +170,21 @@ async function execute(ctx: ExtensionCtx, mode: Mode, groups: Map<string, vscode
             const r = rollouts.find((x) => x.task === taskOf(t));
             if (!r) continue;
             const text = r.outcomes.map((o: TaskOutcome, i) => outcomeText(`sample ${i}`, o)).join("");
-            run.appendOutput(`${r.task}: mean reward ${r.reward === null ? "-" : r.reward.toFixed(2)} (threshold ${threshold})\r\n${text}`, undefined, t);
+            run.appendOutput(
+              `${r.task}: mean reward ${r.reward === null ? "-" : r.reward.toFixed(2)} (threshold ${threshold})\r\n${text}`,
+              undefined,
+              t,
+            );
             const md = r.outcomes.map((o, i) => outcomeMarkdown(`sample ${i}`, o)).join("\n\n");
             if (r.passed) run.passed(t, Date.now() - started);
-            else run.failed(t, markdownMessage(`mean reward ${r.reward === null ? "–" : r.reward.toFixed(2)} is below the threshold ${threshold}\n\n${md}`), Date.now() - started);
+            else
+              run.failed(
+                t,
+                markdownMessage(
+                  `mean reward ${r.reward === null ? "–" : r.reward.toFixed(2)} is below the threshold ${threshold}\n\n${md}`,
+                ),
+                Date.now() - started,
+              );
           }
         }
       } catch (e) {

@@ -12,7 +12,9 @@ export function syncTestItems(controller: vscode.TestController, index: Environm
     const suite = controller.createTestItem(suiteId(entry.dir), entry.label, entry.manifest);
     suite.range = new vscode.Range(0, 0, 0, 0);
     const errors = entry.result.problems.filter((p) => p.severity === "error");
-    suite.error = errors.length ? new vscode.MarkdownString(errors.map((p) => `- ${vscode.workspace.asRelativePath(p.file)}:${p.line}: ${p.message}`).join("\n")) : undefined;
+    suite.error = errors.length
+      ? new vscode.MarkdownString(errors.map((p) => `- ${vscode.workspace.asRelativePath(p.file)}:${p.line}: ${p.message}`).join("\n"))
+      : undefined;
     for (const task of entry.result.env?.tasks ?? []) {
       const item = controller.createTestItem(testId(entry.dir, task.id), task.id, vscode.Uri.file(task.source.file));
       const line = Math.max(0, task.source.line - 1);

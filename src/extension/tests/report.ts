@@ -11,7 +11,9 @@ export function trajectoryLink(file: string): string {
 /** The reward breakdown of a rollout as Markdown lines, with the link to its trajectory. */
 export function outcomeMarkdown(label: string, o: TaskOutcome | undefined): string {
   if (!o) return `**${label}**: did not run`;
-  const lines = [`**${label}**: reward ${o.reward === null ? "–" : o.reward.toFixed(2)} (${o.status})${o.failure ? ` — ${o.failure}` : ""}`];
+  const lines = [
+    `**${label}**: reward ${o.reward === null ? "–" : o.reward.toFixed(2)} (${o.status})${o.failure ? ` — ${o.failure}` : ""}`,
+  ];
   if (o.file) {
     lines.push(...formatBreakdown(readRolloutSummary(o.file).components).map((l) => `- ${l}`));
     lines.push(trajectoryLink(o.file));

@@ -11,7 +11,9 @@ import { TRAJECTORY_EDITOR, TrajectoryEditorProvider } from "./trajectory-editor
 export function activateViewer(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   const panels = new ViewerPanels(extension, log);
   extension.subscriptions.push(
-    vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, new TrajectoryEditorProvider(extension, log), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, new TrajectoryEditorProvider(extension, log), {
+      supportsMultipleEditorsPerDocument: true,
+    }),
     vscode.window.registerWebviewPanelSerializer(DASHBOARD_PANEL, panels),
     vscode.window.registerWebviewPanelSerializer(TRAJECTORY_PANEL, panels),
     vscode.commands.registerCommand("rlenv.openTrajectory", (arg: unknown) => panels.openTrajectory(arg)),

@@ -13,8 +13,25 @@ export function argPath(arg: unknown): { file?: string; compare?: string; more?:
   if (typeof arg === "string") return { file: arg };
   if (arg instanceof vscode.Uri) return { file: arg.fsPath };
   if (typeof arg === "object" && arg !== null) {
-    const o = arg as { file?: unknown; dir?: unknown; compare?: unknown; more?: unknown; row?: unknown; run?: { dir?: unknown }; resourceUri?: unknown };
-    const file = typeof o.file === "string" ? o.file : typeof o.dir === "string" ? o.dir : typeof o.run?.dir === "string" ? o.run.dir : o.resourceUri instanceof vscode.Uri ? o.resourceUri.fsPath : undefined;
+    const o = arg as {
+      file?: unknown;
+      dir?: unknown;
+      compare?: unknown;
+      more?: unknown;
+      row?: unknown;
+      run?: { dir?: unknown };
+      resourceUri?: unknown;
+    };
+    const file =
+      typeof o.file === "string"
+        ? o.file
+        : typeof o.dir === "string"
+          ? o.dir
+          : typeof o.run?.dir === "string"
+            ? o.run.dir
+            : o.resourceUri instanceof vscode.Uri
+              ? o.resourceUri.fsPath
+              : undefined;
     const more = Array.isArray(o.more) ? o.more.filter((m): m is string => typeof m === "string").slice(0, 2) : [];
     const row = typeof o.row === "number" && Number.isInteger(o.row) && o.row >= 0 ? o.row : undefined;
     return {
@@ -74,7 +91,13 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     this.show(DASHBOARD_PANEL, `Run ${path.basename(t.root)}`, { app: "dashboard", root: t.root, target: t.target, live: false });
   }
 
-  private show(viewType: string, title: string, ctx: ConstructorParameters<typeof WebviewHost>[2], snapshot: Record<string, unknown> | null = null, existing?: vscode.WebviewPanel): void {
+  private show(
+    viewType: string,
+    title: string,
+    ctx: ConstructorParameters<typeof WebviewHost>[2],
+    snapshot: Record<string, unknown> | null = null,
+    existing?: vscode.WebviewPanel,
+  ): void {
     const panel = existing ?? vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, { enableFindWidget: true });
     panel.title = title;
     const host = new WebviewHost(panel.webview, this.extension, ctx, this.log, snapshot);
@@ -94,7 +117,15 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     this.show(
       panel.viewType,
       panel.title,
-      { app: c.app, root: c.root!, target: c.target, live: c.live, ...(c.compare ? { compare: c.compare } : {}), ...(c.more ? { more: c.more } : {}), ...(c.row !== undefined ? { row: c.row } : {}) },
+      {
+        app: c.app,
+        root: c.root!,
+        target: c.target,
+        live: c.live,
+        ...(c.compare ? { compare: c.compare } : {}),
+        ...(c.more ? { more: c.more } : {}),
+        ...(c.row !== undefined ? { row: c.row } : {}),
+      },
       snapshot,
       panel,
     );

@@ -21,7 +21,12 @@ export class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProv
 
   resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
     const t = targetFor(document.uri.fsPath);
-    const host = new WebviewHost(panel.webview, this.extension, { app: "trajectory", root: t.root, target: t.target, live: false }, this.log);
+    const host = new WebviewHost(
+      panel.webview,
+      this.extension,
+      { app: "trajectory", root: t.root, target: t.target, live: false },
+      this.log,
+    );
     panel.onDidDispose(() => host.dispose());
   }
 }

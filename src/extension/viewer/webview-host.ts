@@ -48,7 +48,9 @@ export class WebviewHost implements vscode.Disposable {
     // A rollout still being written: tell the viewer when the file grows.
     if (context.app === "trajectory") {
       const abs = path.resolve(context.root, context.target);
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(abs)), path.basename(abs)));
+      const watcher = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(vscode.Uri.file(path.dirname(abs)), path.basename(abs)),
+      );
       watcher.onDidChange(() => this.post({ kind: "changed" }));
       this.disposables.push(watcher);
     }
@@ -77,7 +79,10 @@ export class WebviewHost implements vscode.Disposable {
         const compare = m.compare ? path.resolve(this.context.root, m.compare) : undefined;
         const more = (m.more ?? []).map((f) => path.resolve(this.context.root, f));
         // Compare of up to four, and a search hit's step, travel with the file.
-        const arg = compare || m.row !== undefined ? { file, ...(compare ? { compare, more } : {}), ...(m.row !== undefined ? { row: m.row } : {}) } : vscode.Uri.file(file);
+        const arg =
+          compare || m.row !== undefined
+            ? { file, ...(compare ? { compare, more } : {}), ...(m.row !== undefined ? { row: m.row } : {}) }
+            : vscode.Uri.file(file);
         await vscode.commands.executeCommand(m.app === "dashboard" ? "rlenv.openDashboard" : "rlenv.openTrajectory", arg);
         return;
       }
@@ -85,7 +90,8 @@ export class WebviewHost implements vscode.Disposable {
         try {
           this.post({ kind: "response", id: m.id, ok: true, result: await this.service.handle(m.method, m.params) });
         } catch (err) {
-          if (!(err instanceof ViewRequestError)) this.log.error(`viewer: ${m.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          if (!(err instanceof ViewRequestError))
+            this.log.error(`viewer: ${m.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
           this.post({ kind: "response", id: m.id, ok: false, error: err instanceof Error ? err.message : String(err) });
         }
         return;

@@ -30,7 +30,9 @@ export interface ViewProcess {
 /** Starts `rlenv view PATH` (the built CLI, as a user runs it) and waits for its URL. */
 export function rlenvView(target: string): Promise<ViewProcess> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "view", target, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child: ChildProcess = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "view", target, "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     const timer = setTimeout(() => {

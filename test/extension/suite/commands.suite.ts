@@ -8,11 +8,19 @@ suite("commands", () => {
   test("New Environment writes a template for each domain that loads without problems", async () => {
     const api = await extensionApi();
     for (const domain of ["code", "scene3d", "document"]) {
-      const dir = await vscode.commands.executeCommand<string>("rlenv.newEnvironment", { domain, name: `new-${domain}`, parent: path.join(workspaceDir(), "scratch") });
+      const dir = await vscode.commands.executeCommand<string>("rlenv.newEnvironment", {
+        domain,
+        name: `new-${domain}`,
+        parent: path.join(workspaceDir(), "scratch"),
+      });
       assert.equal(dir, path.join(workspaceDir(), "scratch", `new-${domain}`));
       assert.ok(existsSync(path.join(dir, "environment.yaml")));
       const entry = await waitFor(`${domain} environment indexed`, () => api.ctx.environments.get(dir));
-      assert.deepEqual(entry.result.problems.map((p) => p.message), [], `${domain} template has no problems`);
+      assert.deepEqual(
+        entry.result.problems.map((p) => p.message),
+        [],
+        `${domain} template has no problems`,
+      );
       assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, path.join(dir, "environment.yaml"));
     }
   });
@@ -65,7 +73,9 @@ suite("commands", () => {
     else {
       // A real session started (paused on entry): stop it so it does not outlive this test.
       assert.equal(r, true);
-      const session = await waitFor("the rlenv debug session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
+      const session = await waitFor("the rlenv debug session", () =>
+        vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined,
+      );
       await vscode.debug.stopDebugging(session);
     }
   });

@@ -61,7 +61,11 @@ suite("Rollout debugger", () => {
 
   /** The next `stopped` (or `terminated`) event after message index `from`. */
   const nextEvent = (name: string, from: number, sessionId?: string) =>
-    waitFor(`DAP event ${name}`, () => messages.slice(from).find((m) => m.type === "event" && m.event === name && (!sessionId || sessionOf.get(m) === sessionId)), 120_000);
+    waitFor(
+      `DAP event ${name}`,
+      () => messages.slice(from).find((m) => m.type === "event" && m.event === name && (!sessionId || sessionOf.get(m) === sessionId)),
+      120_000,
+    );
 
   async function usePolicy(steps: Parameters<typeof startScriptedServer>[0]) {
     server = await startScriptedServer(steps);
@@ -70,11 +74,15 @@ suite("Rollout debugger", () => {
   }
 
   /** The one-click start: a policy that submits at once, `rlenv.debugTask` on the task, the session and its stop on entry. */
-  async function oneClickSession(pick: NonNullable<ReturnType<typeof pickValidatable>>): Promise<{ session: vscode.DebugSession; from: number; stop: Msg }> {
+  async function oneClickSession(
+    pick: NonNullable<ReturnType<typeof pickValidatable>>,
+  ): Promise<{ session: vscode.DebugSession; from: number; stop: Msg }> {
     await usePolicy([{ reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: {} }] } }]);
     const from = messages.length;
     assert.equal(await vscode.commands.executeCommand("rlenv.debugTask", { envDir: pick.entry.dir, taskId: pick.taskId }), true);
-    const session = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
+    const session = await waitFor("the rlenv session", () =>
+      vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined,
+    );
     const stop = await nextEvent("stopped", from, session.id);
     return { session, from, stop };
   }
@@ -88,19 +96,35 @@ suite("Rollout debugger", () => {
     const solText = typeof solContent === "string" ? solContent : undefined;
     if (!pick || !solPath || solText === undefined) return this.skip();
     await usePolicy([
-      { reply: { content: "Writing my attempt.", tool_calls: [{ name: "write_file", arguments: { path: solPath, content: "print('wrong')\n" } }] } },
+      {
+        reply: {
+          content: "Writing my attempt.",
+          tool_calls: [{ name: "write_file", arguments: { path: solPath, content: "print('wrong')\n" } }],
+        },
+      },
       { reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: { summary: "done" } }] } },
     ]);
     vscode.debug.addBreakpoints([new vscode.FunctionBreakpoint("write_file"), new vscode.FunctionBreakpoint("reward>1")]);
     // The Run and Debug view open before the stop, so the screenshot shows Variables and Call Stack as a user sees them.
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = messages.length;
-    const ok = await vscode.debug.startDebugging(undefined, { type: "rlenv", request: "launch", name: "debug suite", environment: pick.entry.dir, task: pick.taskId, policy: "model" });
+    const ok = await vscode.debug.startDebugging(undefined, {
+      type: "rlenv",
+      request: "launch",
+      name: "debug suite",
+      environment: pick.entry.dir,
+      task: pick.taskId,
+      policy: "model",
+    });
     assert.ok(ok, "the session started");
-    const session = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
+    const session = await waitFor("the rlenv session", () =>
+      vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined,
+    );
 
     // The bad breakpoint text comes back unverified, with how to write it.
-    const fnBps = await waitFor("setFunctionBreakpoints response", () => messages.slice(from).find((m) => m.type === "response" && m.command === "setFunctionBreakpoints"));
+    const fnBps = await waitFor("setFunctionBreakpoints response", () =>
+      messages.slice(from).find((m) => m.type === "response" && m.command === "setFunctionBreakpoints"),
+    );
     const bad = fnBps.body.breakpoints.find((b: Msg) => !b.verified);
     assert.match(bad?.message ?? "", /write reward<VALUE/);
 
@@ -125,7 +149,11 @@ suite("Rollout debugger", () => {
     assert.ok(msgs.length >= 2, "the conversation so far");
 
     // Edit one argument in place (setVariable), as the Variables view does.
-    const set = (await session.customRequest("setVariable", { variablesReference: argsRef, name: "content", value: JSON.stringify(solText) })) as Msg;
+    const set = (await session.customRequest("setVariable", {
+      variablesReference: argsRef,
+      name: "content",
+      value: JSON.stringify(solText),
+    })) as Msg;
     assert.equal(set.value, JSON.stringify(solText.length > 120 ? `${solText.slice(0, 120)}…` : solText));
     const state = (await session.customRequest("state")) as Msg;
     assert.deepEqual(state.pending.arguments, { path: solPath, content: solText });
@@ -199,15 +227,34 @@ suite("Rollout debugger", () => {
     const entry = api.ctx.environments.list().find((e) => e.dir.startsWith(examplesDir()) && e.label === "code-stdio");
     if (!entry?.result.env?.tasks.some((t) => t.id === "sum-numbers")) return ctx.skip();
     await usePolicy([
-      { reply: { content: "A note first.", tool_calls: [{ name: "write_file", arguments: { path: "agent-note.txt", content: "written-by-agent\n" } }] } },
-      { reply: { content: "Reading what the human left.", tool_calls: [{ name: "bash", arguments: { command: "cat from-terminal.txt" } }] } },
+      {
+        reply: {
+          content: "A note first.",
+          tool_calls: [{ name: "write_file", arguments: { path: "agent-note.txt", content: "written-by-agent\n" } }],
+        },
+      },
+      {
+        reply: { content: "Reading what the human left.", tool_calls: [{ name: "bash", arguments: { command: "cat from-terminal.txt" } }] },
+      },
       { reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: {} }] } },
     ]);
     vscode.debug.addBreakpoints([new vscode.FunctionBreakpoint("bash")]);
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = messages.length;
-    assert.ok(await vscode.debug.startDebugging(undefined, { type: "rlenv", request: "launch", name: "terminal suite", environment: entry.dir, task: "sum-numbers", policy: "model", sandbox: backend }));
-    const session = await waitFor("the rlenv session", () => (vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined));
+    assert.ok(
+      await vscode.debug.startDebugging(undefined, {
+        type: "rlenv",
+        request: "launch",
+        name: "terminal suite",
+        environment: entry.dir,
+        task: "sum-numbers",
+        policy: "model",
+        sandbox: backend,
+      }),
+    );
+    const session = await waitFor("the rlenv session", () =>
+      vscode.debug.activeDebugSession?.type === "rlenv" ? vscode.debug.activeDebugSession : undefined,
+    );
     const stop = await nextEvent("stopped", from, session.id);
     assert.equal(stop.body.reason, "function breakpoint");
     assert.equal(((await session.customRequest("state")) as Msg).pending.name, "bash");
@@ -225,16 +272,19 @@ suite("Rollout debugger", () => {
       shown += d;
     });
     opened.terminal.sendText("cat agent-note.txt; echo made-in-terminal > from-terminal.txt; echo backend-$((6*7))-ok");
-    await waitFor("the terminal's output", () => /^written-by-agent\r?$/m.test(shown) && /^backend-42-ok\r?$/m.test(shown), 60_000).catch((e: Error) => {
-      throw new Error(`${e.message}; the terminal showed ${JSON.stringify(shown)}`);
-    });
+    await waitFor("the terminal's output", () => /^written-by-agent\r?$/m.test(shown) && /^backend-42-ok\r?$/m.test(shown), 60_000).catch(
+      (e: Error) => {
+        throw new Error(`${e.message}; the terminal showed ${JSON.stringify(shown)}`);
+      },
+    );
     await screenshot(shot);
 
     // Sandbox Files during the pause: both files through the rlenv-sandbox: URI.
     const files = await vscode.commands.executeCommand<{ rolloutId: string; root: vscode.Uri } | undefined>("rlenv.debug.openSandboxFiles");
     assert.ok(files);
     assert.equal(files.root.scheme, "rlenv-sandbox");
-    const read = async (name: string) => new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(files.root, name)));
+    const read = async (name: string) =>
+      new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(files.root, name)));
     assert.equal(await read("agent-note.txt"), "written-by-agent\n");
     assert.equal(await read("from-terminal.txt"), "made-in-terminal\n");
 
@@ -247,8 +297,14 @@ suite("Rollout debugger", () => {
       inner.map((v) => [v.name, v.value]),
       [["command", '"cat from-terminal.txt"']],
     );
-    assert.equal(((await session.customRequest("evaluate", { expression: "= tool + ' at turn ' + turn", context: "repl" })) as Msg).result, '"bash at turn 1"');
-    assert.equal(((await session.customRequest("evaluate", { expression: "wc -c < from-terminal.txt", context: "repl" })) as Msg).result, "17");
+    assert.equal(
+      ((await session.customRequest("evaluate", { expression: "= tool + ' at turn ' + turn", context: "repl" })) as Msg).result,
+      '"bash at turn 1"',
+    );
+    assert.equal(
+      ((await session.customRequest("evaluate", { expression: "wc -c < from-terminal.txt", context: "repl" })) as Msg).result,
+      "17",
+    );
 
     const before = messages.length;
     await session.customRequest("continue", { threadId: 1 });

@@ -38,7 +38,9 @@ suite("diagnostics", () => {
   test("a misspelt field is reported at the exact range of its key", async () => {
     const doc = await vscode.workspace.openTextDocument(manifest);
     await vscode.window.showTextDocument(doc);
-    const diags = await waitFor("a diagnostic on max_turnz", () => vscode.languages.getDiagnostics(manifest).filter((d) => d.source === "rlenv" && d.message.includes("max_turnz")));
+    const diags = await waitFor("a diagnostic on max_turnz", () =>
+      vscode.languages.getDiagnostics(manifest).filter((d) => d.source === "rlenv" && d.message.includes("max_turnz")),
+    );
     const d = diags[0]!;
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.match(d.message, /unknown field 'max_turnz' \(did you mean 'max_turns'\?\)/);
@@ -53,7 +55,12 @@ suite("diagnostics", () => {
   test("the quick fix renames the field and the diagnostic goes away", async () => {
     const doc = await vscode.workspace.openTextDocument(manifest);
     const d = vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("max_turnz"))!;
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", manifest, d.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      "vscode.executeCodeActionProvider",
+      manifest,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => a.title === "Rename 'max_turnz' to 'max_turns'");
     assert.ok(fix?.edit, `quick fix offered: ${actions.map((a) => a.title).join(", ")}`);
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
@@ -65,26 +72,43 @@ suite("diagnostics", () => {
     const doc = await vscode.workspace.openTextDocument(manifest);
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((e) => e.replace(new vscode.Range(1, 8, 1, 12), "cod"));
-    const d = await waitFor("a diagnostic on the domain", () => vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("domain")));
+    const d = await waitFor("a diagnostic on the domain", () =>
+      vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("domain")),
+    );
     assert.equal(doc.getText(d.range), "cod");
     assert.match(d.message, /did you mean 'code'/);
     await editor.edit((e) => e.replace(new vscode.Range(1, 8, 1, 11), "code"));
     await doc.save();
-    await waitFor("the domain diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("domain")));
+    await waitFor(
+      "the domain diagnostic to clear",
+      () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("domain")),
+    );
   });
 
   test("the domain's own task checks (as in rlenv validate) show on tasks.jsonl at the field", async () => {
     const dir = path.join(workspaceDir(), "scratch", "scene-bad-task");
     mkdirSync(path.join(dir, "assets"), { recursive: true });
     writeFileSync(path.join(dir, "assets", ".keep"), "");
-    const task = { id: "dup", prompt: "Place a box.", target: { initial: [{ name: "t", kind: "box" }, { name: "t", kind: "box" }], checks: [{ check: "exists", objects: ["t"] }] } };
+    const task = {
+      id: "dup",
+      prompt: "Place a box.",
+      target: {
+        initial: [
+          { name: "t", kind: "box" },
+          { name: "t", kind: "box" },
+        ],
+        checks: [{ check: "exists", objects: ["t"] }],
+      },
+    };
     writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
     writeFileSync(path.join(dir, "environment.yaml"), SCENE_MANIFEST);
     // The index hears of a new environment from the file watcher, which can lag or restart
     // under load (seen in CI); what this test is about starts at the load, so load it now.
     await vscode.commands.executeCommand("rlenv.refreshEnvironments");
     const tasks = vscode.Uri.file(path.join(dir, "tasks.jsonl"));
-    const d = await waitFor("the scene3d domain's diagnostic on tasks.jsonl", () => vscode.languages.getDiagnostics(tasks).find((x) => x.source === "rlenv" && x.message.includes("already exists")));
+    const d = await waitFor("the scene3d domain's diagnostic on tasks.jsonl", () =>
+      vscode.languages.getDiagnostics(tasks).find((x) => x.source === "rlenv" && x.message.includes("already exists")),
+    );
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.match(d.message, /^tasks\[0\]\.target\.initial\[1\]: an object named 't' already exists/);
     const doc = await vscode.workspace.openTextDocument(tasks);
@@ -98,24 +122,42 @@ suite("diagnostics", () => {
     const manifest = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(dir, "environment.yaml")));
     const editor = await vscode.window.showTextDocument(manifest);
     await editor.edit((e) => e.insert(new vscode.Position(0, 0), "max_turnz: 3\n"));
-    await waitFor("the typed field's diagnostic", () => vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")));
-    assert.ok(vscode.languages.getDiagnostics(tasks).some((x) => x.message.includes("already exists")), "the task's diagnostic stays while the manifest is edited");
+    await waitFor("the typed field's diagnostic", () =>
+      vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")),
+    );
+    assert.ok(
+      vscode.languages.getDiagnostics(tasks).some((x) => x.message.includes("already exists")),
+      "the task's diagnostic stays while the manifest is edited",
+    );
     await editor.edit((e) => e.delete(new vscode.Range(0, 0, 1, 0)));
     await manifest.save();
-    await waitFor("the typed field's diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")));
+    await waitFor(
+      "the typed field's diagnostic to clear",
+      () => !vscode.languages.getDiagnostics(manifest.uri).some((x) => x.message.includes("max_turnz")),
+    );
   });
 
   test("a missing required field gets an insert quick fix", async () => {
     const doc = await vscode.workspace.openTextDocument(manifest);
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((e) => e.delete(new vscode.Range(0, 0, 1, 0)));
-    const d = await waitFor("a diagnostic for the missing name", () => vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("missing required field 'name'")));
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", manifest, d.range, vscode.CodeActionKind.QuickFix.value);
+    const d = await waitFor("a diagnostic for the missing name", () =>
+      vscode.languages.getDiagnostics(manifest).find((x) => x.message.includes("missing required field 'name'")),
+    );
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      "vscode.executeCodeActionProvider",
+      manifest,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => a.title === "Insert missing field 'name'");
     assert.ok(fix?.edit, `insert fix offered: ${actions.map((a) => a.title).join(", ")}`);
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
     assert.match(doc.getText(), /^name: /m);
-    await waitFor("the missing-field diagnostic to clear", () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("missing required field 'name'")));
+    await waitFor(
+      "the missing-field diagnostic to clear",
+      () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("missing required field 'name'")),
+    );
     await doc.save();
   });
 });

@@ -32,7 +32,9 @@ suite("Failure reasons", () => {
     writeFileSync(path.join(dir, "environment.yaml"), MANIFEST);
     await vscode.commands.executeCommand("rlenv.refreshEnvironments");
     const api = await extensionApi();
-    const item = await waitFor("the new environment's task in Test Explorer", () => api.tests.controller.items.get(dir)?.children.get(`${dir}#add`));
+    const item = await waitFor("the new environment's task in Test Explorer", () =>
+      api.tests.controller.items.get(dir)?.children.get(`${dir}#add`),
+    );
     const doc = await vscode.workspace.openTextDocument(item.uri!);
     await vscode.window.showTextDocument(doc, { selection: item.range! });
     await vscode.commands.executeCommand("testing.runAtCursor");
@@ -40,7 +42,10 @@ suite("Failure reasons", () => {
     await api.tests.idle();
     assert.equal(state, "failed");
     const message = api.ctx.results.get(dir, "add")?.validation?.message ?? "";
-    assert.match(message, /the oracle scored 0\.00 \(completed\), below the required 1 — tests: .* — file or directory not found: tests_hiden/);
+    assert.match(
+      message,
+      /the oracle scored 0\.00 \(completed\), below the required 1 — tests: .* — file or directory not found: tests_hiden/,
+    );
     await vscode.commands.executeCommand("workbench.view.testing.focus");
     await vscode.commands.executeCommand("testing.showMostRecentOutput").then(undefined, () => undefined);
     await screenshot("test-explorer-failure-reason");

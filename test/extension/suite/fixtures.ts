@@ -8,10 +8,38 @@ import { workspaceDir } from "./helpers";
 export function trajectoryLines(runId: string, rolloutId: string, task: string, reward: number): string {
   const t = Date.parse("2024-06-01T00:00:00Z");
   const events = [
-    { type: "start", seq: 0, t, run_id: runId, rollout_id: rolloutId, env: { name: "fixture", hash: "0", domain: "code" }, task: { id: task, prompt: "Fix it." }, policy: { kind: "oracle" }, sample: 0, sandbox: { backend: "process" } },
+    {
+      type: "start",
+      seq: 0,
+      t,
+      run_id: runId,
+      rollout_id: rolloutId,
+      env: { name: "fixture", hash: "0", domain: "code" },
+      task: { id: task, prompt: "Fix it." },
+      policy: { kind: "oracle" },
+      sample: 0,
+      sandbox: { backend: "process" },
+    },
     { type: "message", seq: 1, t: t + 1, role: "assistant", content: "done", turn: 0 },
-    { type: "reward", seq: 2, t: t + 2, total: reward, components: [{ name: "tests", type: "tests", weight: 1, score: reward, passed: reward >= 1, reason: `${Math.round(reward * 4)}/4 tests passed` }] },
-    { type: "end", seq: 3, t: t + 3, status: "completed", reward, turns: 1, usage: { prompt_tokens: 0, completion_tokens: 0 }, timings: { total_ms: 3, policy_ms: 1, sandbox_ms: 1, verify_ms: 1 } },
+    {
+      type: "reward",
+      seq: 2,
+      t: t + 2,
+      total: reward,
+      components: [
+        { name: "tests", type: "tests", weight: 1, score: reward, passed: reward >= 1, reason: `${Math.round(reward * 4)}/4 tests passed` },
+      ],
+    },
+    {
+      type: "end",
+      seq: 3,
+      t: t + 3,
+      status: "completed",
+      reward,
+      turns: 1,
+      usage: { prompt_tokens: 0, completion_tokens: 0 },
+      timings: { total_ms: 3, policy_ms: 1, sandbox_ms: 1, verify_ms: 1 },
+    },
   ].map((e) => TrajectoryEvent.parse(e));
   return `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
 }
@@ -20,8 +48,22 @@ export function trajectoryLines(runId: string, rolloutId: string, task: string, 
 export function writeRunFixture(created: string, id: string, mean: number): string {
   const dir = path.join(workspaceDir(), "runs", id);
   mkdirSync(path.join(dir, "rollouts"), { recursive: true });
-  const record = RunRecord.parse({ id, created, ended: created, status: "completed", env: { name: "fixture", hash: "0", domain: "code", path: "environments/fixture" }, config: { policy: { kind: "oracle" } } });
-  const summary = RunSummary.parse({ run_id: id, rollouts: 2, mean_reward: mean, pass_at_k: { "1": 0.5 }, statuses: { completed: 2 }, per_task: [] });
+  const record = RunRecord.parse({
+    id,
+    created,
+    ended: created,
+    status: "completed",
+    env: { name: "fixture", hash: "0", domain: "code", path: "environments/fixture" },
+    config: { policy: { kind: "oracle" } },
+  });
+  const summary = RunSummary.parse({
+    run_id: id,
+    rollouts: 2,
+    mean_reward: mean,
+    pass_at_k: { "1": 0.5 },
+    statuses: { completed: 2 },
+    per_task: [],
+  });
   writeFileSync(path.join(dir, "run.json"), JSON.stringify(record, null, 2));
   writeFileSync(path.join(dir, "summary.json"), JSON.stringify(summary, null, 2));
   writeFileSync(path.join(dir, "rollouts", "a-0.jsonl"), trajectoryLines(id, "a-0", "a", 1));

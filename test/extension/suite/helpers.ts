@@ -24,7 +24,11 @@ export function workspaceDir(): string {
 export const examplesDir = () => path.join(workspaceDir(), "environments");
 
 /** Polls until `check` returns a truthy value; fails with `what` after the timeout. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

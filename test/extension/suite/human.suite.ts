@@ -43,13 +43,19 @@ suite("Play Task (human policy) and the live sandbox", () => {
     const api = await extensionApi();
     const entry = api.ctx.environments.list().find((e) => e.dir.startsWith(examplesDir()) && e.label === "code-stdio");
     if (!entry?.result.env?.tasks.some((t) => t.id === "sum-numbers")) return ctx.skip();
-    const session = await vscode.commands.executeCommand<PlaySession | undefined>("rlenv.playTask", { envDir: entry.dir, taskId: "sum-numbers" });
+    const session = await vscode.commands.executeCommand<PlaySession | undefined>("rlenv.playTask", {
+      envDir: entry.dir,
+      taskId: "sum-numbers",
+    });
     assert.ok(session?.panel, "the command returns the session");
     const { panel } = session;
     try {
       const first = await waitFor("the first turn", () => panel.current().phase === "your-turn" && panel.current(), 60_000);
       assert.equal(first.turn, 0);
-      assert.ok(first.tools.some((t) => t.name === "write_file") && first.tools.some((t) => t.name === "submit"), first.tools.map((t) => t.name).join(", "));
+      assert.ok(
+        first.tools.some((t) => t.name === "write_file") && first.tools.some((t) => t.name === "submit"),
+        first.tools.map((t) => t.name).join(", "),
+      );
       assert.match(first.messages.find((m) => m.role === "user")?.text ?? "", /Print their sum/);
       await waitFor("the panel's app to start", () => panel.webviewReady, 30_000);
       await shot("play-task-first-turn");
@@ -62,15 +68,29 @@ suite("Play Task (human policy) and the live sandbox", () => {
       panel.receive({ kind: "move", action: { kind: "tool" } });
       assert.equal(panel.current().phase, "your-turn");
 
-      panel.receive({ kind: "move", action: { kind: "tool", name: "write_file", arguments: { path: "solution.py", content: SOLUTION }, content: "Writing the program." } });
-      const second = await waitFor("the second turn", () => panel.current().phase === "your-turn" && panel.current().turn === 1 && panel.current(), 60_000);
+      panel.receive({
+        kind: "move",
+        action: {
+          kind: "tool",
+          name: "write_file",
+          arguments: { path: "solution.py", content: SOLUTION },
+          content: "Writing the program.",
+        },
+      });
+      const second = await waitFor(
+        "the second turn",
+        () => panel.current().phase === "your-turn" && panel.current().turn === 1 && panel.current(),
+        60_000,
+      );
       const observation = second.messages[second.messages.length - 1];
       assert.equal(observation?.role, "tool");
       assert.equal(observation?.tool, "write_file");
       assert.equal(second.notice, undefined, "the refusal notice is gone after a good move");
 
       // Mid-game the sandbox is live: a terminal in it sees what the move wrote.
-      const live = await waitFor("the played rollout among the live ones", () => api.ctx.live.all().find((r) => r.label.includes("sum-numbers")));
+      const live = await waitFor("the played rollout among the live ones", () =>
+        api.ctx.live.all().find((r) => r.label.includes("sum-numbers")),
+      );
       const opened = await vscode.commands.executeCommand<OpenedSandboxTerminal | undefined>("rlenv.debug.openSandboxTerminal", live.id);
       assert.ok(opened, "the terminal opened");
       const out = terminalOutput(opened);
@@ -81,13 +101,22 @@ suite("Play Task (human policy) and the live sandbox", () => {
       opened.terminal.dispose();
 
       // And its files, read-only.
-      const files = await vscode.commands.executeCommand<{ rolloutId: string; root: vscode.Uri } | undefined>("rlenv.debug.openSandboxFiles", live.id);
+      const files = await vscode.commands.executeCommand<{ rolloutId: string; root: vscode.Uri } | undefined>(
+        "rlenv.debug.openSandboxFiles",
+        live.id,
+      );
       assert.ok(files);
       const listing = await vscode.workspace.fs.readDirectory(files.root);
-      assert.ok(listing.some(([n, t]) => n === "solution.py" && t === vscode.FileType.File), JSON.stringify(listing));
+      assert.ok(
+        listing.some(([n, t]) => n === "solution.py" && t === vscode.FileType.File),
+        JSON.stringify(listing),
+      );
       const solUri = vscode.Uri.joinPath(files.root, "solution.py");
       assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(solUri)), SOLUTION);
-      await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(solUri, new TextEncoder().encode("x"))), /read-only|NoPermissions|readonly/i);
+      await assert.rejects(
+        Promise.resolve(vscode.workspace.fs.writeFile(solUri, new TextEncoder().encode("x"))),
+        /read-only|NoPermissions|readonly/i,
+      );
       const doc = await vscode.workspace.openTextDocument(solUri);
       await vscode.window.showTextDocument(doc, { preview: true });
       assert.equal(doc.getText(), SOLUTION);
@@ -99,10 +128,17 @@ suite("Play Task (human policy) and the live sandbox", () => {
       assert.equal(result.status, "completed", result.reason);
       assert.equal(result.reward, 1, result.reason);
       assert.equal(panel.current().phase, "finished");
-      assert.equal(api.ctx.live.all().some((r) => r.id === live.id), false, "the finished rollout's sandbox is no longer live");
+      assert.equal(
+        api.ctx.live.all().some((r) => r.id === live.id),
+        false,
+        "the finished rollout's sandbox is no longer live",
+      );
       await shot("play-task-finished");
 
-      const events = readFileSync(result.file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const events = readFileSync(result.file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const start = events.find((e) => e.type === "start") as { policy?: { kind?: string } } | undefined;
       assert.equal(start?.policy?.kind, "human");
       const calls = events.filter((e) => e.type === "tool_call").map((e) => e.name);
@@ -110,7 +146,9 @@ suite("Play Task (human policy) and the live sandbox", () => {
       const said = events.find((e) => e.type === "message" && e.role === "assistant") as { content?: string } | undefined;
       assert.equal(said?.content, "Writing the program.");
       await waitFor("the trajectory viewer on the played rollout", () =>
-        vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.label.includes(".jsonl") || (t.input as { uri?: vscode.Uri } | undefined)?.uri?.fsPath === result.file),
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .some((t) => t.label.includes(".jsonl") || (t.input as { uri?: vscode.Uri } | undefined)?.uri?.fsPath === result.file),
       );
     } finally {
       panel.dispose();
@@ -134,7 +172,10 @@ suite("Play Task (human policy) and the live sandbox", () => {
     const api = await extensionApi();
     const entry = api.ctx.environments.list().find((e) => e.dir.startsWith(examplesDir()) && e.label === "code-stdio");
     if (!entry?.result.env?.tasks.some((t) => t.id === "sum-numbers")) return this.skip();
-    const session = await vscode.commands.executeCommand<PlaySession | undefined>("rlenv.playTask", { envDir: entry.dir, taskId: "sum-numbers" });
+    const session = await vscode.commands.executeCommand<PlaySession | undefined>("rlenv.playTask", {
+      envDir: entry.dir,
+      taskId: "sum-numbers",
+    });
     assert.ok(session);
     await waitFor("the first turn", () => session.panel.current().phase === "your-turn", 60_000);
     session.panel.panel.dispose();
@@ -149,11 +190,18 @@ suite("Play Task (human policy) and the live sandbox", () => {
     const { detectIsolation } = await import("../../../src/core/sandbox/process/isolation");
     if (!detectIsolation()) return this.skip();
     const provider = new ProcessSandboxProvider({});
-    const sb = await provider.acquire({ workdir: "/workspace", user: "1000:1000", limits: { cpus: 1, memoryBytes: 256 << 20, pids: 64, outputBytes: 1 << 20, tmpfsBytes: 16 << 20 } });
+    const sb = await provider.acquire({
+      workdir: "/workspace",
+      user: "1000:1000",
+      limits: { cpus: 1, memoryBytes: 256 << 20, pids: 64, outputBytes: 1 << 20, tmpfsBytes: 16 << 20 },
+    });
     await sb.reset({ "note.txt": "seeded\n" });
     const reg = api.ctx.live.add({ id: "ext-test-live", label: "ext-test · live", sandbox: async () => sb });
     try {
-      const opened = await vscode.commands.executeCommand<OpenedSandboxTerminal | undefined>("rlenv.debug.openSandboxTerminal", "ext-test-live");
+      const opened = await vscode.commands.executeCommand<OpenedSandboxTerminal | undefined>(
+        "rlenv.debug.openSandboxTerminal",
+        "ext-test-live",
+      );
       assert.ok(opened);
       const out = terminalOutput(opened);
       const closed = new Promise<number | undefined>((resolve) => opened.pty.onDidClose(resolve));

@@ -29,7 +29,12 @@ suite("Rollout profile", () => {
     server = await startScriptedServer(() => {
       turn++;
       if (solve && turn === 1) {
-        return { reply: { content: "Writing the solution.", tool_calls: Object.entries(files).map(([path, content]) => ({ name: "write_file", arguments: { path, content } })) } };
+        return {
+          reply: {
+            content: "Writing the solution.",
+            tool_calls: Object.entries(files).map(([path, content]) => ({ name: "write_file", arguments: { path, content } })),
+          },
+        };
       }
       return { reply: { content: "Done.", tool_calls: [{ name: "submit", arguments: { summary: "done" } }] } };
     });
@@ -68,7 +73,10 @@ suite("Rollout profile", () => {
     const item = api.tests.controller.items.get(pick.entry.dir)?.children.get(`${pick.entry.dir}#${pick.taskId}`);
     assert.ok(item);
     const cts = new vscode.CancellationTokenSource();
-    const running = api.tests.profiles.rollout.runHandler(new vscode.TestRunRequest([item], undefined, api.tests.profiles.rollout), cts.token);
+    const running = api.tests.profiles.rollout.runHandler(
+      new vscode.TestRunRequest([item], undefined, api.tests.profiles.rollout),
+      cts.token,
+    );
     const hanging = server;
     await waitFor("the policy request", () => hanging.requests.length > 0, 60_000);
     const cancelledAt = Date.now();

@@ -9,11 +9,19 @@ import Mocha from "mocha";
  */
 export async function runMocha(load: () => Promise<void>): Promise<void> {
   // RLENV_EXT_GREP runs only the tests whose full title matches (one feature's suites while working on it).
-  const mocha = new Mocha({ ui: "tdd", color: false, timeout: 60_000, reporter: "spec", ...(process.env.RLENV_EXT_GREP ? { grep: process.env.RLENV_EXT_GREP } : {}) });
+  const mocha = new Mocha({
+    ui: "tdd",
+    color: false,
+    timeout: 60_000,
+    reporter: "spec",
+    ...(process.env.RLENV_EXT_GREP ? { grep: process.env.RLENV_EXT_GREP } : {}),
+  });
   mocha.suite.emit("pre-require", globalThis, "rlenv-extension-suites", mocha);
   await load();
   const stats = await new Promise<{ passes: number; failures: number; pending: number }>((resolve) => {
-    const runner = mocha.run(() => resolve({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }));
+    const runner = mocha.run(() =>
+      resolve({ passes: runner.stats?.passes ?? 0, failures: runner.stats?.failures ?? 0, pending: runner.stats?.pending ?? 0 }),
+    );
   });
   const out = process.env.RLENV_EXT_RESULTS;
   if (out) writeFileSync(out, JSON.stringify({ passed: stats.passes, failed: stats.failures, pending: stats.pending }));

@@ -24,9 +24,15 @@ interface Runner {
 }
 
 async function startRunner(extra: string[]): Promise<Runner> {
-  const data = mkdtempSync(path.join(process.env.RLENV_SLURM_SHARED && extra.length ? process.env.RLENV_SLURM_SHARED : tmpdir(), "ext-runner-"));
+  const data = mkdtempSync(
+    path.join(process.env.RLENV_SLURM_SHARED && extra.length ? process.env.RLENV_SLURM_SHARED : tmpdir(), "ext-runner-"),
+  );
   // The project's Node (20), not the editor's: the runner runs rlenv from source via tsx.
-  const proc = spawn(process.env.RLENV_NODE ?? "node", ["--import", "tsx", path.join(repo(), "src/cli/main.ts"), "runner", "serve", "--port", "0", "--data", data, ...extra], { cwd: repo(), stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(
+    process.env.RLENV_NODE ?? "node",
+    ["--import", "tsx", path.join(repo(), "src/cli/main.ts"), "runner", "serve", "--port", "0", "--data", data, ...extra],
+    { cwd: repo(), stdio: ["ignore", "pipe", "pipe"] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const lines: string[] = [];
     const t = setTimeout(() => reject(new Error(`runner did not start: ${lines.join("\n")}`)), 30_000);
@@ -49,7 +55,14 @@ function fixtureEnv(name: string, tasks: number, sleepS: number): string {
     path.join(dir, "environment.yaml"),
     `name: ${name}\ndomain: custom\ndescription: Nap, then submit the task's number.\nsandbox:\n  workdir: /workspace\n  timeouts: { step: 120, rollout: 300 }\ntasks: tasks.jsonl\ntools:\n  - submit\n  - name: nap\n    description: Sleep.\n    parameters:\n      type: object\n      properties: { seconds: { type: number } }\n    command: python3 -c 'import json,sys,time; time.sleep(json.load(sys.stdin)["seconds"]); print("done")'\nmax_turns: 4\nreward:\n  - type: exact\n    name: answer\n`,
   );
-  const lines = Array.from({ length: tasks }, (_, i) => JSON.stringify({ id: `t${i}`, prompt: `Submit ${i}.`, target: String(i), solution: { tool_calls: [{ name: "nap", arguments: { seconds: sleepS } }], answer: String(i) } }));
+  const lines = Array.from({ length: tasks }, (_, i) =>
+    JSON.stringify({
+      id: `t${i}`,
+      prompt: `Submit ${i}.`,
+      target: String(i),
+      solution: { tool_calls: [{ name: "nap", arguments: { seconds: sleepS } }], answer: String(i) },
+    }),
+  );
   writeFileSync(path.join(dir, "tasks.jsonl"), `${lines.join("\n")}\n`);
   return dir;
 }
@@ -68,7 +81,16 @@ for (const executor of ["local", "slurm"] as const) {
       await extensionApi();
       const slurmArgs =
         executor === "slurm"
-          ? ["--slurm-url", process.env.RLENV_SLURM_URL ?? "", "--slurm-user", process.env.RLENV_SLURM_USER ?? "root", "--slurm-token-file", process.env.RLENV_SLURM_TOKEN_FILE ?? "", "--slurm-poll-ms", "300"]
+          ? [
+              "--slurm-url",
+              process.env.RLENV_SLURM_URL ?? "",
+              "--slurm-user",
+              process.env.RLENV_SLURM_USER ?? "root",
+              "--slurm-token-file",
+              process.env.RLENV_SLURM_TOKEN_FILE ?? "",
+              "--slurm-poll-ms",
+              "300",
+            ]
           : [];
       runner = await startRunner(slurmArgs);
       client = new RunnerClient({ url: runner.url, token: runner.token });
@@ -100,10 +122,14 @@ for (const executor of ["local", "slurm"] as const) {
         ...(executor === "slurm" ? { slurm: { shards: 2, gpus_per_shard: 1 } } : {}),
       });
       assert.match(jobId ?? "", /^j/);
-      const job = await waitFor("the job to complete", async () => {
-        const j = await client.job(jobId);
-        return j.state === "completed" || j.state === "failed" ? j : undefined;
-      }, 180_000);
+      const job = await waitFor(
+        "the job to complete",
+        async () => {
+          const j = await client.job(jobId);
+          return j.state === "completed" || j.state === "failed" ? j : undefined;
+        },
+        180_000,
+      );
       assert.equal(job.state, "completed", job.error);
       const dir = await vscode.commands.executeCommand<string>("rlenv.pullRun", { runner: name, jobId });
       assert.ok(dir?.startsWith(workspaceDir()), `pulled into the workspace: ${dir}`);
@@ -111,13 +137,27 @@ for (const executor of ["local", "slurm"] as const) {
       assert.equal(readdirSync(path.join(dir, "rollouts")).length, 2);
       const summary = JSON.parse(readFileSync(path.join(dir, "summary.json"), "utf8")) as { mean_reward: number };
       assert.equal(summary.mean_reward, 1);
-      await waitFor("the dashboard of the pulled run", () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && /dashboard/i.test(t.input.viewType)));
+      await waitFor("the dashboard of the pulled run", () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .find((t) => t.input instanceof vscode.TabInputWebview && /dashboard/i.test(t.input.viewType)),
+      );
     });
 
     test("Cancel Job stops a running job", async () => {
       const env = fixtureEnv(`remote-slow-${executor}`, 2, 60);
-      const jobId = await vscode.commands.executeCommand<string>("rlenv.submitToRunner", { envDir: env, runner: name, policy: "oracle", executor, sandbox: "process" });
-      await waitFor("the job to run", async () => ((await client.job(jobId)).units.some((u) => u.state === "running") ? true : undefined), 120_000);
+      const jobId = await vscode.commands.executeCommand<string>("rlenv.submitToRunner", {
+        envDir: env,
+        runner: name,
+        policy: "oracle",
+        executor,
+        sandbox: "process",
+      });
+      await waitFor(
+        "the job to run",
+        async () => ((await client.job(jobId)).units.some((u) => u.state === "running") ? true : undefined),
+        120_000,
+      );
       assert.equal(await vscode.commands.executeCommand("rlenv.cancelJob", { runner: name, jobId }), "cancelled");
       assert.equal((await client.job(jobId)).state, "cancelled");
     });

@@ -52,7 +52,9 @@ suite("untrusted workspace", () => {
     const doc = await vscode.workspace.openTextDocument(entry.manifest);
     const editor = await vscode.window.showTextDocument(doc);
     await editor.edit((e) => e.insert(new vscode.Position(0, 0), "unknown_top_level_field: 1\n"));
-    await waitFor("a diagnostic", () => vscode.languages.getDiagnostics(entry.manifest).some((d) => d.message.includes("unknown_top_level_field")));
+    await waitFor("a diagnostic", () =>
+      vscode.languages.getDiagnostics(entry.manifest).some((d) => d.message.includes("unknown_top_level_field")),
+    );
     await vscode.commands.executeCommand("workbench.action.files.revert");
   });
 });

@@ -10,7 +10,9 @@ interface CustomEditorContribution {
 
 suite("trajectory viewer", () => {
   test("a rollout opens in the viewer's custom editor", async function () {
-    const pkg = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as { contributes?: { customEditors?: CustomEditorContribution[] } };
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as {
+      contributes?: { customEditors?: CustomEditorContribution[] };
+    };
     const editor = pkg.contributes?.customEditors?.find((c) => c.selector?.some((s) => s.filenamePattern?.includes("jsonl")));
     // The viewer (issue 9) contributes the custom editor and registers rlenv.openTrajectory when wired in.
     const wired = (await vscode.commands.getCommands(true)).includes("rlenv.openTrajectory");
@@ -20,7 +22,11 @@ suite("trajectory viewer", () => {
     const file = vscode.Uri.file(path.join(dir, "rollouts", "a-0.jsonl"));
     await vscode.commands.executeCommand("rlenv.openRollout", file.fsPath);
     await waitFor("the viewer tab", () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === editor.viewType && t.input.uri.fsPath === file.fsPath),
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find(
+          (t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === editor.viewType && t.input.uri.fsPath === file.fsPath,
+        ),
     );
     await sleep(2500); // the webview streams the file in, then draws
     await screenshot("trajectory-viewer");

@@ -42,7 +42,9 @@ suite("views", () => {
     assert.deepEqual(titles(onManifest.filter((l) => l.command?.command.startsWith("rlenv."))), ["Validate", "Rollout", "Debug"]);
     const task = entry.result.env!.tasks[0]!;
     await vscode.workspace.openTextDocument(vscode.Uri.file(task.source.file));
-    const onTask = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", vscode.Uri.file(task.source.file))).filter((l) => l.command?.command.startsWith("rlenv."));
+    const onTask = (
+      await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", vscode.Uri.file(task.source.file))
+    ).filter((l) => l.command?.command.startsWith("rlenv."));
     const atLine = onTask.filter((l) => l.range.start.line === task.source.line - 1);
     assert.deepEqual(titles(atLine).slice(0, 3), ["Validate", "Rollout", "Debug"]);
     assert.deepEqual(atLine[0]?.command?.arguments, [{ envDir: entry.dir, taskId: task.id }]);

@@ -32,14 +32,34 @@ test("insert-field adds a missing top-level field at the mapping's indentation",
 });
 
 test("insert-field inside a flow mapping and a JSON object goes after the brace", () => {
-  const problem = { file: "f", line: 1, column: 7, endLine: 1, endColumn: 17, path: "x", message: "m", severity: "error" as const, fix: { kind: "insert-field" as const, field: "id", value: "t1" } };
-  assert.equal(apply('tasks: { a: 1 }', fixEdit("tasks: { a: 1 }", problem, false)!), 'tasks: { id: "t1", a: 1 }');
+  const problem = {
+    file: "f",
+    line: 1,
+    column: 7,
+    endLine: 1,
+    endColumn: 17,
+    path: "x",
+    message: "m",
+    severity: "error" as const,
+    fix: { kind: "insert-field" as const, field: "id", value: "t1" },
+  };
+  assert.equal(apply("tasks: { a: 1 }", fixEdit("tasks: { a: 1 }", problem, false)!), 'tasks: { id: "t1", a: 1 }');
   const json = '{"prompt": "p"}';
   const p2 = { ...problem, column: 1, endColumn: 16 };
   assert.equal(apply(json, fixEdit(json, p2, true)!), '{ "id": "t1","prompt": "p"}');
 });
 
 test("a fix whose text changed since is not applied", () => {
-  const problem = { file: "f", line: 1, column: 1, endLine: 1, endColumn: 10, path: "max_turnz", message: "m", severity: "error" as const, fix: { kind: "rename-field" as const, from: "max_turnz", to: "max_turns" } };
+  const problem = {
+    file: "f",
+    line: 1,
+    column: 1,
+    endLine: 1,
+    endColumn: 10,
+    path: "max_turnz",
+    message: "m",
+    severity: "error" as const,
+    fix: { kind: "rename-field" as const, from: "max_turnz", to: "max_turns" },
+  };
   assert.equal(fixEdit("something: 1", problem, false), undefined);
 });

@@ -11,8 +11,27 @@ after(() => rmSync(root, { recursive: true, force: true }));
 function run(id: string, created: string, mean: number | null, extra: Record<string, string> = {}): string {
   const dir = path.join(root, id);
   mkdirSync(path.join(dir, "rollouts"), { recursive: true });
-  writeFileSync(path.join(dir, "run.json"), JSON.stringify({ id, created, status: "completed", env: { name: "e", hash: "h", domain: "code", path: "e" }, config: { policy: { kind: "nop" } } }));
-  writeFileSync(path.join(dir, "summary.json"), JSON.stringify({ run_id: id, rollouts: 3, mean_reward: mean, pass_at_k: { "1": 0.5, "2": 0.75 }, statuses: { completed: 3 }, per_task: [] }));
+  writeFileSync(
+    path.join(dir, "run.json"),
+    JSON.stringify({
+      id,
+      created,
+      status: "completed",
+      env: { name: "e", hash: "h", domain: "code", path: "e" },
+      config: { policy: { kind: "nop" } },
+    }),
+  );
+  writeFileSync(
+    path.join(dir, "summary.json"),
+    JSON.stringify({
+      run_id: id,
+      rollouts: 3,
+      mean_reward: mean,
+      pass_at_k: { "1": 0.5, "2": 0.75 },
+      statuses: { completed: 3 },
+      per_task: [],
+    }),
+  );
   for (const [name, text] of Object.entries(extra)) writeFileSync(path.join(dir, name), text);
   return dir;
 }
@@ -22,7 +41,10 @@ test("runs are listed newest first and described with mean reward and pass@k", (
   run("b", "2025-01-01T00:00:00Z", 0.25);
   mkdirSync(path.join(root, "not-a-run"));
   const list = listRunFolders(root);
-  assert.deepEqual(list.map((r) => r.id), ["b", "a"]);
+  assert.deepEqual(
+    list.map((r) => r.id),
+    ["b", "a"],
+  );
   assert.equal(describeRun(list[0]!), "mean 0.25 · pass@1 0.50 · pass@2 0.75 · 3 rollouts");
 });
 
@@ -38,8 +60,25 @@ test("a rollout's reward and components are read from its trajectory, a torn las
   const dir = path.join(root, "a");
   const t = 1;
   const lines = [
-    { type: "start", seq: 0, t, run_id: "a", rollout_id: "r", env: { name: "e", hash: "h", domain: "code" }, task: { id: "task-1", prompt: "p" }, policy: { kind: "oracle" }, sample: 0, sandbox: { backend: "process" } },
-    { type: "reward", seq: 1, t, total: 0.5, components: [{ name: "tests", type: "tests", weight: 1, score: 0.5, passed: false, reason: "2/4 passed" }] },
+    {
+      type: "start",
+      seq: 0,
+      t,
+      run_id: "a",
+      rollout_id: "r",
+      env: { name: "e", hash: "h", domain: "code" },
+      task: { id: "task-1", prompt: "p" },
+      policy: { kind: "oracle" },
+      sample: 0,
+      sandbox: { backend: "process" },
+    },
+    {
+      type: "reward",
+      seq: 1,
+      t,
+      total: 0.5,
+      components: [{ name: "tests", type: "tests", weight: 1, score: 0.5, passed: false, reason: "2/4 passed" }],
+    },
   ];
   writeFileSync(path.join(dir, "rollouts", "r.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n{"type":"end","se`);
   assert.deepEqual(listRollouts(dir), [path.join(dir, "rollouts", "r.jsonl")]);

@@ -11,12 +11,31 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "rlenv-vsix-"));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 const built = existsSync(path.join(repo, "dist", "extension.js"));
 
-test("the .vsix holds the bundles, schemas, snippets and media, and no sources", { skip: built ? false : "dist/ not built (npm run build)" }, () => {
-  const listed = execFileSync(process.execPath, [vsce, "ls", "--no-dependencies"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).split("\n").filter(Boolean);
-  for (const f of ["package.json", "dist/extension.js", "dist/extension-engine.js", "schemas/environment.schema.json", "schemas/task.schema.json", "snippets/environment.code-snippets", "media/rlenv.svg"]) {
+test("the .vsix holds the bundles, schemas, snippets and media, and no sources", {
+  skip: built ? false : "dist/ not built (npm run build)",
+}, () => {
+  const listed = execFileSync(process.execPath, [vsce, "ls", "--no-dependencies"], {
+    cwd: repo,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+    .split("\n")
+    .filter(Boolean);
+  for (const f of [
+    "package.json",
+    "dist/extension.js",
+    "dist/extension-engine.js",
+    "schemas/environment.schema.json",
+    "schemas/task.schema.json",
+    "snippets/environment.code-snippets",
+    "media/rlenv.svg",
+  ]) {
     assert.ok(listed.includes(f), `${f} is packaged`);
   }
-  const stray = listed.filter((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith("node_modules/") || f.endsWith(".map") || f.startsWith(".vscode-test/"));
+  const stray = listed.filter(
+    (f) =>
+      f.startsWith("src/") || f.startsWith("test/") || f.startsWith("node_modules/") || f.endsWith(".map") || f.startsWith(".vscode-test/"),
+  );
   assert.deepEqual(stray, []);
 });
 

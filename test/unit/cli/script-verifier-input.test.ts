@@ -33,7 +33,17 @@ test("a script verifier sees the task, the submitted answer and the trajectory; 
     ...(reward ? { reward } : {}),
   });
   const { dir, cleanup } = makeEnvDir({
-    "environment.yaml": ["name: graded", "domain: custom", "tasks: tasks.jsonl", "tools: [submit]", "reward:", "  - type: script", "    name: grader", "    command: python3 grade.py", ""].join("\n"),
+    "environment.yaml": [
+      "name: graded",
+      "domain: custom",
+      "tasks: tasks.jsonl",
+      "tools: [submit]",
+      "reward:",
+      "  - type: script",
+      "    name: grader",
+      "    command: python3 grade.py",
+      "",
+    ].join("\n"),
     "tasks.jsonl": [
       task("right", { total: 12 }),
       task("wrong", { total: 13 }),
@@ -52,7 +62,13 @@ test("a script verifier sees the task, the submitted answer and the trajectory; 
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const rewards = Object.fromEntries(
       readdirSync(path.join(runs, "r", "rollouts")).map((f) => {
-        const events = readFileSync(path.join(runs, "r", "rollouts", f), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; task?: { id: string }; components?: Array<{ name: string; score: number; error?: string }> });
+        const events = readFileSync(path.join(runs, "r", "rollouts", f), "utf8")
+          .trim()
+          .split("\n")
+          .map(
+            (l) =>
+              JSON.parse(l) as { type: string; task?: { id: string }; components?: Array<{ name: string; score: number; error?: string }> },
+          );
         const id = events[0]?.task?.id ?? f;
         const reward = events.find((e) => e.type === "reward");
         return [id, reward?.components?.map((c) => [c.name, c.score, c.error ?? ""])];
@@ -60,7 +76,10 @@ test("a script verifier sees the task, the submitted answer and the trajectory; 
     );
     assert.deepEqual(rewards.right, [["grader", 1, ""]]);
     assert.deepEqual(rewards.wrong, [["grader", 0, ""]]);
-    assert.deepEqual(rewards.own, [["grader", 0.5, ""], ["note", 1, ""]]);
+    assert.deepEqual(rewards.own, [
+      ["grader", 0.5, ""],
+      ["note", 1, ""],
+    ]);
   } finally {
     cleanup();
   }

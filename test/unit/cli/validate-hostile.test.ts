@@ -19,7 +19,10 @@ test("rlenv validate --json over every hostile folder at once: one document, eve
     // The cases that need small caps cannot be given them on the command line: they are the loader test's.
     const cases = HOSTILE_CASES.filter((c) => !c.limits);
     const dirs = cases.map((c, i) => writeHostileCase(c, path.join(root, `case-${i}`)).dir);
-    const good = writeHostileCase({ name: "good", files: () => templateFiles("code", "fine"), expect: { file: "", line: 1, message: /./ } }, path.join(root, "good")).dir;
+    const good = writeHostileCase(
+      { name: "good", files: () => templateFiles("code", "fine"), expect: { file: "", line: 1, message: /./ } },
+      path.join(root, "good"),
+    ).dir;
     const r = spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "validate", "--json", ...dirs, good], {
       cwd: root,
       encoding: "utf8",
@@ -42,7 +45,10 @@ test("rlenv validate --json over every hostile folder at once: one document, eve
       );
     });
     const fine = doc.environments.find((e) => e.dir === good);
-    assert.deepEqual(fine?.problems.filter((p) => p.severity === "error"), []);
+    assert.deepEqual(
+      fine?.problems.filter((p) => p.severity === "error"),
+      [],
+    );
     assert.equal(fine?.tasks, 1);
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -58,7 +58,10 @@ test("rlenv validate prints file:line:col problems, exits 1, and --json is machi
     );
     const j = rlenv(["validate", "--json", dir]);
     assert.equal(j.code, 1);
-    const parsed = JSON.parse(j.stdout) as { ok: boolean; environments: Array<{ problems: Array<{ line: number; column: number; path: string }> }> };
+    const parsed = JSON.parse(j.stdout) as {
+      ok: boolean;
+      environments: Array<{ problems: Array<{ line: number; column: number; path: string }> }>;
+    };
     assert.equal(parsed.ok, false);
     assert.deepEqual(
       parsed.environments[0]!.problems.map((p) => [p.line, p.column, p.path]),
@@ -90,7 +93,10 @@ test("rlenv validate runs the domain's own task checks: a scene check naming an 
     const r = rlenv(["validate", "."], { cwd: dir });
     assert.equal(r.code, 1, r.stdout + r.stderr);
     const col = JSON.stringify(task).indexOf('"distnce"') + 1;
-    assert.match(r.stdout, new RegExp(`^tasks\\.jsonl:2:${col}: error: tasks\\[1\\]\\.target\\.checks\\[0\\]\\.check: unknown check "distnce"`, "m"));
+    assert.match(
+      r.stdout,
+      new RegExp(`^tasks\\.jsonl:2:${col}: error: tasks\\[1\\]\\.target\\.checks\\[0\\]\\.check: unknown check "distnce"`, "m"),
+    );
   } finally {
     cleanup();
   }

@@ -35,7 +35,8 @@ const broken = () =>
 
 const good = () =>
   makeEnvDir({
-    "environment.yaml": "name: good\ndomain: code\ntasks: tasks.jsonl\ntools: [bash, write_file, submit]\nreward:\n  - type: tests\n    command: python3 -m pytest -q -p no:cacheprovider tests_hidden\n    format: pytest\n",
+    "environment.yaml":
+      "name: good\ndomain: code\ntasks: tasks.jsonl\ntools: [bash, write_file, submit]\nreward:\n  - type: tests\n    command: python3 -m pytest -q -p no:cacheprovider tests_hidden\n    format: pytest\n",
     "tasks.jsonl": `${JSON.stringify(ADD_TASK)}\n`,
   });
 
@@ -46,7 +47,10 @@ test("validate --run: a failed task's line names each failing component, its rea
     assert.equal(r.code, 1, r.stdout + r.stderr);
     const line = r.stdout.split("\n").find((l) => l.startsWith("✗ typo/add:")) ?? "";
     // The tests component's own summary (how many ran), then pytest's line saying why.
-    assert.match(line, /oracle scored 0, needs ≥ 1 — tests: [^;—]+ — file or directory not found: tests_hiden; style: NameError: name 'undefined_name' is not defined/);
+    assert.match(
+      line,
+      /oracle scored 0, needs ≥ 1 — tests: [^;—]+ — file or directory not found: tests_hiden; style: NameError: name 'undefined_name' is not defined/,
+    );
     // The environment's verdict comes after its tasks' and agrees with them: no "✓" after "✗".
     assert.match(r.stdout, /^✗ typo: 1 of 1 task failed validation$/m);
     assert.doesNotMatch(r.stdout + r.stderr, /✓ typo/);
@@ -63,7 +67,9 @@ test("validate: '1 task', and --run --tasks with an id no environment has fails 
     const v = rlenv(["validate", dir], { cwd: dir });
     assert.equal(v.code, 0, v.stderr);
     assert.equal(v.stdout, "✓ good: 1 task\n");
-    const r = rlenv(["validate", dir, "--run", "--sandbox", "process", "--runs", path.join(dir, "runs"), "--tasks", "nosuch"], { cwd: dir });
+    const r = rlenv(["validate", dir, "--run", "--sandbox", "process", "--runs", path.join(dir, "runs"), "--tasks", "nosuch"], {
+      cwd: dir,
+    });
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /unknown task id 'nosuch'/);
     assert.doesNotMatch(r.stdout, /✓/);
@@ -76,7 +82,9 @@ test("validate: '1 task', and --run --tasks with an id no environment has fails 
 test("run --policy replay:MISSING fails once, before any rollout starts", () => {
   const { dir, cleanup } = good();
   try {
-    const r = rlenv(["run", dir, "--policy", "replay:nowhere.jsonl", "--sandbox", "process", "--runs", path.join(dir, "runs")], { cwd: dir });
+    const r = rlenv(["run", dir, "--policy", "replay:nowhere.jsonl", "--sandbox", "process", "--runs", path.join(dir, "runs")], {
+      cwd: dir,
+    });
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.equal(r.stderr.split("\n").filter((l) => /replay/.test(l)).length, 1, r.stderr);
     assert.match(r.stderr, /replay:nowhere\.jsonl: no such file or run folder/);

@@ -30,7 +30,16 @@ function session() {
   let live = 0;
   const host: DebugHost = {
     launch: async () => ({
-      debugger: new RolloutDebugger({ env, task, policy, sandboxProvider: provider!, file: path.join(tmp("rlenv-dap-"), "r.jsonl"), runId: "dap", rolloutId: "via-files.s0", pauseAtEnd: false }),
+      debugger: new RolloutDebugger({
+        env,
+        task,
+        policy,
+        sandboxProvider: provider!,
+        file: path.join(tmp("rlenv-dap-"), "r.jsonl"),
+        runId: "dap",
+        rolloutId: "via-files.s0",
+        pauseAtEnd: false,
+      }),
       env,
       task,
       label: "fixture",
@@ -73,13 +82,18 @@ test("DAP: breakpoints verified or explained, nested argument edit, console in t
   const launched = request("launch", { environment: "/x", task: "via-files" });
   await event("initialized", 0);
   assert.equal(liveCount(), 1, "the rollout is registered live for the session");
-  const fb = await request("setFunctionBreakpoints", { breakpoints: [{ name: "put" }, { name: "reward:nope<1" }, { name: "observation:/(/" }] });
+  const fb = await request("setFunctionBreakpoints", {
+    breakpoints: [{ name: "put" }, { name: "reward:nope<1" }, { name: "observation:/(/" }],
+  });
   assert.deepEqual(
     fb.body.breakpoints.map((b: Msg) => b.verified),
     [true, false, false],
   );
   assert.match(fb.body.breakpoints[1].message, /no reward component 'nope'; the components are: hidden-check, answer/);
-  const lb = await request("setBreakpoints", { source: { path: task.source.file }, breakpoints: [{ line: task.source.line }, { line: 999 }] });
+  const lb = await request("setBreakpoints", {
+    source: { path: task.source.file },
+    breakpoints: [{ line: task.source.line }, { line: 999 }],
+  });
   assert.deepEqual(
     lb.body.breakpoints.map((b: Msg) => b.verified),
     [true, false],
@@ -95,13 +109,23 @@ test("DAP: breakpoints verified or explained, nested argument edit, console in t
   const frames = (await request("stackTrace", { threadId: 1 })).body.stackFrames;
   const scopes = (await request("scopes", { frameId: frames[0].id })).body.scopes;
   const pending = (await request("variables", { variablesReference: scopes[0].variablesReference })).body.variables;
-  const args = (await request("variables", { variablesReference: pending.find((v: Msg) => v.name === "arguments").variablesReference })).body.variables;
-  const meta = (await request("variables", { variablesReference: args.find((v: Msg) => v.name === "meta").variablesReference })).body.variables;
+  const args = (await request("variables", { variablesReference: pending.find((v: Msg) => v.name === "arguments").variablesReference }))
+    .body.variables;
+  const meta = (await request("variables", { variablesReference: args.find((v: Msg) => v.name === "meta").variablesReference })).body
+    .variables;
   const argsRef = args.find((v: Msg) => v.name === "meta").variablesReference;
   assert.equal(meta[0].name, "n");
   assert.equal((await request("setVariable", { variablesReference: argsRef, name: "n", value: "2" })).success, true);
-  assert.equal((await request("setVariable", { variablesReference: scopes[0].variablesReference, name: "id", value: '"x"' })).success, false, "the call id is not editable");
-  const text = await request("setVariable", { variablesReference: pending.find((v: Msg) => v.name === "arguments").variablesReference, name: "text", value: "hello world" });
+  assert.equal(
+    (await request("setVariable", { variablesReference: scopes[0].variablesReference, name: "id", value: '"x"' })).success,
+    false,
+    "the call id is not editable",
+  );
+  const text = await request("setVariable", {
+    variablesReference: pending.find((v: Msg) => v.name === "arguments").variablesReference,
+    name: "text",
+    value: "hello world",
+  });
   assert.equal(text.body.value, '"hello world"', "a value that is not JSON is taken as text");
   const state = (await request("state")).body;
   assert.deepEqual(state.pending.arguments, { path: "greet.txt", text: "hello world", meta: { n: 2 } });
@@ -121,7 +145,11 @@ test("DAP: breakpoints verified or explained, nested argument edit, console in t
   assert.equal((await request("evaluate", { expression: "= tool + ' @ turn ' + turn", context: "repl" })).body.result, '"put @ turn 0"');
   assert.equal((await request("evaluate", { expression: "messages.length > 1", context: "watch" })).body.result, "true");
   assert.equal((await request("evaluate", { expression: "args.meta.n", context: "hover" })).body.result, "2");
-  assert.equal((await request("evaluate", { expression: '"content"', context: "hover" })).success, false, "a quoted word under the mouse is no hover");
+  assert.equal(
+    (await request("evaluate", { expression: '"content"', context: "hover" })).success,
+    false,
+    "a quoted word under the mouse is no hover",
+  );
   const bad = await request("editPendingCall", { arguments: [1] });
   assert.equal(bad.success, false);
   assert.match(bad.message, /editPendingCall: arguments/);
@@ -132,8 +160,14 @@ test("DAP: breakpoints verified or explained, nested argument edit, console in t
   await event("terminated", before);
   assert.equal(liveCount(), 0, "no longer live once ended");
   const out = sent.filter((m) => m.event === "output").map((m) => m.body.output as string);
-  assert.ok(out.some((o) => /put .*"text":"hello world".*\(edited\)/.test(o)), out.join(""));
-  assert.ok(out.some((o) => /rollout completed.*reward 1/.test(o)), out.join(""));
+  assert.ok(
+    out.some((o) => /put .*"text":"hello world".*\(edited\)/.test(o)),
+    out.join(""),
+  );
+  assert.ok(
+    out.some((o) => /rollout completed.*reward 1/.test(o)),
+    out.join(""),
+  );
 });
 
 test("DAP: a bad launch configuration fails the launch with the reason", async () => {

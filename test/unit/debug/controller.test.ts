@@ -39,9 +39,20 @@ const bp = (text: string, opts?: { condition?: string; hitCondition?: string }):
   return r.breakpoint;
 };
 
-function debuggerFor(provider: SandboxProvider, o: Partial<RolloutDebuggerOptions> & Pick<RolloutDebuggerOptions, "policy">): RolloutDebugger {
+function debuggerFor(
+  provider: SandboxProvider,
+  o: Partial<RolloutDebuggerOptions> & Pick<RolloutDebuggerOptions, "policy">,
+): RolloutDebugger {
   const env = fixtureEnv();
-  return new RolloutDebugger({ env, task: env.tasks.find((t) => t.id === "via-files")!, sandboxProvider: provider, file: path.join(tmp("rlenv-dbg-"), "r.jsonl"), runId: "debug", rolloutId: "via-files.s0", ...o });
+  return new RolloutDebugger({
+    env,
+    task: env.tasks.find((t) => t.id === "via-files")!,
+    sandboxProvider: provider,
+    file: path.join(tmp("rlenv-dbg-"), "r.jsonl"),
+    runId: "debug",
+    rolloutId: "via-files.s0",
+    ...o,
+  });
 }
 
 /** The next pause (or undefined when the rollout ends first). */
@@ -73,14 +84,26 @@ for (const b of backends) {
     at = await p;
     assert.deepEqual([at?.reason, at?.point, at?.turn, d.pending?.name], ["step", "tool", 1, "show"]);
     assert.equal(d.lastObservation?.output, "wrote greet.txt\n");
-    assert.deepEqual(d.turns.map((t) => t.turn), [0, 1]);
+    assert.deepEqual(
+      d.turns.map((t) => t.turn),
+      [0, 1],
+    );
     p = nextPause(d);
     d.continue();
     at = await p;
     assert.equal(at?.reason, "end");
     assert.equal(d.reward?.total, 1);
-    await assert.rejects(d.fork({ policy: plan(), file: path.join(tmp("rlenv-dbg-"), "f.jsonl"), rolloutId: "f" }), /has been scored: fork it while paused before its end/);
-    assert.deepEqual(d.reward?.components.map((c) => [c.name, c.score]), [["hidden-check", 1], ["answer", 1]]);
+    await assert.rejects(
+      d.fork({ policy: plan(), file: path.join(tmp("rlenv-dbg-"), "f.jsonl"), rolloutId: "f" }),
+      /has been scored: fork it while paused before its end/,
+    );
+    assert.deepEqual(
+      d.reward?.components.map((c) => [c.name, c.score]),
+      [
+        ["hidden-check", 1],
+        ["answer", 1],
+      ],
+    );
     assert.equal((await d.evaluate("cat greet.txt")).text, "hello world", "the sandbox is still live at the end pause");
     d.continue();
     const r = await done;
@@ -120,8 +143,18 @@ for (const b of backends) {
 
   test(`${b.name}: observation, error, reward breakpoints with conditions and hit counts`, { skip: b.skip }, async () => {
     const d = debuggerFor(b.provider!, {
-      policy: plan([["show", { path: "greet.txt" }]], [["show", { path: "missing.txt" }]], [["show", { path: "greet.txt" }]], [["submit", { answer: "41" }]]),
-      breakpoints: [bp("observation:/hello/", { hitCondition: "2" }), bp("error", { condition: "tool === 'show' && args.path === 'missing.txt'" }), bp("reward:answer<1"), bp("show", { condition: "turn > 5" })],
+      policy: plan(
+        [["show", { path: "greet.txt" }]],
+        [["show", { path: "missing.txt" }]],
+        [["show", { path: "greet.txt" }]],
+        [["submit", { answer: "41" }]],
+      ),
+      breakpoints: [
+        bp("observation:/hello/", { hitCondition: "2" }),
+        bp("error", { condition: "tool === 'show' && args.path === 'missing.txt'" }),
+        bp("reward:answer<1"),
+        bp("show", { condition: "turn > 5" }),
+      ],
       pauseAtEnd: false,
     });
     let p = nextPause(d);
@@ -132,7 +165,11 @@ for (const b of backends) {
     p = nextPause(d);
     d.continue();
     at = await p;
-    assert.deepEqual([at?.point, at?.turn, at?.breakpoint?.text], ["observation", 2, "observation:/hello/"], "the second matching observation");
+    assert.deepEqual(
+      [at?.point, at?.turn, at?.breakpoint?.text],
+      ["observation", 2, "observation:/hello/"],
+      "the second matching observation",
+    );
     p = nextPause(d);
     d.continue();
     at = await p;
@@ -148,7 +185,11 @@ for (const b of backends) {
     const line = taskBreakpoint(task.source.file, task.source.line);
     const other = taskBreakpoint(task.source.file, task.source.line + 1);
     assert.ok(line.ok && other.ok);
-    const d = debuggerFor(b.provider!, { policy: plan([["show", { path: "greet.txt" }]], [["submit", { answer: "42" }]]), breakpoints: [other.breakpoint, line.breakpoint], pauseAtEnd: false });
+    const d = debuggerFor(b.provider!, {
+      policy: plan([["show", { path: "greet.txt" }]], [["submit", { answer: "42" }]]),
+      breakpoints: [other.breakpoint, line.breakpoint],
+      pauseAtEnd: false,
+    });
     const seen: string[] = [];
     d.onPaused((i) => {
       seen.push(`${i.reason}:${d.pending?.name}`);
@@ -160,7 +201,11 @@ for (const b of backends) {
 
   test(`${b.name}: fork copies files and messages and continues with the oracle in its own trajectory`, { skip: b.skip }, async () => {
     const d = debuggerFor(b.provider!, {
-      policy: plan([["put", { path: "notes.txt", text: "from the first policy" }]], [["show", { path: "greet.txt" }]], [["submit", { answer: "0" }]]),
+      policy: plan(
+        [["put", { path: "notes.txt", text: "from the first policy" }]],
+        [["show", { path: "greet.txt" }]],
+        [["submit", { answer: "0" }]],
+      ),
       breakpoints: [bp("show")],
     });
     const p = nextPause(d);

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { evaluateExpression } from "../../../src/core/debug/expression";
 
-const scope = { tool: "bash", args: { command: "ls", env: { A: 1 } }, turn: 2, observation: "Traceback", reward: null, components: {}, messages: [{ role: "user", content: "hi" }] };
+const scope = {
+  tool: "bash",
+  args: { command: "ls", env: { A: 1 } },
+  turn: 2,
+  observation: "Traceback",
+  reward: null,
+  components: {},
+  messages: [{ role: "user", content: "hi" }],
+};
 
 test("expressions read the debugger state and return plain data", () => {
   assert.deepEqual(evaluateExpression("args.env", scope), { ok: true, value: { A: 1 } });

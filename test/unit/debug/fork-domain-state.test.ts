@@ -54,9 +54,23 @@ function pausedAt(d: RolloutDebugger): Promise<PauseInfo> {
  * A debugged rollout of the environment's first task, started and paused at its breakpoint.
  * Paused rollouts hold their sandboxes and deadlines: the test stops it whatever an assertion says.
  */
-async function pausedRollout(t: TestContext, e: Environment, policy: PlannedPolicy, breakAt: string): Promise<{ d: RolloutDebugger; done: Promise<unknown> }> {
+async function pausedRollout(
+  t: TestContext,
+  e: Environment,
+  policy: PlannedPolicy,
+  breakAt: string,
+): Promise<{ d: RolloutDebugger; done: Promise<unknown> }> {
   const task = e.tasks[0]!;
-  const d = new RolloutDebugger({ env: e, task, sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-"), "r.jsonl"), runId: "debug", rolloutId: `${task.id}.s0`, policy, breakpoints: [bp(breakAt)] });
+  const d = new RolloutDebugger({
+    env: e,
+    task,
+    sandboxProvider: provider!,
+    file: path.join(tmp("rlenv-fork-"), "r.jsonl"),
+    runId: "debug",
+    rolloutId: `${task.id}.s0`,
+    policy,
+    breakpoints: [bp(breakAt)],
+  });
   t.after(() => d.stop());
   const paused = pausedAt(d);
   const done = d.start();
@@ -81,7 +95,10 @@ test("a fork (and a fork of the fork) of a scene rollout continues with the scen
     plan(
       [["add_object", { name: "cube", kind: "box", position: [0, 0, 0.5] }]],
       // The second add fails (the name is taken) and changes nothing; the update moves the cube and paints it.
-      [["add_object", { name: "cube", kind: "sphere" }], ["update_object", { name: "cube", position: [1, 2, 0.5], color: "red" }]],
+      [
+        ["add_object", { name: "cube", kind: "sphere" }],
+        ["update_object", { name: "cube", position: [1, 2, 0.5], color: "red" }],
+      ],
       [["query_scene", {}]],
       [["submit", {}]],
     ),
@@ -89,7 +106,12 @@ test("a fork (and a fork of the fork) of a scene rollout continues with the scen
   );
 
   const f1File = path.join(tmp("rlenv-fork-scene-"), "f1.jsonl");
-  const f1 = await d.fork({ policy: plan([["query_scene", {}]], [["add_object", { name: "lamp", kind: "cylinder", position: [3, 0, 1] }]], [["submit", {}]]), file: f1File, rolloutId: `${task.id}.s0.fork1`, breakpoints: [bp("submit")] });
+  const f1 = await d.fork({
+    policy: plan([["query_scene", {}]], [["add_object", { name: "lamp", kind: "cylinder", position: [3, 0, 1] }]], [["submit", {}]]),
+    file: f1File,
+    rolloutId: `${task.id}.s0.fork1`,
+    breakpoints: [bp("submit")],
+  });
   t.after(() => f1.stop());
   const f1Paused = pausedAt(f1);
   const f1Done = f1.start();
@@ -119,33 +141,77 @@ test("a fork whose scene cannot be rebuilt ends with the reason, before its firs
   const task = env.tasks[0]!;
   const file = path.join(tmp("rlenv-fork-scene-"), "bad.jsonl");
   const resume = { messages: [], turn: 1, files: {}, from: { rollout_id: "x", file: "x.jsonl", turn: 1 } };
-  const r = await runRollout({ env, task, policy: plan([["submit", {}]]), sandboxProvider: provider!, file, runId: "r", rolloutId: "bad", resume: { ...resume, domain: { steps: [{ tool: "explode", args: {} }] } } });
+  const r = await runRollout({
+    env,
+    task,
+    policy: plan([["submit", {}]]),
+    sandboxProvider: provider!,
+    file,
+    runId: "r",
+    rolloutId: "bad",
+    resume: { ...resume, domain: { steps: [{ tool: "explode", args: {} }] } },
+  });
   assert.equal(r.status, "error");
   assert.equal(r.reason, "the fork's scene step 1 calls 'explode', which this environment does not have");
   assert.equal(ofType(events(file), "message").length, 0, "no turn was taken");
 
   // A step that worked when it was noted and fails now: the scene would not be the forked one.
-  const taken = { steps: [{ tool: "add_object", args: { name: "a", kind: "box" } }, { tool: "add_object", args: { name: "a", kind: "box" } }] };
-  const r2 = await runRollout({ env, task, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad2.jsonl"), runId: "r", rolloutId: "bad2", resume: { ...resume, domain: taken } });
+  const taken = {
+    steps: [
+      { tool: "add_object", args: { name: "a", kind: "box" } },
+      { tool: "add_object", args: { name: "a", kind: "box" } },
+    ],
+  };
+  const r2 = await runRollout({
+    env,
+    task,
+    policy: plan([["submit", {}]]),
+    sandboxProvider: provider!,
+    file: path.join(tmp("rlenv-fork-scene-"), "bad2.jsonl"),
+    runId: "r",
+    rolloutId: "bad2",
+    resume: { ...resume, domain: taken },
+  });
   assert.match(r2.reason ?? "", /^rebuilding the forked scene: step 2 \(add_object\) failed this time: an object named 'a' already exists/);
 
   // A domain with no state to take back refuses a fork that carries some, rather than dropping it.
   const docs = load("document-contract-review");
-  const r3 = await runRollout({ env: docs, task: docs.tasks[0]!, policy: plan([["submit", {}]]), sandboxProvider: provider!, file: path.join(tmp("rlenv-fork-scene-"), "bad3.jsonl"), runId: "r", rolloutId: "bad3", resume: { ...resume, domain: { steps: [] } } });
+  const r3 = await runRollout({
+    env: docs,
+    task: docs.tasks[0]!,
+    policy: plan([["submit", {}]]),
+    sandboxProvider: provider!,
+    file: path.join(tmp("rlenv-fork-scene-"), "bad3.jsonl"),
+    runId: "r",
+    rolloutId: "bad3",
+    resume: { ...resume, domain: { steps: [] } },
+  });
   assert.equal(r3.reason, "the fork carries document state that the document domain cannot take back");
 });
 
 test("a fork of a code rollout diffs against the files as they were at the fork, not the seed", { skip }, async (t) => {
   const code = load("code-stdio");
   const task = code.tasks[0]!;
-  const { d, done } = await pausedRollout(t, code, plan([["write_file", { path: "notes.txt", content: "one\n" }]], [["bash", { command: "cat notes.txt" }]], [["submit", {}]]), "bash");
+  const { d, done } = await pausedRollout(
+    t,
+    code,
+    plan([["write_file", { path: "notes.txt", content: "one\n" }]], [["bash", { command: "cat notes.txt" }]], [["submit", {}]]),
+    "bash",
+  );
   const file = path.join(tmp("rlenv-fork-code-"), "f.jsonl");
-  const f = await d.fork({ policy: plan([["bash", { command: "true" }]], [["write_file", { path: "notes.txt", content: "two\n" }]], [["submit", {}]]), file, rolloutId: `${task.id}.s0.fork1` });
+  const f = await d.fork({
+    policy: plan([["bash", { command: "true" }]], [["write_file", { path: "notes.txt", content: "two\n" }]], [["submit", {}]]),
+    file,
+    rolloutId: `${task.id}.s0.fork1`,
+  });
   const r = await f.start();
   assert.equal(r.status, "completed", r.reason);
   const [bash, write] = ofType(events(file), "observation");
   assert.equal(bash?.artifacts?.diff, undefined, "the command after the fork changed nothing: no diff (not 'added notes.txt')");
-  assert.deepEqual(write?.artifacts?.diff?.map((x) => [x.path, x.status, x.before, x.after]), [["notes.txt", "modified", "one\n", "two\n"]]);
+  assert.deepEqual(
+    write?.artifacts?.diff?.map((x) => [x.path, x.status, x.before, x.after]),
+    [["notes.txt", "modified", "one\n", "two\n"]],
+  );
   await d.stop();
   await done;
 });

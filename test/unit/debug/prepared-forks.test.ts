@@ -14,7 +14,15 @@ function prepared(): { r: LaunchedRollout; disposed: () => number } {
   const provider = new ProcessSandboxProvider({});
   let n = 0;
   // Never started: only the hand-over is under test.
-  const d = new RolloutDebugger({ env, task, policy: new PlannedPolicy("p", []), sandboxProvider: provider, file: path.join(tmp("rlenv-fork-"), "f.jsonl"), runId: "f", rolloutId: "via-files.s0.fork" });
+  const d = new RolloutDebugger({
+    env,
+    task,
+    policy: new PlannedPolicy("p", []),
+    sandboxProvider: provider,
+    file: path.join(tmp("rlenv-fork-"), "f.jsonl"),
+    runId: "f",
+    rolloutId: "via-files.s0.fork",
+  });
   const r: LaunchedRollout = {
     debugger: d,
     env,

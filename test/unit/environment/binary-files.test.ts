@@ -8,13 +8,18 @@ import { formatProblem } from "../../../src/core/environment/problem";
 import { png, randomBin, sqliteDb } from "../../support/binary-fixtures";
 import { makeEnvDir } from "../../support/tmp-env";
 
-const MANIFEST = (tasks: string) => `name: bin\ndomain: code\ntasks: ${tasks}\ntools: [bash, submit]\nreward:\n  - type: tests\n    command: python3 check.py\n    format: exit-code\n`;
+const MANIFEST = (tasks: string) =>
+  `name: bin\ndomain: code\ntasks: ${tasks}\ntools: [bash, submit]\nreward:\n  - type: tests\n    command: python3 check.py\n    format: exit-code\n`;
 
 describe("binary task files", () => {
   test("a task folder's binary files load byte for byte; text stays text", () => {
     const bins = { "shop.db": sqliteDb(), "img/logo.png": png(), "random.bin": randomBin() };
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("héllo\n")]);
-    const { dir, cleanup } = makeEnvDir({ "environment.yaml": MANIFEST("tasks"), "tasks/t1/task.yaml": "prompt: Query the shop\n", "tasks/t1/files/main.py": "print('ü')\n" });
+    const { dir, cleanup } = makeEnvDir({
+      "environment.yaml": MANIFEST("tasks"),
+      "tasks/t1/task.yaml": "prompt: Query the shop\n",
+      "tasks/t1/files/main.py": "print('ü')\n",
+    });
     try {
       for (const [rel, bytes] of Object.entries(bins)) {
         for (const sub of ["files", "tests", "solution"]) {
@@ -24,7 +29,10 @@ describe("binary task files", () => {
       }
       writeFileSync(path.join(dir, "tasks/t1/files/bom.txt"), bom);
       const r = loadEnvironment(dir);
-      assert.deepEqual(r.problems.map((p) => formatProblem(p, dir)), []);
+      assert.deepEqual(
+        r.problems.map((p) => formatProblem(p, dir)),
+        [],
+      );
       const t = r.env?.tasks[0];
       assert.ok(t);
       for (const [rel, bytes] of Object.entries(bins)) {
@@ -48,13 +56,24 @@ describe("binary task files", () => {
 
   test('a JSONL task gives binary content as { "base64": "…" }; anything else there is a positioned error', () => {
     const db = sqliteDb();
-    const good = { id: "t1", prompt: "p", files: { "shop.db": { base64: db.toString("base64") }, "a.py": "x = 1\n" }, tests: { files: { "b.bin": { base64: "AAEC/w==" } } } };
+    const good = {
+      id: "t1",
+      prompt: "p",
+      files: { "shop.db": { base64: db.toString("base64") }, "a.py": "x = 1\n" },
+      tests: { files: { "b.bin": { base64: "AAEC/w==" } } },
+    };
     const bad = { id: "t2", prompt: "p", files: { "x.bin": { base64: "not base64!" } } };
     const odd = { id: "t3", prompt: "p", files: { "y.bin": { hex: "00ff" } } };
-    const { dir, cleanup } = makeEnvDir({ "environment.yaml": MANIFEST("tasks.jsonl"), "tasks.jsonl": [good, bad, odd].map((l) => JSON.stringify(l)).join("\n") + "\n" });
+    const { dir, cleanup } = makeEnvDir({
+      "environment.yaml": MANIFEST("tasks.jsonl"),
+      "tasks.jsonl": [good, bad, odd].map((l) => JSON.stringify(l)).join("\n") + "\n",
+    });
     try {
       const r = loadEnvironment(dir);
-      assert.deepEqual(r.env?.tasks.map((t) => t.id), ["t1"]);
+      assert.deepEqual(
+        r.env?.tasks.map((t) => t.id),
+        ["t1"],
+      );
       const t = r.env?.tasks[0];
       assert.ok(fileBytes(t?.files?.["shop.db"] ?? "").equals(db));
       assert.ok(fileBytes(t?.tests?.files?.["b.bin"] ?? "").equals(Buffer.from([0, 1, 2, 255])));

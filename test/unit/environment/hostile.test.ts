@@ -41,9 +41,16 @@ for (const c of HOSTILE_CASES) {
     try {
       const r = await loadInWorker(dir, c.limits);
       const file = path.join(dir, c.expect.file);
-      const shown = r.problems.map((p) => `${path.relative(dir, p.file)}:${p.line}:${p.column}: ${p.message}`).join("\n").slice(0, 2000);
-      assert.ok(r.problems.some((p) => p.severity === "error"), `no error reported:\n${shown}`);
-      for (const p of r.problems) assert.ok(p.file && p.line >= 1 && p.column >= 1, `a problem without a position: ${JSON.stringify(p).slice(0, 300)}`);
+      const shown = r.problems
+        .map((p) => `${path.relative(dir, p.file)}:${p.line}:${p.column}: ${p.message}`)
+        .join("\n")
+        .slice(0, 2000);
+      assert.ok(
+        r.problems.some((p) => p.severity === "error"),
+        `no error reported:\n${shown}`,
+      );
+      for (const p of r.problems)
+        assert.ok(p.file && p.line >= 1 && p.column >= 1, `a problem without a position: ${JSON.stringify(p).slice(0, 300)}`);
       assert.ok(
         r.problems.some((p) => p.file === file && p.line === c.expect.line && c.expect.message.test(p.message)),
         `expected ${c.expect.file}:${c.expect.line}: ${c.expect.message}; got:\n${shown}`,

@@ -93,7 +93,11 @@ describe("valid environments", () => {
     const root = path.join(__dirname, "../../../environments");
     for (const name of readdirSync(root)) {
       const r = loadEnvironment(path.join(root, name));
-      assert.deepEqual(r.problems.map((p) => formatProblem(p, root)), [], name);
+      assert.deepEqual(
+        r.problems.map((p) => formatProblem(p, root)),
+        [],
+        name,
+      );
     }
   });
 });

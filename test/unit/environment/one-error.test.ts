@@ -35,19 +35,38 @@ test("a duplicate task id names the file and line of the first definition (task 
 });
 
 test("an unclosed YAML quote is reported at the opening quote, not at the end of the file", () => {
-  const r = validate({ "environment.yaml": 'name: e\ndomain: code\ndescription: "an environment\ntasks: tasks.jsonl\nreward:\n  - type: exact\n', "tasks.jsonl": '{"id":"t","prompt":"p"}\n' });
-  assert.deepEqual(r.lines, ["environment.yaml:3:14: error: invalid YAML: this double quote is never closed (the string runs on to the end of the file)"]);
+  const r = validate({
+    "environment.yaml": 'name: e\ndomain: code\ndescription: "an environment\ntasks: tasks.jsonl\nreward:\n  - type: exact\n',
+    "tasks.jsonl": '{"id":"t","prompt":"p"}\n',
+  });
+  assert.deepEqual(r.lines, [
+    "environment.yaml:3:14: error: invalid YAML: this double quote is never closed (the string runs on to the end of the file)",
+  ]);
 });
 
 test("scene check problems say what is wrong at the field, with did-you-mean for a misspelt key", () => {
   const task = {
     id: "t",
     prompt: "p",
-    target: { checks: [{ check: "on_top_of", object: "cup", suport: "table" }, { check: "distance", a: "cup", b: 3 }, { check: "on_top", object: "cup", support: "table" }] },
-    solution: { tool_calls: [{ name: "add_object", arguments: { name: "cup", kind: "box" } }, { name: "add_object", arguments: { name: "table", kind: "box" } }] },
+    target: {
+      checks: [
+        { check: "on_top_of", object: "cup", suport: "table" },
+        { check: "distance", a: "cup", b: 3 },
+        { check: "on_top", object: "cup", support: "table" },
+      ],
+    },
+    solution: {
+      tool_calls: [
+        { name: "add_object", arguments: { name: "cup", kind: "box" } },
+        { name: "add_object", arguments: { name: "table", kind: "box" } },
+      ],
+    },
   };
   const line = JSON.stringify(task);
-  const r = validate({ "environment.yaml": "name: s\ndomain: scene3d\nscene: { backend: builtin }\ntasks: tasks.jsonl\nreward:\n  - type: scene\n", "tasks.jsonl": `${line}\n` });
+  const r = validate({
+    "environment.yaml": "name: s\ndomain: scene3d\nscene: { backend: builtin }\ntasks: tasks.jsonl\nreward:\n  - type: scene\n",
+    "tasks.jsonl": `${line}\n`,
+  });
   const col = (s: string, from = 0) => line.indexOf(s, from) + 1;
   assert.deepEqual(r.lines, [
     `tasks.jsonl:1:${col('{"check":"on_top_of"')}: error: tasks[0].target.checks[0]: missing required field 'support' (a string)`,

@@ -81,7 +81,9 @@ describe("links out of an environment folder", () => {
     });
     try {
       const lines = loadEnvironment(dir).problems.map((p) => formatProblem(p, dir));
-      assert.deepEqual(lines, [`environment.yaml:3:8: error: tasks: path 'link.jsonl' links outside the environment (to ${realpathSync("/etc/hostname")})`]);
+      assert.deepEqual(lines, [
+        `environment.yaml:3:8: error: tasks: path 'link.jsonl' links outside the environment (to ${realpathSync("/etc/hostname")})`,
+      ]);
     } finally {
       cleanup();
     }

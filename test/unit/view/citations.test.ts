@@ -54,7 +54,14 @@ test("citations: the cited page read, the cited span, the submitted figure marke
 });
 
 test("citations: a whole-page citation (what submit_report writes) has no span; one of a page never read points nowhere", () => {
-  const page = { row: 2, tool: "read", document: "ADOBE_2022_10K.txt", page: 54, text: "Total net revenue 17,606 and 15,785 ... Net income $4,756", offset: 0 };
+  const page = {
+    row: 2,
+    tool: "read",
+    document: "ADOBE_2022_10K.txt",
+    page: 54,
+    text: "Total net revenue 17,606 and 15,785 ... Net income $4,756",
+    offset: 0,
+  };
   const v = markCitations({
     pages: [page],
     citations: [
@@ -62,7 +69,9 @@ test("citations: a whole-page citation (what submit_report writes) has no span; 
       { document: "ADOBE_2022_10K.txt", page: 60, start: 0, end: 900, row: 5, page_index: null, span: null },
     ],
     report: { revenue: "$17,606 million" },
-    fields: [{ field: "revenue", comparator: "money", got: "$17,606 million", expected: "$17.61 billion", passed: true, score: 1, reason: null }],
+    fields: [
+      { field: "revenue", comparator: "money", got: "$17,606 million", expected: "$17.61 billion", passed: true, score: 1, reason: null },
+    ],
   });
   assert.deepEqual(
     v.citations.map((c) => [c.page_index, c.span]),

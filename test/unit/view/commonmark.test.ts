@@ -27,7 +27,8 @@ const inline = (n: Inline[]): string =>
       }
     })
     .join("");
-const html = (blocks: Block[]): string => blocks.map((b) => (b.t === "paragraph" ? `<p>${inline(b.children)}</p>\n` : JSON.stringify(b))).join("");
+const html = (blocks: Block[]): string =>
+  blocks.map((b) => (b.t === "paragraph" ? `<p>${inline(b.children)}</p>\n` : JSON.stringify(b))).join("");
 const RAW_TAG = /<(?:[A-Za-z][^<>]*|\/[A-Za-z][^<>]*)>/g;
 
 test("markdown: the CommonMark spec's emphasis examples", () => {
@@ -40,7 +41,8 @@ test("markdown: the CommonMark spec's emphasis examples", () => {
     // Raw HTML written in the source is text for us: escape the same tag in the expected HTML.
     for (const tag of md.match(RAW_TAG) ?? []) if (!/^<https?:/.test(tag)) want = want.replace(tag, esc(tag));
     const got = html(parseMarkdown(md.replace(/\n$/, "")));
-    if (got !== want) failed.push(`example ${ex.number}: ${JSON.stringify(ex.markdown)}\n  want ${JSON.stringify(want)}\n  got  ${JSON.stringify(got)}`);
+    if (got !== want)
+      failed.push(`example ${ex.number}: ${JSON.stringify(ex.markdown)}\n  want ${JSON.stringify(want)}\n  got  ${JSON.stringify(got)}`);
   }
   assert.deepEqual(failed, []);
 });
@@ -49,7 +51,10 @@ test("markdown: Python names keep their underscores", () => {
   const src = "self.__dict__, obj.__init__ and foo.__name__ == '__main__' and _private_ but __bold__ and _em_";
   const p = parseMarkdown(src)[0];
   assert.ok(p?.t === "paragraph");
-  assert.equal(html([p]), "<p>self.__dict__, obj.__init__ and foo.__name__ == '__main__' and <em>private</em> but <strong>bold</strong> and <em>em</em></p>\n");
+  assert.equal(
+    html([p]),
+    "<p>self.__dict__, obj.__init__ and foo.__name__ == '__main__' and <em>private</em> but <strong>bold</strong> and <em>em</em></p>\n",
+  );
   // Inside a word the spec itself never opens emphasis with `_`.
   assert.equal(html(parseMarkdown("a.__b__ c_d_e snake_case_name x__y__z")), "<p>a.__b__ c_d_e snake_case_name x__y__z</p>\n");
 });
@@ -65,6 +70,11 @@ test("markdown: 6,000 nested quotes, list items, brackets or delimiters do not e
   ]) {
     const blocks = parseMarkdown(src);
     assert.ok(blocks.length > 0);
-    assert.ok(JSON.stringify(blocks).includes("x") || JSON.stringify(blocks).includes("item") || JSON.stringify(blocks).includes("deep") || JSON.stringify(blocks).includes("a"));
+    assert.ok(
+      JSON.stringify(blocks).includes("x") ||
+        JSON.stringify(blocks).includes("item") ||
+        JSON.stringify(blocks).includes("deep") ||
+        JSON.stringify(blocks).includes("a"),
+    );
   }
 });

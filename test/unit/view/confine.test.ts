@@ -31,7 +31,10 @@ test("links out of the run folder are refused, by request and in the run listing
   const dash = (await svc.handle("run", { dir: "." })) as { rollouts: Array<{ file: string }>; problems: string[] };
   assert.equal(dash.rollouts.length, 12, "the links out are not listed");
   assert.ok(!dash.rollouts.some((r) => r.file.includes("zz-")));
-  assert.deepEqual(dash.problems.filter((p) => /links outside/.test(p)).sort(), ["rollouts/zz-link-out.jsonl: links outside the served folder; not read", "rollouts/zz-passwd.jsonl: links outside the served folder; not read"]);
+  assert.deepEqual(dash.problems.filter((p) => /links outside/.test(p)).sort(), [
+    "rollouts/zz-link-out.jsonl: links outside the served folder; not read",
+    "rollouts/zz-passwd.jsonl: links outside the served folder; not read",
+  ]);
 });
 
 test("a run folder whose rollouts folder links out serves no rollouts", async () => {
@@ -42,7 +45,10 @@ test("a run folder whose rollouts folder links out serves no rollouts", async ()
   const svc = new ViewService(run);
   const dash = (await svc.handle("run", { dir: "." })) as { rollouts: unknown[]; problems: string[] };
   assert.equal(dash.rollouts.length, 0);
-  assert.ok(dash.problems.some((p) => p === "rollouts: links outside the served folder; not read"), dash.problems.join("\n"));
+  assert.ok(
+    dash.problems.some((p) => p === "rollouts: links outside the served folder; not read"),
+    dash.problems.join("\n"),
+  );
   await assert.rejects(svc.handle("meta", { file: `rollouts/${readdirSync(path.join(runs.document, "rollouts"))[0]}` }), /links outside/);
 });
 

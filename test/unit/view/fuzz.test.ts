@@ -10,7 +10,20 @@ import { METHODS } from "../../../src/core/view/protocol/methods";
  * values, seeded: every view model must describe them, and the result must survive the
  * trip to the app (host schema, JSON, app schema) that the documents panel failed.
  */
-const KEYS = ["valueOf", "constructor", "__proto__", "toString", "hasOwnProperty", "revenue", "a.b", "0", "", "prototype", "__defineGetter__", "isPrototypeOf"];
+const KEYS = [
+  "valueOf",
+  "constructor",
+  "__proto__",
+  "toString",
+  "hasOwnProperty",
+  "revenue",
+  "a.b",
+  "0",
+  "",
+  "prototype",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
 const VALUES: unknown[] = [null, 0, -1.5, "", "text", true, [], {}, [null], { x: null }, "$1,577 million", 1e308];
 
 function rng(seed: number): () => number {
@@ -50,10 +63,19 @@ test("fuzzed reports and field results: every field described, missing marked, n
       if (r() < 0.3) o.expected = pick(r, VALUES);
       return o;
     });
-    const details = fieldsAsArray ? { fields: outcomes } : JSON.parse(`{"fields":{${outcomes.map((o, i) => `${JSON.stringify(`${pick(r, KEYS)}${i}`)}:${JSON.stringify(o)}`).join(",")}}}`);
-    const reward = ev({ type: "reward", total: 0.5, components: [{ name: "fields", type: "fields", score: 0.5, weight: 1, details }] }) as RewardEvent;
+    const details = fieldsAsArray
+      ? { fields: outcomes }
+      : JSON.parse(`{"fields":{${outcomes.map((o, i) => `${JSON.stringify(`${pick(r, KEYS)}${i}`)}:${JSON.stringify(o)}`).join(",")}}}`);
+    const reward = ev({
+      type: "reward",
+      total: 0.5,
+      components: [{ name: "fields", type: "fields", score: 0.5, weight: 1, details }],
+    }) as RewardEvent;
     const rows: RowEvents[] = [
-      { row: 1, events: [ev({ type: "tool_call", id: "c1", name: "submit_report", arguments: r() < 0.5 ? report : JSON.stringify(report) })] },
+      {
+        row: 1,
+        events: [ev({ type: "tool_call", id: "c1", name: "submit_report", arguments: r() < 0.5 ? report : JSON.stringify(report) })],
+      },
     ];
     const view = documentsView(rows, reward);
     assert.equal(view.fields.length, outcomes.length, `seed ${seed}`);
@@ -63,7 +85,13 @@ test("fuzzed reports and field results: every field described, missing marked, n
       // Never a function or anything else JSON cannot carry.
       for (const v of [f.got, f.expected]) assert.ok(v === undefined || JSON.stringify(v) !== undefined, `seed ${seed} field ${i}`);
       const outcome = outcomes[i]!;
-      if (fieldsAsArray && typeof outcome.field === "string" && !Object.hasOwn(outcome, "got") && !Object.hasOwn(outcome, "actual") && !Object.hasOwn(outcome, "submitted")) {
+      if (
+        fieldsAsArray &&
+        typeof outcome.field === "string" &&
+        !Object.hasOwn(outcome, "got") &&
+        !Object.hasOwn(outcome, "actual") &&
+        !Object.hasOwn(outcome, "submitted")
+      ) {
         const name = outcome.field;
         const inReport = !name.includes(".") && Object.hasOwn(report, name) ? report[name] : undefined;
         assert.deepEqual(f.got, inReport, `seed ${seed}: ${name}`);
@@ -77,9 +105,28 @@ test("a report field named like an object property, null or missing is shown as 
   const reward = ev({
     type: "reward",
     total: 0,
-    components: [{ name: "f", type: "fields", score: 0, weight: 1, details: { fields: [{ field: "valueOf" }, { field: "constructor" }, { field: "__proto__" }, { field: "toString" }, { field: "hasOwnProperty", expected: 3 }] } }],
+    components: [
+      {
+        name: "f",
+        type: "fields",
+        score: 0,
+        weight: 1,
+        details: {
+          fields: [
+            { field: "valueOf" },
+            { field: "constructor" },
+            { field: "__proto__" },
+            { field: "toString" },
+            { field: "hasOwnProperty", expected: 3 },
+          ],
+        },
+      },
+    ],
   }) as RewardEvent;
-  const view = roundTrip("documents", documentsView([{ row: 1, events: [ev({ type: "tool_call", id: "c", name: "submit_report", arguments: report })] }], reward)) as ReturnType<typeof documentsView>;
+  const view = roundTrip(
+    "documents",
+    documentsView([{ row: 1, events: [ev({ type: "tool_call", id: "c", name: "submit_report", arguments: report })] }], reward),
+  ) as ReturnType<typeof documentsView>;
   assert.deepEqual(
     view.fields.map((f) => [f.field, "got" in f ? f.got : "(missing)", "expected" in f ? f.expected : "(not recorded)"]),
     [
@@ -96,19 +143,62 @@ test("fuzzed scene and file events: hostile names survive every model and the tr
   for (let seed = 1; seed <= 200; seed++) {
     const r = rng(seed);
     const names = Array.from({ length: 1 + Math.floor(r() * 5) }, (_, i) => `${pick(r, KEYS)}${r() < 0.5 ? "" : i}`);
-    const node = (name: string) => ({ name, kind: pick(r, ["box", "constructor", "__proto__"]), parent: r() < 0.5 ? null : pick(r, KEYS), position: [0, 0, 0], rotation: [0, 0, 0], scale: [1, 1, 1], dimensions: [1, 1, 1], bbox: { min: [0, 0, 0], max: [1, 1, 1] }, ...(r() < 0.5 ? { material: jsonObject(r, 3) } : {}) });
-    const diff = names.map((p) => ({ path: p, status: pick(r, ["added", "modified", "deleted"] as const), before: r() < 0.5 ? null : "a", after: r() < 0.5 ? null : "b" }));
-    const obs = ev({ type: "observation", tool_call_id: "c", name: pick(r, KEYS), output: "ok", status: "ok", duration_ms: 1, artifacts: { diff, scene: { nodes: names.map(node) } } });
+    const node = (name: string) => ({
+      name,
+      kind: pick(r, ["box", "constructor", "__proto__"]),
+      parent: r() < 0.5 ? null : pick(r, KEYS),
+      position: [0, 0, 0],
+      rotation: [0, 0, 0],
+      scale: [1, 1, 1],
+      dimensions: [1, 1, 1],
+      bbox: { min: [0, 0, 0], max: [1, 1, 1] },
+      ...(r() < 0.5 ? { material: jsonObject(r, 3) } : {}),
+    });
+    const diff = names.map((p) => ({
+      path: p,
+      status: pick(r, ["added", "modified", "deleted"] as const),
+      before: r() < 0.5 ? null : "a",
+      after: r() < 0.5 ? null : "b",
+    }));
+    const obs = ev({
+      type: "observation",
+      tool_call_id: "c",
+      name: pick(r, KEYS),
+      output: "ok",
+      status: "ok",
+      duration_ms: 1,
+      artifacts: { diff, scene: { nodes: names.map(node) } },
+    });
     const checks = names.map((n) => ({ ...jsonObject(r, 3), label: n, passed: r() < 0.5, objects: [n] }));
-    const reward = ev({ type: "reward", total: 0, components: [{ name: "scene", type: "scene", score: 0, weight: 1, details: JSON.parse(JSON.stringify({ checks })) }] }) as RewardEvent;
+    const reward = ev({
+      type: "reward",
+      total: 0,
+      components: [{ name: "scene", type: "scene", score: 0, weight: 1, details: JSON.parse(JSON.stringify({ checks })) }],
+    }) as RewardEvent;
     const rows: RowEvents[] = [{ row: 2, events: [obs] }];
     const merged = roundTrip("diff", mergeDiffs(diffsOf(rows))) as Array<{ path: string }>;
     for (const m of merged) assert.ok(names.includes(m.path), `seed ${seed}: ${m.path}`);
-    for (const d of diff) if (diff.filter((x) => x.path === d.path).length === 1 && (d.before !== null || d.after !== null)) assert.ok(merged.some((m) => m.path === d.path), `seed ${seed}: ${d.path}`);
+    for (const d of diff)
+      if (diff.filter((x) => x.path === d.path).length === 1 && (d.before !== null || d.after !== null))
+        assert.ok(
+          merged.some((m) => m.path === d.path),
+          `seed ${seed}: ${d.path}`,
+        );
     const scene = lastScene(rows);
-    const at = roundTrip("scene", { row: scene?.row ?? null, scene: scene?.scene ?? null, images: [], checks: sceneChecks(reward) }) as { scene: { nodes: Array<{ name: string }> }; checks: Array<{ name: string; targets: string[] }> };
-    assert.deepEqual(at.scene.nodes.map((n) => n.name), names, `seed ${seed}`);
-    assert.deepEqual(at.checks.map((c) => c.name), names, `seed ${seed}`);
+    const at = roundTrip("scene", { row: scene?.row ?? null, scene: scene?.scene ?? null, images: [], checks: sceneChecks(reward) }) as {
+      scene: { nodes: Array<{ name: string }> };
+      checks: Array<{ name: string; targets: string[] }>;
+    };
+    assert.deepEqual(
+      at.scene.nodes.map((n) => n.name),
+      names,
+      `seed ${seed}`,
+    );
+    assert.deepEqual(
+      at.checks.map((c) => c.name),
+      names,
+      `seed ${seed}`,
+    );
     const summary = summariseRow(2, "turn", [{ line: 3, event: obs }]);
     assert.equal(summary.has.scene, true);
     roundTrip("rows", [summary]);

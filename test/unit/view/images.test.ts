@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { checkDataUrl, checkImage, MAX_IMAGE_BYTES } from "../../../src/core/view/model/images";
 
-const b64 = (bytes: number[] | string) => Buffer.from(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes)).toString("base64");
+const b64 = (bytes: number[] | string) =>
+  Buffer.from(typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Buffer.from(bytes)).toString("base64");
 const PNG = b64([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
 const JPEG = b64([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1]);
 const WEBP = b64("RIFF\x24\x00\x00\x00WEBPVP8 ");

@@ -9,7 +9,9 @@ function inlines(b: Block | undefined): Inline[] {
 }
 
 test("markdown: blocks models write", () => {
-  const blocks = parseMarkdown("# Plan\n\nFirst **bold** and *em* and `code`.\n\n- one\n- two\n\n1. a\n2. b\n\n```python\nx = 1\n```\n\n> quoted\n\n---");
+  const blocks = parseMarkdown(
+    "# Plan\n\nFirst **bold** and *em* and `code`.\n\n- one\n- two\n\n1. a\n2. b\n\n```python\nx = 1\n```\n\n> quoted\n\n---",
+  );
   assert.deepEqual(
     blocks.map((b) => b.t),
     ["heading", "paragraph", "list", "list", "code", "quote", "rule"],
@@ -36,7 +38,8 @@ test("markdown: HTML stays text and unsafe links are not links", () => {
   const text = p.map((i) => (i.t === "text" ? i.text : "")).join("");
   assert.match(text, /<img src=x onerror=alert\(1\)>/);
   assert.match(text, /\[x\]\(javascript:alert\(1\)\)/);
-  for (const bad of ["javascript:alert(1)", " javascript:x", "java\nscript:x", "data:text/html,x", "vbscript:x", "//evil.invalid"]) assert.equal(isSafeUrl(bad), false, bad);
+  for (const bad of ["javascript:alert(1)", " javascript:x", "java\nscript:x", "data:text/html,x", "vbscript:x", "//evil.invalid"])
+    assert.equal(isSafeUrl(bad), false, bad);
   for (const good of ["https://a.invalid/", "http://a.invalid", "mailto:a@b.invalid"]) assert.equal(isSafeUrl(good), true, good);
 });
 

@@ -32,9 +32,35 @@ test("rows: prompt, one row per assistant turn with its calls and observations, 
 
 test("row summary: worst observation status wins, a non-zero exit counts as failure, tokens add up", () => {
   const s = summariseRow(1, "turn", [
-    { line: 4, event: { type: "message", seq: 3, t: 10, role: "assistant", content: "Run   the\ntests", usage: { prompt_tokens: 100, completion_tokens: 5 }, latency_ms: 300, turn: 0 } },
+    {
+      line: 4,
+      event: {
+        type: "message",
+        seq: 3,
+        t: 10,
+        role: "assistant",
+        content: "Run   the\ntests",
+        usage: { prompt_tokens: 100, completion_tokens: 5 },
+        latency_ms: 300,
+        turn: 0,
+      },
+    },
     { line: 5, event: { type: "tool_call", seq: 4, t: 11, id: "a", name: "bash", arguments: {} } },
-    { line: 6, event: { type: "observation", seq: 5, t: 12, tool_call_id: "a", name: "bash", output: "x", exit_code: 2, status: "ok", duration_ms: 40, artifacts: { diff: [{ path: "a", status: "added", before: null, after: "x" }] } } },
+    {
+      line: 6,
+      event: {
+        type: "observation",
+        seq: 5,
+        t: 12,
+        tool_call_id: "a",
+        name: "bash",
+        output: "x",
+        exit_code: 2,
+        status: "ok",
+        duration_ms: 40,
+        artifacts: { diff: [{ path: "a", status: "added", before: null, after: "x" }] },
+      },
+    },
     { line: 7, problem: "not JSON" },
   ]);
   assert.equal(s.title, "Turn 0");
@@ -62,7 +88,13 @@ test("mergeDiffs keeps the first before and the last after; add-then-delete drop
   ]);
 });
 
-const reward = (details: unknown): RewardEvent => ({ type: "reward", seq: 9, t: 0, total: 0.5, components: [{ name: "scene", type: "scene", weight: 1, score: 0.5, details }] });
+const reward = (details: unknown): RewardEvent => ({
+  type: "reward",
+  seq: 9,
+  t: 0,
+  total: 0.5,
+  components: [{ name: "scene", type: "scene", weight: 1, score: 0.5, details }],
+});
 
 test("scene checks: the scene domain's {label, objects, passed} shape; malformed entries skipped", () => {
   const checks = sceneChecks(
@@ -90,18 +122,57 @@ test("documents: pages from read output (header stripped), cited spans from the 
         row: 1,
         events: [
           { type: "tool_call", seq: 1, t: 0, id: "r", name: "read", arguments: { document: "a.pdf", page: 3 } },
-          { type: "observation", seq: 2, t: 0, tool_call_id: "r", name: "read", output: `a.pdf p.3 of 9 (chars 0-${text.length} of ${text.length})\n${text}`, status: "ok", duration_ms: 1, artifacts: { citations: [{ document: "a.pdf", page: 3, start: 0, end: text.length }] } },
+          {
+            type: "observation",
+            seq: 2,
+            t: 0,
+            tool_call_id: "r",
+            name: "read",
+            output: `a.pdf p.3 of 9 (chars 0-${text.length} of ${text.length})\n${text}`,
+            status: "ok",
+            duration_ms: 1,
+            artifacts: { citations: [{ document: "a.pdf", page: 3, start: 0, end: text.length }] },
+          },
         ],
       },
       {
         row: 2,
         events: [
           { type: "tool_call", seq: 3, t: 0, id: "s", name: "submit_report", arguments: { revenue: "$4,210 million" } },
-          { type: "observation", seq: 4, t: 0, tool_call_id: "s", name: "submit_report", output: "ok", status: "ok", duration_ms: 1, artifacts: { citations: [{ document: "a.pdf", page: 3, start: 12, end: 26, text: "$4,210 million" }, { document: "b.pdf", page: 3, start: 0, end: 3 }] } },
+          {
+            type: "observation",
+            seq: 4,
+            t: 0,
+            tool_call_id: "s",
+            name: "submit_report",
+            output: "ok",
+            status: "ok",
+            duration_ms: 1,
+            artifacts: {
+              citations: [
+                { document: "a.pdf", page: 3, start: 12, end: 26, text: "$4,210 million" },
+                { document: "b.pdf", page: 3, start: 0, end: 3 },
+              ],
+            },
+          },
         ],
       },
     ],
-    { type: "reward", seq: 5, t: 0, total: 1, components: [{ name: "f", type: "fields", weight: 1, score: 1, details: { fields: [{ field: "revenue", passed: true, score: 1, reason: "match" }] } }] },
+    {
+      type: "reward",
+      seq: 5,
+      t: 0,
+      total: 1,
+      components: [
+        {
+          name: "f",
+          type: "fields",
+          weight: 1,
+          score: 1,
+          details: { fields: [{ field: "revenue", passed: true, score: 1, reason: "match" }] },
+        },
+      ],
+    },
   );
   assert.equal(v.pages.length, 1);
   assert.equal(v.pages[0]?.text, text);
@@ -149,7 +220,22 @@ test("pass@k is the unbiased estimator", () => {
 });
 
 test("per-task pass@k, histogram bins and utilisation", () => {
-  const row = (task: string, reward: number | null): RolloutRow => ({ file: "f", id: "i", task, sample: 0, status: "completed", reward, turns: 1, duration_ms: 1, tokens: 1, started: 0, ended: 1, problems: [], problemCount: 0, meta: [] });
+  const row = (task: string, reward: number | null): RolloutRow => ({
+    file: "f",
+    id: "i",
+    task,
+    sample: 0,
+    status: "completed",
+    reward,
+    turns: 1,
+    duration_ms: 1,
+    tokens: 1,
+    started: 0,
+    ended: 1,
+    problems: [],
+    problemCount: 0,
+    meta: [],
+  });
   const t = perTask([row("a", 1), row("a", 0), row("b", 0.5), row("a", null)]);
   assert.deepEqual(
     t.map((x) => [x.task, x.n, x.passed, x.mean_reward]),
@@ -163,8 +249,22 @@ test("per-task pass@k, histogram bins and utilisation", () => {
     histogram([0, 0.05, 0.5, 1, 1], 4, 0, 1).map((b) => b.count),
     [2, 0, 1, 2],
   );
-  assert.equal(unionLength([{ start: 0, end: 10 }, { start: 5, end: 15 }, { start: 20, end: 30 }]), 25);
-  const u = utilisationSeries([{ start: 0, end: 50 }], [{ start: 0, end: 100 }, { start: 0, end: 100 }], 2);
+  assert.equal(
+    unionLength([
+      { start: 0, end: 10 },
+      { start: 5, end: 15 },
+      { start: 20, end: 30 },
+    ]),
+    25,
+  );
+  const u = utilisationSeries(
+    [{ start: 0, end: 50 }],
+    [
+      { start: 0, end: 100 },
+      { start: 0, end: 100 },
+    ],
+    2,
+  );
   assert.deepEqual(
     u.points.map((p) => [p.policy_in_flight, p.rollouts_running]),
     [
@@ -179,7 +279,19 @@ test("alignMany: up to four rollouts aligned on the first, extra turns side by s
   const { alignMany } = await import("../../../src/core/view/model/artifacts");
   assert.deepEqual(alignMany([["p", "a", "b", "end"]]), [[0], [1], [2], [3]]);
   // Two rollouts: the same lines as alignRows gives.
-  assert.deepEqual(alignMany([["p", "a", "b", "end"], ["p", "x", "a", "end"]]), [[0, 0], [null, 1], [1, 2], [2, null], [3, 3]]);
+  assert.deepEqual(
+    alignMany([
+      ["p", "a", "b", "end"],
+      ["p", "x", "a", "end"],
+    ]),
+    [
+      [0, 0],
+      [null, 1],
+      [1, 2],
+      [2, null],
+      [3, 3],
+    ],
+  );
   const lines = alignMany([
     ["p", "a", "b", "end"],
     ["p", "x", "a", "end"],
@@ -197,7 +309,10 @@ test("alignMany: up to four rollouts aligned on the first, extra turns side by s
   // Every row of every rollout appears exactly once, in order.
   for (let k = 0; k < 4; k++) {
     const rows = lines.map((l) => l[k]).filter((x): x is number => x !== null && x !== undefined);
-    assert.deepEqual(rows, [...rows].sort((a, b) => a - b));
+    assert.deepEqual(
+      rows,
+      [...rows].sort((a, b) => a - b),
+    );
     assert.equal(new Set(rows).size, rows.length);
   }
   // 66,668 rows each: linear fallback, no recursion, no spread.

@@ -30,7 +30,10 @@ test("search: every message, tool call and observation of a run; all words in on
   for (const hit of r.hits) {
     assert.match(hit.snippet.toLowerCase(), /mean/);
     const step = (await svc.handle("step", { file: hit.file, row: hit.row, limit: 2000 })) as { entries: Array<{ line: number }> };
-    assert.ok(step.entries.some((e) => e.line === hit.line), `${hit.file} row ${hit.row} holds line ${hit.line}`);
+    assert.ok(
+      step.entries.some((e) => e.line === hit.line),
+      `${hit.file} row ${hit.row} holds line ${hit.line}`,
+    );
   }
   assert.ok(new Set(r.hits.map((h) => h.kind)).size >= 2, "found in more than one kind of event");
   const none = (await svc.handle("search", { dir: ".", query: "mean zzzznotthere" })) as SearchResults;
@@ -58,7 +61,10 @@ test("filters: status, reward, duration, tokens and metadata fields", async () =
   const tokens = rows.map((r) => r.tokens!).sort((a, b) => a - b);
   assert.equal(filterRollouts(rows, { tokens: { max: tokens[5]! } }).length, tokens.filter((t) => t <= tokens[5]!).length);
   const secs = rows.map((r) => r.duration_ms! / 1000).sort((a, b) => a - b);
-  assert.equal(filterRollouts(rows, { duration: { min: secs[3]!, max: secs[8]! } }).length, secs.filter((s) => s >= secs[3]! && s <= secs[8]!).length);
+  assert.equal(
+    filterRollouts(rows, { duration: { min: secs[3]!, max: secs[8]! } }).length,
+    secs.filter((s) => s >= secs[3]! && s <= secs[8]!).length,
+  );
   assert.equal(filterRollouts(rows, { status: "completed", reward: { max: -1 } }).length, 0);
   assert.deepEqual(parseMetaConditions("a=1, b~x\nnonsense").errors, ['"nonsense": write key=value or key~text']);
 });

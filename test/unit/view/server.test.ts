@@ -68,7 +68,10 @@ test("index: unreadable lines are reported by line number and do not lose the re
   assert.match(m.problems[1]!.message, /seq/);
   assert.equal(m.complete, true);
   const rows = await idx.rows(0, m.rows);
-  assert.ok(rows.some((r) => r.title === "Turn 0"), "the reordered assistant message still opens its turn");
+  assert.ok(
+    rows.some((r) => r.title === "Turn 0"),
+    "the reordered assistant message still opens its turn",
+  );
   const step = await idx.entries(0, 1);
   assert.ok(step[0]!.entries.some((e) => "problem" in e && e.line === 4));
 });
@@ -91,7 +94,9 @@ test("index: a large file answers after its first chunk and finishes in the back
 });
 
 test("index: seq and t written last (the rollout writer's order) still give policy intervals", async () => {
-  const src = readFileSync(path.join(runs.code, "rollouts", "stats-mean-s0.jsonl"), "utf8").trimEnd().split("\n");
+  const src = readFileSync(path.join(runs.code, "rollouts", "stats-mean-s0.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n");
   const reordered = src.map((l) => {
     const { seq, t, ...rest } = JSON.parse(l) as Record<string, unknown>;
     return JSON.stringify({ ...rest, seq, t });
@@ -117,7 +122,11 @@ test("service: requests confined to the root; bad params named; results parsed",
     diff.map((d) => d.path),
     ["stats.py", "test_empty.py"],
   );
-  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: unknown[]; perTask: Array<{ task: string; n: number }>; statuses: Array<[string, number]> };
+  const dash = (await svc.handle("run", { dir: "." })) as {
+    rollouts: unknown[];
+    perTask: Array<{ task: string; n: number }>;
+    statuses: Array<[string, number]>;
+  };
   assert.equal(dash.rollouts.length, 12);
   assert.deepEqual(
     dash.perTask.map((t) => [t.task, t.n]),
@@ -142,13 +151,25 @@ test("targetFor: a rollout file is served from its run folder; other paths are r
 });
 
 test("page: nonce CSP, no inline script, no model text", () => {
-  const html = renderPage({ app: "trajectory", title: "t", cspSource: "'self'", scriptUri: "/assets/trajectory.js", styleUri: "/assets/trajectory.css", backend: "http" });
+  const html = renderPage({
+    app: "trajectory",
+    title: "t",
+    cspSource: "'self'",
+    scriptUri: "/assets/trajectory.js",
+    styleUri: "/assets/trajectory.css",
+    backend: "http",
+  });
   const nonce = /script-src 'nonce-([^']+)'/.exec(html)?.[1];
   assert.ok(nonce);
   assert.match(html, new RegExp(`<script type="module" nonce="${nonce.replace(/[+/]/g, "\\$&")}" src="/assets/trajectory.js"></script>`));
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.match(html, /default-src 'none'/);
-  assert.notEqual(renderPage({ app: "trajectory", title: "t", cspSource: "x", scriptUri: "a", styleUri: "b", backend: "http" }).match(/nonce-([^']+)/)?.[1], nonce);
+  assert.notEqual(
+    renderPage({ app: "trajectory", title: "t", cspSource: "x", scriptUri: "a", styleUri: "b", backend: "http" }).match(
+      /nonce-([^']+)/,
+    )?.[1],
+    nonce,
+  );
 });
 
 let server: Awaited<ReturnType<typeof startViewServer>> | null = null;
@@ -172,10 +193,19 @@ test("http: loopback only, token required for the page and the API", async () =>
   assert.equal((await fetch(`${base.origin}/assets/trajectory.js`)).status, 200);
   assert.equal((await fetch(`${base.origin}/assets/..%2Frun.json`)).status, 404);
   const auth = { authorization: `Bearer ${server.token}` };
-  const init = (await (await fetch(`${base.origin}/api/init`, { headers: auth })).json()) as { kind: string; context: { app: string; target: string } };
+  const init = (await (await fetch(`${base.origin}/api/init`, { headers: auth })).json()) as {
+    kind: string;
+    context: { app: string; target: string };
+  };
   assert.deepEqual([init.kind, init.context.app, init.context.target], ["init", "trajectory", "rollouts/acme-10k-s0.jsonl"]);
   const call = async (method: string, params: unknown) =>
-    (await (await fetch(`${base.origin}/api/request`, { method: "POST", headers: auth, body: JSON.stringify({ kind: "request", id: 7, method, params }) })).json()) as { id: number; ok: boolean; result?: { pages: unknown[]; fields: Array<{ field: string }> }; error?: string };
+    (await (
+      await fetch(`${base.origin}/api/request`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ kind: "request", id: 7, method, params }),
+      })
+    ).json()) as { id: number; ok: boolean; result?: { pages: unknown[]; fields: Array<{ field: string }> }; error?: string };
   const docs = await call("documents", { file: "rollouts/acme-10k-s0.jsonl" });
   assert.equal(docs.ok, true);
   assert.equal(docs.id, 7);

@@ -19,7 +19,10 @@ before(() => {
 /** JSON as Python's json.dumps writes it by default: a space after every comma and colon. */
 function pythonDumps(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(pythonDumps).join(", ")}]`;
-  if (v && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pythonDumps(x)}`).join(", ")}}`;
+  if (v && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pythonDumps(x)}`)
+      .join(", ")}}`;
   return JSON.stringify(v);
 }
 const lines = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n");
@@ -32,11 +35,17 @@ test("JSON written with spaces after colons indexes like compact JSON (files cha
   ] as const) {
     const compact = path.join(run, "rollouts", name);
     const spaced = path.join(dir, `spaced-${name}`);
-    writeFileSync(spaced, `${lines(compact).map((l) => pythonDumps(JSON.parse(l))).join("\n")}\n`);
+    writeFileSync(
+      spaced,
+      `${lines(compact)
+        .map((l) => pythonDumps(JSON.parse(l)))
+        .join("\n")}\n`,
+    );
     const [a, b] = [await TrajectoryIndex.open(compact), await TrajectoryIndex.open(spaced)];
     assert.deepEqual(await b.rows(0, b.rowCount), await a.rows(0, a.rowCount), name);
     assert.deepEqual(b.meta("f").sceneRows, a.meta("f").sceneRows, name);
-    for (const kind of ["diff", "scene", "citations", "images"] as const) assert.deepEqual(b.rowsWith(kind), a.rowsWith(kind), `${name} ${kind}`);
+    for (const kind of ["diff", "scene", "citations", "images"] as const)
+      assert.deepEqual(b.rowsWith(kind), a.rowsWith(kind), `${name} ${kind}`);
     assert.ok(a.rowsWith("diff").length + a.rowsWith("scene").length + a.rowsWith("citations").length > 0, name);
   }
   const svc = new ViewService(dir);

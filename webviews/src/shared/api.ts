@@ -80,7 +80,14 @@ class WebviewApi implements HostApi {
   }
 
   open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[], row?: number): void {
-    this.vscode.postMessage({ kind: "open", app, target, ...(compare ? { compare } : {}), ...(more?.length ? { more } : {}), ...(row !== undefined ? { row } : {}) });
+    this.vscode.postMessage({
+      kind: "open",
+      app,
+      target,
+      ...(compare ? { compare } : {}),
+      ...(more?.length ? { more } : {}),
+      ...(row !== undefined ? { row } : {}),
+    });
   }
 
   onChanged(cb: () => void): void {
@@ -116,7 +123,11 @@ class HttpApi implements HostApi {
   }
 
   async request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
-    const res = await fetch("/api/request", { method: "POST", headers: this.headers(), body: JSON.stringify({ kind: "request", id: this.nextId++, method, params }) });
+    const res = await fetch("/api/request", {
+      method: "POST",
+      headers: this.headers(),
+      body: JSON.stringify({ kind: "request", id: this.nextId++, method, params }),
+    });
     if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
     const m = FromHost.parse(await res.json());
     if (m.kind !== "response") throw new Error(`${method}: unexpected reply`);

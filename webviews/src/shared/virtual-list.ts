@@ -25,7 +25,16 @@ export class VirtualList<T> {
     this.el = h("div", { class: "vlist", tabindex: 0, role: "listbox" }, this.spacer);
     this.el.addEventListener("scroll", () => this.schedule());
     this.el.addEventListener("keydown", (e) => {
-      const step = e.key === "ArrowDown" || e.key === "j" ? 1 : e.key === "ArrowUp" || e.key === "k" ? -1 : e.key === "PageDown" ? 20 : e.key === "PageUp" ? -20 : 0;
+      const step =
+        e.key === "ArrowDown" || e.key === "j"
+          ? 1
+          : e.key === "ArrowUp" || e.key === "k"
+            ? -1
+            : e.key === "PageDown"
+              ? 20
+              : e.key === "PageUp"
+                ? -20
+                : 0;
       if (!step) return;
       e.preventDefault();
       this.select(Math.max(0, Math.min(this.count - 1, this.selected + step)), true);
@@ -62,7 +71,8 @@ export class VirtualList<T> {
   reveal(index: number): void {
     const top = index * this.rowHeight;
     if (top < this.el.scrollTop) this.el.scrollTop = top;
-    else if (top + this.rowHeight > this.el.scrollTop + this.el.clientHeight) this.el.scrollTop = top + this.rowHeight - this.el.clientHeight;
+    else if (top + this.rowHeight > this.el.scrollTop + this.el.clientHeight)
+      this.el.scrollTop = top + this.rowHeight - this.el.clientHeight;
   }
 
   item(index: number): T | undefined {

@@ -5,9 +5,14 @@
  */
 export type Arg<T> = { ok: true; value: T } | { ok: false; message: string };
 
-export function stringArg(args: Record<string, unknown>, name: string, opts: { optional?: boolean; allowEmpty?: boolean } = {}): Arg<string | undefined> {
+export function stringArg(
+  args: Record<string, unknown>,
+  name: string,
+  opts: { optional?: boolean; allowEmpty?: boolean } = {},
+): Arg<string | undefined> {
   const v = args[name];
-  if (v === undefined || v === null) return opts.optional ? { ok: true, value: undefined } : { ok: false, message: `missing argument '${name}' (a string)` };
+  if (v === undefined || v === null)
+    return opts.optional ? { ok: true, value: undefined } : { ok: false, message: `missing argument '${name}' (a string)` };
   if (typeof v !== "string") return { ok: false, message: `argument '${name}' must be a string, got ${typeof v}` };
   if (!opts.allowEmpty && v === "") return { ok: false, message: `argument '${name}' must not be empty` };
   return { ok: true, value: v };

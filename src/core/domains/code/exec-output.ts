@@ -13,7 +13,11 @@ export function formatExec(r: ExecResult): string {
   if (r.truncated) parts.push(`[output cut: ${r.truncated.originalBytes} bytes in all]`);
   const compile = describeCompileError(`${r.stdout}\n${r.stderr}`);
   if (compile) parts.push(`[${compile}]`);
-  parts.push(r.status === "ok" ? `[exit code ${r.exitCode}]` : `[${r.status}: ${r.reason ?? "no reason given"}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ""}]`);
+  parts.push(
+    r.status === "ok"
+      ? `[exit code ${r.exitCode}]`
+      : `[${r.status}: ${r.reason ?? "no reason given"}${r.exitCode !== null ? `, exit code ${r.exitCode}` : ""}]`,
+  );
   return parts.join("\n");
 }
 

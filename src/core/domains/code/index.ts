@@ -10,7 +10,15 @@ import { submitTool } from "./tools/submit";
 import { writeFileTool } from "./tools/write-file";
 
 /** Every code tool, in the order shown to the policy. */
-export const CODE_TOOLS: readonly ToolDefinition[] = [bashTool, readFileTool, writeFileTool, editFileTool, listFilesTool, runTestsTool, submitTool];
+export const CODE_TOOLS: readonly ToolDefinition[] = [
+  bashTool,
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  listFilesTool,
+  runTestsTool,
+  submitTool,
+];
 
 /**
  * The code domain: the agent edits files, runs commands and the visible tests in the

@@ -53,7 +53,10 @@ const opts = (timeoutMs: number, signal?: AbortSignal) => ({ timeoutMs, ...(sign
 export async function readWorkdirFile(sb: Sandbox, rel: string, timeoutMs: number, signal?: AbortSignal): Promise<FileRead> {
   const r = await sb.exec(["bash", "-c", READ, "read", rel, sb.workdir], opts(timeoutMs, signal));
   if (r.status === "ok" && r.exitCode === 0) return { ok: true, text: r.stdout, truncated: r.truncated !== undefined };
-  const message = r.status === "ok" ? r.stderr.trim() || `reading '${rel}' failed (exit ${r.exitCode})` : `reading '${rel}' failed: ${r.reason ?? r.status}`;
+  const message =
+    r.status === "ok"
+      ? r.stderr.trim() || `reading '${rel}' failed (exit ${r.exitCode})`
+      : `reading '${rel}' failed: ${r.reason ?? r.status}`;
   return { ok: false, missing: r.status === "ok" && r.exitCode === 2, message };
 }
 
@@ -63,7 +66,13 @@ export async function readWorkdirFile(sb: Sandbox, rel: string, timeoutMs: numbe
  * it) unless `replaceLinks`, which the engine's own files (tests) use: the link is removed
  * and a plain file written in its place.
  */
-export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, string | Buffer>, timeoutMs: number, signal?: AbortSignal, replaceLinks = false): Promise<void> {
+export async function writeWorkdirFiles(
+  sb: Sandbox,
+  files: Record<string, string | Buffer>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  replaceLinks = false,
+): Promise<void> {
   if (Object.keys(files).length === 0) return;
   if (sb.putWorkdirFiles) {
     // The sandbox writes them itself, resolved inside it as the script below does: no shell to start.
@@ -76,8 +85,16 @@ export async function writeWorkdirFiles(sb: Sandbox, files: Record<string, strin
     // Small text goes as an argument (written by the printf builtin, no cat to spawn); the rest, and bytes, on stdin.
     const inline = typeof content === "string" && Buffer.byteLength(content) <= INLINE_LIMIT && argSafe(content);
     const how = inline ? ["arg", content] : ["stdin"];
-    const r = await sb.exec(["sh", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow", ...how], { ...opts(timeoutMs, signal), ...(inline ? {} : { stdin: content }) });
-    if (r.status !== "ok" || r.exitCode !== 0) throw new WorkdirWriteError(r.status === "ok" ? r.stderr.trim() || `writing '${rel}' failed (exit ${r.exitCode})` : `writing '${rel}' failed: ${r.reason ?? r.status}`);
+    const r = await sb.exec(["sh", "-c", WRITE, "write", rel, sb.workdir, replaceLinks ? "replace" : "follow", ...how], {
+      ...opts(timeoutMs, signal),
+      ...(inline ? {} : { stdin: content }),
+    });
+    if (r.status !== "ok" || r.exitCode !== 0)
+      throw new WorkdirWriteError(
+        r.status === "ok"
+          ? r.stderr.trim() || `writing '${rel}' failed (exit ${r.exitCode})`
+          : `writing '${rel}' failed: ${r.reason ?? r.status}`,
+      );
   }
 }
 
@@ -97,7 +114,11 @@ export const SIMPLE_COMMAND = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
  */
 export function withFilesWritten(workdir: string, files: Record<string, string | Buffer>, command: string): string[] | null {
   // Text goes as it is (written by the printf builtin); bytes, and text an argument cannot carry (NUL, broken UTF-16), as base64.
-  const triples = Object.entries(files).flatMap(([rel, c]) => (typeof c === "string" && argSafe(c) ? [rel, "raw", c] : [rel, "b64", (typeof c === "string" ? Buffer.from(c, "utf8") : c).toString("base64")]));
+  const triples = Object.entries(files).flatMap(([rel, c]) =>
+    typeof c === "string" && argSafe(c)
+      ? [rel, "raw", c]
+      : [rel, "b64", (typeof c === "string" ? Buffer.from(c, "utf8") : c).toString("base64")],
+  );
   if (triples.reduce((n, p) => n + Buffer.byteLength(p), 0) > INLINE_LIMIT) return null;
   const script = `cd -P -- "$1" 2>/dev/null || { echo "${COPY_FAILED} the workdir is missing" >&2; exit 97; }
 w=$PWD; cmd=$2; simple=${SIMPLE_COMMAND.test(command) ? 1 : 0}; shift 2

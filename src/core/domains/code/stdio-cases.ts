@@ -24,7 +24,10 @@ export interface StdioCaseResult {
  * runs of spaces and tabs collapsed and trimmed, blank lines at the end dropped.
  */
 export function normalizeOutput(text: string): string {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n").map((l) => l.trim().replace(/[ \t]+/g, " "));
+  const lines = text
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((l) => l.trim().replace(/[ \t]+/g, " "));
   while (lines.length > 0 && lines.at(-1) === "") lines.pop();
   return lines.join("\n");
 }
@@ -36,11 +39,20 @@ const cut = (s: string) => (s.length > KEEP_CHARS ? `${s.slice(0, KEEP_CHARS)}â€
  * record pass/fail, stderr and how it ended. Cases run one after another: the sandbox's
  * CPU limit is shared, and a timing-out case must not slow its neighbours.
  */
-export async function runStdioCases(sandbox: Sandbox, program: string, cases: readonly StdioCase[], opts: { signal?: AbortSignal; defaultTimeoutS?: number } = {}): Promise<StdioCaseResult[]> {
+export async function runStdioCases(
+  sandbox: Sandbox,
+  program: string,
+  cases: readonly StdioCase[],
+  opts: { signal?: AbortSignal; defaultTimeoutS?: number } = {},
+): Promise<StdioCaseResult[]> {
   const results: StdioCaseResult[] = [];
   for (const [index, c] of cases.entries()) {
     const timeoutS = c.timeout ?? opts.defaultTimeoutS ?? DEFAULT_CASE_TIMEOUT_S;
-    const r = await sandbox.exec(["bash", "-c", program], { stdin: c.stdin, timeoutMs: timeoutS * 1000, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const r = await sandbox.exec(["bash", "-c", program], {
+      stdin: c.stdin,
+      timeoutMs: timeoutS * 1000,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     const same = normalizeOutput(r.stdout) === normalizeOutput(c.stdout);
     const passed = r.status === "ok" && r.exitCode === 0 && same;
     let reason: string | undefined;

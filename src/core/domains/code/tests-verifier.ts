@@ -18,18 +18,27 @@ function score(counts: TestCounts, mode: TestsConfig["mode"], compile: string | 
   const total = counts.passed + counts.failed;
   const allPassed = total > 0 && counts.failed === 0;
   const value = total === 0 ? 0 : mode === "all" ? (allPassed ? 1 : 0) : counts.passed / total;
-  const summary = total === 0 ? "no tests ran" : `${counts.passed}/${total} tests passed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`;
+  const summary =
+    total === 0 ? "no tests ran" : `${counts.passed}/${total} tests passed${counts.skipped ? `, ${counts.skipped} skipped` : ""}`;
   return {
     score: value,
     passed: allPassed,
     reason: compile && !allPassed ? `${compile} (${summary})` : summary,
-    details: { ...extra, ...(compile ? { compile_error: compile } : {}), passed: counts.passed, total, skipped: counts.skipped, failures: counts.failures.slice(0, 50) },
+    details: {
+      ...extra,
+      ...(compile ? { compile_error: compile } : {}),
+      passed: counts.passed,
+      total,
+      skipped: counts.skipped,
+      failures: counts.failures.slice(0, 50),
+    },
   };
 }
 
 async function verifyStdio(config: TestsConfig, ctx: VerifyContext): Promise<Outcome> {
   const program = config.program ?? ctx.task.tests?.command ?? config.command;
-  if (!program) throw new Error("tests (format: stdio) needs 'program': the command that runs the submitted program, e.g. python3 solution.py");
+  if (!program)
+    throw new Error("tests (format: stdio) needs 'program': the command that runs the submitted program, e.g. python3 solution.py");
   const cases = ctx.task.tests?.cases ?? [];
   if (cases.length === 0) throw new Error(`task '${ctx.task.id}' has no tests.cases for the stdio format`);
   const results = await runStdioCases(await ctx.sandbox(), program, cases, { signal: ctx.signal });
@@ -74,12 +83,22 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   const details = { command, status: r.status, exit_code: r.exitCode, stdout: tail(r.stdout), stderr: tail(r.stderr) };
   // The submitted code ran away (endless loop, fork bomb, memory hog): a failed task, not a broken verifier.
   if (r.status !== "ok") {
-    return { score: 0, passed: false, reason: `the hidden tests were stopped: ${r.reason ?? r.status}`, details: { ...details, ...(compile ? { compile_error: compile } : {}) } };
+    return {
+      score: 0,
+      passed: false,
+      reason: `the hidden tests were stopped: ${r.reason ?? r.status}`,
+      details: { ...details, ...(compile ? { compile_error: compile } : {}) },
+    };
   }
   // With a sentinel, what the code under test left behind (exit status, reports) counts only when
   // the tests ran to the end; a failure they report anyway keeps its own, more telling reason.
   const missing = token !== null && !printedSentinel(r.stdout, token);
-  const noSentinel: Outcome = { score: 0, passed: false, reason: SENTINEL_MISSING, details: { ...details, sentinel: "missing", ...(compile ? { compile_error: compile } : {}) } };
+  const noSentinel: Outcome = {
+    score: 0,
+    passed: false,
+    reason: SENTINEL_MISSING,
+    details: { ...details, sentinel: "missing", ...(compile ? { compile_error: compile } : {}) },
+  };
   let counts: TestCounts;
   try {
     counts = await countTests(config, command, r, sb, output, compile);
@@ -94,9 +113,18 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
 }
 
 /** Passed/failed counts from the run's exit status, TAP output, JUnit report or pytest summary; throws when none is there. */
-async function countTests(config: TestsConfig, command: string, r: ExecResult, sb: Sandbox, output: string, compile: string | null): Promise<TestCounts> {
+async function countTests(
+  config: TestsConfig,
+  command: string,
+  r: ExecResult,
+  sb: Sandbox,
+  output: string,
+  compile: string | null,
+): Promise<TestCounts> {
   if (config.format === "exit-code") {
-    return r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [`${command} (exit ${r.exitCode})`] };
+    return r.exitCode === 0
+      ? { passed: 1, failed: 0, skipped: 0, failures: [] }
+      : { passed: 0, failed: 1, skipped: 0, failures: [`${command} (exit ${r.exitCode})`] };
   }
   if (config.format === "tap") return parseTap(r.stdout);
   const report = config.report ? ((await sb.readFiles([config.report]))[config.report] ?? null) : null;
@@ -105,7 +133,12 @@ async function countTests(config: TestsConfig, command: string, r: ExecResult, s
   // pytest exits 0 only when every test it ran passed: a passing summary (or report) while it exits
   // otherwise was printed by the code under test (past the truncation of a flood of output, say).
   if (counts && config.format === "pytest" && r.exitCode !== 0 && counts.failed === 0) {
-    return { passed: 0, failed: 1, skipped: 0, failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`] };
+    return {
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`],
+    };
   }
   if (counts) return counts;
   if (compile) return { passed: 0, failed: 1, skipped: 0, failures: [compile] };

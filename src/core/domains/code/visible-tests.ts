@@ -40,7 +40,14 @@ export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTes
     if (cases.length > 0) return { kind: "stdio", program: verifier.program ?? DEFAULT_PROGRAM, cases, files };
   }
   if (verifier?.type === "tests" && verifier.format === "pytest") {
-    return { kind: "command", command: `python3 -m pytest -q -p no:cacheprovider ${names.filter((n) => n.endsWith(".py")).map(shq).join(" ")}`, files };
+    return {
+      kind: "command",
+      command: `python3 -m pytest -q -p no:cacheprovider ${names
+        .filter((n) => n.endsWith(".py"))
+        .map(shq)
+        .join(" ")}`,
+      files,
+    };
   }
   const runnable = names.filter((n) => n.endsWith(".py") || n.endsWith(".sh"));
   if (runnable.length === 0) return { kind: "none", message: `no runnable visible tests (files: ${names.join(", ")})` };

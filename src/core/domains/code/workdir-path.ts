@@ -14,6 +14,7 @@ export function resolveInWorkdir(workdir: string, given: unknown, opts: { allowR
   const root = path.posix.normalize(workdir.endsWith("/") && workdir.length > 1 ? workdir.slice(0, -1) : workdir);
   const abs = path.posix.resolve(root, given.trim());
   if (abs === root) return opts.allowRoot ? { ok: true, rel: "." } : { ok: false, message: `'${given}' is the workdir itself, not a file` };
-  if (!abs.startsWith(`${root}/`)) return { ok: false, message: `path '${given}' is outside the workdir ${root}: file tools only reach files under it` };
+  if (!abs.startsWith(`${root}/`))
+    return { ok: false, message: `path '${given}' is outside the workdir ${root}: file tools only reach files under it` };
   return { ok: true, rel: abs.slice(root.length + 1) };
 }

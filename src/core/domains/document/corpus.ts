@@ -132,7 +132,11 @@ export function loadCorpus(dir: string, chunkTokens: number, opts: BuildCorpusOp
 export function findDocument(corpus: Corpus, name: string): ParsedDocument | undefined {
   const exact = corpus.documents.find((d) => d.name === name);
   if (exact) return exact;
-  const stem = (n: string) => path.posix.basename(n).replace(/\.[^.]+$/, "").toLowerCase();
+  const stem = (n: string) =>
+    path.posix
+      .basename(n)
+      .replace(/\.[^.]+$/, "")
+      .toLowerCase();
   const want = stem(name);
   const same = corpus.documents.filter((d) => stem(d.name) === want);
   return same.length === 1 ? same[0] : undefined;

@@ -22,11 +22,16 @@ export async function prepareDocuments(env: Environment, log: (message: string) 
   const corpus = await loadCorpus(dir, env.manifest.documents?.chunk_tokens ?? DEFAULT_CHUNK_TOKENS, {
     onProgress: (p) => {
       if (p.toParse > 0 && (p.parsed > 0 || p.cached > 0)) log(describeProgress(p));
-      else if (p.toParse > 0) log(`documents: parsing ${p.toParse} file${p.toParse === 1 ? "" : "s"}${p.cached ? ` (${p.cached} in the cache)` : ""}`);
+      else if (p.toParse > 0)
+        log(`documents: parsing ${p.toParse} file${p.toParse === 1 ? "" : "s"}${p.cached ? ` (${p.cached} in the cache)` : ""}`);
     },
   });
   const pages = corpus.documents.reduce((s, d) => s + d.pages.length, 0);
-  const unreadable = corpus.problems.length ? `; ${corpus.problems.length} unreadable: ${corpus.problems.map((p) => p.message).join("; ")}` : "";
-  log(`documents: ${corpus.documents.length} indexed (${pages} pages, ${corpus.parsed} parsed now) in ${((performance.now() - t0) / 1000).toFixed(1)} s${unreadable}`);
+  const unreadable = corpus.problems.length
+    ? `; ${corpus.problems.length} unreadable: ${corpus.problems.map((p) => p.message).join("; ")}`
+    : "";
+  log(
+    `documents: ${corpus.documents.length} indexed (${pages} pages, ${corpus.parsed} parsed now) in ${((performance.now() - t0) / 1000).toFixed(1)} s${unreadable}`,
+  );
   return corpus;
 }

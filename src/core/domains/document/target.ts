@@ -25,7 +25,7 @@ export type DocumentTarget = z.infer<typeof DocumentTarget>;
 export const DEFAULT_REPORT_SCHEMA: Record<string, unknown> = {
   type: "object",
   properties: {
-    answer: { type: "string", description: "The answer, with units (e.g. \"$1,577 million\", \"30.8%\")" },
+    answer: { type: "string", description: 'The answer, with units (e.g. "$1,577 million", "30.8%")' },
     citations: {
       type: "array",
       description: "Pages that support the answer",

@@ -8,9 +8,7 @@ export interface Token {
 // Words, and numbers with their thousands separators and decimals ("16,388", "2.5").
 const WORD = /[\p{L}\p{N}]+(?:[.,'’][\p{L}\p{N}]+)*/gu;
 
-const STOP = new Set(
-  "a an and are as at be by for from has have in is it its of on or that the this to was were will with".split(" "),
-);
+const STOP = new Set("a an and are as at be by for from has have in is it its of on or that the this to was were will with".split(" "));
 
 /** Search terms of a word: lower case; numbers without separators ("16,388" → "16388"). */
 export function termOf(word: string): string {

@@ -68,7 +68,8 @@ export class BuiltinBackend implements SceneBackend {
   }
 
   async add(args: AddObjectArgs): Promise<StepResult> {
-    if (this.objects.has(args.name)) throw new SceneToolError(`an object named '${args.name}' already exists; names are unique (use update_object to change it)`);
+    if (this.objects.has(args.name))
+      throw new SceneToolError(`an object named '${args.name}' already exists; names are unique (use update_object to change it)`);
     const parent = args.parent ? this.get(args.parent) : this.scene;
     const shape = this.shapeFor(args);
     const o = new Object3D();

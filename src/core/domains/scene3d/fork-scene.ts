@@ -32,6 +32,7 @@ export async function resumeScene(ctx: ToolContext, saved: unknown): Promise<voi
     const tool = tools.get(step.tool);
     if (!tool) throw new Error(`the fork's scene step ${i + 1} calls '${step.tool}', which this environment does not have`);
     const out = await tool.run(step.args as Record<string, unknown>, ctx);
-    if (out.status !== "ok" && !step.failed) throw new Error(`rebuilding the forked scene: step ${i + 1} (${step.tool}) failed this time: ${out.error ?? out.output}`);
+    if (out.status !== "ok" && !step.failed)
+      throw new Error(`rebuilding the forked scene: step ${i + 1} (${step.tool}) failed this time: ${out.error ?? out.output}`);
   }
 }

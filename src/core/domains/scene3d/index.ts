@@ -16,7 +16,11 @@ export const scene3dDomain: DomainPlugin = {
   async teardown(ctx) {
     await closeScene(ctx.state);
   },
-  checkTasks: (env) => sceneTaskProblems(env, env.manifest.reward.flatMap((r) => (r.type === "scene" ? (r.checks ?? []) : []))),
+  checkTasks: (env) =>
+    sceneTaskProblems(
+      env,
+      env.manifest.reward.flatMap((r) => (r.type === "scene" ? (r.checks ?? []) : [])),
+    ),
   forkState: forkScene,
   resumeState: resumeScene,
 };

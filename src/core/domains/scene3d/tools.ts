@@ -54,7 +54,12 @@ function sceneTool<S extends z.ZodType>(
       const scene = await rememberSnapshot(ctx.state, backend);
       if (failed !== undefined) return { output: `error: ${failed}`, status: "error", error: failed, exitCode: 1, artifacts: { scene } };
       const r = result!;
-      const out: ToolResult = { output: r.parts ? [{ type: "text", text: r.text }, ...r.parts] : r.text, status: "ok", exitCode: 0, artifacts: { scene } };
+      const out: ToolResult = {
+        output: r.parts ? [{ type: "text", text: r.text }, ...r.parts] : r.text,
+        status: "ok",
+        exitCode: 0,
+        artifacts: { scene },
+      };
       const image = r.parts?.find((p) => p.type === "image_url");
       if (image && image.type === "image_url") {
         const m = /^data:([^;]+);base64,(.*)$/.exec(image.image_url.url);
@@ -71,7 +76,12 @@ async function describeScene(backend: SceneBackend, only?: string): Promise<stri
   const { nodes } = await backend.snapshot();
   const chosen = only ? nodes.filter((n) => n.name === only) : nodes;
   if (only && chosen.length === 0) {
-    throw new SceneToolError(missingObjectMessage(only, nodes.map((n) => n.name)));
+    throw new SceneToolError(
+      missingObjectMessage(
+        only,
+        nodes.map((n) => n.name),
+      ),
+    );
   }
   if (chosen.length === 0) return "the scene is empty";
   return chosen.map((n) => JSON.stringify({ ...n, material: undefined })).join("\n");
@@ -86,17 +96,40 @@ export function sceneTools(env: Environment): ToolDefinition[] {
       (b, a) => b.add(a),
       "succeeded",
     ),
-    sceneTool("update_object", "Change an object's name, transform, size, colour, material or parent. Only the given fields change.", UpdateObjectArgs, (b, a) => b.update(a), "succeeded"),
-    sceneTool("remove_object", "Remove an object and everything parented to it.", RemoveObjectArgs, (b, a) => b.remove(a.name), "succeeded"),
-    sceneTool("group", "Create an empty named `name` and parent the given objects to it, keeping where they are in the world.", GroupArgs, (b, a) => b.group(a), "succeeded"),
+    sceneTool(
+      "update_object",
+      "Change an object's name, transform, size, colour, material or parent. Only the given fields change.",
+      UpdateObjectArgs,
+      (b, a) => b.update(a),
+      "succeeded",
+    ),
+    sceneTool(
+      "remove_object",
+      "Remove an object and everything parented to it.",
+      RemoveObjectArgs,
+      (b, a) => b.remove(a.name),
+      "succeeded",
+    ),
+    sceneTool(
+      "group",
+      "Create an empty named `name` and parent the given objects to it, keeping where they are in the world.",
+      GroupArgs,
+      (b, a) => b.group(a),
+      "succeeded",
+    ),
     sceneTool(
       "query_scene",
       "List the scene graph: each object's kind, parent, world position, rotation, scale, dimensions, centre and bounding box, one JSON object a line.",
       QuerySceneArgs,
       async (b, a) => ({ text: await describeScene(b, a.name) }),
     ),
-    sceneTool("render_view", "Render the scene to a PNG image from a named camera or a given viewpoint.", RenderViewArgs, (b, a) => b.render(a)),
-    sceneTool("submit", "Finish: the scene as it is now is graded.", SubmitArgs, async (_b, a) => ({ text: "submitted", submit: { answer: a.message ?? null } })),
+    sceneTool("render_view", "Render the scene to a PNG image from a named camera or a given viewpoint.", RenderViewArgs, (b, a) =>
+      b.render(a),
+    ),
+    sceneTool("submit", "Finish: the scene as it is now is graded.", SubmitArgs, async (_b, a) => ({
+      text: "submitted",
+      submit: { answer: a.message ?? null },
+    })),
   ];
   if (backendKind(env) === "blender") {
     tools.splice(

@@ -49,7 +49,8 @@ export async function sceneTaskProblems(env: Environment, manifestChecks: readon
     }
     const { checks, problems: bad } = parseChecks(target.data.checks);
     for (const p of bad) push(["target", "checks", ...p.path], p.message, "error", p.atKey === true);
-    if (checks.length === 0 && manifestChecks.length === 0 && bad.length === 0) push(["target"], "a scene task needs checks in target.checks (or the scene verifier's checks)");
+    if (checks.length === 0 && manifestChecks.length === 0 && bad.length === 0)
+      push(["target"], "a scene task needs checks in target.checks (or the scene verifier's checks)");
 
     for (const [i, raw] of target.data.checks.entries()) {
       const [c] = parseChecks([raw]).checks;
@@ -75,11 +76,23 @@ export async function sceneTaskProblems(env: Environment, manifestChecks: readon
     for (const [i, raw] of target.data.checks.entries()) {
       if (!raw || typeof raw !== "object") continue;
       const r = raw as Record<string, unknown>;
-      const refs = ["object", "support", "container", "target", "a", "b"].flatMap((k) => (typeof r[k] === "string" ? [[k, r[k] as string] as const] : []));
-      const lists = Array.isArray(r.objects) ? (r.objects as unknown[]).flatMap((n, j) => (typeof n === "string" ? [[j, n] as const] : [])) : [];
+      const refs = ["object", "support", "container", "target", "a", "b"].flatMap((k) =>
+        typeof r[k] === "string" ? [[k, r[k] as string] as const] : [],
+      );
+      const lists = Array.isArray(r.objects)
+        ? (r.objects as unknown[]).flatMap((n, j) => (typeof n === "string" ? [[j, n] as const] : []))
+        : [];
       if (usesCode || !task.solution) continue; // a bpy snippet may create any name
-      for (const [k, n] of refs) if (!known.has(n)) push(["target", "checks", i, k], `'${n}' is neither in the initial scene nor made by the reference solution`, "warning");
-      for (const [j, n] of lists) if (!known.has(n)) push(["target", "checks", i, "objects", j], `'${n}' is neither in the initial scene nor made by the reference solution`, "warning");
+      for (const [k, n] of refs)
+        if (!known.has(n))
+          push(["target", "checks", i, k], `'${n}' is neither in the initial scene nor made by the reference solution`, "warning");
+      for (const [j, n] of lists)
+        if (!known.has(n))
+          push(
+            ["target", "checks", i, "objects", j],
+            `'${n}' is neither in the initial scene nor made by the reference solution`,
+            "warning",
+          );
     }
   }
   return problems;

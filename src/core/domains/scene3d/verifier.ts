@@ -18,7 +18,10 @@ export const sceneVerifier: Verifier<SceneVerifierConfig> = {
     const { checks, problems } = parseChecks(raw);
     if (problems.length) {
       const nManifest = config.checks?.length ?? 0;
-      const where = (i: number) => (i < nManifest ? `${ctx.env.manifestPath}: reward scene checks[${i}]` : `${ctx.task.source.file}:${ctx.task.source.line}: target.checks[${i - nManifest}]`);
+      const where = (i: number) =>
+        i < nManifest
+          ? `${ctx.env.manifestPath}: reward scene checks[${i}]`
+          : `${ctx.task.source.file}:${ctx.task.source.line}: target.checks[${i - nManifest}]`;
       throw new Error(problems.map((p) => `${where(p.path[0] as number)}.${p.path.slice(1).join(".")}: ${p.message}`).join("; "));
     }
     if (checks.length === 0) throw new Error(`task '${ctx.task.id}' has no scene checks (target.checks) and the verifier lists none`);
@@ -28,7 +31,10 @@ export const sceneVerifier: Verifier<SceneVerifierConfig> = {
     return {
       score: report.score,
       passed: failed.length === 0,
-      reason: failed.length === 0 ? `all ${report.results.length} checks passed` : `${failed.length} of ${report.results.length} checks failed: ${failed.map((f) => f.label).join("; ")}`,
+      reason:
+        failed.length === 0
+          ? `all ${report.results.length} checks passed`
+          : `${failed.length} of ${report.results.length} checks failed: ${failed.map((f) => f.label).join("; ")}`,
       details: { checks: report.results },
     };
   },

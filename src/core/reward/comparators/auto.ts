@@ -36,12 +36,23 @@ export function autoComparator(resolve: (name: string) => Comparator | undefined
         judgeEndpoint();
       } catch (e) {
         const why = `skipped: ${(e as Error).message}`;
-        return { score: 0, passed: false, reason: `${why}; a skipped check is not counted as passed`, details: { skipped: why, comparator: name } };
+        return {
+          score: 0,
+          passed: false,
+          reason: `${why}; a skipped check is not counted as passed`,
+          details: { skipped: why, comparator: name },
+        };
       }
     }
     const cmp = resolve(name);
     if (!cmp) throw new Error(`auto: no comparator '${name}' is registered`);
     const r = await withCitationCheck(cmp)(actual, expected, merged, ctx);
-    return { ...r, details: { comparator: name, ...(r.details && typeof r.details === "object" ? r.details : r.details === undefined ? {} : { inner: r.details }) } };
+    return {
+      ...r,
+      details: {
+        comparator: name,
+        ...(r.details && typeof r.details === "object" ? r.details : r.details === undefined ? {} : { inner: r.details }),
+      },
+    };
   };
 }

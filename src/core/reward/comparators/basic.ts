@@ -2,16 +2,22 @@ import { asText, normalizeText, parseNumber, withinTolerance } from "../normaliz
 import { show } from "../answer-path";
 import { type Comparator, registerComparator } from "./registry";
 
-const missing = (actual: unknown) => (actual === undefined || actual === null ? { score: 0, passed: false, reason: "field missing from the answer" } : null);
+const missing = (actual: unknown) =>
+  actual === undefined || actual === null ? { score: 0, passed: false, reason: "field missing from the answer" } : null;
 
 /** Byte-for-byte after trimming the ends. */
 export const exactComparator: Comparator = (actual, expected) =>
-  missing(actual) ?? (asText(actual).trim() === asText(expected).trim() ? { score: 1, passed: true } : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` });
+  missing(actual) ??
+  (asText(actual).trim() === asText(expected).trim()
+    ? { score: 1, passed: true }
+    : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` });
 
 /** Case, punctuation and spacing ignored. */
 export const textComparator: Comparator = (actual, expected) =>
   missing(actual) ??
-  (normalizeText(asText(actual), "text") === normalizeText(asText(expected), "text") ? { score: 1, passed: true } : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` });
+  (normalizeText(asText(actual), "text") === normalizeText(asText(expected), "text")
+    ? { score: 1, passed: true }
+    : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` });
 
 /** Numbers within rel_tol (default 1e-6) or abs_tol. */
 export const numberComparator: Comparator = (actual, expected, spec) => {
@@ -30,7 +36,9 @@ export const jsonComparator: Comparator = (actual, expected) => {
   const m = missing(actual);
   if (m) return m;
   const a = typeof actual === "string" ? tryParse(actual) : actual;
-  return deepEqual(a, expected) ? { score: 1, passed: true } : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` };
+  return deepEqual(a, expected)
+    ? { score: 1, passed: true }
+    : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` };
 };
 
 function tryParse(s: string): unknown {

@@ -21,6 +21,11 @@ export function withCitationCheck(inner: Comparator): Comparator {
     const byValue = checkCitations(actual, citations, lookup);
     const c = byValue.passed ? byValue : checkCitations(expected, citations, lookup);
     if (c.passed) return { ...r, reason: `${r.reason ?? "value matches"}; ${c.reason}` };
-    return { score: 0, passed: false, reason: `${r.reason ?? "value matches"} but the citation check failed: ${c.reason}`, details: r.details };
+    return {
+      score: 0,
+      passed: false,
+      reason: `${r.reason ?? "value matches"} but the citation check failed: ${c.reason}`,
+      details: r.details,
+    };
   };
 }

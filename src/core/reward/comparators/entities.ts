@@ -25,7 +25,9 @@ export function canonicalItem(v: unknown): string {
   const q = qs[0];
   // A value that is a single figure ("$250,000.00", "USD 250,000", "45 days") compares by number and unit word.
   if (q && qs.length === 1) {
-    const rest = normalizeText(s.slice(0, q.start) + " " + s.slice(q.end)).replace(/\b(usd|us|dollars?|eur|euros?)\b/g, "").trim();
+    const rest = normalizeText(s.slice(0, q.start) + " " + s.slice(q.end))
+      .replace(/\b(usd|us|dollars?|eur|euros?)\b/g, "")
+      .trim();
     if (rest.split(" ").filter(Boolean).length <= 2) return `q:${q.kind === "percent" ? "%" : ""}${q.value}:${rest}`;
   }
   const t = normalizeText(s).replace(SUFFIXES, " ").replace(/\s+/g, " ").trim();
@@ -45,7 +47,10 @@ export function asItems(v: unknown): unknown[] | null {
 }
 
 /** Precision, recall and F1 of two multisets of items compared by their canonical form. */
-export function setF1(actual: unknown[], gold: unknown[]): { precision: number; recall: number; f1: number; missing: unknown[]; extra: unknown[] } {
+export function setF1(
+  actual: unknown[],
+  gold: unknown[],
+): { precision: number; recall: number; f1: number; missing: unknown[]; extra: unknown[] } {
   const left = new Map<string, unknown[]>();
   for (const g of gold) {
     const k = canonicalItem(g);

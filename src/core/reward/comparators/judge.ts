@@ -21,5 +21,10 @@ registerComparator("judge", async (actual, expected, spec, ctx) => {
     signal: ctx.signal,
     timeoutMs: ctx.timeoutMs,
   });
-  return { score: r.score, passed: r.score >= 1, reason: r.items.map((i) => `${i.passed ? "✓" : "✗"} ${i.item}: ${i.reason}`).join("\n"), details: { items: r.items, raw: r.raw, model: r.model } };
+  return {
+    score: r.score,
+    passed: r.score >= 1,
+    reason: r.items.map((i) => `${i.passed ? "✓" : "✗"} ${i.item}: ${i.reason}`).join("\n"),
+    details: { items: r.items, raw: r.raw, model: r.model },
+  };
 });

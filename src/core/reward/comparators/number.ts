@@ -26,11 +26,23 @@ function unitMismatch(a: Quantity, g: Quantity, want: QuantityKind): string | un
  * a ratio written as a percentage ("66%" for 0.66; "24.26%" is 0.2426, not 24.26).
  */
 function asGoldUnit(a: Quantity, want: QuantityKind): Quantity[] {
-  if (want === "plain" && a.kind === "percent") return [{ ...a, kind: "plain", value: a.value / 100, mantissa: a.mantissa / 100, decimals: a.decimals + 2, lastDigit: a.lastDigit - 2 }];
+  if (want === "plain" && a.kind === "percent")
+    return [
+      { ...a, kind: "plain", value: a.value / 100, mantissa: a.mantissa / 100, decimals: a.decimals + 2, lastDigit: a.lastDigit - 2 },
+    ];
   if (want !== "percent" || a.kind !== "plain") return [a];
   // A bare number for a percentage is read as a fraction only: "30.8" for "30.8%" could be 3,080 %.
   if (Math.abs(a.value) > 1.5) return [];
-  return [{ ...a, kind: "percent", value: a.value * 100, mantissa: a.mantissa * 100, decimals: Math.max(0, a.decimals - 2), lastDigit: a.lastDigit + 2 }];
+  return [
+    {
+      ...a,
+      kind: "percent",
+      value: a.value * 100,
+      mantissa: a.mantissa * 100,
+      decimals: Math.max(0, a.decimals - 2),
+      lastDigit: a.lastDigit + 2,
+    },
+  ];
 }
 
 /**
@@ -43,14 +55,19 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
   return (actual, gold, opts = {}) => {
     const g = parseQuantity(gold);
     if (!g) return verdict(false, `the gold value ${show(gold)} is not a number`);
-    if (typeof actual === "string" && actual.length > MAX_ANSWER_CHARS) return verdict(false, `the answer is ${actual.length} characters; a figure answer states one figure`);
+    if (typeof actual === "string" && actual.length > MAX_ANSWER_CHARS)
+      return verdict(false, `the answer is ${actual.length} characters; a figure answer states one figure`);
     const a = parseQuantity(actual);
     if (!a) return verdict(false, `no number in the answer ${show(actual)}`);
     const want = expectKind === "any" ? g.kind : expectKind;
     const bad = unitMismatch(a, g, want);
     if (bad) return verdict(false, `${show(actual)} ${bad}`);
     const match = asGoldUnit(a, want).find((x) => sameQuantity(x, g, opts));
-    if (!match) return verdict(false, `${show(actual)} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`);
+    if (!match)
+      return verdict(
+        false,
+        `${show(actual)} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`,
+      );
     if (typeof actual === "string") {
       const others = otherFigures(actual, g, want, opts);
       if (others > MAX_OTHER_FIGURES) return verdict(false, `${show(actual)} states ${others + 1} different figures; an answer states one`);

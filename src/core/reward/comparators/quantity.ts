@@ -103,7 +103,18 @@ export function findQuantities(text: string): Quantity[] {
     if (g.close2 && !opened) end -= g.close2.length;
     if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]\)?$/i);
     const digits = countDigits(num);
-    out.push({ value: mantissa * scale, mantissa, scale, kind, ...(currency ? { currency } : {}), ...digits, decimals: Math.max(0, digits.decimals - exp), lastDigit: digits.lastDigit + exp, start, end });
+    out.push({
+      value: mantissa * scale,
+      mantissa,
+      scale,
+      kind,
+      ...(currency ? { currency } : {}),
+      ...digits,
+      decimals: Math.max(0, digits.decimals - exp),
+      lastDigit: digits.lastDigit + exp,
+      start,
+      end,
+    });
   }
   return out;
 }
@@ -123,7 +134,16 @@ export function parseQuantity(input: unknown): Quantity | null {
     if (!Number.isFinite(input)) return null;
     const s = String(input);
     const digits = countDigits(s.replace("-", ""));
-    return { value: input, mantissa: input, scale: 1, kind: "plain", ...digits, significant: Math.max(digits.significant, 15), start: 0, end: s.length };
+    return {
+      value: input,
+      mantissa: input,
+      scale: 1,
+      kind: "plain",
+      ...digits,
+      significant: Math.max(digits.significant, 15),
+      start: 0,
+      end: s.length,
+    };
   }
   if (typeof input !== "string") return null;
   const all = findQuantities(input);
@@ -169,7 +189,8 @@ function halfUnit(q: Quantity, factor: number): number {
 export function sameQuantity(actual: Quantity, gold: Quantity, opts: NumberMatchOptions = {}): boolean {
   const candidates: Array<[number, number]> = [[actual.value, 1]];
   if (actual.scale === 1 && gold.scale !== 1) candidates.push([actual.mantissa * gold.scale, gold.scale]);
-  if (opts.tableScales && actual.scale === 1) for (const s of [1e3, 1e6, 1e9]) if (s !== gold.scale) candidates.push([actual.mantissa * s, s]);
+  if (opts.tableScales && actual.scale === 1)
+    for (const s of [1e3, 1e6, 1e9]) if (s !== gold.scale) candidates.push([actual.mantissa * s, s]);
   const g = gold.value;
   const cap = MAX_ROUNDING * Math.abs(g);
   for (const [a, factor] of candidates) {

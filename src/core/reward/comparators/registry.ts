@@ -27,7 +27,12 @@ export interface ComparatorResult {
 }
 
 /** Compares one submitted field with its gold value. May throw: the field then scores 0 with the error recorded. */
-export type Comparator = (actual: unknown, expected: unknown, spec: FieldSpecConfig, ctx: ComparatorContext) => ComparatorResult | Promise<ComparatorResult>;
+export type Comparator = (
+  actual: unknown,
+  expected: unknown,
+  spec: FieldSpecConfig,
+  ctx: ComparatorContext,
+) => ComparatorResult | Promise<ComparatorResult>;
 
 const comparators = new Map<string, Comparator>();
 

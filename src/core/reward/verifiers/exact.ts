@@ -12,7 +12,8 @@ export const exactVerifier: Verifier<ExactConfig> = {
     const expected = expectedValue(ctx.task, config.field);
     if (expected === undefined) throw new Error(`task '${ctx.task.id}' has no target${config.field ? ` for field '${config.field}'` : ""}`);
     const actual = getPath(ctx.answer, config.field);
-    if (actual === undefined || actual === null) return { score: 0, passed: false, reason: config.field ? `no '${config.field}' in the answer` : "nothing was submitted" };
+    if (actual === undefined || actual === null)
+      return { score: 0, passed: false, reason: config.field ? `no '${config.field}' in the answer` : "nothing was submitted" };
     const ok = normalizeText(asText(actual), config.normalize) === normalizeText(asText(expected), config.normalize);
     return { score: ok ? 1 : 0, passed: ok, reason: ok ? "matches" : `expected ${show(expected)}, got ${show(actual)}` };
   },

@@ -31,7 +31,12 @@ export const fieldsVerifier: Verifier<FieldsConfig> = {
       const base = { field, comparator: spec.comparator, weight: spec.weight };
       const cmp = findComparator(spec.comparator);
       if (!cmp) {
-        outcomes.push({ ...base, score: 0, passed: false, error: `no comparator '${spec.comparator}' is registered (have: ${registeredComparators().join(", ")})` });
+        outcomes.push({
+          ...base,
+          score: 0,
+          passed: false,
+          error: `no comparator '${spec.comparator}' is registered (have: ${registeredComparators().join(", ")})`,
+        });
         continue;
       }
       const expected = expectedValue(ctx.task, field);
@@ -40,9 +45,24 @@ export const fieldsVerifier: Verifier<FieldsConfig> = {
         continue;
       }
       try {
-        const r = await cmp(getPath(answer, field), expected, spec, { field, answer, env: ctx.env, task: ctx.task, events: ctx.events, signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+        const r = await cmp(getPath(answer, field), expected, spec, {
+          field,
+          answer,
+          env: ctx.env,
+          task: ctx.task,
+          events: ctx.events,
+          signal: ctx.signal,
+          timeoutMs: ctx.timeoutMs,
+        });
         const score = Math.min(1, Math.max(0, r.score));
-        outcomes.push({ ...base, score, passed: r.passed ?? score >= 1, ...(r.reason ? { reason: r.reason } : {}), ...(r.details !== undefined ? { details: r.details } : {}), expected });
+        outcomes.push({
+          ...base,
+          score,
+          passed: r.passed ?? score >= 1,
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.details !== undefined ? { details: r.details } : {}),
+          expected,
+        });
       } catch (e) {
         if (ctx.signal.aborted) throw e;
         outcomes.push({ ...base, score: 0, passed: false, error: (e as Error).message });

@@ -23,7 +23,15 @@ export const judgeVerifier: Verifier<JudgeConfig> = {
   async verify(config, ctx) {
     const answer = answerText(ctx, config.field);
     if (answer === null) return { score: 0, passed: false, reason: "nothing to judge: no answer was submitted" };
-    const r = await judgeRubric({ baseURL: config.base_url, model: config.model, question: ctx.task.prompt, answer, rubric: config.rubric, signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+    const r = await judgeRubric({
+      baseURL: config.base_url,
+      model: config.model,
+      question: ctx.task.prompt,
+      answer,
+      rubric: config.rubric,
+      signal: ctx.signal,
+      timeoutMs: ctx.timeoutMs,
+    });
     return {
       score: r.score,
       passed: r.score >= 1,

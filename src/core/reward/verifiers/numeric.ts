@@ -10,11 +10,18 @@ export const numericVerifier: Verifier<NumericConfig> = {
   type: "numeric",
   async verify(config, ctx) {
     const expected = parseNumber(expectedValue(ctx.task, config.field));
-    if (expected === null) throw new Error(`task '${ctx.task.id}' has no numeric target${config.field ? ` for field '${config.field}'` : ""}`);
+    if (expected === null)
+      throw new Error(`task '${ctx.task.id}' has no numeric target${config.field ? ` for field '${config.field}'` : ""}`);
     const raw = getPath(ctx.answer, config.field);
     const actual = parseNumber(raw);
-    if (actual === null) return { score: 0, passed: false, reason: raw === undefined ? "nothing was submitted" : `${show(raw)} is not a number` };
+    if (actual === null)
+      return { score: 0, passed: false, reason: raw === undefined ? "nothing was submitted" : `${show(raw)} is not a number` };
     const ok = withinTolerance(actual, expected, config.rel_tol, config.abs_tol);
-    return { score: ok ? 1 : 0, passed: ok, reason: ok ? `${actual} ≈ ${expected}` : `expected ${expected}, got ${actual}`, details: { expected, actual } };
+    return {
+      score: ok ? 1 : 0,
+      passed: ok,
+      reason: ok ? `${actual} ≈ ${expected}` : `expected ${expected}, got ${actual}`,
+      details: { expected, actual },
+    };
   },
 };

@@ -38,7 +38,15 @@ export const testsVerifier: Verifier<TestsConfig> = {
           counts.failed++;
           counts.failures.push(`case ${i + 1}`);
         }
-        results.push({ case: i + 1, passed: ok, status: r.status, exit_code: r.exitCode, expected: c.stdout, got: tail(r.stdout, 500), stderr: tail(r.stderr, 500) });
+        results.push({
+          case: i + 1,
+          passed: ok,
+          status: r.status,
+          exit_code: r.exitCode,
+          expected: c.stdout,
+          got: tail(r.stdout, 500),
+          stderr: tail(r.stderr, 500),
+        });
       }
       details = { cases: results };
     } else {
@@ -52,7 +60,8 @@ export const testsVerifier: Verifier<TestsConfig> = {
         return { score: 0, passed: false, reason: SENTINEL_MISSING, details: { ...details, sentinel: "missing" } };
       }
       if (config.format === "exit-code") {
-        counts = r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [command] };
+        counts =
+          r.exitCode === 0 ? { passed: 1, failed: 0, skipped: 0, failures: [] } : { passed: 0, failed: 1, skipped: 0, failures: [command] };
       } else if (config.format === "tap") {
         counts = parseTap(r.stdout);
       } else {
@@ -66,7 +75,12 @@ export const testsVerifier: Verifier<TestsConfig> = {
         // pytest exits 0 only when every test it ran passed: a summary (or report) that says otherwise
         // was printed by the code under test (past the truncation of a flood of output, say), not by pytest.
         if (config.format === "pytest" && r.exitCode !== 0 && counts.failed === 0) {
-          counts = { passed: 0, failed: 1, skipped: 0, failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`] };
+          counts = {
+            passed: 0,
+            failed: 1,
+            skipped: 0,
+            failures: [`pytest exited with status ${r.exitCode ?? "(killed)"}, so the passing summary is not its own`],
+          };
         }
       }
     }

@@ -77,7 +77,10 @@ export async function startContainer(docker: Docker, req: SandboxRequest): Promi
   const name = `rlenv-${process.pid}-${randomBytes(5).toString("hex")}`;
   const container = await docker.createContainer(containerSpec(req, name)).catch((e: Error & { statusCode?: number }) => {
     // The engine's own words ("no such container - No such image") name neither the image's origin nor the fix.
-    if (e.statusCode === 404 && /no such image/i.test(e.message)) throw new Error(`the sandbox image ${req.image} is not on this machine: build it with \`rlenv image build\` (a recipe name, or the environment folder for sandbox.build)`);
+    if (e.statusCode === 404 && /no such image/i.test(e.message))
+      throw new Error(
+        `the sandbox image ${req.image} is not on this machine: build it with \`rlenv image build\` (a recipe name, or the environment folder for sandbox.build)`,
+      );
     throw e;
   });
   try {

@@ -44,7 +44,8 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Connects, and removes the containers of owners that are gone before handing anything out. */
   static async create(opts: DockerProviderOptions = {}): Promise<DockerSandboxProvider> {
     const p = new DockerSandboxProvider(opts);
-    if (!(await dockerAnswers(p.docker))) throw new Error("the Docker engine does not answer (is dockerd running and its socket reachable?)");
+    if (!(await dockerAnswers(p.docker)))
+      throw new Error("the Docker engine does not answer (is dockerd running and its socket reachable?)");
     p.swept = await sweepOrphanContainers(p.docker);
     // The other backend's leftovers too: a machine that now runs on Docker would otherwise keep them.
     try {

@@ -21,7 +21,9 @@ const AGENT_GRACE_MS = 5000;
 const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
 /** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */
 const SH_BUILTINS = new Set(
-  ". : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait".split(" "),
+  ". : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait".split(
+    " ",
+  ),
 );
 
 /**
@@ -37,7 +39,11 @@ function commandArgv(command: string): { argv: string[]; sh_command?: string } {
 
 /** Files for the agent's put (or an exec's writeFirst): text as base64, relative paths as given. */
 function putRequest(root: string, w: WorkdirFiles): { root: string; files: Record<string, string>; links: WorkdirFiles["links"] } {
-  return { root, files: Object.fromEntries(Object.entries(w.files).map(([p, content]) => [p, toBuffer(content).toString("base64")])), links: w.links };
+  return {
+    root,
+    files: Object.fromEntries(Object.entries(w.files).map(([p, content]) => [p, toBuffer(content).toString("base64")])),
+    links: w.links,
+  };
 }
 
 function owner(user: string | undefined): { uid: number; gid: number } {
@@ -107,7 +113,14 @@ export class DockerSandbox implements Sandbox {
 
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const started = performance.now();
-    const fail = (reason: string): ExecResult => ({ status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason });
+    const fail = (reason: string): ExecResult => ({
+      status: "error",
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      durationMs: performance.now() - started,
+      reason,
+    });
     const lost = (reason: string): ExecResult => ({ ...fail(reason), sandboxLost: true });
     if (this.closed) return fail("sandbox is closed");
     try {
@@ -149,7 +162,10 @@ export class DockerSandbox implements Sandbox {
       const limit = opts.timeoutMs;
       const timeout = limit
         ? new Promise<never>((_, reject) => {
-            guard = setTimeout(() => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)), limit + AGENT_GRACE_MS);
+            guard = setTimeout(
+              () => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)),
+              limit + AGENT_GRACE_MS,
+            );
           })
         : null;
       const r = await (timeout ? Promise.race([reply, timeout]) : reply);
@@ -157,10 +173,18 @@ export class DockerSandbox implements Sandbox {
       const out = formatOutput(Buffer.from(r.stdout ?? "", "base64"), Buffer.from(r.stderr ?? "", "base64"), r.total ?? 0);
       const durationMs = performance.now() - started;
       const exitCode = r.exit ?? null;
-      if (r.ending === "timeout") return { status: "timeout", exitCode: null, ...out, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
+      if (r.ending === "timeout")
+        return { status: "timeout", exitCode: null, ...out, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
       if (r.ending === "killed") return { status: "killed", exitCode: null, ...out, durationMs, reason: "cancelled" };
       // A shell in between turns the SIGKILL into exit status 137.
-      if (r.oom && (r.signal === 9 || r.exit === 137)) return { status: "oom", exitCode: null, ...out, durationMs, reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)` };
+      if (r.oom && (r.signal === 9 || r.exit === 137))
+        return {
+          status: "oom",
+          exitCode: null,
+          ...out,
+          durationMs,
+          reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)`,
+        };
       return {
         status: "ok",
         exitCode: r.signal ? 128 + r.signal : exitCode,
@@ -310,10 +334,18 @@ export class DockerSandbox implements Sandbox {
     if (this.live.agent.broken) throw new Error(`the sandbox cannot be reset: ${this.live.agent.broken.message}`);
     const entries = Object.entries(seed);
     const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
-    const files = inline ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")])) : {};
-    const r = await this.live.agent.request(this.state === "pristine" ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files });
+    const files = inline
+      ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")]))
+      : {};
+    const r = await this.live.agent.request(
+      this.state === "pristine" ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files },
+    );
     this.state = "used";
-    const failure = r.error ?? (r.left && r.left.length > 0 ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}` : null);
+    const failure =
+      r.error ??
+      (r.left && r.left.length > 0
+        ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`
+        : null);
     if (failure) {
       // Not provably clean: the pool removes it when it comes back, and never lends it again.
       this.live.spoiled = failure;
@@ -328,7 +360,15 @@ export class DockerSandbox implements Sandbox {
     if (!this.healthy) throw new Error("the sandbox is closed or broken: no shell can start in it");
     await this.wipeIfRecycled();
     this.state = "used";
-    return openDockerShell({ container: this.live.container, workdir: this.workdir, user: this.req.user ?? "1000:1000", exec: (argv) => this.exec(argv, { timeoutMs: 10_000 }) }, opts);
+    return openDockerShell(
+      {
+        container: this.live.container,
+        workdir: this.workdir,
+        user: this.req.user ?? "1000:1000",
+        exec: (argv) => this.exec(argv, { timeoutMs: 10_000 }),
+      },
+      opts,
+    );
   }
 
   async close(): Promise<void> {

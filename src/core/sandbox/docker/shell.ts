@@ -4,7 +4,6 @@ import type Docker from "dockerode";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import type { ExecResult, SandboxShell, ShellOptions } from "../types";
 
-
 export interface DockerShellTarget {
   container: Docker.Container;
   workdir: string;

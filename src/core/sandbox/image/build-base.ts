@@ -56,7 +56,11 @@ export async function ensureRootfs(recipe: ImageRecipe, log: Log): Promise<strin
  * Makes the image of a recipe: skipped when an image with that tag already carries the
  * recipe's hash; otherwise the (cached) rootfs is `docker import`-ed with our labels.
  */
-export async function buildBaseImage(docker: Docker, recipe: ImageRecipe, opts: { force?: boolean; log?: Log } = {}): Promise<{ tag: string; built: boolean }> {
+export async function buildBaseImage(
+  docker: Docker,
+  recipe: ImageRecipe,
+  opts: { force?: boolean; log?: Log } = {},
+): Promise<{ tag: string; built: boolean }> {
   const log = opts.log ?? (() => {});
   if (!opts.force && (await imageRecipeHash(docker, recipe.tag)) === recipe.hash) {
     log(`${recipe.tag} is up to date (recipe ${recipe.hash})`);
@@ -80,7 +84,8 @@ export async function buildBaseImage(docker: Docker, recipe: ImageRecipe, opts: 
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
   });
-  if ((await imageRecipeHash(docker, recipe.tag)) !== recipe.hash) throw new Error(`docker import did not produce ${recipe.tag} with recipe ${recipe.hash}`);
+  if ((await imageRecipeHash(docker, recipe.tag)) !== recipe.hash)
+    throw new Error(`docker import did not produce ${recipe.tag} with recipe ${recipe.hash}`);
   log(`built ${recipe.tag}`);
   return { tag: recipe.tag, built: true };
 }

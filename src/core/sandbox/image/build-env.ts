@@ -44,7 +44,11 @@ export async function environmentImageState(docker: Docker, env: Environment): P
  * are recorded on it, so one built on a base that has changed since is built again. No
  * network in RUN.
  */
-export async function buildEnvironmentImage(docker: Docker, env: Environment, opts: { force?: boolean; log?: Log } = {}): Promise<{ tag: string; built: boolean }> {
+export async function buildEnvironmentImage(
+  docker: Docker,
+  env: Environment,
+  opts: { force?: boolean; log?: Log } = {},
+): Promise<{ tag: string; built: boolean }> {
   const log = opts.log ?? (() => {});
   const dockerfile = env.paths.build;
   if (!dockerfile) throw new Error(`${env.manifestPath}: sandbox.build is not set, so there is nothing to build`);

@@ -59,7 +59,10 @@ export function buildContext(env: Environment): BuildContext {
         } catch {
           continue; // a dangling link carries nothing
         }
-        if (!inside(real, realDir)) throw new Error(`${abs}: error: the build context holds a link that leads out of it (to ${real}); links outside the environment are refused`);
+        if (!inside(real, realDir))
+          throw new Error(
+            `${abs}: error: the build context holds a link that leads out of it (to ${real}); links outside the environment are refused`,
+          );
         st = lstatSync(real);
       }
       if (st.isDirectory()) walk(r);

@@ -47,7 +47,11 @@ export interface EnsureImageOptions {
  * `log`; under `build: false` a MissingImageError names the command that builds it. An image
  * rlenv cannot build (neither a recipe nor the environment's Dockerfile) fails saying so.
  */
-export async function ensureEnvironmentImage(docker: Docker, env: Environment, opts: EnsureImageOptions = {}): Promise<{ image: string; built: boolean }> {
+export async function ensureEnvironmentImage(
+  docker: Docker,
+  env: Environment,
+  opts: EnsureImageOptions = {},
+): Promise<{ image: string; built: boolean }> {
   const image = imageNeed(env).image;
   const built = !!env.manifest.sandbox.build;
   const state = built ? await environmentImageState(docker, env) : (await present(docker, image)) ? "current" : "missing";
@@ -55,7 +59,9 @@ export async function ensureEnvironmentImage(docker: Docker, env: Environment, o
   const command = buildCommandFor(env, image);
   const name = env.manifest.name;
   if (!command) {
-    throw new MissingImageError(`${env.manifestPath}: sandbox.image: the image ${image} is not on this machine, and rlenv cannot build it (it is no recipe of scripts/image/recipes; sandboxes cannot pull): load it with \`docker load\` or build it with \`docker build -t ${image} …\``);
+    throw new MissingImageError(
+      `${env.manifestPath}: sandbox.image: the image ${image} is not on this machine, and rlenv cannot build it (it is no recipe of scripts/image/recipes; sandboxes cannot pull): load it with \`docker load\` or build it with \`docker build -t ${image} …\``,
+    );
   }
   const why =
     state === "stale"

@@ -77,7 +77,12 @@ export function imageNeed(env: Environment): ImageNeed {
   }
   const image = s.image ?? DEFAULT_IMAGE;
   const recipe = stockRecipe(image);
-  if (!recipe) return { image, dockerOnly: `its sandbox image ${image} is not one of the stock images the host can stand in for, so its content exists only in the image`, missingOnHost: [] };
+  if (!recipe)
+    return {
+      image,
+      dockerOnly: `its sandbox image ${image} is not one of the stock images the host can stand in for, so its content exists only in the image`,
+      missingOnHost: [],
+    };
   const missingOnHost = recipe.packages.flatMap((p) => {
     const program = PROGRAMS[p];
     return program && !onPath(program) ? [program] : [];

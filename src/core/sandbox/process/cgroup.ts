@@ -43,7 +43,10 @@ function readCounter(file: string, key: string): number {
  * owner is gone.
  */
 export class SandboxCgroup {
-  private constructor(readonly dirs: string[], private readonly kind: "v1" | "v2") {}
+  private constructor(
+    readonly dirs: string[],
+    private readonly kind: "v1" | "v2",
+  ) {}
 
   static create(name: string, limits: { memoryBytes: number; pids: number; cpus: number }): SandboxCgroup | null {
     detected ??= layout();
@@ -64,7 +67,8 @@ export class SandboxCgroup {
       mkdirSync(pids);
       writeFileSync(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
       // No swap: memsw equal to the memory limit, where the kernel accounts swap.
-      if (existsSync(path.join(mem, "memory.memsw.limit_in_bytes"))) writeFileSync(path.join(mem, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
+      if (existsSync(path.join(mem, "memory.memsw.limit_in_bytes")))
+        writeFileSync(path.join(mem, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
       writeFileSync(path.join(mem, "memory.swappiness"), "0");
       writeFileSync(path.join(pids, "pids.max"), String(limits.pids));
       const dirs = [mem, pids];
@@ -85,7 +89,9 @@ export class SandboxCgroup {
   /** OOM kills so far in this group. */
   oomKills(): number {
     const dir = this.dirs[0] ?? "";
-    return this.kind === "v2" ? readCounter(path.join(dir, "memory.events"), "oom_kill") : readCounter(path.join(dir, "memory.oom_control"), "oom_kill");
+    return this.kind === "v2"
+      ? readCounter(path.join(dir, "memory.events"), "oom_kill")
+      : readCounter(path.join(dir, "memory.oom_control"), "oom_kill");
   }
 
   /** Times a fork was refused by the pids limit. */
@@ -156,11 +162,18 @@ function removeGroup(dir: string): boolean {
 /** Removes rlenv cgroups whose owner process is gone (by pid and start time), after killing what is left in them. */
 export function sweepOrphanCgroups(): number {
   let removed = 0;
-  const parents = [path.join(ROOT, "rlenv"), path.join(ROOT, "memory", "rlenv"), path.join(ROOT, "pids", "rlenv"), path.join(ROOT, "cpu", "rlenv")];
+  const parents = [
+    path.join(ROOT, "rlenv"),
+    path.join(ROOT, "memory", "rlenv"),
+    path.join(ROOT, "pids", "rlenv"),
+    path.join(ROOT, "cpu", "rlenv"),
+  ];
   for (const parent of parents) {
     let names: string[] = [];
     try {
-      names = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+      names = readdirSync(parent, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name);
     } catch {
       continue;
     }

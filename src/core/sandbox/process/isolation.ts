@@ -56,9 +56,18 @@ export function isolationUnavailable(mode: IsolatingMode): string | null {
   if (known !== undefined) return known;
   let reason: string | null;
   if (mode === "bwrap") {
-    const layout: ExecLayout = { hostWork: "/tmp", hostTmp: "/tmp", hostRoot: "", workdir: "/workspace", cwd: "/workspace", uid: 1000, gid: 1000 };
+    const layout: ExecLayout = {
+      hostWork: "/tmp",
+      hostTmp: "/tmp",
+      hostRoot: "",
+      workdir: "/workspace",
+      cwd: "/workspace",
+      uid: 1000,
+      gid: 1000,
+    };
     const err = probe(bwrapArgv(layout, ["/bin/true"]));
-    reason = err && `bubblewrap cannot isolate here (${err}); install it with apt-get install bubblewrap, or allow unprivileged user namespaces`;
+    reason =
+      err && `bubblewrap cannot isolate here (${err}); install it with apt-get install bubblewrap, or allow unprivileged user namespaces`;
   } else if (process.getuid?.() !== 0) {
     reason = "unshare isolation needs root (it mounts a private root and drops to the sandbox user)";
   } else {
@@ -92,7 +101,18 @@ export function chooseIsolation(env: NodeJS.ProcessEnv = process.env): Isolating
 
 /** bwrap: every namespace, no capabilities, read-only host /usr, a private workdir and /tmp, a read-only root. */
 export function bwrapArgv(l: ExecLayout, argv: string[]): string[] {
-  const a = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", String(l.uid), "--gid", String(l.gid)];
+  const a = [
+    "bwrap",
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--uid",
+    String(l.uid),
+    "--gid",
+    String(l.gid),
+  ];
   a.push("--hostname", "sandbox", "--ro-bind", "/usr", "/usr");
   for (const d of TOP_DIRS) {
     if (!existsSync(d)) continue;
@@ -155,7 +175,7 @@ export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
   const plan = unshareRootPlan();
   const script = [
     "set -e",
-    'R=$1; W=$2; T=$3; WD=$4; CWD=$5; U=$6; G=$7; shift 7',
+    "R=$1; W=$2; T=$3; WD=$4; CWD=$5; U=$6; G=$7; shift 7",
     'mount -t tmpfs -o size=8m,mode=755 rlenv-root "$R"',
     // Relative to / so that --parents rebuilds each path under the new root (cp -a copies links and device nodes as such).
     `cd / && cp -a --parents ${plan.copies.map((c) => shq(c.slice(1))).join(" ")} "$R"`,
@@ -171,8 +191,27 @@ export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
     'chroot "$R" /usr/bin/setpriv --reuid="$U" --regid="$G" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- /bin/sh -c \'cd "$1" && shift && exec "$@"\' sh "$CWD" "$@"',
   ].join("\n");
   return [
-    "unshare", "--mount", "--pid", "--net", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
-    "/bin/sh", "-c", script, "sh", l.hostRoot, l.hostWork, l.hostTmp, l.workdir, l.cwd, String(l.uid), String(l.gid), ...argv,
+    "unshare",
+    "--mount",
+    "--pid",
+    "--net",
+    "--ipc",
+    "--uts",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
+    "/bin/sh",
+    "-c",
+    script,
+    "sh",
+    l.hostRoot,
+    l.hostWork,
+    l.hostTmp,
+    l.workdir,
+    l.cwd,
+    String(l.uid),
+    String(l.gid),
+    ...argv,
   ];
 }
 

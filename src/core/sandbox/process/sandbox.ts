@@ -137,15 +137,34 @@ export class ProcessSandbox implements Sandbox {
         const oom = (this.cgroup?.oomKills() ?? 0) > oomBefore;
         const forkRefused = (this.cgroup?.pidsLimitHits() ?? 0) > pidsBefore;
         if (ending === "timeout") {
-          resolve({ status: "timeout", exitCode: null, ...o, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` });
+          resolve({
+            status: "timeout",
+            exitCode: null,
+            ...o,
+            durationMs,
+            reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout`,
+          });
         } else if (ending === "killed") {
           resolve({ status: "killed", exitCode: null, ...o, durationMs, reason: "cancelled" });
         } else if (oom && signalled) {
-          resolve({ status: "oom", exitCode: null, ...o, durationMs, reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)` });
+          resolve({
+            status: "oom",
+            exitCode: null,
+            ...o,
+            durationMs,
+            reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)`,
+          });
         } else if (sig !== null && this.mode !== "none" && this.ownKills === ownKillsBefore) {
           // The isolating process itself (outside the command's namespaces, where the command
           // cannot reach it) died of a signal nobody here sent: the sandbox was killed from outside.
-          resolve({ status: "error", exitCode: null, ...o, durationMs, reason: `the sandbox's processes were killed from outside (${sig})`, sandboxLost: true });
+          resolve({
+            status: "error",
+            exitCode: null,
+            ...o,
+            durationMs,
+            reason: `the sandbox's processes were killed from outside (${sig})`,
+            sandboxLost: true,
+          });
         } else {
           resolve({
             status: "ok",
@@ -161,7 +180,14 @@ export class ProcessSandbox implements Sandbox {
 
   /** The host argv and environment that run argv isolated like every exec: namespaces, cgroup or rlimits. */
   private isolated(argv: string[], cwd: string, extraEnv?: Record<string, string>): { full: string[]; env: Record<string, string> } {
-    const layout: ExecLayout = { hostWork: this.dirs.work, hostTmp: this.dirs.tmp, hostRoot: this.dirs.mnt, workdir: this.workdir, cwd, ...this.user };
+    const layout: ExecLayout = {
+      hostWork: this.dirs.work,
+      hostTmp: this.dirs.tmp,
+      hostRoot: this.dirs.mnt,
+      workdir: this.workdir,
+      cwd,
+      ...this.user,
+    };
     let full = isolatedArgv(this.mode, layout, argv);
     if (!this.cgroup && this.mode !== "none") {
       // No cgroup to write: fall back to rlimits (address space for memory, so a big

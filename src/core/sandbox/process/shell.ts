@@ -63,7 +63,12 @@ export async function openProcessShell(isolate: IsolatedSpawn, opts: ShellOption
     ? ["/usr/bin/python3", "-c", PTY_RELAY, String(cols), String(rows), ...command]
     : ["script", "-q", "-e", "-c", `stty cols ${cols} rows ${rows}; exec ${command.map(shq).join(" ")}`, "/dev/null"];
   const spec = isolate(argv, env);
-  const child = spawn(spec.full[0] ?? "", spec.full.slice(1), { detached: true, env: spec.env, cwd: spec.cwd, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+  const child = spawn(spec.full[0] ?? "", spec.full.slice(1), {
+    detached: true,
+    env: spec.env,
+    cwd: spec.cwd,
+    stdio: ["pipe", "pipe", "pipe", "pipe"],
+  });
   const control = child.stdio[3] as Writable;
   const events = new ShellEvents();
   let killed = false;

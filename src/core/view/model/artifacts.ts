@@ -78,7 +78,9 @@ export function sceneChecks(reward: RewardEvent | null): CheckResult[] {
       const passed = own(raw, "passed");
       if (typeof passed !== "boolean") continue;
       const objects = own(raw, "objects");
-      const targets = [...(Array.isArray(objects) ? objects : []), own(raw, "target"), own(raw, "node"), own(raw, "object")].map(str).filter((x): x is string => x !== null);
+      const targets = [...(Array.isArray(objects) ? objects : []), own(raw, "target"), own(raw, "node"), own(raw, "object")]
+        .map(str)
+        .filter((x): x is string => x !== null);
       const reason = str(own(raw, "reason")) ?? str(own(raw, "message"));
       const name = str(own(raw, "label")) ?? str(own(raw, "name")) ?? str(own(raw, "check")) ?? str(own(raw, "type")) ?? `${c.name}#${i}`;
       out.push({ name, targets: [...new Set(targets)], passed, ...(reason ? { reason } : {}) });
@@ -134,7 +136,11 @@ export function fieldResults(reward: RewardEvent | null, report: unknown): Field
   const out: FieldResult[] = [];
   for (const c of reward.components) {
     const fields = own(c.details, "fields");
-    const list: Array<[string | null, unknown]> = Array.isArray(fields) ? fields.map((f) => [null, f]) : isRecord(fields) ? Object.entries(fields) : [];
+    const list: Array<[string | null, unknown]> = Array.isArray(fields)
+      ? fields.map((f) => [null, f])
+      : isRecord(fields)
+        ? Object.entries(fields)
+        : [];
     for (const [key, raw] of list) {
       if (!isRecord(raw)) continue;
       const field = key ?? str(own(raw, "field")) ?? str(own(raw, "name")) ?? "?";
@@ -200,7 +206,10 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
 }
 
 /** Highlight ranges for a page's text: citations on that document/page, clipped to the text. */
-export function citedRanges(page: DocPage, citations: Array<Pick<DocumentsView["citations"][number], "document" | "page" | "start" | "end" | "text">>): Array<[number, number]> {
+export function citedRanges(
+  page: DocPage,
+  citations: Array<Pick<DocumentsView["citations"][number], "document" | "page" | "start" | "end" | "text">>,
+): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const c of citations) {
     if (page.document !== null && c.document !== page.document) continue;

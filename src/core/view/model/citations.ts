@@ -8,12 +8,16 @@ import type { DocMark, DocPage, DocumentsView, FieldResult } from "../protocol/t
  */
 export function valueRanges(text: string, value: unknown): Array<[number, number]> {
   const q: Quantity | null = parseQuantity(value);
-  if (q) return findQuantities(text).flatMap((p) => (sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p) ? [[p.start, p.end] as [number, number]] : []));
+  if (q)
+    return findQuantities(text).flatMap((p) =>
+      sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p) ? [[p.start, p.end] as [number, number]] : [],
+    );
   if (typeof value !== "string" || value.trim().length < 2) return [];
   const needle = value.trim().toLowerCase().replace(/\s+/g, " ");
   const flat = text.toLowerCase().replace(/\s/g, " ");
   const out: Array<[number, number]> = [];
-  for (let at = flat.indexOf(needle); at >= 0 && out.length < 20; at = flat.indexOf(needle, at + needle.length)) out.push([at, at + needle.length]);
+  for (let at = flat.indexOf(needle); at >= 0 && out.length < 20; at = flat.indexOf(needle, at + needle.length))
+    out.push([at, at + needle.length]);
   return out;
 }
 
@@ -60,7 +64,8 @@ export function markCitations(view: DocumentsView): DocumentsView {
   const fields: FieldResult[] = view.fields.map((f) => {
     // The submitted figure is marked on the cited pages (what the citation check reads).
     if (isValue(f.got))
-      for (const i of cited) for (const [s, e] of valueRanges(pages[i]!.text, f.got)) add(pages[i]!, { kind: "submitted", start: s, end: e, field: f.field });
+      for (const i of cited)
+        for (const [s, e] of valueRanges(pages[i]!.text, f.got)) add(pages[i]!, { kind: "submitted", start: s, end: e, field: f.field });
     if (f.passed !== false || !isValue(f.expected)) return f;
     const goldAt: number[] = [];
     for (const [i, p] of pages.entries()) {

@@ -58,7 +58,11 @@ export interface Interval {
  * Utilisation over time in `buckets` equal slices of [t0, t1]: the mean number of
  * policy requests in flight and of rollouts running in each slice (time-weighted).
  */
-export function utilisationSeries(policy: Interval[], rollouts: Interval[], buckets = 60): { points: UtilisationPoint[]; policyBusy: number | null } {
+export function utilisationSeries(
+  policy: Interval[],
+  rollouts: Interval[],
+  buckets = 60,
+): { points: UtilisationPoint[]; policyBusy: number | null } {
   if (policy.length + rollouts.length === 0) return { points: [], policyBusy: null };
   // Loops, not Math.min(...all): a spread of 125,000 intervals overflows the stack.
   let t0 = Number.POSITIVE_INFINITY;
@@ -81,7 +85,11 @@ export function utilisationSeries(policy: Interval[], rollouts: Interval[], buck
   };
   const p = load(policy);
   const r = load(rollouts);
-  const points = Array.from({ length: buckets }, (_, i) => ({ t: t0 + (i + 0.5) * width, policy_in_flight: p[i]!, rollouts_running: r[i]! }));
+  const points = Array.from({ length: buckets }, (_, i) => ({
+    t: t0 + (i + 0.5) * width,
+    policy_in_flight: p[i]!,
+    rollouts_running: r[i]!,
+  }));
   return { points, policyBusy: policy.length ? unionLength(policy) / span : null };
 }
 

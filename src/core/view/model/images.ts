@@ -36,6 +36,10 @@ export function checkImage(mime: string, data: string): ImageCheck {
 /** An image given as a URL (a message's image part): only a checked base64 `data:` URL is shown. */
 export function checkDataUrl(url: string): ImageCheck {
   const m = DATA_URL.exec(url);
-  if (!m) return { ok: false, reason: url.startsWith("data:") ? "not a base64 data: URL" : "not an embedded image (remote images are never fetched)" };
+  if (!m)
+    return {
+      ok: false,
+      reason: url.startsWith("data:") ? "not a base64 data: URL" : "not an embedded image (remote images are never fetched)",
+    };
   return checkImage(m[1]!, url.slice(m[0].length));
 }

@@ -26,7 +26,8 @@ export function isSafeUrl(href: string): boolean {
 const MAX_DEPTH = 16;
 /** Autolinks and raw HTML bind tighter than emphasis: they are taken whole (a safe autolink as a link, the rest as text). */
 const AUTOLINK = /^<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>/;
-const RAW_HTML = /^(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>|<\/[A-Za-z][A-Za-z0-9-]*\s*>|<!--[\s\S]*?-->)/;
+const RAW_HTML =
+  /^(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>|<\/[A-Za-z][A-Za-z0-9-]*\s*>|<!--[\s\S]*?-->)/;
 const MAX_LABEL = 1000;
 const ASCII_PUNCT = /[!-/:-@[-`{-~]/;
 const PUNCT = /[\p{P}\p{S}]/u;

@@ -64,7 +64,17 @@ export function formFields(schema: unknown): { fields: FormField[]; raw: boolean
 /** The form's starting value of a field (its schema default where there is one). */
 export function initialValue(f: FormField): RawValue {
   if (f.kind === "boolean") return f.default === true;
-  if (f.kind === "enum") return f.default === undefined ? (f.required ? "0" : "") : String(Math.max(0, (f.options ?? []).findIndex((o) => JSON.stringify(o) === JSON.stringify(f.default))));
+  if (f.kind === "enum")
+    return f.default === undefined
+      ? f.required
+        ? "0"
+        : ""
+      : String(
+          Math.max(
+            0,
+            (f.options ?? []).findIndex((o) => JSON.stringify(o) === JSON.stringify(f.default)),
+          ),
+        );
   if (f.default === undefined) return "";
   if (f.kind === "string-list" && Array.isArray(f.default)) return f.default.join("\n");
   if (f.kind === "json") return JSON.stringify(f.default, null, 2);
@@ -72,7 +82,10 @@ export function initialValue(f: FormField): RawValue {
 }
 
 /** Arguments from the form's values; errors by field name. An empty optional field is left out. */
-export function collectArguments(fields: FormField[], values: Record<string, RawValue>): { ok: true; value: Record<string, unknown> } | { ok: false; errors: Record<string, string> } {
+export function collectArguments(
+  fields: FormField[],
+  values: Record<string, RawValue>,
+): { ok: true; value: Record<string, unknown> } | { ok: false; errors: Record<string, string> } {
   const value: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const f of fields) {

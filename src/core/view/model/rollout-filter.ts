@@ -29,7 +29,10 @@ export interface MetaCondition {
 export function parseMetaConditions(src: string): { conditions: MetaCondition[]; errors: string[] } {
   const conditions: MetaCondition[] = [];
   const errors: string[] = [];
-  for (const part of src.split(/[\n,]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of src
+    .split(/[\n,]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([^=~]+?)\s*([=~])\s*(.*)$/.exec(part);
     if (!m) errors.push(`"${part}": write key=value or key~text`);
     else conditions.push({ key: m[1]!, op: m[2] as "=" | "~", value: m[3]! });

@@ -53,6 +53,8 @@ export function snippet(text: string, words: string[], width = 160): { text: str
   const to = Math.min(text.length, from + width);
   const cut = text.slice(from, to).replace(/\s/g, " ");
   const prefix = from > 0 ? "…" : "";
-  const ranges = all.filter(([s, e]) => s >= from && e <= to).map(([s, e]): [number, number] => [s - from + prefix.length, e - from + prefix.length]);
+  const ranges = all
+    .filter(([s, e]) => s >= from && e <= to)
+    .map(([s, e]): [number, number] => [s - from + prefix.length, e - from + prefix.length]);
   return { text: `${prefix}${cut}${to < text.length ? "…" : ""}`, ranges };
 }

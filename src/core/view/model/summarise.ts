@@ -88,7 +88,9 @@ export function summariseRow(index: number, kind: RowKind, entries: StepEntry[])
       case "end":
         s.title = `End: ${e.status}`;
         s.status = e.status;
-        s.preview = preview(`${e.turns} turns · ${e.usage.prompt_tokens + e.usage.completion_tokens} tokens${e.reason ? ` · ${e.reason}` : ""}`);
+        s.preview = preview(
+          `${e.turns} turns · ${e.usage.prompt_tokens + e.usage.completion_tokens} tokens${e.reason ? ` · ${e.reason}` : ""}`,
+        );
         s.duration_ms = e.timings.total_ms;
         break;
     }

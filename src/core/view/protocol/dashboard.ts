@@ -27,7 +27,13 @@ export type RolloutRow = z.infer<typeof RolloutRow>;
 export const Bin = z.object({ from: z.number(), to: z.number(), count: z.number().int() });
 export type Bin = z.infer<typeof Bin>;
 
-export const TaskPass = z.object({ task: z.string(), n: z.number().int(), passed: z.number().int(), mean_reward: z.number().nullable(), pass_at_k: z.record(z.string(), z.number()) });
+export const TaskPass = z.object({
+  task: z.string(),
+  n: z.number().int(),
+  passed: z.number().int(),
+  mean_reward: z.number().nullable(),
+  pass_at_k: z.record(z.string(), z.number()),
+});
 export type TaskPass = z.infer<typeof TaskPass>;
 
 export const UtilisationPoint = z.object({ t: z.number(), policy_in_flight: z.number(), rollouts_running: z.number() });
@@ -70,7 +76,12 @@ export const DashboardMethods = {
   run: { params: z.object({ dir: z.string() }), result: Dashboard },
   /** Full-text search over a run's messages, tool calls and observations; `files` limits it to some rollouts (the filtered table). */
   search: {
-    params: z.object({ dir: z.string(), query: z.string().max(1000), files: z.array(z.string()).optional(), limit: z.number().int().positive().max(1000).default(100) }),
+    params: z.object({
+      dir: z.string(),
+      query: z.string().max(1000),
+      files: z.array(z.string()).optional(),
+      limit: z.number().int().positive().max(1000).default(100),
+    }),
     result: SearchResults,
   },
 } as const;

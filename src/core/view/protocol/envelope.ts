@@ -34,13 +34,26 @@ export const FromApp = z.discriminatedUnion("kind", [
   /** Saved by the host so a reloaded panel starts where the user left it. */
   z.object({ kind: z.literal("snapshot"), state: z.record(z.string(), z.unknown()) }),
   /** Open another app (the dashboard opens the viewer on a rollout, or two to compare). */
-  z.object({ kind: z.literal("open"), app: AppName, target: z.string(), compare: z.string().optional(), more: z.array(z.string()).max(2).optional(), row: z.number().int().nonnegative().optional() }),
+  z.object({
+    kind: z.literal("open"),
+    app: AppName,
+    target: z.string(),
+    compare: z.string().optional(),
+    more: z.array(z.string()).max(2).optional(),
+    row: z.number().int().nonnegative().optional(),
+  }),
 ]);
 export type FromApp = z.infer<typeof FromApp>;
 
 export const FromHost = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("init"), context: InitContext, snapshot: z.record(z.string(), z.unknown()).nullable() }),
-  z.object({ kind: z.literal("response"), id: z.number().int(), ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional() }),
+  z.object({
+    kind: z.literal("response"),
+    id: z.number().int(),
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+  }),
   /** The file grew (live panel): the app asks for fresh meta. */
   z.object({ kind: z.literal("changed") }),
 ]);

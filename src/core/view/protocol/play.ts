@@ -37,9 +37,7 @@ export const PlayState = z.object({
   tools: z.array(PlayTool),
   /** Why the last move was refused, or what went wrong. */
   notice: z.string().optional(),
-  result: z
-    .object({ status: z.string(), reward: z.number().nullable(), reason: z.string().optional(), file: z.string() })
-    .optional(),
+  result: z.object({ status: z.string(), reward: z.number().nullable(), reason: z.string().optional(), file: z.string() }).optional(),
 });
 export type PlayState = z.infer<typeof PlayState>;
 

@@ -83,7 +83,12 @@ export const SceneAtRow = z.object({
 export type SceneAtRow = z.infer<typeof SceneAtRow>;
 
 /** A range of a page's text to mark: a cited span, a field's submitted figure, or the gold figure of a field graded wrong. */
-export const DocMark = z.object({ kind: z.enum(["cite", "submitted", "gold"]), start: z.number().int(), end: z.number().int(), field: z.string().nullable() });
+export const DocMark = z.object({
+  kind: z.enum(["cite", "submitted", "gold"]),
+  start: z.number().int(),
+  end: z.number().int(),
+  field: z.string().nullable(),
+});
 export type DocMark = z.infer<typeof DocMark>;
 
 export const DocPage = z.object({
@@ -117,7 +122,13 @@ export type FieldResult = z.infer<typeof FieldResult>;
 export const DocumentsView = z.object({
   pages: z.array(DocPage),
   /** Each with the page read it points at (index into `pages`, the latest read) and the cited span there (null: the whole page). */
-  citations: z.array(Citation.extend({ row: z.number().int(), page_index: z.number().int().nullable().default(null), span: z.tuple([z.number().int(), z.number().int()]).nullable().default(null) })),
+  citations: z.array(
+    Citation.extend({
+      row: z.number().int(),
+      page_index: z.number().int().nullable().default(null),
+      span: z.tuple([z.number().int(), z.number().int()]).nullable().default(null),
+    }),
+  ),
   report: z.unknown(),
   fields: z.array(FieldResult),
 });
@@ -128,16 +139,27 @@ export const MAX_COMPARE = 4;
 
 export const TrajectoryMethods = {
   meta: { params: z.object({ file: z.string() }), result: TrajectoryMeta },
-  rows: { params: z.object({ file: z.string(), from: z.number().int().nonnegative(), to: z.number().int().nonnegative() }), result: z.array(RowSummary) },
+  rows: {
+    params: z.object({ file: z.string(), from: z.number().int().nonnegative(), to: z.number().int().nonnegative() }),
+    result: z.array(RowSummary),
+  },
   step: {
-    params: z.object({ file: z.string(), row: z.number().int().nonnegative(), from: z.number().int().nonnegative().default(0), limit: z.number().int().positive().max(2000).default(STEP_PAGE) }),
+    params: z.object({
+      file: z.string(),
+      row: z.number().int().nonnegative(),
+      from: z.number().int().nonnegative().default(0),
+      limit: z.number().int().positive().max(2000).default(STEP_PAGE),
+    }),
     result: StepDetail,
   },
   diff: { params: z.object({ file: z.string(), row: z.number().int().nonnegative().nullable() }), result: z.array(FileDiff) },
   scene: { params: z.object({ file: z.string(), row: z.number().int().nonnegative() }), result: SceneAtRow },
   documents: { params: z.object({ file: z.string() }), result: DocumentsView },
   /** Two to four rollouts aligned by step: each line holds one row index (or null) per file, in the order given. */
-  align: { params: z.object({ files: z.array(z.string()).min(2).max(MAX_COMPARE) }), result: z.array(z.array(z.number().int().nullable())) },
+  align: {
+    params: z.object({ files: z.array(z.string()).min(2).max(MAX_COMPARE) }),
+    result: z.array(z.array(z.number().int().nullable())),
+  },
 } as const;
 
 export type RolloutStatusName = z.infer<typeof RolloutStatus>;

@@ -40,7 +40,14 @@ export interface RunningViewServer {
 const MAX_BODY = 1024 * 1024;
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY", ...extra });
+  res.writeHead(status, {
+    "content-type": type,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    ...extra,
+  });
   res.end(body);
 }
 
@@ -89,14 +96,27 @@ export async function startViewServer(t: ViewTarget, opts: { port?: number; asse
     if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (url.pathname === "/" && req.method === "GET") {
       if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
-      const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
-      const page = renderPageWithCsp({ app, title: `RL Env Studio: ${app}`, cspSource: "'self'", scriptUri: `/assets/${app}.js`, styleUri: `/assets/${app}.css`, backend: "http" });
+      const app =
+        url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app"))
+          ? "trajectory"
+          : "dashboard";
+      const page = renderPageWithCsp({
+        app,
+        title: `RL Env Studio: ${app}`,
+        cspSource: "'self'",
+        scriptUri: `/assets/${app}.js`,
+        styleUri: `/assets/${app}.css`,
+        backend: "http",
+      });
       return send(res, 200, "text/html; charset=utf-8", page.html, { "content-security-policy": `${page.csp}; frame-ancestors 'none'` });
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
-      const app = url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app")) ? "trajectory" : "dashboard";
+      const app =
+        url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app"))
+          ? "trajectory"
+          : "dashboard";
       const file = url.searchParams.get("file");
       const [compare, ...more] = url.searchParams.getAll("compare");
       const context = InitContext.parse({

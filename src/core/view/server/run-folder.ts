@@ -7,7 +7,15 @@ import type { Dashboard, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
 import type { TrajectoryIndex } from "./trajectory-index";
 
-function readJson<T>(file: string, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, problems: string[]): T | null {
+function readJson<T>(
+  file: string,
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+  problems: string[],
+): T | null {
   if (!existsSync(file)) return null;
   let raw: unknown;
   try {
@@ -42,7 +50,19 @@ export function startMeta(start: StartEvent): Array<[string, string]> {
       for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, x, depth + 1);
     } else out.push([prefix, typeof v === "string" ? v : JSON.stringify(v)]);
   };
-  walk("", { env: start.env, task: { id: start.task.id }, policy: start.policy, sample: start.sample, seed: start.seed, sandbox: start.sandbox, forked_from: start.forked_from?.rollout_id }, 0);
+  walk(
+    "",
+    {
+      env: start.env,
+      task: { id: start.task.id },
+      policy: start.policy,
+      sample: start.sample,
+      seed: start.seed,
+      sandbox: start.sandbox,
+      forked_from: start.forked_from?.rollout_id,
+    },
+    0,
+  );
   return out;
 }
 
@@ -71,7 +91,12 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
 }
 
 /** The dashboard of a run folder: its record, summary and a row per rollout, with derived charts. */
-export async function runDashboard(runDir: string, relDir: string, index: (file: string) => Promise<TrajectoryIndex>, readable: (file: string) => boolean = () => true): Promise<Dashboard> {
+export async function runDashboard(
+  runDir: string,
+  relDir: string,
+  index: (file: string) => Promise<TrajectoryIndex>,
+  readable: (file: string) => boolean = () => true,
+): Promise<Dashboard> {
   const problems: string[] = [];
   const confined = (name: string) => {
     const file = path.join(runDir, name);

@@ -121,7 +121,14 @@ class FileWords {
 
   /** Bytes held by the packed arrays. */
   get bytes(): number {
-    return this.wordIds.byteLength + this.offsets.byteLength + this.postings.byteLength + this.rows.byteLength + this.lines.byteLength + this.kinds.byteLength;
+    return (
+      this.wordIds.byteLength +
+      this.offsets.byteLength +
+      this.postings.byteLength +
+      this.rows.byteLength +
+      this.lines.byteLength +
+      this.kinds.byteLength
+    );
   }
 }
 

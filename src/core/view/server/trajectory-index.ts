@@ -162,7 +162,8 @@ export class TrajectoryIndex {
       if (e.type === "start") this.start ??= e;
       if (e.type === "end") this.end = e;
       if (e.type === "reward") this.reward = e;
-      if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined) this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
+      if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined)
+        this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
       if (e.type === "observation") flags = artifactFlags(e.artifacts);
     } else {
       this.problemCount++;

@@ -76,13 +76,17 @@ export class ViewService {
   async handle(method: string, params: unknown): Promise<unknown> {
     if (!isMethod(method)) throw new ViewRequestError(`unknown method ${JSON.stringify(method)}`);
     const p = METHODS[method].params.safeParse(params);
-    if (!p.success) throw new ViewRequestError(`${method}: bad params: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    if (!p.success)
+      throw new ViewRequestError(`${method}: bad params: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
     const result = await this.run(method, p.data as Params<typeof method>);
     return METHODS[method].result.parse(result);
   }
 
   private async events(idx: TrajectoryIndex, from: number, to: number): Promise<RowEvents[]> {
-    return (await idx.entries(from, to)).map(({ row, entries }) => ({ row, events: entries.flatMap((e) => ("event" in e ? [e.event] : [])) }));
+    return (await idx.entries(from, to)).map(({ row, entries }) => ({
+      row,
+      events: entries.flatMap((e) => ("event" in e ? [e.event] : [])),
+    }));
   }
 
   /** Events of the listed rows only, reading each once. */
@@ -132,7 +136,12 @@ export class ViewService {
         // Every render of the rollout, each labelled with its step: the panel marks those after the selected one.
         const images = imagesOf(await this.eventsOfRows(idx, idx.rowsWith("images")));
         const reward = idx.rewardEvent();
-        return { row: scene?.row ?? null, scene: scene?.scene ?? null, images, checks: sceneChecks(reward?.type === "reward" ? reward : null) };
+        return {
+          row: scene?.row ?? null,
+          scene: scene?.scene ?? null,
+          images,
+          checks: sceneChecks(reward?.type === "reward" ? reward : null),
+        };
       }
       case "documents": {
         const idx = await this.fullIndex(this.resolve(String(params.file)));
@@ -162,7 +171,12 @@ export class ViewService {
       }
       case "run": {
         const rel = String(params.dir);
-        return runDashboard(this.resolve(rel), rel, (f) => this.fullIndex(f), (f) => this.readable(f));
+        return runDashboard(
+          this.resolve(rel),
+          rel,
+          (f) => this.fullIndex(f),
+          (f) => this.readable(f),
+        );
       }
     }
   }

@@ -29,12 +29,27 @@ export class DashboardApp {
       (state) => api.saveState({ table: state }),
     );
     this.search = new SearchPanel(api, ctx.target, (file, row) => api.open("trajectory", file, undefined, undefined, row));
-    this.table.onFilter = (rows) => this.search.setFiles(rows.map((r) => r.file), rows.length === (this.data?.rollouts.length ?? 0));
+    this.table.onFilter = (rows) =>
+      this.search.setFiles(
+        rows.map((r) => r.file),
+        rows.length === (this.data?.rollouts.length ?? 0),
+      );
   }
 
   async start(): Promise<void> {
     clear(this.mount);
-    this.mount.append(this.header, h("div", { class: "dash" }, this.cards, h("h2", { class: "section" }, "Search"), this.search.el, h("h2", { class: "section" }, "Rollouts"), this.table.el));
+    this.mount.append(
+      this.header,
+      h(
+        "div",
+        { class: "dash" },
+        this.cards,
+        h("h2", { class: "section" }, "Search"),
+        this.search.el,
+        h("h2", { class: "section" }, "Rollouts"),
+        this.table.el,
+      ),
+    );
     await this.refresh();
     if (this.data?.record?.status === "running" || this.data?.rollouts.some((r) => r.status === "running")) {
       const timer = setInterval(() => {
@@ -60,7 +75,13 @@ export class DashboardApp {
       h("h1", {}, rec ? `Run ${rec.id}` : `Run ${d.dir}`),
       rec ? item("env", `${rec.env.name} (${rec.env.domain})`) : null,
       rec ? item("policy", `${rec.config.policy.kind}${rec.config.policy.model ? ` ${rec.config.policy.model}` : ""}`) : null,
-      rec ? h("span", { class: `badge ${rec.status === "completed" ? "completed" : rec.status === "running" ? "running" : "bad"}` }, rec.status) : null,
+      rec
+        ? h(
+            "span",
+            { class: `badge ${rec.status === "completed" ? "completed" : rec.status === "running" ? "running" : "bad"}` },
+            rec.status,
+          )
+        : null,
       rec ? item("created", new Date(rec.created).toLocaleString()) : null,
       ...d.problems.map((p) => h("div", { class: "error-banner" }, p)),
     );
@@ -78,11 +99,26 @@ export class DashboardApp {
         h("div", { class: "big" }, String(d.rollouts.length)),
         h("div", {}, ...statuses.map(([s, n]) => h("span", { class: `badge ${s}`, "data-status": s }, `${s} ${n}`))),
         h("div", { class: "meta-item" }, "mean reward ", h("b", { class: "mean-reward" }, fmtNum(d.meanReward))),
-        d.policyBusy !== null ? h("div", { class: "meta-item" }, "policy busy ", h("b", {}, `${Math.round(d.policyBusy * 100)}%`), " of wall time") : null,
+        d.policyBusy !== null
+          ? h("div", { class: "meta-item" }, "policy busy ", h("b", {}, `${Math.round(d.policyBusy * 100)}%`), " of wall time")
+          : null,
       ),
-      card("Reward histogram", "card-rewards", barChart(d.rewardHistogram, (b) => b.from.toFixed(1))),
-      card("Durations (s)", "card-durations", barChart(d.durationHistogram, (b) => b.from.toFixed(1))),
-      card("Utilisation over time", "card-util", utilisationChart(d.utilisation), h("div", { class: "meta-item" }, "— policy requests in flight   - - rollouts running")),
+      card(
+        "Reward histogram",
+        "card-rewards",
+        barChart(d.rewardHistogram, (b) => b.from.toFixed(1)),
+      ),
+      card(
+        "Durations (s)",
+        "card-durations",
+        barChart(d.durationHistogram, (b) => b.from.toFixed(1)),
+      ),
+      card(
+        "Utilisation over time",
+        "card-util",
+        utilisationChart(d.utilisation),
+        h("div", { class: "meta-item" }, "— policy requests in flight   - - rollouts running"),
+      ),
       ...breakdownCards(d.summary),
     );
     const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
@@ -93,12 +129,32 @@ export class DashboardApp {
         h(
           "table",
           { class: "grid passk" },
-          h("thead", {}, h("tr", {}, h("th", {}, "task"), h("th", { class: "num" }, "n"), h("th", { class: "num" }, "passed"), h("th", { class: "num" }, "mean"), ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)))),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", {}, "task"),
+              h("th", { class: "num" }, "n"),
+              h("th", { class: "num" }, "passed"),
+              h("th", { class: "num" }, "mean"),
+              ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
+            ),
+          ),
           h(
             "tbody",
             {},
             ...d.perTask.map((t) =>
-              h("tr", {}, h("td", {}, t.task), h("td", { class: "num" }, t.n), h("td", { class: "num" }, t.passed), h("td", { class: "num" }, fmtNum(t.mean_reward)), ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k])))),
+              h(
+                "tr",
+                {},
+                h("td", {}, t.task),
+                h("td", { class: "num" }, t.n),
+                h("td", { class: "num" }, t.passed),
+                h("td", { class: "num" }, fmtNum(t.mean_reward)),
+                ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
+              ),
             ),
           ),
         ),

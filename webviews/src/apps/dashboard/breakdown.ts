@@ -10,7 +10,19 @@ function grid(head: string[], numeric: boolean[], rows: Array<Array<string | num
     "table",
     { class: "grid" },
     h("thead", {}, h("tr", {}, ...head.map((c, i) => h("th", numeric[i] ? { class: "num" } : {}, c)))),
-    h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((v, i) => h("td", numeric[i] ? { class: "num" } : {}, typeof v === "number" && !Number.isInteger(v) ? fmtNum(v) : (v ?? "–")))))),
+    h(
+      "tbody",
+      {},
+      ...rows.map((r) =>
+        h(
+          "tr",
+          {},
+          ...r.map((v, i) =>
+            h("td", numeric[i] ? { class: "num" } : {}, typeof v === "number" && !Number.isInteger(v) ? fmtNum(v) : (v ?? "–")),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -24,16 +36,46 @@ export function breakdownCards(summary: Summary | null): HTMLElement[] {
   const out: HTMLElement[] = [];
   const comps = summary.components ?? [];
   if (comps.length > 0) {
-    out.push(card("Reward components", "card-components", grid(["component", "type", "n", "passed", "mean"], [false, false, true, true, true], comps.map((c) => [c.name, c.type, c.n, c.passed, c.mean]))));
+    out.push(
+      card(
+        "Reward components",
+        "card-components",
+        grid(
+          ["component", "type", "n", "passed", "mean"],
+          [false, false, true, true, true],
+          comps.map((c) => [c.name, c.type, c.n, c.passed, c.mean]),
+        ),
+      ),
+    );
   }
   const fields = summary.fields ?? [];
   if (fields.length > 0) {
-    out.push(card("Fields", "card-fields", grid(["field", "component", "n", "passed", "mean"], [false, false, true, true, true], fields.map((f) => [f.field, f.component, f.n, f.passed, f.mean]))));
+    out.push(
+      card(
+        "Fields",
+        "card-fields",
+        grid(
+          ["field", "component", "n", "passed", "mean"],
+          [false, false, true, true, true],
+          fields.map((f) => [f.field, f.component, f.n, f.passed, f.mean]),
+        ),
+      ),
+    );
   }
   const failures = summary.failures ?? [];
   if (failures.length > 0) {
     // Reasons quote what the verifiers and the submitted code printed: text nodes only (h() makes them so).
-    out.push(card("Why rollouts fell short", "card-failures", grid(["count", "reason", "tasks"], [true, false, false], failures.map((f) => [f.count, f.reason, f.tasks.join(", ")]))));
+    out.push(
+      card(
+        "Why rollouts fell short",
+        "card-failures",
+        grid(
+          ["count", "reason", "tasks"],
+          [true, false, false],
+          failures.map((f) => [f.count, f.reason, f.tasks.join(", ")]),
+        ),
+      ),
+    );
   }
   return out;
 }

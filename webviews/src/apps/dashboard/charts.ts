@@ -35,7 +35,8 @@ export function utilisationChart(points: UtilisationPoint[]): SVGSVGElement {
   const ih = H - PAD.t - PAD.b;
   const t0 = points[0]!.t;
   const span = Math.max(1, points[points.length - 1]!.t - t0);
-  const xy = (p: UtilisationPoint, v: number) => `${(PAD.l + ((p.t - t0) / span) * iw).toFixed(1)},${(PAD.t + ih - (v / max) * ih).toFixed(1)}`;
+  const xy = (p: UtilisationPoint, v: number) =>
+    `${(PAD.l + ((p.t - t0) / span) * iw).toFixed(1)},${(PAD.t + ih - (v / max) * ih).toFixed(1)}`;
   root.appendChild(svg("line", { class: "axis", x1: PAD.l, y1: PAD.t + ih, x2: W - PAD.r, y2: PAD.t + ih }));
   root.appendChild(svg("polyline", { class: "l1", points: points.map((p) => xy(p, p.policy_in_flight)).join(" ") }));
   root.appendChild(svg("polyline", { class: "l2", points: points.map((p) => xy(p, p.rollouts_running)).join(" ") }));

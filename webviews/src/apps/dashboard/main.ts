@@ -11,7 +11,9 @@ async function main(): Promise<void> {
     const { context, snapshot } = await api.init();
     await new DashboardApp(api, context, snapshot, mount).start();
   } catch (err) {
-    mount.replaceChildren(h("div", { class: "error-banner" }, `Could not open the run: ${err instanceof Error ? err.message : String(err)}`));
+    mount.replaceChildren(
+      h("div", { class: "error-banner" }, `Could not open the run: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 }
 void main();

@@ -23,7 +23,12 @@ function marked(hit: SearchHit): HTMLElement {
  */
 export class SearchPanel {
   readonly el: HTMLElement;
-  private readonly input = h("input", { type: "search", placeholder: "search messages, tool calls and observations", "aria-label": "search the run", class: "run-search" });
+  private readonly input = h("input", {
+    type: "search",
+    placeholder: "search messages, tool calls and observations",
+    "aria-label": "search the run",
+    class: "run-search",
+  });
   private readonly status = h("span", { class: "meta-item search-status" });
   private readonly results = h("div", { class: "search-results" });
   private files: string[] | null = null;
@@ -71,7 +76,11 @@ export class SearchPanel {
           h(
             "div",
             { class: "hit clickable", "data-file": hit.file, "data-row": hit.row, onclick: () => this.open(hit.file, hit.row) },
-            h("span", { class: "hit-where" }, `${visibleName(hit.file.split("/").pop() ?? hit.file)} · step ${hit.row} · ${hit.kind.replace("_", " ")}`),
+            h(
+              "span",
+              { class: "hit-where" },
+              `${visibleName(hit.file.split("/").pop() ?? hit.file)} · step ${hit.row} · ${hit.kind.replace("_", " ")}`,
+            ),
             " ",
             marked(hit),
           ),

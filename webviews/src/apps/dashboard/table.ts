@@ -32,7 +32,8 @@ export interface TableState {
 }
 
 const RANGE_KEYS = ["rewardMin", "rewardMax", "durationMin", "durationMax", "tokensMin", "tokensMax"] as const;
-const num = (s: string | undefined): number | null => (s === undefined || s.trim() === "" || !Number.isFinite(Number(s)) ? null : Number(s));
+const num = (s: string | undefined): number | null =>
+  s === undefined || s.trim() === "" || !Number.isFinite(Number(s)) ? null : Number(s);
 
 /** The rollouts of a run: sortable by any column, filtered by text and status; a click opens the viewer. */
 export class RolloutTable {
@@ -44,7 +45,13 @@ export class RolloutTable {
   private readonly thead = h("thead");
   private readonly counter = h("span", { class: "meta-item" });
   private rows: RolloutRow[] = [];
-  private readonly metaInput = h("input", { type: "text", placeholder: "metadata: policy.model=…, task.id~…", "aria-label": "metadata filter", class: "meta-filter", list: "meta-keys" });
+  private readonly metaInput = h("input", {
+    type: "text",
+    placeholder: "metadata: policy.model=…, task.id~…",
+    "aria-label": "metadata filter",
+    class: "meta-filter",
+    list: "meta-keys",
+  });
   private readonly metaError = h("span", { class: "fail meta-item" });
   private readonly metaKeys = h("datalist", { id: "meta-keys" });
   /** Called when the visible rows change (the search is limited to them). */
@@ -63,14 +70,23 @@ export class RolloutTable {
       const [a, b, ...more] = [...this.chosen];
       if (a && b) this.onOpen(a, b, more);
     });
-    const range = (label: string, lo: (typeof RANGE_KEYS)[number], hi: (typeof RANGE_KEYS)[number]) => h("span", { class: "range" }, `${label} `, this.numberInput(lo, "min"), "–", this.numberInput(hi, "max"));
+    const range = (label: string, lo: (typeof RANGE_KEYS)[number], hi: (typeof RANGE_KEYS)[number]) =>
+      h("span", { class: "range" }, `${label} `, this.numberInput(lo, "min"), "–", this.numberInput(hi, "max"));
     this.metaInput.value = state.meta ?? "";
     this.metaInput.addEventListener("input", () => this.update({ meta: this.metaInput.value }));
     this.el = h(
       "div",
       { class: "rollouts" },
       h("div", { class: "toolbar" }, this.filterInput, this.statusSelect, this.compareBtn, this.counter),
-      h("div", { class: "toolbar filters" }, range("reward", "rewardMin", "rewardMax"), range("duration (s)", "durationMin", "durationMax"), range("tokens", "tokensMin", "tokensMax"), this.metaInput, this.metaError),
+      h(
+        "div",
+        { class: "toolbar filters" },
+        range("reward", "rewardMin", "rewardMax"),
+        range("duration (s)", "durationMin", "durationMax"),
+        range("tokens", "tokensMin", "tokensMax"),
+        this.metaInput,
+        this.metaError,
+      ),
       h("table", { class: "grid rollout-table" }, this.thead, this.tbody),
     );
   }
@@ -120,7 +136,9 @@ export class RolloutTable {
       const y = b[k];
       if (x === null || x === undefined) return 1;
       if (y === null || y === undefined) return -1;
-      return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true })) * dir;
+      return (
+        (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true })) * dir
+      );
     });
   }
 
@@ -132,7 +150,16 @@ export class RolloutTable {
         {},
         h("th", {}, ""),
         ...COLUMNS.map((c) =>
-          h("th", { class: `sortable${c.num ? " num" : ""}`, "data-key": c.key, onclick: () => this.update(this.state.sort === c.key ? { desc: !this.state.desc } : { sort: c.key, desc: false }) }, c.label, this.state.sort === c.key ? (this.state.desc ? " ▼" : " ▲") : ""),
+          h(
+            "th",
+            {
+              class: `sortable${c.num ? " num" : ""}`,
+              "data-key": c.key,
+              onclick: () => this.update(this.state.sort === c.key ? { desc: !this.state.desc } : { sort: c.key, desc: false }),
+            },
+            c.label,
+            this.state.sort === c.key ? (this.state.desc ? " ▼" : " ▲") : "",
+          ),
         ),
       ),
     );
@@ -155,7 +182,18 @@ export class RolloutTable {
           "tr",
           { class: "clickable", "data-file": r.file, onclick: () => this.onOpen(r.file) },
           h("td", {}, box),
-          h("td", {}, visibleName(r.id), r.problemCount ? h("span", { class: "badge warn", title: r.problems.join("\n") }, `${r.problemCount.toLocaleString()} problem${r.problemCount === 1 ? "" : "s"}`) : null),
+          h(
+            "td",
+            {},
+            visibleName(r.id),
+            r.problemCount
+              ? h(
+                  "span",
+                  { class: "badge warn", title: r.problems.join("\n") },
+                  `${r.problemCount.toLocaleString()} problem${r.problemCount === 1 ? "" : "s"}`,
+                )
+              : null,
+          ),
           h("td", {}, r.task === null ? "–" : visibleName(r.task)),
           h("td", { class: "num" }, r.sample ?? "–"),
           h("td", {}, h("span", { class: `badge ${bad ? r.status : "completed"}` }, r.status)),

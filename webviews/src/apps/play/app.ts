@@ -55,11 +55,19 @@ export class PlayApp {
   private renderHeader(s: PlayState): void {
     const [label, cls] = PHASE_LABEL[s.phase];
     clear(this.header);
-    append(this.header,
+    append(
+      this.header,
       h("h1", {}, s.title),
       h("span", { class: `badge ${cls}`, "data-phase": s.phase }, label),
       h("span", { class: "meta-item" }, "turn ", h("b", {}, String(Math.min(s.turn + 1, s.maxTurns))), ` of ${s.maxTurns}`),
-      s.result ? h("span", { class: "meta-item" }, "reward ", h("b", { class: "reward" }, s.result.reward === null ? "–" : String(s.result.reward))) : null,
+      s.result
+        ? h(
+            "span",
+            { class: "meta-item" },
+            "reward ",
+            h("b", { class: "reward" }, s.result.reward === null ? "–" : String(s.result.reward)),
+          )
+        : null,
       s.result ? h("span", { class: `badge ${s.result.status}` }, s.result.status) : null,
       h("span", { class: "spacer" }),
       s.phase === "finished" || s.phase === "failed"
@@ -91,7 +99,17 @@ export class PlayApp {
   private renderMove(s: PlayState): void {
     clear(this.move);
     if (s.phase !== "your-turn") {
-      this.move.append(h("p", { class: "empty" }, s.phase === "finished" ? "The rollout ended; its trajectory is in the runs folder." : s.phase === "failed" ? "The rollout stopped." : "Waiting for the sandbox…"));
+      this.move.append(
+        h(
+          "p",
+          { class: "empty" },
+          s.phase === "finished"
+            ? "The rollout ended; its trajectory is in the runs folder."
+            : s.phase === "failed"
+              ? "The rollout stopped."
+              : "Waiting for the sandbox…",
+        ),
+      );
       return;
     }
     const send = (a: PlayAction) => this.post({ kind: "move", action: a });
@@ -106,8 +124,15 @@ export class PlayApp {
       if (tool) formBox.append(toolForm(tool, send));
       this.save(this.snapshot());
     };
-    for (const t of s.tools) picker.append(h("button", { type: "button", role: "tab", "data-tool": t.name, title: t.description, onclick: () => select(t.name) }, t.name));
-    const final = h("textarea", { class: "final", rows: 3, placeholder: "A final answer ends the rollout without a tool call" }) as HTMLTextAreaElement;
+    for (const t of s.tools)
+      picker.append(
+        h("button", { type: "button", role: "tab", "data-tool": t.name, title: t.description, onclick: () => select(t.name) }, t.name),
+      );
+    const final = h("textarea", {
+      class: "final",
+      rows: 3,
+      placeholder: "A final answer ends the rollout without a tool call",
+    }) as HTMLTextAreaElement;
     const finalForm = h(
       "form",
       { class: "final-form" },

@@ -81,7 +81,12 @@ function fieldRow(f: FormField, readers: Map<string, Reader>, errors: Map<string
       break;
     }
     case "enum": {
-      const s = h("select", { id, name: f.name }, f.required ? null : h("option", { value: "" }, "(none)"), ...(f.options ?? []).map((o, i) => h("option", { value: String(i) }, typeof o === "string" ? o : JSON.stringify(o))));
+      const s = h(
+        "select",
+        { id, name: f.name },
+        f.required ? null : h("option", { value: "" }, "(none)"),
+        ...(f.options ?? []).map((o, i) => h("option", { value: String(i) }, typeof o === "string" ? o : JSON.stringify(o))),
+      );
       s.value = String(init);
       readers.set(f.name, () => s.value);
       control = s;
@@ -98,7 +103,13 @@ function fieldRow(f: FormField, readers: Map<string, Reader>, errors: Map<string
     default: {
       // Strings get a text area: tool arguments are often file contents or commands.
       const hint = f.kind === "string-list" ? "one per line" : f.kind === "json" ? "JSON" : "";
-      const c = h("textarea", { id, name: f.name, rows: f.kind === "string" ? 2 : 3, spellcheck: "false", placeholder: hint }) as HTMLTextAreaElement;
+      const c = h("textarea", {
+        id,
+        name: f.name,
+        rows: f.kind === "string" ? 2 : 3,
+        spellcheck: "false",
+        placeholder: hint,
+      }) as HTMLTextAreaElement;
       c.value = String(init);
       readers.set(f.name, () => c.value);
       control = c;
@@ -109,7 +120,14 @@ function fieldRow(f: FormField, readers: Map<string, Reader>, errors: Map<string
   return h(
     "div",
     { class: `field kind-${f.kind}` },
-    h("label", { for: id }, h("code", {}, f.name), f.required ? h("span", { class: "required", title: "required" }, " *") : null, h("span", { class: "type" }, ` ${f.kind}`), err),
+    h(
+      "label",
+      { for: id },
+      h("code", {}, f.name),
+      f.required ? h("span", { class: "required", title: "required" }, " *") : null,
+      h("span", { class: "type" }, ` ${f.kind}`),
+      err,
+    ),
     control,
     f.description ? h("div", { class: "desc" }, f.description) : null,
   );

@@ -18,7 +18,12 @@ function main(): void {
     const vscode = acquireVsCodeApi();
     const saved = vscode.getState();
     const post = (m: PlayFromApp) => vscode.postMessage(m);
-    const app = new PlayApp(mount, post, (snap) => vscode.setState(snap), saved && typeof saved === "object" ? (saved as { selected?: string }) : null);
+    const app = new PlayApp(
+      mount,
+      post,
+      (snap) => vscode.setState(snap),
+      saved && typeof saved === "object" ? (saved as { selected?: string }) : null,
+    );
     window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       const parsed = PlayFromHost.safeParse(ev.data);
       if (!parsed.success) return console.warn("ignored a malformed host message", parsed.error.issues[0]);
@@ -26,7 +31,9 @@ function main(): void {
     });
     post({ kind: "ready" });
   } catch (err) {
-    mount.replaceChildren(h("div", { class: "error-banner" }, `Could not open the Play Task panel: ${err instanceof Error ? err.message : String(err)}`));
+    mount.replaceChildren(
+      h("div", { class: "error-banner" }, `Could not open the Play Task panel: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 }
 main();

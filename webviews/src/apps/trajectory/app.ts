@@ -108,16 +108,37 @@ export class TrajectoryApp {
       end ? item("turns", String(end.turns)) : null,
       end ? item("tokens", (end.usage.prompt_tokens + end.usage.completion_tokens).toLocaleString()) : null,
       end ? item("time", fmtMs(end.timings.total_ms)) : null,
-      m.problemCount ? h("span", { class: "badge warn", title: m.problems.map((p) => `line ${p.line}: ${p.message}`).join("\n") }, `${m.problemCount.toLocaleString()} unreadable line${m.problemCount === 1 ? "" : "s"}`) : null,
-      m.torn ? h("span", { class: "badge warn torn", title: "The file ends in the middle of a line: the writer stopped there, or is still writing it." }, `line ${m.torn.line} incomplete (${m.torn.bytes.toLocaleString()} bytes)`) : null,
+      m.problemCount
+        ? h(
+            "span",
+            { class: "badge warn", title: m.problems.map((p) => `line ${p.line}: ${p.message}`).join("\n") },
+            `${m.problemCount.toLocaleString()} unreadable line${m.problemCount === 1 ? "" : "s"}`,
+          )
+        : null,
+      m.torn
+        ? h(
+            "span",
+            { class: "badge warn torn", title: "The file ends in the middle of a line: the writer stopped there, or is still writing it." },
+            `line ${m.torn.line} incomplete (${m.torn.bytes.toLocaleString()} bytes)`,
+          )
+        : null,
     );
   }
 
   private renderTabs(): void {
     clear(this.tabs);
-    const labels: Record<Tab, string> = { steps: "Steps", reward: "Reward", code: "Files", scene: "3D scene", documents: "Documents", compare: "Compare" };
+    const labels: Record<Tab, string> = {
+      steps: "Steps",
+      reward: "Reward",
+      code: "Files",
+      scene: "3D scene",
+      documents: "Documents",
+      compare: "Compare",
+    };
     for (const t of this.available())
-      this.tabs.appendChild(h("button", { class: t === this.tab ? "active" : "", role: "tab", "data-tab": t, onclick: () => void this.setTab(t) }, labels[t]));
+      this.tabs.appendChild(
+        h("button", { class: t === this.tab ? "active" : "", role: "tab", "data-tab": t, onclick: () => void this.setTab(t) }, labels[t]),
+      );
   }
 
   private async panel(t: Tab): Promise<{ el: HTMLElement; show(): Promise<void> | void }> {

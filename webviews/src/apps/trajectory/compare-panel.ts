@@ -41,7 +41,14 @@ export class ComparePanel {
       });
       this.pickers.push(sel);
     }
-    this.el = h("div", { class: "panel compare-panel", style: "flex-direction:column" }, h("div", { class: "toolbar" }, "Compare with ", this.pickers[0]!, " and ", this.pickers[1]!, " and ", this.pickers[2]!), this.head, this.listHost, this.detail);
+    this.el = h(
+      "div",
+      { class: "panel compare-panel", style: "flex-direction:column" },
+      h("div", { class: "toolbar" }, "Compare with ", this.pickers[0]!, " and ", this.pickers[1]!, " and ", this.pickers[2]!),
+      this.head,
+      this.listHost,
+      this.detail,
+    );
   }
 
   get targets(): string[] {
@@ -50,7 +57,11 @@ export class ComparePanel {
 
   /** Fills the pickers with the other rollouts of the run, same task first. */
   async fillPicker(task: string | null): Promise<void> {
-    const dir = this.file.includes("/rollouts/") ? this.file.slice(0, this.file.lastIndexOf("/rollouts/")) : this.file.startsWith("rollouts/") ? "." : null;
+    const dir = this.file.includes("/rollouts/")
+      ? this.file.slice(0, this.file.lastIndexOf("/rollouts/"))
+      : this.file.startsWith("rollouts/")
+        ? "."
+        : null;
     let options: Array<{ file: string; label: string }> = this.others.map((o) => ({ file: o, label: visibleName(o) }));
     if (dir !== null) {
       try {
@@ -58,7 +69,10 @@ export class ComparePanel {
         options = run.rollouts
           .filter((r) => r.file !== this.file)
           .sort((a, b) => Number(b.task === task) - Number(a.task === task))
-          .map((r) => ({ file: r.file, label: `${visibleName(r.id)} · ${visibleName(r.task ?? "?")} · reward ${r.reward?.toFixed(2) ?? "–"}` }));
+          .map((r) => ({
+            file: r.file,
+            label: `${visibleName(r.id)} · ${visibleName(r.task ?? "?")} · reward ${r.reward?.toFixed(2) ?? "–"}`,
+          }));
       } catch {
         // Not inside a run folder: only the compare targets given at open time can be shown.
       }
@@ -83,7 +97,13 @@ export class ComparePanel {
     this.lines = await this.api.request("align", { files: this.files });
     this.head.style.setProperty("--cols", String(this.files.length));
     for (const f of this.files) this.head.appendChild(h("div", { class: "cmp-col-head", title: visibleName(f) }, visibleName(f)));
-    this.list = new VirtualList<Line>(LINE_HEIGHT, PAGE, (from, to) => this.load(from, to), (line, i, selected) => this.lineView(line, i, selected), (i) => void this.showLine(i));
+    this.list = new VirtualList<Line>(
+      LINE_HEIGHT,
+      PAGE,
+      (from, to) => this.load(from, to),
+      (line, i, selected) => this.lineView(line, i, selected),
+      (i) => void this.showLine(i),
+    );
     this.list.el.classList.add("compare-table");
     this.list.el.style.setProperty("--cols", String(this.files.length));
     this.listHost.appendChild(this.list.el);
@@ -118,7 +138,21 @@ export class ComparePanel {
       const at = this.lines[i]?.[k];
       const r = line?.[k];
       if (at === null || at === undefined) row.appendChild(h("div", { class: "cmp-cell gap" }, "—"));
-      else row.appendChild(h("div", { class: "cmp-cell" }, h("div", { class: "r1" }, h("b", {}, r?.title ?? `#${at}`), " ", h("span", { class: "meta-item" }, r?.tools.map(visibleName).join(", ") ?? "")), h("div", { class: "meta-item r2" }, r?.preview ?? "…")));
+      else
+        row.appendChild(
+          h(
+            "div",
+            { class: "cmp-cell" },
+            h(
+              "div",
+              { class: "r1" },
+              h("b", {}, r?.title ?? `#${at}`),
+              " ",
+              h("span", { class: "meta-item" }, r?.tools.map(visibleName).join(", ") ?? ""),
+            ),
+            h("div", { class: "meta-item r2" }, r?.preview ?? "…"),
+          ),
+        );
     }
     return row;
   }

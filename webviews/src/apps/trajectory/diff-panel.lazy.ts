@@ -22,7 +22,19 @@ function setWorker(): void {
   };
 }
 
-const LANG = new Map(Object.entries({ py: "python", js: "javascript", mjs: "javascript", ts: "typescript", sh: "shell", md: "markdown", yaml: "yaml", yml: "yaml", json: "json" }));
+const LANG = new Map(
+  Object.entries({
+    py: "python",
+    js: "javascript",
+    mjs: "javascript",
+    ts: "typescript",
+    sh: "shell",
+    md: "markdown",
+    yaml: "yaml",
+    yml: "yaml",
+    json: "json",
+  }),
+);
 const langOf = (p: string) => LANG.get(p.split(".").pop() ?? "") ?? "plaintext";
 
 /** The files the agent changed, overall or for one step, in a Monaco diff editor. */
@@ -30,7 +42,12 @@ export class DiffPanel {
   readonly el: HTMLElement;
   private readonly list = h("div", { class: "side-list files" });
   private readonly host = h("div", { class: "monaco-host" });
-  private readonly scope = h("select", { "aria-label": "scope" }, h("option", { value: "all" }, "All steps"), h("option", { value: "step" }, "Selected step"));
+  private readonly scope = h(
+    "select",
+    { "aria-label": "scope" },
+    h("option", { value: "all" }, "All steps"),
+    h("option", { value: "step" }, "Selected step"),
+  );
   private editor: monaco.editor.IStandaloneDiffEditor | null = null;
   private diffs: FileDiff[] = [];
   private current = 0;
@@ -41,7 +58,17 @@ export class DiffPanel {
     private readonly file: string,
   ) {
     this.scope.addEventListener("change", () => void this.load());
-    this.el = h("div", { class: "panel code-panel" }, h("div", { class: "side-list-wrap", style: "display:flex;flex-direction:column" }, h("div", { class: "toolbar" }, "Files ", this.scope), this.list), h("div", { class: "scene-wrap" }, this.host));
+    this.el = h(
+      "div",
+      { class: "panel code-panel" },
+      h(
+        "div",
+        { class: "side-list-wrap", style: "display:flex;flex-direction:column" },
+        h("div", { class: "toolbar" }, "Files ", this.scope),
+        this.list,
+      ),
+      h("div", { class: "scene-wrap" }, this.host),
+    );
   }
 
   setRow(row: number): void {
@@ -69,10 +96,18 @@ export class DiffPanel {
     this.diffs = await this.api.request("diff", { file: this.file, row: this.scope.value === "step" ? this.row : null });
     this.current = Math.min(this.current, Math.max(0, this.diffs.length - 1));
     clear(this.list);
-    if (this.diffs.length === 0) this.list.appendChild(h("div", { class: "empty" }, this.scope.value === "step" ? "No files changed in this step." : "No files changed."));
+    if (this.diffs.length === 0)
+      this.list.appendChild(
+        h("div", { class: "empty" }, this.scope.value === "step" ? "No files changed in this step." : "No files changed."),
+      );
     this.diffs.forEach((d, i) => {
       this.list.appendChild(
-        h("div", { class: `item${i === this.current ? " active" : ""}`, title: visibleName(d.path), onclick: () => this.pick(i) }, h("span", { class: `st ${d.status}` }, d.status[0]!.toUpperCase()), visibleName(d.path)),
+        h(
+          "div",
+          { class: `item${i === this.current ? " active" : ""}`, title: visibleName(d.path), onclick: () => this.pick(i) },
+          h("span", { class: `st ${d.status}` }, d.status[0]!.toUpperCase()),
+          visibleName(d.path),
+        ),
       );
     });
     this.pick(this.current);

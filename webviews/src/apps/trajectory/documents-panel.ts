@@ -25,7 +25,13 @@ function markedText(text: string, marks: DocMark[], from = 0, to = text.length, 
     }
     const kinds = [...new Set(over.map((m) => m.kind))];
     const title = over.map((m) => `${KIND_LABEL[m.kind]}${m.field ? ` (${m.field})` : ""}`).join(", ");
-    box.appendChild(h("mark", { class: kinds.map((k) => `m-${k}`).join(" "), title, "data-fields": over.flatMap((m) => (m.field ? [m.field] : [])).join(",") }, piece));
+    box.appendChild(
+      h(
+        "mark",
+        { class: kinds.map((k) => `m-${k}`).join(" "), title, "data-fields": over.flatMap((m) => (m.field ? [m.field] : [])).join(",") },
+        piece,
+      ),
+    );
   }
   return box;
 }
@@ -88,20 +94,35 @@ export class DocumentsPanel {
     clear(this.report);
     this.pages.append(
       h("h3", {}, `Pages read (${v.pages.length})`),
-      h("div", { class: "legend meta-item" }, h("mark", { class: "m-cite" }, "cited"), " ", h("mark", { class: "m-submitted" }, "submitted figure"), " ", h("mark", { class: "m-gold" }, "gold figure (wrong answers)")),
+      h(
+        "div",
+        { class: "legend meta-item" },
+        h("mark", { class: "m-cite" }, "cited"),
+        " ",
+        h("mark", { class: "m-submitted" }, "submitted figure"),
+        " ",
+        h("mark", { class: "m-gold" }, "gold figure (wrong answers)"),
+      ),
     );
     if (!v.pages.length) this.pages.appendChild(h("div", { class: "empty" }, "The agent read no pages."));
     this.pageCards = v.pages.map((p, i) => {
       const marks = p.marks ?? [];
       const n = (k: DocMark["kind"]) => marks.filter((m) => m.kind === k).length;
       const label = `${pageName(p)} · step ${p.row}${n("cite") ? ` · ${n("cite")} cited` : ""}${n("submitted") ? ` · ${n("submitted")} submitted` : ""}${n("gold") ? ` · gold here` : ""}`;
-      const card = h("div", { class: "page", id: `doc-page-${i}`, "data-page": i }, h("div", { class: "ph" }, label), markedText(p.text, marks));
+      const card = h(
+        "div",
+        { class: "page", id: `doc-page-${i}`, "data-page": i },
+        h("div", { class: "ph" }, label),
+        markedText(p.text, marks),
+      );
       this.pages.appendChild(card);
       return card;
     });
     this.renderFields(v);
     this.report.appendChild(h("h3", {}, "Report as submitted"));
-    this.report.appendChild(v.report === null ? h("div", { class: "empty" }, "No report submitted.") : h("pre", { class: "json" }, jsonText(v.report)));
+    this.report.appendChild(
+      v.report === null ? h("div", { class: "empty" }, "No report submitted.") : h("pre", { class: "json" }, jsonText(v.report)),
+    );
     this.renderCitations(v);
   }
 
@@ -128,12 +149,23 @@ export class DocumentsPanel {
           h("td", {}, visibleName(f.field)),
           valueCell(f.got, "(missing from the report)", f.passed === false ? "fail" : ""),
           valueCell(f.expected, "(not recorded)"),
-          h("td", { class: f.passed ? "pass" : f.passed === false ? "fail" : "" }, f.passed === null ? (f.score?.toFixed(2) ?? "–") : f.passed ? "✓" : "✗"),
+          h(
+            "td",
+            { class: f.passed ? "pass" : f.passed === false ? "fail" : "" },
+            f.passed === null ? (f.score?.toFixed(2) ?? "–") : f.passed ? "✓" : "✗",
+          ),
           h("td", { class: "meta-item" }, f.reason ?? ""),
           this.goldCell(f, v.pages),
         ),
       );
-    this.report.appendChild(h("table", { class: "grid fields" }, h("thead", {}, h("tr", {}, ...["field", "submitted", "gold", "", "reason", "where the gold is"].map((t) => h("th", {}, t)))), body));
+    this.report.appendChild(
+      h(
+        "table",
+        { class: "grid fields" },
+        h("thead", {}, h("tr", {}, ...["field", "submitted", "gold", "", "reason", "where the gold is"].map((t) => h("th", {}, t)))),
+        body,
+      ),
+    );
   }
 
   private renderCitations(v: DocumentsView): void {
@@ -141,20 +173,32 @@ export class DocumentsPanel {
     if (!v.citations.length) this.report.appendChild(h("div", { class: "empty" }, "The report cites nothing."));
     for (const c of v.citations) {
       const where = `${visibleName(c.document)}${c.page !== undefined ? ` p.${c.page}` : ""}`;
-      const card = h("div", { class: "citation", "data-page-index": c.page_index ?? "" }, h("div", { class: "ch" }, h("b", {}, where), h("span", { class: "meta-item" }, ` · cited at step ${c.row}`)));
+      const card = h(
+        "div",
+        { class: "citation", "data-page-index": c.page_index ?? "" },
+        h("div", { class: "ch" }, h("b", {}, where), h("span", { class: "meta-item" }, ` · cited at step ${c.row}`)),
+      );
       const p = c.page_index === null ? undefined : v.pages[c.page_index];
       if (!p || c.page_index === null) {
-        card.appendChild(h("div", { class: "missing" }, `The agent did not read this page in the rollout; cited characters ${c.start}–${c.end}${c.text ? `: “${c.text}”` : ""}.`));
+        card.appendChild(
+          h(
+            "div",
+            { class: "missing" },
+            `The agent did not read this page in the rollout; cited characters ${c.start}–${c.end}${c.text ? `: “${c.text}”` : ""}.`,
+          ),
+        );
         this.report.appendChild(card);
         continue;
       }
       card.querySelector(".ch")!.append(" · ", this.pageLink(c.page_index, v.pages));
       // The excerpt: around the cited span, else around the first submitted or gold figure on the page, else the page's start.
       const marks = p.marks ?? [];
-      const focus = c.span ?? (() => {
-        const m = marks.find((x) => x.kind === "submitted") ?? marks.find((x) => x.kind === "gold");
-        return m ? ([m.start, m.end] as [number, number]) : null;
-      })();
+      const focus =
+        c.span ??
+        (() => {
+          const m = marks.find((x) => x.kind === "submitted") ?? marks.find((x) => x.kind === "gold");
+          return m ? ([m.start, m.end] as [number, number]) : null;
+        })();
       const from = focus ? Math.max(0, focus[0] - 240) : 0;
       const to = focus ? Math.min(p.text.length, focus[1] + 240) : Math.min(p.text.length, 480);
       const pageMarks = marks.filter((m) => m.kind !== "cite" || (c.span && m.start === c.span[0] && m.end === c.span[1]));
@@ -162,7 +206,8 @@ export class DocumentsPanel {
       if (from > 0) excerpt.prepend("…");
       if (to < p.text.length) excerpt.append("…");
       card.appendChild(excerpt);
-      if (!c.span) card.appendChild(h("div", { class: "meta-item" }, "The citation names the whole page; the figures the report states are marked."));
+      if (!c.span)
+        card.appendChild(h("div", { class: "meta-item" }, "The citation names the whole page; the figures the report states are marked."));
       this.report.appendChild(card);
     }
   }

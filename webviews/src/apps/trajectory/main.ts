@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     const { context, snapshot } = await api.init();
     await new TrajectoryApp(api, context, snapshot, mount).start();
   } catch (err) {
-    mount.replaceChildren(h("div", { class: "error-banner" }, `Could not open the trajectory: ${err instanceof Error ? err.message : String(err)}`));
+    mount.replaceChildren(
+      h("div", { class: "error-banner" }, `Could not open the trajectory: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 }
 void main();

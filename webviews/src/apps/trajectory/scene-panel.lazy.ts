@@ -70,7 +70,12 @@ export class ScenePanel {
     this.el = h(
       "div",
       { class: "panel scene-panel" },
-      h("div", { class: "scene-wrap" }, this.canvasHost, h("div", { class: "scrubber" }, h("span", {}, "Step"), this.slider, this.stepLabel)),
+      h(
+        "div",
+        { class: "scene-wrap" },
+        this.canvasHost,
+        h("div", { class: "scrubber" }, h("span", {}, "Step"), this.slider, this.stepLabel),
+      ),
       this.side,
     );
     this.scene.add(this.objects);
@@ -134,7 +139,8 @@ export class ScenePanel {
     this.data = await this.api.request("scene", { file: this.file, row });
     const idx = this.sceneRows.indexOf(this.data.row ?? -1);
     if (idx >= 0) this.slider.value = String(idx);
-    this.stepLabel.textContent = this.data.row === null ? "no scene yet" : `step ${this.data.row} · ${this.data.scene?.nodes.length ?? 0} objects`;
+    this.stepLabel.textContent =
+      this.data.row === null ? "no scene yet" : `step ${this.data.row} · ${this.data.scene?.nodes.length ?? 0} objects`;
     this.build();
     this.resize();
     this.renderSide();
@@ -161,14 +167,26 @@ export class ScenePanel {
       const geo = geometryFor(n);
       if (!geo) continue;
       const bad = failing.has(n.name);
-      const mat = new THREE.MeshStandardMaterial({ color: safeColor(n.color), roughness: 0.7, metalness: 0.05, emissive: bad ? new THREE.Color(0x550000) : new THREE.Color(0) });
+      const mat = new THREE.MeshStandardMaterial({
+        color: safeColor(n.color),
+        roughness: 0.7,
+        metalness: 0.05,
+        emissive: bad ? new THREE.Color(0x550000) : new THREE.Color(0),
+      });
       const mesh = new THREE.Mesh(geo, mat);
       mesh.name = n.name;
       // The oriented box's centre (differs from the origin for off-centre assets).
       mesh.position.set(...(n.center ?? n.position));
       mesh.rotation.set(n.rotation[0] * DEG, n.rotation[1] * DEG, n.rotation[2] * DEG, "XYZ");
       mesh.userData.node = n;
-      const edges = new THREE.LineSegments(new THREE.EdgesGeometry(geo), new THREE.LineBasicMaterial({ color: bad ? 0xff2222 : n.name === this.selected ? 0x3794ff : 0x000000, transparent: !bad, opacity: bad ? 1 : 0.35 }));
+      const edges = new THREE.LineSegments(
+        new THREE.EdgesGeometry(geo),
+        new THREE.LineBasicMaterial({
+          color: bad ? 0xff2222 : n.name === this.selected ? 0x3794ff : 0x000000,
+          transparent: !bad,
+          opacity: bad ? 1 : 0.35,
+        }),
+      );
       edges.name = bad ? "failing-outline" : "outline";
       if (bad) edges.scale.setScalar(1.02);
       mesh.add(edges);
@@ -225,19 +243,44 @@ export class ScenePanel {
       ];
       if (node.material) props.push(["material", JSON.stringify(node.material)]);
       this.side.appendChild(h("table", { class: "grid props" }, ...props.map(([k, v]) => h("tr", {}, h("th", {}, k), h("td", {}, v)))));
-      for (const c of failing.get(node.name) ?? []) this.side.appendChild(h("div", { class: "fail" }, `✗ ${c.name}${c.reason ? `: ${c.reason}` : ""}`));
+      for (const c of failing.get(node.name) ?? [])
+        this.side.appendChild(h("div", { class: "fail" }, `✗ ${c.name}${c.reason ? `: ${c.reason}` : ""}`));
     } else this.side.appendChild(h("div", { class: "empty" }, "Click an object."));
     this.side.appendChild(h("h3", {}, "Objects"));
     for (const n of d?.scene?.nodes ?? [])
-      this.side.appendChild(h("div", { class: `item obj${failing.has(n.name) ? " fail" : ""}${n.name === this.selected ? " active" : ""}`, onclick: () => this.select(n.name) }, `${failing.has(n.name) ? "✗ " : ""}${visibleName(n.name)}`, h("span", { class: "meta-item" }, ` ${n.kind}`)));
+      this.side.appendChild(
+        h(
+          "div",
+          {
+            class: `item obj${failing.has(n.name) ? " fail" : ""}${n.name === this.selected ? " active" : ""}`,
+            onclick: () => this.select(n.name),
+          },
+          `${failing.has(n.name) ? "✗ " : ""}${visibleName(n.name)}`,
+          h("span", { class: "meta-item" }, ` ${n.kind}`),
+        ),
+      );
     this.side.appendChild(h("h3", {}, "Checks"));
     if (!d?.checks.length) this.side.appendChild(h("div", { class: "empty" }, "No check results."));
-    for (const c of d?.checks ?? []) this.side.appendChild(h("div", { class: c.passed ? "pass check" : "fail check" }, `${c.passed ? "✓" : "✗"} ${c.name}${c.targets.length ? ` (${c.targets.join(", ")})` : ""}${c.reason ? `: ${c.reason}` : ""}`));
+    for (const c of d?.checks ?? [])
+      this.side.appendChild(
+        h(
+          "div",
+          { class: c.passed ? "pass check" : "fail check" },
+          `${c.passed ? "✓" : "✗"} ${c.name}${c.targets.length ? ` (${c.targets.join(", ")})` : ""}${c.reason ? `: ${c.reason}` : ""}`,
+        ),
+      );
     this.side.appendChild(h("h3", {}, "Renders"));
     const imgs = d?.images ?? [];
     if (!imgs.length) this.side.appendChild(h("div", { class: "empty" }, "No render_view images yet."));
     const at = d?.row ?? 0;
     for (const img of imgs)
-      this.side.appendChild(h("div", { class: `renders${img.row > at ? " later" : ""}` }, h("div", { class: "meta-item" }, `step ${img.row}${img.row > at ? " (later)" : ""}`), renderImage(img.mime, img.data, "", `render at step ${img.row}`)));
+      this.side.appendChild(
+        h(
+          "div",
+          { class: `renders${img.row > at ? " later" : ""}` },
+          h("div", { class: "meta-item" }, `step ${img.row}${img.row > at ? " (later)" : ""}`),
+          renderImage(img.mime, img.data, "", `render at step ${img.row}`),
+        ),
+      );
   }
 }

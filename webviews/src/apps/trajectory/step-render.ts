@@ -1,4 +1,12 @@
-import type { EndEvent, ErrorEvent, MessageEvent, ObservationEvent, RewardEvent, StartEvent, ToolCallEvent } from "../../../../src/core/schema/trajectory";
+import type {
+  EndEvent,
+  ErrorEvent,
+  MessageEvent,
+  ObservationEvent,
+  RewardEvent,
+  StartEvent,
+  ToolCallEvent,
+} from "../../../../src/core/schema/trajectory";
 import { contentText } from "../../../../src/core/view/model/summarise";
 import { renderAnsi } from "../../shared/ansi-dom";
 import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
@@ -8,7 +16,12 @@ import { STEP_PAGE, type StepDetail, type StepEntry } from "./protocol";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 function card(kind: string, cls: string, head: Array<Node | string | null>, ...body: Array<Node | null>): HTMLElement {
-  return h("section", { class: `event ${cls}` }, h("div", { class: "ev-head" }, h("span", { class: "kind" }, kind), ...head), h("div", { class: "ev-body" }, ...body));
+  return h(
+    "section",
+    { class: `event ${cls}` },
+    h("div", { class: "ev-head" }, h("span", { class: "kind" }, kind), ...head),
+    h("div", { class: "ev-body" }, ...body),
+  );
 }
 
 const meta = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
@@ -28,7 +41,12 @@ export function renderStart(e: StartEvent): HTMLElement {
   return card(
     "start",
     "start",
-    [meta("task", visibleName(e.task.id)), meta("sample", String(e.sample)), meta("policy", `${e.policy.kind}${e.policy.model ? ` ${e.policy.model}` : ""}`), meta("sandbox", e.sandbox.backend)],
+    [
+      meta("task", visibleName(e.task.id)),
+      meta("sample", String(e.sample)),
+      meta("policy", `${e.policy.kind}${e.policy.model ? ` ${e.policy.model}` : ""}`),
+      meta("sandbox", e.sandbox.backend),
+    ],
     renderMarkdown(e.task.prompt),
   );
 }
@@ -37,12 +55,23 @@ function renderMessage(e: MessageEvent): HTMLElement {
   const head: Array<Node | null> = [h("span", {}, e.role)];
   if (e.usage) head.push(meta("tokens", `${e.usage.prompt_tokens} → ${e.usage.completion_tokens}`));
   if (e.latency_ms !== undefined) head.push(meta("latency", fmtMs(e.latency_ms)));
-  const calls = e.tool_calls?.length ? h("div", { class: "calls" }, ...e.tool_calls.map((c) => h("div", { class: "meta-item" }, "calls ", h("b", {}, c.name), ` (${c.id})`))) : null;
+  const calls = e.tool_calls?.length
+    ? h("div", { class: "calls" }, ...e.tool_calls.map((c) => h("div", { class: "meta-item" }, "calls ", h("b", {}, c.name), ` (${c.id})`)))
+    : null;
   return card("message", `role-${e.role}`, head, content(e.content), calls);
 }
 
 function renderToolCall(e: ToolCallEvent): HTMLElement {
-  return card("tool call", "tool-call", [h("b", {}, visibleName(e.name)), h("span", { class: "meta-item" }, visibleName(e.id)), e.edited ? h("span", { class: "badge warn" }, "edited") : null], h("pre", { class: "json" }, jsonText(e.arguments)));
+  return card(
+    "tool call",
+    "tool-call",
+    [
+      h("b", {}, visibleName(e.name)),
+      h("span", { class: "meta-item" }, visibleName(e.id)),
+      e.edited ? h("span", { class: "badge warn" }, "edited") : null,
+    ],
+    h("pre", { class: "json" }, jsonText(e.arguments)),
+  );
 }
 
 function renderObservation(e: ObservationEvent): HTMLElement {
@@ -56,9 +85,30 @@ function renderObservation(e: ObservationEvent): HTMLElement {
   const text = typeof e.output === "string" ? e.output : contentText(e.output);
   const a = e.artifacts;
   const arts: HTMLElement[] = [];
-  if (a?.diff?.length) arts.push(h("div", { class: "meta-item" }, "changed ", ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${visibleName(d.path)} (${d.status}) `))));
+  if (a?.diff?.length)
+    arts.push(
+      h(
+        "div",
+        { class: "meta-item" },
+        "changed ",
+        ...a.diff.map((d) => h("span", { class: `st ${d.status}` }, `${visibleName(d.path)} (${d.status}) `)),
+      ),
+    );
   if (a?.scene) arts.push(h("div", { class: "meta-item" }, `scene snapshot: ${a.scene.nodes.length} objects`));
-  if (a?.citations?.length) arts.push(h("div", { class: "meta-item" }, ...a.citations.map((c) => h("div", {}, `cites ${visibleName(c.document)}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`))));
+  if (a?.citations?.length)
+    arts.push(
+      h(
+        "div",
+        { class: "meta-item" },
+        ...a.citations.map((c) =>
+          h(
+            "div",
+            {},
+            `cites ${visibleName(c.document)}${c.page !== undefined ? ` p.${c.page}` : ""}: “${c.text ?? `${c.start}–${c.end}`}”`,
+          ),
+        ),
+      ),
+    );
   if (a?.images?.length) for (const img of a.images) arts.push(renderImage(img.mime, img.data, "render", "rendered view"));
   if (a?.cases?.length) arts.push(h("pre", { class: "json" }, jsonText(a.cases)));
   return card(
@@ -66,7 +116,13 @@ function renderObservation(e: ObservationEvent): HTMLElement {
     `observation${failed ? " failed" : ""}`,
     head,
     renderAnsi(text),
-    e.truncated ? h("div", { class: "trunc" }, `✂ truncated: kept ${e.truncated.kept_chars.toLocaleString()} of ${e.truncated.original_chars.toLocaleString()} characters`) : null,
+    e.truncated
+      ? h(
+          "div",
+          { class: "trunc" },
+          `✂ truncated: kept ${e.truncated.kept_chars.toLocaleString()} of ${e.truncated.original_chars.toLocaleString()} characters`,
+        )
+      : null,
     e.error ? h("div", { class: "fail" }, e.error) : null,
     ...arts,
   );
@@ -79,13 +135,25 @@ export function renderReward(e: RewardEvent): HTMLElement {
       {},
       h("td", {}, c.name, h("div", { class: "meta-item" }, c.type)),
       h("td", { class: "num" }, fmtNum(c.score)),
-      h("td", {}, h("div", { class: "bar" }, (() => {
-        const s = h("span");
-        s.style.width = `${Math.round(c.score * 100)}%`;
-        return s;
-      })())),
+      h(
+        "td",
+        {},
+        h(
+          "div",
+          { class: "bar" },
+          (() => {
+            const s = h("span");
+            s.style.width = `${Math.round(c.score * 100)}%`;
+            return s;
+          })(),
+        ),
+      ),
       h("td", { class: "num" }, fmtNum(c.weight, 1)),
-      h("td", { class: c.passed === false ? "fail" : c.passed ? "pass" : "" }, c.skipped ? `skipped: ${c.skipped}` : c.passed === undefined ? "–" : c.passed ? "passed" : "failed"),
+      h(
+        "td",
+        { class: c.passed === false ? "fail" : c.passed ? "pass" : "" },
+        c.skipped ? `skipped: ${c.skipped}` : c.passed === undefined ? "–" : c.passed ? "passed" : "failed",
+      ),
       h("td", {}, c.reason ?? "", c.error ? h("div", { class: "fail" }, c.error) : null),
     ),
   );
@@ -93,12 +161,24 @@ export function renderReward(e: RewardEvent): HTMLElement {
     "reward",
     "reward",
     [meta("total", fmtNum(e.total))],
-    h("table", { class: "grid reward-table" }, h("thead", {}, h("tr", {}, ...["verifier", "score", "", "weight", "result", "reason / errors"].map((t) => h("th", {}, t)))), h("tbody", {}, ...rows)),
+    h(
+      "table",
+      { class: "grid reward-table" },
+      h("thead", {}, h("tr", {}, ...["verifier", "score", "", "weight", "result", "reason / errors"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, ...rows),
+    ),
   );
 }
 
 function renderError(e: ErrorEvent): HTMLElement {
-  return card("error", "observation failed", [h("b", {}, e.where), e.infra ? h("span", { class: "badge warn" }, "infra") : null], h("pre", { class: "term" }, e.message), e.stderr ? renderAnsi(e.stderr) : null, e.stack ? h("pre", { class: "term" }, e.stack) : null);
+  return card(
+    "error",
+    "observation failed",
+    [h("b", {}, e.where), e.infra ? h("span", { class: "badge warn" }, "infra") : null],
+    h("pre", { class: "term" }, e.message),
+    e.stderr ? renderAnsi(e.stderr) : null,
+    e.stack ? h("pre", { class: "term" }, e.stack) : null,
+  );
 }
 
 function renderEnd(e: EndEvent): HTMLElement {
@@ -148,13 +228,18 @@ export function renderEntry(entry: StepEntry): HTMLElement {
 function pager(step: StepDetail, page: number, go: (from: number) => void): HTMLElement | null {
   if (step.total <= page && step.from === 0) return null;
   const last = Math.min(step.total, step.from + page);
-  const btn = (label: string, from: number, enabled: boolean) => h("button", { class: "page-btn", disabled: !enabled, onclick: () => go(from) }, label);
+  const btn = (label: string, from: number, enabled: boolean) =>
+    h("button", { class: "page-btn", disabled: !enabled, onclick: () => go(from) }, label);
   return h(
     "div",
     { class: "step-pager toolbar", role: "navigation" },
     btn("« first", 0, step.from > 0),
     btn("‹ previous", Math.max(0, step.from - page), step.from > 0),
-    h("span", { class: "meta-item pager-range" }, `lines ${(step.from + 1).toLocaleString()}–${last.toLocaleString()} of ${step.total.toLocaleString()} in this step`),
+    h(
+      "span",
+      { class: "meta-item pager-range" },
+      `lines ${(step.from + 1).toLocaleString()}–${last.toLocaleString()} of ${step.total.toLocaleString()} in this step`,
+    ),
     btn("next ›", step.from + page, last < step.total),
     btn("last »", Math.max(0, Math.floor((step.total - 1) / page) * page), last < step.total),
   );

@@ -8,8 +8,19 @@ const ROW_HEIGHT = 48;
 const PAGE = 100;
 
 function rowView(r: RowSummary | undefined, i: number, selected: boolean): HTMLElement {
-  if (!r) return h("div", { class: `row${selected ? " selected" : ""}` }, h("div", { class: "r1" }, h("span", { class: "title" }, `#${i}`)), h("div", { class: "r2" }, "…"));
-  const flags = [r.has.diff ? "diff" : null, r.has.scene ? "3d" : null, r.has.citations ? "cite" : null, r.has.images ? "img" : null].filter((x): x is string => x !== null);
+  if (!r)
+    return h(
+      "div",
+      { class: `row${selected ? " selected" : ""}` },
+      h("div", { class: "r1" }, h("span", { class: "title" }, `#${i}`)),
+      h("div", { class: "r2" }, "…"),
+    );
+  const flags = [
+    r.has.diff ? "diff" : null,
+    r.has.scene ? "3d" : null,
+    r.has.citations ? "cite" : null,
+    r.has.images ? "img" : null,
+  ].filter((x): x is string => x !== null);
   const bad = r.status !== null && r.status !== "ok" && r.status !== "completed";
   return h(
     "div",
@@ -42,7 +53,13 @@ export class StepsPanel {
     private readonly api: HostApi,
     private readonly file: string,
   ) {
-    this.list = new VirtualList<RowSummary>(ROW_HEIGHT, PAGE, (from, to) => api.request("rows", { file, from, to }), rowView, (i) => this.show(i));
+    this.list = new VirtualList<RowSummary>(
+      ROW_HEIGHT,
+      PAGE,
+      (from, to) => api.request("rows", { file, from, to }),
+      rowView,
+      (i) => this.show(i),
+    );
     this.el = h("div", { class: "split steps" }, h("div", { class: "timeline" }, this.count, this.list.el), this.detail);
   }
 

@@ -44,9 +44,12 @@ export const editFileTool: ToolDefinition = {
     if (!file.ok) return toolError(file.missing ? `${file.message}; use write_file to create it` : file.message);
     const before = file.text;
     const at = occurrenceLines(before, needle);
-    if (at.length === 0) return toolError(`old_string was not found in '${where.rel}' (it must match exactly, including whitespace and indentation)`);
+    if (at.length === 0)
+      return toolError(`old_string was not found in '${where.rel}' (it must match exactly, including whitespace and indentation)`);
     if (at.length > 1 && !all.value) {
-      return toolError(`old_string occurs ${at.length} times in '${where.rel}' (lines ${at.join(", ")}); include more surrounding text to make it unique, or set replace_all`);
+      return toolError(
+        `old_string occurs ${at.length} times in '${where.rel}' (lines ${at.join(", ")}); include more surrounding text to make it unique, or set replace_all`,
+      );
     }
     if (needle === replacement) return toolError("old_string and new_string are the same: nothing would change");
     const after = all.value ? before.split(needle).join(replacement) : before.replace(needle, () => replacement);
@@ -57,6 +60,9 @@ export const editFileTool: ToolDefinition = {
       throw e;
     }
     const diff = noteChange(ctx, where.rel, before, after);
-    return { output: `edited ${where.rel}: replaced ${at.length} occurrence${at.length === 1 ? "" : "s"} at line${at.length === 1 ? "" : "s"} ${at.join(", ")}`, artifacts: { diff: [diff] } };
+    return {
+      output: `edited ${where.rel}: replaced ${at.length} occurrence${at.length === 1 ? "" : "s"} at line${at.length === 1 ? "" : "s"} ${at.join(", ")}`,
+      artifacts: { diff: [diff] },
+    };
   },
 };

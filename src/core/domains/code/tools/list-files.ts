@@ -26,13 +26,42 @@ export const listFilesTool: ToolDefinition = {
     if (!where.ok) return toolError(where.message);
     const d = String(Math.min(depth.value ?? 3, 20));
     // GNU find: prune caches, print folders with a trailing slash, paths relative to the start.
-    const argv = ["find", where.rel, "-mindepth", "1", "-maxdepth", d, "(", "-name", "__pycache__", "-o", "-name", ".git", "-o", "-name", ".pytest_cache", ")", "-prune", "-o", "-type", "d", "-printf", "%P/\\n", "-o", "-printf", "%P\\n"];
+    const argv = [
+      "find",
+      where.rel,
+      "-mindepth",
+      "1",
+      "-maxdepth",
+      d,
+      "(",
+      "-name",
+      "__pycache__",
+      "-o",
+      "-name",
+      ".git",
+      "-o",
+      "-name",
+      ".pytest_cache",
+      ")",
+      "-prune",
+      "-o",
+      "-type",
+      "d",
+      "-printf",
+      "%P/\\n",
+      "-o",
+      "-printf",
+      "%P\\n",
+    ];
     const r = await sandbox.exec(argv, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     if (r.status !== "ok" || r.exitCode !== 0) {
       if (/No such file or directory/.test(r.stderr)) return toolError(`no folder '${where.rel}' in the workdir`);
       return toolError(`listing '${where.rel}' failed: ${r.reason ?? r.stderr.trim()}`);
     }
-    const entries = r.stdout.split("\n").filter((l) => l !== "" && l !== "/").sort();
+    const entries = r.stdout
+      .split("\n")
+      .filter((l) => l !== "" && l !== "/")
+      .sort();
     if (entries.length === 0) {
       const probe = await sandbox.exec(["test", "-d", where.rel], { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
       if (probe.exitCode !== 0) return toolError(`'${where.rel}' is a file, not a folder`);

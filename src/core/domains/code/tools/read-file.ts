@@ -30,8 +30,10 @@ export const readFileTool: ToolDefinition = {
     const file = await readWorkdirFile(sandbox, where.rel, ctx.timeoutMs, ctx.signal);
     if (!file.ok) return toolError(file.missing ? `${file.message} (list_files shows what is there)` : file.message);
     const text = file.text;
-    if (text.includes("\0")) return toolError(`'${where.rel}' is a binary file (${Buffer.byteLength(text)} bytes); read_file shows text only`);
-    if (start.value === undefined && end.value === undefined) return { output: file.truncated ? `${text}\n[file cut at the sandbox's output limit; read it by line ranges]` : text };
+    if (text.includes("\0"))
+      return toolError(`'${where.rel}' is a binary file (${Buffer.byteLength(text)} bytes); read_file shows text only`);
+    if (start.value === undefined && end.value === undefined)
+      return { output: file.truncated ? `${text}\n[file cut at the sandbox's output limit; read it by line ranges]` : text };
     const lines = text.split("\n");
     if (lines.length > 1 && lines.at(-1) === "") lines.pop();
     const from = start.value ?? 1;

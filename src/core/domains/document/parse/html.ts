@@ -2,7 +2,32 @@ import { Parser } from "htmlparser2";
 import type { DocumentPage } from "../types";
 
 const SKIP = new Set(["script", "style", "noscript", "template", "head", "svg"]);
-const BLOCK = new Set(["p", "div", "section", "article", "header", "footer", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "br", "hr", "table", "tr", "blockquote", "pre", "dt", "dd", "title"]);
+const BLOCK = new Set([
+  "p",
+  "div",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "li",
+  "ul",
+  "ol",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "br",
+  "hr",
+  "table",
+  "tr",
+  "blockquote",
+  "pre",
+  "dt",
+  "dd",
+  "title",
+]);
 
 /**
  * Visible text of an HTML document: blocks on their own lines, table rows one line each
@@ -57,7 +82,12 @@ export function parseHtml(html: string): DocumentPage[] {
 function tidy(text: string): string {
   return text
     .split("\n")
-    .map((l) => l.replace(/[ \u00a0]+/g, " ").replace(/ ?\t ?/g, "\t").trim())
+    .map((l) =>
+      l
+        .replace(/[ \u00a0]+/g, " ")
+        .replace(/ ?\t ?/g, "\t")
+        .trim(),
+    )
     .filter((l, i, all) => l || (i > 0 && all[i - 1]))
     .join("\n")
     .trim();

@@ -53,7 +53,8 @@ export async function parsePdf(bytes: Uint8Array, file: string): Promise<Documen
     pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, stopAtErrors: true, verbosity: 0 });
   } catch (e) {
     const err = e as { name?: string; message?: string };
-    if (err.name === "PasswordException") throw new DocumentError(file, "the PDF is encrypted (password protected); give an unencrypted copy");
+    if (err.name === "PasswordException")
+      throw new DocumentError(file, "the PDF is encrypted (password protected); give an unencrypted copy");
     throw new DocumentError(file, `not a readable PDF (${err.message ?? String(e)})`);
   }
   try {

@@ -33,7 +33,10 @@ export function parseThreads(files: number): number {
  * DocumentError of that file, in the order asked. `onDone` is told after each file. A
  * single file, or no worker script (an unusual bundle), parses on this thread.
  */
-export async function parseInWorkers(requests: ParseRequest[], onDone: (index: number) => void = () => {}): Promise<Array<DocumentPage[] | DocumentError>> {
+export async function parseInWorkers(
+  requests: ParseRequest[],
+  onDone: (index: number) => void = () => {},
+): Promise<Array<DocumentPage[] | DocumentError>> {
   const results: Array<DocumentPage[] | DocumentError> = new Array(requests.length);
   const script = workerScript();
   const threads = parseThreads(requests.length);

@@ -54,7 +54,14 @@ export function filingHints(query: string): FilingHints {
   else if (/\b10-?Q\b|quarter|\bQ[1-4]\b|\bH[12]\b/i.test(query)) form = "10q";
   else if (/\b8-?K\b/i.test(query)) form = "8k";
   else if (/earnings (?:release|call|report)/i.test(query)) form = "earnings";
-  return { compact: query.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ""), words, proper, years, ...(quarter ? { quarter } : {}), ...(form ? { form } : {}) };
+  return {
+    compact: query.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ""),
+    words,
+    proper,
+    years,
+    ...(quarter ? { quarter } : {}),
+    ...(form ? { form } : {}),
+  };
 }
 
 /**

@@ -36,7 +36,13 @@ export function analyzeQuery(query: string, vocab: Vocabulary): AnalyzedQuery {
   const content = (w: string) => !vocab.stopWords.has(w) && !isStopWord(w) && !/\d/.test(w);
   // Index terms: labels such as "fy2019" stay (numbers are matched apart, below).
   const isTerm = (t: string) => !vocab.stopWords.has(t) && !isStopWord(t) && !/^\d/.test(t);
-  const terms = [...new Set(tokenize(query).map((t) => t.term).filter(isTerm))];
+  const terms = [
+    ...new Set(
+      tokenize(query)
+        .map((t) => t.term)
+        .filter(isTerm),
+    ),
+  ];
   // Phrases: runs of content words; "&" joins ("sg&a" is one word already).
   const phrases: string[] = [];
   let run: string[] = [];
@@ -49,7 +55,9 @@ export function analyzeQuery(query: string, vocab: Vocabulary): AnalyzedQuery {
   }
   const concepts = namedConcepts(norm, vocab);
   // A ratio's parts count as named too (a DPO question needs payables and cost of sales).
-  for (const c of [...concepts]) for (const part of c.parts) for (const p of vocab.concepts.filter((x) => x.terms.includes(part))) if (!concepts.includes(p)) concepts.push(p);
+  for (const c of [...concepts])
+    for (const part of c.parts)
+      for (const p of vocab.concepts.filter((x) => x.terms.includes(part))) if (!concepts.includes(p)) concepts.push(p);
   const synonyms = [...new Set(concepts.flatMap((c) => c.terms))].filter((t) => !norm.includes(t));
   const own = new Set(terms);
   const expansion = [...new Set(synonyms.flatMap(indexTerms))].filter((t) => !own.has(t) && !vocab.stopWords.has(t));

@@ -140,7 +140,8 @@ export class PageRanker {
     for (let p = lo; p < hi; p++) base[p] = (pMax ? ps[p]! / pMax : 0) + (rMax ? (ROW_WEIGHT * rowBest[p]!) / rMax : 0);
     const named = onlyDoc === undefined ? this.filings.map((f) => filingMatch(f, q.filing)) : [];
     const candidates = new Set(topPages(base, lo, hi, CANDIDATES, () => true));
-    if (named.some((x) => x > 0)) for (const p of topPages(base, lo, hi, CANDIDATES, (p) => (named[this.pageDoc[p]!] ?? 0) > 0)) candidates.add(p);
+    if (named.some((x) => x > 0))
+      for (const p of topPages(base, lo, hi, CANDIDATES, (p) => (named[this.pageDoc[p]!] ?? 0) > 0)) candidates.add(p);
     const numberPages = q.numbers.map((t) => this.pageIndex.unitsWith(t));
     const hits: PageHit[] = [];
     for (const p of candidates) {

@@ -26,7 +26,10 @@ export function tableRows(text: string): TableRow[] {
     const m = FIGURE.exec(line);
     // The rest of the line is figures only: "See note 5 for details" is prose.
     if (m && m.index > 0) {
-      const label = line.slice(0, m.index).replace(/[\t$]+/g, " ").trim();
+      const label = line
+        .slice(0, m.index)
+        .replace(/[\t$]+/g, " ")
+        .trim();
       if (/\p{L}{2,}/u.test(label)) rows.push({ label, start, end });
     }
     start = end + 1;

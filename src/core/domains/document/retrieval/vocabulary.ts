@@ -61,11 +61,23 @@ export function compileVocabulary(data: unknown, file: string): Vocabulary {
   const v = r.data;
   const norm = (xs: string[]) => xs.map(normalizePhrase);
   const statements = Object.fromEntries(
-    STATEMENT_KINDS.map((k) => [k, { label: v.statements[k].label, titles: norm(v.statements[k].titles), lines: norm(v.statements[k].lines), mentions: norm(v.statements[k].mentions) }]),
+    STATEMENT_KINDS.map((k) => [
+      k,
+      {
+        label: v.statements[k].label,
+        titles: norm(v.statements[k].titles),
+        lines: norm(v.statements[k].lines),
+        mentions: norm(v.statements[k].mentions),
+      },
+    ]),
   ) as Vocabulary["statements"];
   return {
     stopWords: new Set(v.query_stop_words.map((w) => w.toLowerCase())),
-    concepts: v.concepts.map((c) => ({ terms: norm(c.terms), ...(c.statement ? { statement: c.statement } : {}), parts: norm(c.parts ?? []) })),
+    concepts: v.concepts.map((c) => ({
+      terms: norm(c.terms),
+      ...(c.statement ? { statement: c.statement } : {}),
+      parts: norm(c.parts ?? []),
+    })),
     statements,
   };
 }

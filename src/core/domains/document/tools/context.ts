@@ -38,7 +38,13 @@ export function isToolResult(x: ParsedDocument | ToolResult): x is ToolResult {
 }
 
 /** An integer argument within bounds, the default when absent; an error message when invalid. */
-export function intArg(args: Record<string, unknown>, key: string, dflt: number | undefined, min: number, max: number): number | undefined | string {
+export function intArg(
+  args: Record<string, unknown>,
+  key: string,
+  dflt: number | undefined,
+  min: number,
+  max: number,
+): number | undefined | string {
   const v = args[key];
   if (v === undefined || v === null) return dflt;
   if (typeof v !== "number" || !Number.isInteger(v)) return `'${key}' must be an integer`;

@@ -10,7 +10,8 @@ const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
 
 export const findTool: ToolDefinition = {
   name: "find",
-  description: "Find a regular expression (JavaScript syntax) in one document or all; returns each match with document, page, character span and context.",
+  description:
+    "Find a regular expression (JavaScript syntax) in one document or all; returns each match with document, page, character span and context.",
   parameters: {
     type: "object",
     properties: {
@@ -26,7 +27,8 @@ export const findTool: ToolDefinition = {
     const corpus = await corpusOf(ctx);
     if (typeof args.pattern !== "string" || !args.pattern) return toolError("give 'pattern': a regular expression");
     if (args.pattern.length > MAX_PATTERN) return toolError(`the pattern is longer than ${MAX_PATTERN} characters`);
-    if (NESTED_QUANTIFIER.test(args.pattern)) return toolError("the pattern repeats a group that itself repeats (like (a+)+), which can take exponential time; simplify it");
+    if (NESTED_QUANTIFIER.test(args.pattern))
+      return toolError("the pattern repeats a group that itself repeats (like (a+)+), which can take exponential time; simplify it");
     const max = intArg(args, "max_matches", 20, 1, 100);
     if (typeof max === "string") return toolError(max);
     let re: RegExp;

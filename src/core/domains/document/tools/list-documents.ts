@@ -7,7 +7,9 @@ export const listDocumentsTool: ToolDefinition = {
   parameters: { type: "object", properties: {}, additionalProperties: false },
   async run(_args, ctx) {
     const corpus = await corpusOf(ctx);
-    const lines = corpus.documents.map((d) => `${d.name}\t${d.pages.length} page${d.pages.length === 1 ? "" : "s"}\t${Math.ceil(d.bytes / 1024)} KB\t${d.format}`);
+    const lines = corpus.documents.map(
+      (d) => `${d.name}\t${d.pages.length} page${d.pages.length === 1 ? "" : "s"}\t${Math.ceil(d.bytes / 1024)} KB\t${d.format}`,
+    );
     if (corpus.documents.length === 0) lines.push("(no documents)");
     for (const p of corpus.problems) lines.push(`unreadable: ${p.message}`);
     return { output: lines.join("\n") };

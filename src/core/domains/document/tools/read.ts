@@ -36,10 +36,14 @@ export const readTool: ToolDefinition = {
     if (page !== undefined) {
       const text = doc.pages[page - 1]?.text ?? "";
       const end = Math.min(to, text.length);
-      if (from >= text.length && text.length > 0) return toolError(`page ${page} has ${text.length} characters; 'start' ${from} is past its end`);
+      if (from >= text.length && text.length > 0)
+        return toolError(`page ${page} has ${text.length} characters; 'start' ${from} is past its end`);
       const more = end < text.length ? `\n[… page continues: read with start=${end}]` : "";
       const citations: Citation[] = [{ document: doc.name, page, start: from, end }];
-      return { output: `${doc.name} p.${page} of ${doc.pages.length} (chars ${from}-${end} of ${text.length})\n${text.slice(from, end)}${more}`, artifacts: citationsArtifact(citations) };
+      return {
+        output: `${doc.name} p.${page} of ${doc.pages.length} (chars ${from}-${end} of ${text.length})\n${text.slice(from, end)}${more}`,
+        artifacts: citationsArtifact(citations),
+      };
     }
 
     // A range of the whole document: pages laid end to end, each introduced by its number.
@@ -59,6 +63,9 @@ export const readTool: ToolDefinition = {
     const total = Math.max(0, offset - 1);
     if (parts.length === 0) return toolError(`${doc.name} has ${total} characters; 'start' ${from} is past its end`);
     const more = to < total ? `\n[… continues: read with start=${to}]` : "";
-    return { output: `${doc.name} chars ${from}-${Math.min(to, total)} of ${total}\n${parts.join("\n")}${more}`, artifacts: citationsArtifact(citations) };
+    return {
+      output: `${doc.name} chars ${from}-${Math.min(to, total)} of ${total}\n${parts.join("\n")}${more}`,
+      artifacts: citationsArtifact(citations),
+    };
   },
 };

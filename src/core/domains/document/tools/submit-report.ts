@@ -27,7 +27,8 @@ function describeIssues(error: z.ZodError): string {
 export function submitReportTool(env: Environment): ToolDefinition {
   return {
     name: "submit_report",
-    description: "Submit your final report (ends the task). It must match the report schema; if it does not, you are told what to fix and may submit again.",
+    description:
+      "Submit your final report (ends the task). It must match the report schema; if it does not, you are told what to fix and may submit again.",
     parameters: reportSchemaOf(env),
     async run(args, ctx) {
       const target = readTarget(ctx.task.id, ctx.task.target);

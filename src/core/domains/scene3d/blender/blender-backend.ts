@@ -94,9 +94,10 @@ export class BlenderBackend implements SceneBackend {
   private async waitFor(file: string, timeoutMs: number, what: string, stdin?: string): Promise<string> {
     if (this.exited) throw this.crash(`Blender is no longer running (before ${what})`, this.exited);
     const step = new AbortController();
-    const script = stdin === undefined
-      ? 'while [ ! -e "$0/$1" ]; do sleep 0.002; done; cat "$0/$1"'
-      : 'cat > "$0/$2.tmp" && mv "$0/$2.tmp" "$0/$2" && while [ ! -e "$0/$1" ]; do sleep 0.002; done; cat "$0/$1"; rm -f "$0/$1"';
+    const script =
+      stdin === undefined
+        ? 'while [ ! -e "$0/$1" ]; do sleep 0.002; done; cat "$0/$1"'
+        : 'cat > "$0/$2.tmp" && mv "$0/$2.tmp" "$0/$2" && while [ ! -e "$0/$1" ]; do sleep 0.002; done; cat "$0/$1"; rm -f "$0/$1"';
     const reqName = `req-${this.seq}`;
     const exec = this.sandbox.exec(["sh", "-c", script, this.dir, file, reqName], {
       ...(stdin !== undefined ? { stdin } : {}),
@@ -175,8 +176,15 @@ export class BlenderBackend implements SceneBackend {
     } catch (e) {
       throw new SceneToolError(`cannot read asset '${asset}': ${(e as Error).message}`);
     }
-    const res = await this.sandbox.exec(["sh", "-c", 'mkdir -p "$(dirname "$0")" && cat > "$0"', inside], { stdin: bytes, timeoutMs: this.opts.timeoutMs });
-    if (res.status !== "ok" || res.exitCode !== 0) throw new SceneBackendCrash(`could not copy the asset '${asset}' into the sandbox: ${res.reason ?? `exit ${res.exitCode}`}`, res.stderr);
+    const res = await this.sandbox.exec(["sh", "-c", 'mkdir -p "$(dirname "$0")" && cat > "$0"', inside], {
+      stdin: bytes,
+      timeoutMs: this.opts.timeoutMs,
+    });
+    if (res.status !== "ok" || res.exitCode !== 0)
+      throw new SceneBackendCrash(
+        `could not copy the asset '${asset}' into the sandbox: ${res.reason ?? `exit ${res.exitCode}`}`,
+        res.stderr,
+      );
     this.uploaded.add(inside);
     return inside;
   }
@@ -207,7 +215,9 @@ export class BlenderBackend implements SceneBackend {
     if (!this.exited) {
       // Ask politely, then make sure: the server's exec is aborted either way.
       await this.sandbox
-        .exec(["sh", "-c", 'printf \'{"op":"quit"}\' > "$0/q.tmp" && mv "$0/q.tmp" "$0/req-$1"', this.dir, String(this.seq)], { timeoutMs: 5000 })
+        .exec(["sh", "-c", 'printf \'{"op":"quit"}\' > "$0/q.tmp" && mv "$0/q.tmp" "$0/req-$1"', this.dir, String(this.seq)], {
+          timeoutMs: 5000,
+        })
         .catch(() => undefined);
       await Promise.race([this.exitedPromise, new Promise((r) => setTimeout(r, 2000))]);
       this.server.abort();

@@ -39,7 +39,9 @@ export const SizeCheck = z.strictObject({
   check: z.literal("size"),
   ...base,
   object: Name,
-  dimensions: z.tuple([z.number().nullable(), z.number().nullable(), z.number().nullable()]).describe("World size along the object's axes; null skips one"),
+  dimensions: z
+    .tuple([z.number().nullable(), z.number().nullable(), z.number().nullable()])
+    .describe("World size along the object's axes; null skips one"),
   tolerance: z.number().nonnegative().default(0.05).describe("Largest allowed difference on any axis"),
 });
 export const OnTopOfCheck = z.strictObject({
@@ -68,7 +70,10 @@ export const AlignedCheck = z.strictObject({
   ...base,
   axis: Axis.describe("The direction of the row: the objects' centres must agree on the other axes listed in `compare`"),
   objects: z.array(Name).min(2),
-  compare: z.array(Axis).optional().describe("Coordinates that must agree; default the other horizontal axis (x and y for a vertical column)"),
+  compare: z
+    .array(Axis)
+    .optional()
+    .describe("Coordinates that must agree; default the other horizontal axis (x and y for a vertical column)"),
   tolerance: z.number().nonnegative().default(0.02).describe("Largest spread of each compared coordinate"),
 });
 export const DistanceCheck = z
@@ -141,7 +146,10 @@ export function parseChecks(raw: readonly unknown[]): { checks: SceneCheck[]; pr
     const name = c && typeof c === "object" && !Array.isArray(c) ? (c as { check?: unknown }).check : undefined;
     if (typeof name !== "string" || !(name in CHECK_SCHEMAS)) {
       const guess = typeof name === "string" ? didYouMean(name, CHECK_NAMES) : undefined;
-      problems.push({ path: [i, "check"], message: `unknown check ${JSON.stringify(name)}${guess ? ` (did you mean '${guess}'?)` : ""}; checks: ${CHECK_NAMES.join(", ")}` });
+      problems.push({
+        path: [i, "check"],
+        message: `unknown check ${JSON.stringify(name)}${guess ? ` (did you mean '${guess}'?)` : ""}; checks: ${CHECK_NAMES.join(", ")}`,
+      });
       return;
     }
     const schema = CHECK_SCHEMAS[name as CheckName];
@@ -151,7 +159,11 @@ export function parseChecks(raw: readonly unknown[]): { checks: SceneCheck[]; pr
       // Said as the loader says it (unknown field with did-you-mean, missing field, wrong type), at the field itself.
       for (const issue of r.error.issues) {
         for (const ex of explainIssue(issue, c, (p) => objectKeysAt(schema, c, p))) {
-          problems.push({ path: [i, ...ex.path.map((p) => (typeof p === "number" ? p : String(p)))], message: ex.message, ...(ex.atKey ? { atKey: true } : {}) });
+          problems.push({
+            path: [i, ...ex.path.map((p) => (typeof p === "number" ? p : String(p)))],
+            message: ex.message,
+            ...(ex.atKey ? { atKey: true } : {}),
+          });
         }
       }
     }

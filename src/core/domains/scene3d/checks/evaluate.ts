@@ -67,11 +67,18 @@ export class SceneChecker {
     switch (c.check) {
       case "exists": {
         const missing = c.objects.filter((n) => !this.byName.has(n));
-        return { passed: missing.length === 0, measured: { missing }, reason: missing.length ? `missing: ${missing.join(", ")}` : "all present" };
+        return {
+          passed: missing.length === 0,
+          measured: { missing },
+          reason: missing.length ? `missing: ${missing.join(", ")}` : "all present",
+        };
       }
       case "count": {
         const n = this.nodes.filter(
-          (x) => (c.kind === undefined || x.kind === c.kind) && (c.color === undefined || colorMatches(x.color, c.color)) && (c.name_prefix === undefined || x.name.startsWith(c.name_prefix)),
+          (x) =>
+            (c.kind === undefined || x.kind === c.kind) &&
+            (c.color === undefined || colorMatches(x.color, c.color)) &&
+            (c.name_prefix === undefined || x.name.startsWith(c.name_prefix)),
         ).length;
         const ok = (c.equals === undefined || n === c.equals) && (c.min === undefined || n >= c.min) && (c.max === undefined || n <= c.max);
         return { passed: ok, measured: n, reason: `counted ${n}` };
@@ -83,7 +90,11 @@ export class SceneChecker {
           if (v !== null) sq += (p[i]! - v) ** 2;
         });
         const d = Math.sqrt(sq);
-        return { passed: d <= c.tolerance, measured: { position: p, distance: r4(d) }, reason: `at ${fmt(p)}, ${r4(d)} from the target (tolerance ${c.tolerance})` };
+        return {
+          passed: d <= c.tolerance,
+          measured: { position: p, distance: r4(d) },
+          reason: `at ${fmt(p)}, ${r4(d)} from the target (tolerance ${c.tolerance})`,
+        };
       }
       case "size": {
         const dims = this.node(c.object).dimensions;
@@ -91,7 +102,11 @@ export class SceneChecker {
         c.dimensions.forEach((v, i) => {
           if (v !== null) worst = Math.max(worst, Math.abs(dims[i]! - v));
         });
-        return { passed: worst <= c.tolerance, measured: { dimensions: dims, error: r4(worst) }, reason: `size ${fmt(dims)}, off by ${r4(worst)} (tolerance ${c.tolerance})` };
+        return {
+          passed: worst <= c.tolerance,
+          measured: { dimensions: dims, error: r4(worst) },
+          reason: `size ${fmt(dims)}, off by ${r4(worst)} (tolerance ${c.tolerance})`,
+        };
       }
       case "on_top_of": {
         const a = this.node(c.object);
@@ -109,10 +124,17 @@ export class SceneChecker {
         const inner = obbOf(this.node(c.object));
         const outer = obbOf(this.node(c.container));
         const out = Math.max(0, ...corners(inner).map((p) => outsideDistance(outer, p)));
-        return { passed: out <= c.tolerance, measured: { outside: r4(out) }, reason: `sticks out by ${r4(out)} (tolerance ${c.tolerance})` };
+        return {
+          passed: out <= c.tolerance,
+          measured: { outside: r4(out) },
+          reason: `sticks out by ${r4(out)} (tolerance ${c.tolerance})`,
+        };
       }
       case "no_overlap":
-        return this.noOverlap(c.objects.map((n) => this.node(n)), c.tolerance);
+        return this.noOverlap(
+          c.objects.map((n) => this.node(n)),
+          c.tolerance,
+        );
       case "aligned": {
         const ns = c.objects.map((n) => this.node(n));
         const compare = c.compare ?? (c.axis === "z" ? (["x", "y"] as const) : c.axis === "x" ? (["y"] as const) : (["x"] as const));
@@ -121,7 +143,11 @@ export class SceneChecker {
           const vs = ns.map((n) => (n.center ?? n.position)[AXIS[ax]]);
           spread = Math.max(spread, Math.max(...vs) - Math.min(...vs));
         }
-        return { passed: spread <= c.tolerance, measured: { spread: r4(spread) }, reason: `centres spread ${r4(spread)} on ${compare.join(", ")} (tolerance ${c.tolerance})` };
+        return {
+          passed: spread <= c.tolerance,
+          measured: { spread: r4(spread) },
+          reason: `centres spread ${r4(spread)} on ${compare.join(", ")} (tolerance ${c.tolerance})`,
+        };
       }
       case "distance": {
         const pa = this.node(c.a).center ?? this.node(c.a).position;
@@ -144,13 +170,21 @@ export class SceneChecker {
         }
         const denom = norm(fwd) * norm(to);
         const angle = denom < 1e-9 ? 180 : (Math.acos(Math.max(-1, Math.min(1, dot(fwd, to) / denom))) * 180) / Math.PI;
-        return { passed: angle <= c.tolerance, measured: { angle: r4(angle) }, reason: `front is ${r4(angle)}° off the direction to '${c.target}' (tolerance ${c.tolerance}°)` };
+        return {
+          passed: angle <= c.tolerance,
+          measured: { angle: r4(angle) },
+          reason: `front is ${r4(angle)}° off the direction to '${c.target}' (tolerance ${c.tolerance}°)`,
+        };
       }
       case "iou": {
         const targetNodes = await targetScene(c.target);
         const mine = c.objects ? this.withDescendants(c.objects) : [...this.nodes];
         const r = voxelIou(mine, targetNodes, c.voxel);
-        return { passed: r.iou >= c.min, measured: { iou: r4(r.iou), voxel: r.voxel }, reason: `IoU ${r4(r.iou)} against the target (need ${c.min})` };
+        return {
+          passed: r.iou >= c.min,
+          measured: { iou: r4(r.iou), voxel: r.voxel },
+          reason: `IoU ${r4(r.iou)} against the target (need ${c.min})`,
+        };
       }
     }
   }
@@ -190,7 +224,9 @@ export class SceneChecker {
     return {
       passed: overlaps.length === 0,
       measured: { overlaps, worst },
-      reason: overlaps.length ? `${overlaps.length} overlapping pair(s), e.g. '${overlaps[0]!.a}' and '${overlaps[0]!.b}' by ${overlaps[0]!.depth}` : "no pair interpenetrates",
+      reason: overlaps.length
+        ? `${overlaps.length} overlapping pair(s), e.g. '${overlaps[0]!.a}' and '${overlaps[0]!.b}' by ${overlaps[0]!.depth}`
+        : "no pair interpenetrates",
     };
   }
 }

@@ -35,7 +35,11 @@ export function obbOf(n: SceneNode): Obb {
       half: [(max[0] - min[0]) / 2, (max[1] - min[1]) / 2, (max[2] - min[2]) / 2],
     };
   }
-  return { center: n.center ?? n.position, axes: rotationAxes(n.rotation), half: [n.dimensions[0] / 2, n.dimensions[1] / 2, n.dimensions[2] / 2] };
+  return {
+    center: n.center ?? n.position,
+    axes: rotationAxes(n.rotation),
+    half: [n.dimensions[0] / 2, n.dimensions[1] / 2, n.dimensions[2] / 2],
+  };
 }
 
 export const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -45,7 +49,9 @@ export const norm = (a: Vec3): number => Math.sqrt(dot(a, a));
 
 /** Half the box's extent when projected on a unit axis. */
 function radius(b: Obb, axis: Vec3): number {
-  return b.half[0] * Math.abs(dot(b.axes[0], axis)) + b.half[1] * Math.abs(dot(b.axes[1], axis)) + b.half[2] * Math.abs(dot(b.axes[2], axis));
+  return (
+    b.half[0] * Math.abs(dot(b.axes[0], axis)) + b.half[1] * Math.abs(dot(b.axes[1], axis)) + b.half[2] * Math.abs(dot(b.axes[2], axis))
+  );
 }
 
 /**

@@ -83,7 +83,12 @@ export class VoxelGrid {
 }
 
 /** Voxelised intersection over union of two sets of nodes, on one grid covering both. */
-export function voxelIou(a: readonly SceneNode[], b: readonly SceneNode[], voxel: number, maxCells = 4_000_000): { iou: number; voxel: number; cells: number } {
+export function voxelIou(
+  a: readonly SceneNode[],
+  b: readonly SceneNode[],
+  voxel: number,
+  maxCells = 4_000_000,
+): { iou: number; voxel: number; cells: number } {
   const all = [...a, ...b].filter((n) => n.kind !== "empty");
   if (all.length === 0) return { iou: 0, voxel, cells: 0 };
   const min: Vec3 = [Infinity, Infinity, Infinity];
