@@ -64,8 +64,9 @@ function startsScalar(text: string, at: number): boolean {
  * deep in a task line can be reported at its exact column. JSON.parse in Node 20 gives
  * no offsets for syntax errors; this one does.
  */
-export function parseJsonWithPositions(text: string): { value: unknown; ranges: Map<string, Range> } {
+export function parseJsonWithPositions(text: string): { value: unknown; ranges: Map<string, Range>; duplicates: DuplicateKey[] } {
   const ranges = new Map<string, Range>();
+  const duplicates: DuplicateKey[] = [];
   let i = 0;
   const ws = () => {
     while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
@@ -123,6 +124,10 @@ export function parseJsonWithPositions(text: string): { value: unknown; ranges: 
           ws();
           if (text[i] !== ":") fail(`expected ':' after field name, found ${describe()}`);
           i++;
+          if (Object.hasOwn(obj, k)) {
+            const first = ranges.get(JSON.stringify([...path, k]));
+            duplicates.push({ path: [...path, k], keyStart: ks, keyEnd: ke, firstKeyStart: first?.keyStart ?? first?.start ?? ks });
+          }
           obj[k] = value([...path, k], { start: ks, end: ke });
           ws();
           if (text[i] === ",") {
@@ -169,7 +174,35 @@ export function parseJsonWithPositions(text: string): { value: unknown; ranges: 
   const v = value([]);
   ws();
   if (i < text.length) fail(`unexpected ${describe()} after the JSON value`);
-  return { value: v, ranges };
+  return { value: v, ranges, duplicates };
+}
+
+/** A field named twice in one object: JSON.parse silently keeps the last, which hides an author's mistake. */
+export interface DuplicateKey {
+  path: PropertyKey[];
+  keyStart: number;
+  keyEnd: number;
+  firstKeyStart: number;
+}
+
+/**
+ * Whether a line that JSON.parse took may name a field twice: every field name is a string
+ * followed by a colon, so fewer `"…":` markers than parsed fields is impossible and more
+ * means a duplicate or a colon after a quote inside a string. Only then is the slower
+ * positional parse worth running to tell which.
+ */
+export function mayHaveDuplicateKeys(text: string, value: unknown): boolean {
+  let markers = 0;
+  for (const _ of text.matchAll(/"\s*:/g)) markers++;
+  return markers > countKeys(value);
+}
+
+function countKeys(v: unknown): number {
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + countKeys(x), 0);
+  if (v === null || typeof v !== "object") return 0;
+  let n = 0;
+  for (const x of Object.values(v)) n += 1 + countKeys(x);
+  return n;
 }
 
 /** Offset → 1-based line and column. */

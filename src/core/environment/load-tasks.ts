@@ -3,7 +3,15 @@ import path from "node:path";
 import type { FileContent, FileMap } from "../schema/common";
 import { Task } from "../schema/task";
 import { contentOfBytes } from "./file-content";
-import { deepestNesting, JsonPositionIndex, JsonSyntaxError, LineMap, MAX_NESTING, parseJsonWithPositions } from "./json-positions";
+import {
+  deepestNesting,
+  JsonPositionIndex,
+  JsonSyntaxError,
+  LineMap,
+  MAX_NESTING,
+  mayHaveDuplicateKeys,
+  parseJsonWithPositions,
+} from "./json-positions";
 import { PositionIndex } from "./positions";
 import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
 import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
@@ -195,6 +203,19 @@ function loadJsonl(file: string, limits: LoadLimits): { tasks: LoadedTask[]; pro
         problems.push({ file, ...lm.span(off, off), path: prefix, message: `invalid JSON: ${(e as Error).message}`, severity: "error" });
       }
       return;
+    }
+    if (mayHaveDuplicateKeys(text, value)) {
+      const lm = new LineMap(text, idx);
+      const { duplicates } = parseJsonWithPositions(text);
+      for (const d of duplicates)
+        problems.push({
+          file,
+          ...lm.span(d.keyStart, d.keyEnd),
+          path: formatPath(d.path, prefix),
+          message: `field '${String(d.path.at(-1))}' is given twice in this object (first at column ${lm.pos(d.firstKeyStart).column}); JSON keeps only the last, so remove one`,
+          severity: "error",
+        });
+      if (duplicates.length > 0) return;
     }
     const positions: SpanSource = capped.full ? lineStart(idx) : new LazyJsonPositions(text, idx);
     // Past the cap a line's problems are only counted: explaining them was most of the cost of a file of many bad lines.

@@ -133,6 +133,13 @@ const EXPECT: Record<string, { e: string[]; n: number | null }> = {
     e: ["tasks.jsonl:2:21: error: tasks[1]: invalid JSON: unexpected '}'"],
     n: 1,
   },
+  "task: a field given twice": {
+    e: [
+      "tasks.jsonl:2:25: error: tasks[1].prompt: field 'prompt' is given twice in this object (first at column 12); JSON keeps only the last, so remove one",
+      "tasks.jsonl:2:63: error: tasks[1].solution.answer: field 'answer' is given twice in this object (first at column 50); JSON keeps only the last, so remove one",
+    ],
+    n: 1,
+  },
   "task: missing prompt": {
     e: ["tasks.jsonl:2:1: error: tasks[1]: missing required field 'prompt' (a string)"],
     n: 1,
@@ -233,6 +240,7 @@ add("system_file missing", man(BM + "prompt:\n  system_file: prompts/system.md\n
 add("yaml syntax error", man(BM + "prompt: [unclosed\n"));
 add("manifest is a list", man("- name: demo\n"));
 add("task: invalid JSON", tk(`${BT}\n{"id":"t2","prompt":}\n`), 1);
+add("task: a field given twice", tk(`${BT}\n{"id":"t2","prompt":"a","prompt":"b","solution":{"answer":"x","answer":"y"}}\n`), 1);
 add("task: missing prompt", tk(`${BT}\n{"id":"t2"}\n`), 1);
 add("task: solution.files not an object", tk(`${BT}\n{"id":"t2","prompt":"p","solution":{"files":"main.py"}}\n`), 1);
 add("task: unknown field", tk(`${BT}\n{"id":"t2","promt":"p","prompt":"p"}\n`), 1);

@@ -42,6 +42,20 @@ describe("valid environments", () => {
     });
   }
 
+  test("a colon after a quote inside a string is no second field: the line loads", () => {
+    const { dir, cleanup } = makeEnvDir({
+      "environment.yaml": "name: q\ndomain: custom\ntasks: tasks.jsonl\ntools: [submit]\nreward:\n  - type: exact\n",
+      "tasks.jsonl": '{"id":"t1","prompt":"say \\"x\\": 1 and \\"y\\" : 2","solution":{"answer":"a"}}\n',
+    });
+    try {
+      const r = loadEnvironment(dir);
+      assert.deepEqual(r.problems, []);
+      assert.equal(r.env?.tasks[0]?.prompt, 'say "x": 1 and "y" : 2');
+    } finally {
+      cleanup();
+    }
+  });
+
   test("task folders merge files/, tests/ and solution/ into the task", () => {
     const { dir, cleanup } = makeEnvDir({
       "environment.yaml": "name: f\ndomain: code\ntasks: tasks\ntools: [bash, submit]\nreward:\n  - type: tests\n    command: pytest\n",
