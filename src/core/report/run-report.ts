@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { readRun } from "../runs/run-dir";
+import { type Band, ConcurrencyDecision, type ReadinessReport } from "../schema/report";
+import { readReportRollouts } from "./read-rollouts";
+import { buildReadiness } from "./readiness";
+
+/** Where a run with `--concurrency auto` appends its decisions, one JSON object a line. */
+export const CONCURRENCY_FILE = "concurrency.jsonl";
+
+/** The decisions a run recorded; lines that are not decisions (a torn last line) are skipped. */
+export function readConcurrencyDecisions(runDir: string): ConcurrencyDecision[] {
+  const file = path.join(runDir, CONCURRENCY_FILE);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      if (line.trim() === "") return [];
+      try {
+        const d = ConcurrencyDecision.safeParse(JSON.parse(line));
+        return d.success ? [d.data] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** The readiness report of one run folder, from its files alone (run.json, summary.json, rollouts/). */
+export function reportForRun(runDir: string): ReadinessReport {
+  const dir = path.resolve(runDir);
+  const { record, summary } = readRun(dir);
+  const policy = record.config.policy;
+  return buildReadiness(readReportRollouts(dir), {
+    runId: record.id,
+    dir,
+    env: { name: record.env.name, hash: record.env.hash },
+    policy: policy.model ? `${policy.kind}:${policy.model}` : policy.kind,
+    utilisation: summary?.utilisation ?? null,
+    concurrency: readConcurrencyDecisions(dir),
+  });
+}
+
+/** The tasks of a band, sorted: what `--emit-tasks FILE --band learnable` writes, one id a line. */
+export function tasksInBand(report: ReadinessReport, band: Band): string[] {
+  return report.tasks.filter((t) => t.n > 0 && t.band === band).map((t) => t.task);
+}

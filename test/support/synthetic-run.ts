@@ -1,0 +1,85 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/** One rollout of a synthetic run: what its trajectory's events will say. */
+export interface SyntheticRollout {
+  task: string;
+  sample: number;
+  status?: "completed" | "truncated" | "timeout" | "error" | "cancelled";
+  reward: number | null;
+  reason?: string;
+  /** Ended on a lost sandbox: an infra error event precedes the end. */
+  infra?: boolean;
+  components?: Array<{ name: string; weight: number; score: number; reason?: string }>;
+  turns?: number;
+  tokens?: [number, number];
+  timings?: { total_ms: number; policy_ms: number; sandbox_ms: number; verify_ms: number };
+  truncatedObservations?: number;
+}
+
+/** Writes `dir/<id>/` as a run would: run.json and one trajectory per rollout (start, observations, reward, end). */
+export function writeSyntheticRun(parent: string, id: string, rollouts: SyntheticRollout[], k = 1): string {
+  const dir = path.join(parent, id);
+  mkdirSync(path.join(dir, "rollouts"), { recursive: true });
+  writeFileSync(
+    path.join(dir, "run.json"),
+    JSON.stringify({
+      id,
+      created: "2026-01-01T00:00:00Z",
+      ended: "2026-01-01T00:01:00Z",
+      status: "completed",
+      env: { name: "synthetic", hash: "h", domain: "custom", path: "/e" },
+      config: { policy: { kind: "replay" }, k },
+    }),
+  );
+  for (const r of rollouts) {
+    const rid = `${r.task}-${r.sample}`;
+    let seq = 0;
+    const ev = (e: object) => JSON.stringify({ seq: seq++, t: 1, ...e });
+    const lines = [
+      ev({
+        type: "start",
+        run_id: id,
+        rollout_id: rid,
+        env: { name: "synthetic", hash: "h", domain: "custom" },
+        task: { id: r.task, prompt: "p" },
+        policy: { kind: "replay" },
+        sample: r.sample,
+        sandbox: { backend: "process" },
+      }),
+    ];
+    for (let i = 0; i < (r.truncatedObservations ?? 0) + 1; i++)
+      lines.push(
+        ev({
+          type: "observation",
+          tool_call_id: `c${i}`,
+          name: "bash",
+          output: "x",
+          duration_ms: 1,
+          ...(i < (r.truncatedObservations ?? 0) ? { truncated: { original_chars: 10, kept_chars: 1 } } : {}),
+        }),
+      );
+    if (r.infra) lines.push(ev({ type: "error", where: "sandbox", message: "container vanished", infra: true }));
+    if (r.components)
+      lines.push(
+        ev({
+          type: "reward",
+          total: r.reward ?? 0,
+          components: r.components.map((c) => ({ type: "tests", ...c, passed: c.score >= 1 })),
+        }),
+      );
+    lines.push(
+      ev({
+        type: "end",
+        status: r.infra ? "error" : (r.status ?? "completed"),
+        ...(r.reason ? { reason: r.reason } : {}),
+        reward: r.infra ? null : r.reward,
+        turns: r.turns ?? 1,
+        usage: { prompt_tokens: r.tokens?.[0] ?? 0, completion_tokens: r.tokens?.[1] ?? 0 },
+        timings: r.timings ?? { total_ms: 10, policy_ms: 4, sandbox_ms: 3, verify_ms: 1 },
+      }),
+    );
+    writeFileSync(path.join(dir, "rollouts", `${rid}.jsonl`), `${lines.join("\n")}\n`);
+  }
+  return dir;
+}
