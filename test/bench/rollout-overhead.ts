@@ -10,20 +10,30 @@
  *    OpenAI-compatible server on loopback, through the real client) and a tool that
  *    sleeps 50 ms in the sandbox, at concurrency 32; goal: > 0.9. Baseline, same run:
  *    concurrency 1, where the policy idles while the sandbox works.
+ * 3. Engine CPU and event-loop delay: the engine's own CPU per step (process CPU over the
+ *    run, less the direct sandbox work's CPU measured in the same run; and on a synthetic
+ *    sandbox that does no work, where every CPU second is the engine's) and the event loop's
+ *    delay (p50, p99) while the run goes, at concurrency 1, 8 and 32; goal: < 2 ms at c=32.
+ *    With BENCH_BASELINE_SRC=<another checkout's src> the same levels also run through that
+ *    checkout's engine, interleaved, so a change is measured before and after in one run.
  * Prints figures; asserts nothing about time.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadEnvironment } from "../../src/core/environment";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { type Environment, loadEnvironment } from "../../src/core/environment";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { PlannedPolicy } from "../../src/core/policy/scripted";
+import * as engineNow from "../../src/core/rollout";
 import { runEnvironment, runRollout } from "../../src/core/rollout";
 import { ProcessSandboxProvider, sandboxRequest } from "../../src/core/sandbox/index";
 import type { ExecResult, Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
 import { startScriptedServer } from "../support/scripted-openai-server";
 
 const ROLLOUTS = Number(process.argv[2] ?? 200);
+/** Only section 3 (engine CPU and event-loop delay): `... rollout-overhead.ts 128 cpu`. */
+const ONLY_CPU = process.argv[3] === "cpu";
 
 function makeEnv(stepCommand: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-env-"));
@@ -107,14 +117,17 @@ async function main(): Promise<void> {
   const pairs = Math.min(ROLLOUTS, 50);
   const direct: number[] = [];
   const engine: number[] = [];
+  let directCpuUs = 0;
   const pairDir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-pairs-"));
   for (let i = -3; i < pairs; i++) {
     const b0 = performance.now();
+    const c0 = process.cpuUsage();
     const sb = await provider.acquire(sandboxRequest(env));
     await sb.reset({ "a.txt": "seed\n" });
     await sb.exec("cat a.txt > /dev/null", { stdin: "{}" });
     await sb.exec("cat a.txt > /dev/null", { stdin: "{}" });
     await sb.close();
+    const dc = process.cpuUsage(c0);
     const b1 = performance.now();
     const r = await runRollout({
       env,
@@ -129,6 +142,7 @@ async function main(): Promise<void> {
     const b2 = performance.now();
     if (r.reward !== 1) throw new Error(`paired rollout did not score 1: ${r.reason}`);
     if (i < 0) continue; // warm-up
+    directCpuUs += dc.user + dc.system;
     direct.push(b1 - b0);
     engine.push(b2 - b1);
   }
@@ -136,6 +150,13 @@ async function main(): Promise<void> {
   console.log(
     `baseline, ${pairs} interleaved pairs at concurrency 1: direct sandbox work ${f(median(direct))} ms median, same rollout through the engine ${f(median(engine))} ms median, ratio ${f(median(engine) / median(direct))}× (the engine adds trajectory writes, prompts, the exact verifier)`,
   );
+
+  await engineCpu(env, provider, directCpuUs / pairs / 1000);
+  if (ONLY_CPU) {
+    await provider.shutdown();
+    for (const d of [runsDir, envDir]) rmSync(d, { recursive: true, force: true });
+    return;
+  }
 
   console.log("\nconcurrency  wall s  rollouts/s  overhead/step ms (median  p90)  mean rollout ms");
   for (const c of [1, 8, 32]) {
@@ -220,6 +241,54 @@ async function main(): Promise<void> {
   await server.close();
   await provider.shutdown();
   for (const d of [runsDir, envDir, slowEnvDir]) rmSync(d, { recursive: true, force: true });
+}
+
+type Engine = Pick<typeof engineNow, "runEnvironment">;
+
+/** Section 3: the engine's CPU per step and the event loop's delay, on the real and on a do-nothing sandbox. */
+async function engineCpu(env: Environment, provider: SandboxProvider, directCpuMsPerRollout: number): Promise<void> {
+  const engines: Array<[string, Engine]> = [["this checkout", engineNow]];
+  const baselineSrc = process.env.BENCH_BASELINE_SRC;
+  if (baselineSrc) engines.unshift(["baseline", (await import(path.resolve(baselineSrc, "core/rollout/index.ts"))) as Engine]);
+  const free = new TimedSandboxProvider(0);
+  const n = Math.max(32, Math.min(ROLLOUTS, 128));
+  console.log(
+    `\nengine CPU per step and event-loop delay, ${n} rollouts per level (direct sandbox CPU ${f(directCpuMsPerRollout)} ms a rollout)`,
+  );
+  console.log("engine         sandbox     c   CPU/step ms  loop delay p50  p99 ms  overhead/step ms (wall, median)");
+  const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-cpu-"));
+  for (const c of [1, 8, 32]) {
+    for (const [sandboxName, sp, lessCpuMs] of [
+      ["process", provider, directCpuMsPerRollout],
+      ["no-op", free, 0],
+    ] as const) {
+      for (const [engineName, engine] of engines) {
+        const loop = monitorEventLoopDelay({ resolution: 1 });
+        loop.enable();
+        const cpu0 = process.cpuUsage();
+        const r = await engine.runEnvironment({
+          env,
+          config: { policy: { kind: "oracle" }, k: n, concurrency: c },
+          runsDir,
+          sandboxProvider: sp,
+          policyFactory: plan,
+        });
+        const cpu = process.cpuUsage(cpu0);
+        loop.disable();
+        const bad = r.rollouts.filter((x) => x.reward !== 1);
+        if (bad.length > 0) throw new Error(`${bad.length} rollouts did not score 1: ${bad[0]?.reason}`);
+        const steps = r.rollouts.reduce((s, x) => s + x.turns, 0);
+        const cpuPerStep = ((cpu.user + cpu.system) / 1000 - lessCpuMs * r.rollouts.length) / steps;
+        const per = r.rollouts.map(
+          (x) => (x.timings.total_ms - x.timings.policy_ms - x.timings.sandbox_ms - x.timings.verify_ms) / x.turns,
+        );
+        console.log(
+          `${engineName.padEnd(14)} ${sandboxName.padEnd(8)} ${String(c).padStart(4)}  ${f(cpuPerStep, 3).padStart(11)}  ${f(loop.percentile(50) / 1e6).padStart(14)}  ${f(loop.percentile(99) / 1e6).padStart(6)}  ${f(median(per), 3).padStart(10)}`,
+        );
+      }
+    }
+  }
+  rmSync(runsDir, { recursive: true, force: true });
 }
 
 main().catch((e: unknown) => {
