@@ -104,7 +104,7 @@ describe("scene3d plugin", () => {
     assert.ok(sub.submit);
     const score = await scene3dDomain.verifiers![0]!.verify({ type: "scene", weight: 1 }, { ...ctx, answer: null, events: [] });
     assert.equal(score.score, 0);
-    assert.match(String(score.reason), /3 of 3 checks failed/);
+    assert.match(String(score.reason), /4 of 4 checks failed/);
     await scene3dDomain.teardown!(ctx);
   });
 

@@ -3,7 +3,7 @@ import type { ToolCallSpec } from "../schema/task";
 /**
  * Wrong scenes derived from a scene task's reference tool calls: one object moved by twice
  * the tolerance of the check that places it, moved by its own size, removed, or turned by
- * 90°. Each must score below the reference. A change that leaves the scene the same (a
+ * 90°, given another parent. Each must score below the reference. A change that leaves the scene the same (a
  * cylinder turned about its axis) is counted equivalent rather than played.
  */
 export interface SceneVariant {
@@ -56,6 +56,58 @@ function symmetricAboutZ(kind: unknown, dims: Vec3, faced: boolean): boolean {
   // An asset's shape is unknown here (a vase, a bowl: round more often than not), so it is tipped over instead.
   if (kind === "sphere" || kind === "cylinder" || kind === "cone" || kind === "torus" || kind === "asset") return true;
   return !faced && Math.abs(dims[0] - dims[1]) < 1e-9 && (kind === "box" || kind === "cube");
+}
+
+/**
+ * The object given another parent: an add_object's parent swapped for another group or
+ * object of the scene (its local transform kept, as the tool does), or a group member left
+ * out of its group and put in another group where there is one (it stays where it is in
+ * the world, so only a check of the hierarchy, or a later move of the group, notices).
+ */
+function parentSwaps(calls: ToolCallSpec[], named: Set<string>): SceneVariant[] {
+  const out: SceneVariant[] = [];
+  const groups = calls.flatMap((c) => (c.name === "group" && typeof c.arguments.name === "string" ? [c.arguments.name] : []));
+  calls.forEach((call, index) => {
+    if (call.name === "add_object" && typeof call.arguments.parent === "string" && typeof call.arguments.name === "string") {
+      const name = call.arguments.name;
+      const was = call.arguments.parent;
+      if (!named.has(name) && !named.has(was)) return;
+      // Another parent made before this object (a later one does not exist yet when it is added).
+      const before = calls.slice(0, index).flatMap((c) => (typeof c.arguments.name === "string" ? [c.arguments.name] : []));
+      const other = before.find((n) => n !== was && n !== name);
+      const args = { ...call.arguments };
+      if (other) args.parent = other;
+      else delete args.parent;
+      out.push({
+        operator: "parent-swap",
+        object: name,
+        description: other ? `${name} parented to ${other} instead of ${was}` : `${name} not parented to ${was}`,
+        calls: calls.map((c, i) => (i === index ? { ...c, arguments: args } : c)),
+      });
+    }
+    if (call.name === "group" && typeof call.arguments.name === "string" && Array.isArray(call.arguments.objects)) {
+      const group = call.arguments.name;
+      const members = call.arguments.objects.filter((m): m is string => typeof m === "string");
+      const member = members.find((m) => named.has(m)) ?? (named.has(group) ? members[0] : undefined);
+      if (!member) return;
+      const elsewhere = groups.find((g) => g !== group);
+      const target = elsewhere ? calls.findIndex((c) => c.name === "group" && c.arguments.name === elsewhere) : -1;
+      const swapped = calls.map((c, i) => {
+        if (i === index) return { ...c, arguments: { ...c.arguments, objects: members.filter((m) => m !== member) } };
+        if (i === target && Array.isArray(c.arguments.objects))
+          return { ...c, arguments: { ...c.arguments, objects: [...c.arguments.objects, member] } };
+        return c;
+      });
+      // A group of one member left empty would change the object count as well; the swap is then not a pure hierarchy change, but still wrong.
+      out.push({
+        operator: "parent-swap",
+        object: member,
+        description: elsewhere ? `${member} put in group ${elsewhere} instead of ${group}` : `${member} left out of group ${group}`,
+        calls: swapped,
+      });
+    }
+  });
+  return out;
 }
 
 export function sceneVariants(calls: ToolCallSpec[], checks: Check[]): SceneVariant[] {
@@ -112,5 +164,6 @@ export function sceneVariants(calls: ToolCallSpec[], checks: Check[]): SceneVari
       });
     }
   });
+  out.push(...parentSwaps(calls, named));
   return out;
 }

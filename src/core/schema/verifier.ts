@@ -94,6 +94,10 @@ export const SceneVerifier = z.strictObject({
   type: z.literal("scene"),
   ...base,
   checks: z.array(z.record(z.string(), z.unknown())).optional().describe("Checks; tasks may add their own in target.checks"),
+  mode: z
+    .enum(["fraction", "all"])
+    .optional()
+    .describe("weighted fraction of checks passed (default), or 1 only when all pass (a scene half right is not rewarded)"),
 });
 
 export const VerifierConfig = z.discriminatedUnion("type", [

@@ -8,7 +8,8 @@ type SceneVerifierConfig = Extract<VerifierConfig, { type: "scene" }>;
 
 /**
  * The `scene` verifier: the manifest's checks plus the task's `target.checks`, evaluated on
- * the final scene. Score = weighted fraction passed; details list every check's measurement.
+ * the final scene. Score = weighted fraction passed (mode fraction) or all-or-nothing (mode all);
+ * details list every check's measurement.
  */
 export const sceneVerifier: Verifier<SceneVerifierConfig> = {
   type: "scene",
@@ -29,7 +30,8 @@ export const sceneVerifier: Verifier<SceneVerifierConfig> = {
     const report = await new SceneChecker(snap.nodes).evaluate(checks);
     const failed = report.results.filter((r) => !r.passed);
     return {
-      score: report.score,
+      // mode all: a scene with every object at one point still passes a few checks (exists, count), which partial credit would reward.
+      score: config.mode === "all" ? (failed.length === 0 ? 1 : 0) : report.score,
       passed: failed.length === 0,
       reason:
         failed.length === 0

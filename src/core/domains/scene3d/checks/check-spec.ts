@@ -96,6 +96,20 @@ export const FacingCheck = z.strictObject({
   tolerance: z.number().min(0).max(180).default(15).describe("Degrees between the front and the direction to the target"),
   horizontal: z.boolean().default(true).describe("Compare headings in the XY plane"),
 });
+export const OrientationCheck = z.strictObject({
+  check: z.literal("orientation"),
+  ...base,
+  object: Name,
+  axis: z.enum(["x", "-x", "y", "-y", "z", "-z"]).default("z").describe("The object's local axis to test (a cup's or a vase's up is z)"),
+  along: z.enum(["x", "-x", "y", "-y", "z", "-z"]).default("z").describe("The world direction that axis must point along (upright: z)"),
+  tolerance: z.number().min(0).max(180).default(10).describe("Degrees between the two"),
+});
+export const ParentCheck = z.strictObject({
+  check: z.literal("parent"),
+  ...base,
+  object: Name,
+  parent: Name.nullable().describe("The object's direct parent in the scene graph (a group), or null for none"),
+});
 export const IouCheck = z.strictObject({
   check: z.literal("iou"),
   ...base,
@@ -117,6 +131,8 @@ export const CHECK_SCHEMAS = {
   aligned: AlignedCheck,
   distance: DistanceCheck,
   facing: FacingCheck,
+  orientation: OrientationCheck,
+  parent: ParentCheck,
   iou: IouCheck,
 } as const;
 export type CheckName = keyof typeof CHECK_SCHEMAS;

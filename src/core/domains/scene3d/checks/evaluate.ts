@@ -176,6 +176,28 @@ export class SceneChecker {
           reason: `front is ${r4(angle)}° off the direction to '${c.target}' (tolerance ${c.tolerance}°)`,
         };
       }
+      case "orientation": {
+        const a = this.node(c.object);
+        const local = rotationAxes(a.rotation)[AXIS[c.axis.slice(-1) as "x" | "y" | "z"]];
+        const sign = c.axis.startsWith("-") ? -1 : 1;
+        const world: Vec3 = [0, 0, 0];
+        world[AXIS[c.along.slice(-1) as "x" | "y" | "z"]] = c.along.startsWith("-") ? -1 : 1;
+        const cos = (sign * dot(local, world)) / Math.max(1e-9, norm(local));
+        const angle = (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
+        return {
+          passed: angle <= c.tolerance,
+          measured: { angle: r4(angle) },
+          reason: `its ${c.axis} axis is ${r4(angle)}° off world ${c.along} (tolerance ${c.tolerance}°)`,
+        };
+      }
+      case "parent": {
+        const a = this.node(c.object);
+        return {
+          passed: a.parent === c.parent,
+          measured: { parent: a.parent },
+          reason: `its parent is ${a.parent === null ? "none" : `'${a.parent}'`} (want ${c.parent === null ? "none" : `'${c.parent}'`})`,
+        };
+      }
       case "iou": {
         const targetNodes = await targetScene(c.target);
         const mine = c.objects ? this.withDescendants(c.objects) : [...this.nodes];
@@ -265,7 +287,10 @@ function objectsOf(c: SceneCheck): string[] {
       return c.check === "iou" ? (c.objects ?? []) : [];
     case "position":
     case "size":
+    case "orientation":
       return [c.object];
+    case "parent":
+      return c.parent === null ? [c.object] : [c.object, c.parent];
     case "on_top_of":
       return [c.object, c.support];
     case "inside":
@@ -299,6 +324,10 @@ function describe(c: SceneCheck): string {
       return `distance ${c.a}–${c.b} in ${c.min ?? 0}…${c.max ?? "∞"}`;
     case "facing":
       return `${c.object} faces ${c.target}`;
+    case "orientation":
+      return `${c.object}'s ${c.axis} along ${c.along}`;
+    case "parent":
+      return `${c.object} is a child of ${c.parent ?? "nothing"}`;
     case "iou":
       return `IoU with the target ≥ ${c.min}`;
   }
