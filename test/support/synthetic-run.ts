@@ -79,7 +79,7 @@ export function writeSyntheticRun(parent: string, id: string, rollouts: Syntheti
         timings: r.timings ?? { total_ms: 10, policy_ms: 4, sandbox_ms: 3, verify_ms: 1 },
       }),
     );
-    writeFileSync(path.join(dir, "rollouts", `${rid}.jsonl`), `${lines.join("\n")}\n`);
+    writeFileSync(path.join(dir, "rollouts", `${rid.replace(/[^\w.-]/g, "_")}.jsonl`), `${lines.join("\n")}\n`);
   }
   return dir;
 }

@@ -4,6 +4,7 @@ import { registerExport } from "./export";
 import { registerImage } from "./image";
 import { registerIndex } from "./index-documents";
 import { registerNew } from "./new";
+import { registerReport } from "./report";
 import { registerRun } from "./run";
 import { REMOTE_COMMANDS } from "./runner";
 import { registerValidate } from "./validate";
@@ -20,4 +21,5 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerExport,
   registerAudit,
   registerIndex,
+  registerReport,
 ];

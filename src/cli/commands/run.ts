@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { formatProblem, loadEnvironment } from "../../core/environment";
 import { runEnvironment } from "../../core/rollout";
+import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
 import { resumableRecord } from "../../core/rollout/resume-run";
 import type { PolicyConfig, RunConfig } from "../../core/schema/run";
 import { progressPrinter } from "./run-progress";
@@ -18,6 +19,7 @@ interface RunOptions {
   timeoutMs?: number;
   stream?: boolean;
   tasks?: string[];
+  tasksFile?: string;
   k: number;
   concurrency: number;
   policyConcurrency?: number;
@@ -98,6 +100,7 @@ export function registerRun(program: Command): void {
     .option("--timeout-ms <ms>", "openai: request timeout", int("--timeout-ms"))
     .option("--stream", "openai: stream replies")
     .option("--tasks <ids...>", "only these task ids")
+    .option("--tasks-file <file>", "only the task ids in this file, one a line (# comments); rlenv report --emit-tasks writes one")
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
     .option("--concurrency <n>", "concurrent rollouts (sandboxes)", int("--concurrency"), 4)
     .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
@@ -137,6 +140,11 @@ export function registerRun(program: Command): void {
           `${envDir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
         );
       }
+      if (opts.tasksFile && opts.tasks) throw new Error("--tasks and --tasks-file: give one of them");
+      // Checked here, against the environment, so a stale id is named with its line before any sandbox starts.
+      const fileTasks = opts.tasksFile
+        ? checkTasksFile(opts.tasksFile, readTasksFile(opts.tasksFile), new Set(env.tasks.map((t) => t.id)))
+        : undefined;
       const config: RunConfig = resumeFrom?.config ?? {
         policy: policyFromFlags(opts),
         k: opts.k,
@@ -144,6 +152,7 @@ export function registerRun(program: Command): void {
         sandbox: opts.sandbox,
         ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
         ...(opts.tasks ? { tasks: opts.tasks } : {}),
+        ...(fileTasks ? { tasks: fileTasks } : {}),
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
         ...(opts.infraRetries !== undefined ? { infra_retries: opts.infraRetries } : {}),
