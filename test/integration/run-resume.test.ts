@@ -10,7 +10,7 @@ import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { currentOwner } from "../../src/core/sandbox/owner";
 import { runDashboard } from "../../src/core/view/server/run-folder";
 import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
-import { listRunFolders } from "../../src/extension/runs/read-runs";
+import { listRunFolders } from "../../src/core/runs/run-listing";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
 
 /**

@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { loadEnvironment } from "../../core/environment";
-import type { JobSpecInput } from "../../core/remote/api";
+import { submitJob } from "../../core/app/submit-job";
 import { runnerClientFor } from "../../core/remote/client-config";
 import { formatEvent } from "./logs";
 
@@ -58,42 +57,34 @@ export function registerSubmit(program: Command): void {
     .option("--pull <runs>", "pull the run folder into this runs folder as rollouts end; returns when the job has ended")
     .option("--json", "print the job record as JSON")
     .action(async (dir: string, o: SubmitOptions) => {
-      const { env, problems } = loadEnvironment(dir);
-      const first = problems.find((p) => p.severity === "error");
-      if (!env || first)
-        throw new Error(
-          `${path.relative(process.cwd(), first?.file ?? dir)}:${first?.line ?? 1}:${first?.column ?? 1}: ${first?.message ?? "does not load"} (run rlenv validate)`,
-        );
-      const [kind, replay] = o.policy.startsWith("replay:") ? ["replay", o.policy.slice(7)] : [o.policy, undefined];
-      const spec: JobSpecInput = {
-        ...(o.name ? { name: o.name } : {}),
-        executor: o.executor,
-        config: {
-          policy: {
-            kind: kind as "oracle",
-            ...(o.model ? { model: o.model } : {}),
-            ...(o.baseUrl ? { base_url: o.baseUrl } : {}),
-            ...(replay ? { replay } : {}),
-          },
+      const client = runnerClientFor(o.runner);
+      const { job, created } = await submitJob({
+        client,
+        envDir: dir,
+        request: {
+          ...(o.name ? { name: o.name } : {}),
+          policy: o.policy,
+          ...(o.model ? { model: o.model } : {}),
+          ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
           ...(o.tasks ? { tasks: o.tasks } : {}),
           k: Number(o.k),
           concurrency: Number(o.concurrency),
           sandbox: o.sandbox,
+          executor: o.executor,
+          ...(o.executor === "slurm"
+            ? {
+                slurm: {
+                  ...(o.shards ? { shards: Number(o.shards) } : {}),
+                  ...(o.gpus ? { gpus: Number(o.gpus) } : {}),
+                  ...(o.partition ? { partition: o.partition } : {}),
+                  ...(o.retries ? { retries: Number(o.retries) } : {}),
+                },
+              }
+            : {}),
+          ...(o.policyCommand ? { policyServer: { command: o.policyCommand, port: Number(o.policyPort ?? 8000) } } : {}),
         },
-        ...(o.executor === "slurm"
-          ? {
-              slurm: {
-                shards: Number(o.shards ?? 1),
-                gpus_per_shard: Number(o.gpus ?? 0),
-                ...(o.partition ? { partition: o.partition } : {}),
-                ...(o.retries ? { max_retries: Number(o.retries) } : {}),
-              },
-            }
-          : {}),
-        ...(o.policyCommand ? { policy_server: { command: o.policyCommand, port: Number(o.policyPort ?? 8000) } } : {}),
-      };
-      const client = runnerClientFor(o.runner);
-      const { job, created } = await client.submit(dir, spec, o.idempotencyKey);
+        ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}),
+      });
       if (o.json) process.stdout.write(`${JSON.stringify(job, null, 2)}\n`);
       else process.stdout.write(`${job.id}\n`);
       process.stderr.write(

@@ -1,38 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Environment, loadEnvironment } from "../../core/environment";
-import { Limiter, runEnvironment } from "../../core/rollout";
-import { parseTrajectory } from "../../core/runs/trajectory-reader";
+import { validateEnvironment } from "../../core/app/validate-environment";
+import type { TaskVerdict } from "../../core/app/verdict";
 import { createSandboxProvider } from "../../core/sandbox/index";
 import { imageNeed } from "../../core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../core/sandbox/request";
 import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";
 import type { SandboxProvider } from "../../core/sandbox/types";
-
-interface TaskVerdict {
-  id: string;
-  oracle: number | null;
-  nop: number | null;
-  ok: boolean;
-  problems: string[];
-  /** Why the oracle could not be graded here (a judge field with no endpoint): neither passed nor failed. */
-  skipped?: string;
-}
-
-/** The skipped reasons of a rollout's reward components, from its trajectory. */
-function skippedReasons(file: string): string[] {
-  try {
-    const text = readFileSync(file, "utf8");
-    // Nearly every rollout skips nothing: parsing and checking all its events just to learn that cost about 50 ms on HumanEval.
-    // A reason is a string; `"skipped":0` is the end event's count of skipped components.
-    if (!text.includes('"skipped":"')) return [];
-    const reward = parseTrajectory(text).events.find((e) => e.type === "reward");
-    return reward && reward.type === "reward" ? reward.components.flatMap((c) => (c.skipped ? [c.skipped] : [])) : [];
-  } catch {
-    return [];
-  }
-}
 
 interface EnvVerdict {
   dir: string;
@@ -156,45 +132,13 @@ export async function validateByRollouts(
         continue;
       }
       if (envProvider !== provider) ownProviders.push(envProvider);
-      const config = {
+      const { tasks, oracle, nop, min, max } = await validateEnvironment({
+        env,
+        runsDir,
         concurrency: opts.concurrency ?? defaultValidateConcurrency(),
         sandbox: envProvider.backend,
+        sandboxProvider: envProvider,
         ...(only ? { tasks: only } : {}),
-      } as const;
-      // One set of slots for both runs: nop rollouts fill the slots the oracle's last ones leave.
-      const slots = new Limiter(config.concurrency);
-      const run = (kind: "oracle" | "nop") =>
-        runEnvironment({ env, config: { ...config, policy: { kind } }, runsDir, sandboxProvider: envProvider, slots });
-      // Settled, so a failing run does not leave the other one running behind the error.
-      const [o, n] = await Promise.allSettled([run("oracle"), run("nop")]);
-      if (o.status === "rejected") throw o.reason;
-      if (n.status === "rejected") throw n.reason;
-      const [oracle, nop] = [o.value, n.value];
-      const { min } = env.manifest.validation.oracle;
-      const { max } = env.manifest.validation.nop;
-      const tasks = oracle.rollouts.map((o): TaskVerdict => {
-        const n = nop.rollouts.find((x) => x.task === o.task);
-        const problems: string[] = [];
-        const skipped = skippedReasons(o.file);
-        if (skipped.length > 0) {
-          // The oracle cannot be graded without the judge; nop must still fail.
-          if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
-          return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems, skipped: skipped.join("; ") };
-        }
-        // Failed by the machinery after every retry: not a verdict on the task, and said as such.
-        const infra = [o, n].flatMap((r, i) =>
-          r?.infra
-            ? [`${i === 0 ? "oracle" : "nop"} not judged: infrastructure failure after every retry (${r.reason ?? "no reason recorded"})`]
-            : [],
-        );
-        if (infra.length > 0) return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: false, problems: infra };
-        // The oracle's failure says which component fell short and why, with the first telling line of what it ran.
-        if (o.reward === null || o.reward < min)
-          problems.push(
-            `oracle scored ${o.reward ?? o.status}, needs ≥ ${min}${o.failure ? ` — ${o.failure}` : o.reason && o.status !== "completed" ? ` (${o.reason})` : ""}`,
-          );
-        if (!n || n.reward === null || n.reward > max) problems.push(`nop scored ${n?.reward ?? n?.status}, must be ≤ ${max}`);
-        return { id: o.task, oracle: o.reward, nop: n?.reward ?? null, ok: problems.length === 0, problems };
       });
       out.push({
         dir: env.dir,

@@ -14,8 +14,14 @@ export { type HumanAction, HumanActionError, HumanPolicy, type HumanRequest } fr
 export { ReplayPolicy, findReplayFile } from "./replay";
 export { PlannedPolicy, type PlannedTurn } from "./scripted";
 
+/** Secrets a policy may need that are not in its config (the editor keeps its key in SecretStorage). */
+export interface PolicySecrets {
+  /** The OpenAI-compatible server's key; RLENV_API_KEY / OPENAI_API_KEY when absent. */
+  apiKey?: string;
+}
+
 /** A fresh policy for one rollout (policies keep per-rollout state: the oracle's plan, the replay position). */
-export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: number): Policy {
+export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: number, secrets: PolicySecrets = {}): Policy {
   switch (config.kind) {
     case "oracle":
       return new OraclePolicy(task.solution);
@@ -31,7 +37,7 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
       return new OpenAIPolicy({
         baseURL,
         model: config.model,
-        apiKey: apiKeyFromEnv(),
+        apiKey: secrets.apiKey ?? apiKeyFromEnv(),
         ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
         ...(config.top_p !== undefined ? { topP: config.top_p } : {}),
         ...(config.max_tokens !== undefined ? { maxTokens: config.max_tokens } : {}),

@@ -42,9 +42,9 @@ export async function policyFor(
   over: { model?: string; baseUrl?: string; seed?: number } = {},
 ): Promise<SessionPolicy> {
   const engine = loadEngine();
-  if (spec === "oracle" || spec === "nop") return { policy: engine.createPolicy({ kind: spec }, task, sample) };
+  if (spec === "oracle" || spec === "nop") return { policy: engine.createPolicy({ config: { kind: spec }, task, sample }) };
   if (spec.startsWith("replay:"))
-    return { policy: engine.createPolicy({ kind: "replay", replay: spec.slice("replay:".length) }, task, sample) };
+    return { policy: engine.createPolicy({ config: { kind: "replay", replay: spec.slice("replay:".length) }, task, sample }) };
   if (spec === "human") {
     const human = createHumanPolicy(ctx, env, task);
     return { policy: human, ended: (r) => human.panel.finish(r, r.status === "error" || r.status === "cancelled" ? r.reason : undefined) };
@@ -56,17 +56,17 @@ export async function policyFor(
     throw new Error(
       `policy 'model' needs a model and base URL: ${configured.ok ? "" : configured.reason}; or set 'model' and 'baseUrl' in the launch configuration`,
     );
-  const p = configured.ok ? configured.policy : undefined;
-  const policy = new engine.OpenAIPolicy({
-    baseURL,
+  const { seed: _seed, ...settings } = configured.ok ? configured.policy : { kind: "openai" as const };
+  // SecretStorage first, then the environment (local servers accept any key).
+  const apiKey = (await ctx.settings.apiKey()) || undefined;
+  const config = {
+    ...settings,
+    kind: "openai" as const,
     model,
-    // SecretStorage first, then the environment (local servers accept any key).
-    apiKey: (await ctx.settings.apiKey()) || process.env.RLENV_API_KEY || process.env.OPENAI_API_KEY || "EMPTY",
-    ...(p?.temperature !== undefined ? { temperature: p.temperature } : {}),
-    ...(p?.top_p !== undefined ? { topP: p.top_p } : {}),
-    ...(p?.max_tokens !== undefined ? { maxTokens: p.max_tokens } : {}),
-    ...(over.seed !== undefined ? { seed: over.seed + sample } : {}),
-  });
+    base_url: baseURL,
+    ...(over.seed !== undefined ? { seed: over.seed } : {}),
+  };
+  const policy = engine.createPolicy({ config, task, sample, ...(apiKey ? { apiKey } : {}) });
   return { policy };
 }
 

@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import type { Environment } from "../../core/environment/load-environment";
 import type { ExtensionCtx } from "../context";
 import { resolveTarget, type Target } from "../environments/target";
-import type { TaskValidation } from "./judge";
+import type { TaskValidation } from "./outcome";
 import type { TaskRollout } from "./rollout";
 
 /** The loaded environment of a target, or undefined after telling the user what to fix. */

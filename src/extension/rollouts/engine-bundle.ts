@@ -3,11 +3,13 @@
  * required on the first Validate or Rollout so activation never compiles it.
  */
 export { runEnvironment } from "../../core/rollout/index";
-export { OpenAIPolicy } from "../../core/policy/index";
-// The rollout debugger (issue 11): its controller, adapter and what a session builds.
+// The rollout debugger: its controller, adapter and what a session builds.
 export { RolloutDebugger } from "../../core/debug/controller";
 export { RolloutDebugSession } from "../debug/adapter";
-export { createPolicy } from "../../core/policy/index";
+export { createPolicy } from "../../core/app/create-policy";
 export { createSandboxProvider } from "../../core/sandbox/index";
 // The domains' static task checks, for the editor's diagnostics (see environments/index.ts).
 export { domainTaskProblems } from "../../core/domains/registry";
+// The application layer the editor's commands and Test Explorer call.
+export { validateEnvironment } from "../../core/app/validate-environment";
+export { runRollouts } from "../../core/app/run-rollouts";

@@ -2,9 +2,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import type { Environment } from "../../core/environment/load-environment";
+import type { TaskVerdict } from "../../core/app/verdict";
+import type { RunProgress } from "../../core/rollout/index";
 import { type PolicyConfig, RunConfig, type RunSummary } from "../../core/schema/run";
 import type { ExtensionCtx } from "../context";
-import type { TaskOutcome } from "./judge";
+import { outcomeOf, type TaskOutcome } from "./outcome";
 
 /** A finished run started from the editor. */
 export interface EngineRun {
@@ -39,12 +41,23 @@ export function runsDirFor(ctx: ExtensionCtx, env: Environment): string {
   return folder ? ctx.settings.runsDir(folder).fsPath : path.join(env.dir, "runs");
 }
 
+/** The engine's progress as the editor's log lines and outcomes. */
+function progressTo(ctx: ExtensionCtx, outcomes: TaskOutcome[], onOutcome?: (o: TaskOutcome) => void): (e: RunProgress) => void {
+  return (e) => {
+    if (e.type === "rollout-end") {
+      const o = outcomeOf(e);
+      outcomes.push(o);
+      ctx.log.info(`  ${o.task}#${o.sample} ${o.status} reward ${o.reward ?? "–"}${o.failure ? ` — ${o.failure}` : ""}`);
+      onOutcome?.(o);
+    } else if (e.type === "log") ctx.log.info(`  ${e.message}`);
+  };
+}
+
 /**
  * Runs a policy on an environment in-process with the core engine (the same code as
  * `rlenv run`). The engine is imported on first use so activation never loads it.
  */
 export async function runPolicy(ctx: ExtensionCtx, env: Environment, policy: PolicyConfig, opts: EngineOptions): Promise<EngineRun> {
-  const { runEnvironment, OpenAIPolicy } = loadEngine();
   const config = RunConfig.parse({
     policy,
     ...(opts.tasks ? { tasks: opts.tasks } : {}),
@@ -53,46 +66,45 @@ export async function runPolicy(ctx: ExtensionCtx, env: Environment, policy: Pol
     sandbox: ctx.settings.sandboxBackend(),
   });
   const outcomes: TaskOutcome[] = [];
-  const apiKey = policy.kind === "openai" ? await ctx.settings.apiKey() : undefined;
+  // The key lives in SecretStorage, not in the environment variables the CLI reads.
+  const apiKey = policy.kind === "openai" ? (await ctx.settings.apiKey()) || undefined : undefined;
   ctx.log.info(
     `run ${env.manifest.name}: policy ${policy.kind}${policy.model ? ` ${policy.model}` : ""}, tasks ${opts.tasks?.join(", ") ?? "all"}, sandbox ${config.sandbox}`,
   );
-  const res = await runEnvironment({
+  const res = await loadEngine().runRollouts({
     env,
     config,
     runsDir: runsDirFor(ctx, env),
     signal: opts.signal,
-    // The key lives in SecretStorage, not in the environment variables the CLI reads.
-    ...(apiKey && policy.kind === "openai" && policy.model && policy.base_url
-      ? {
-          policyFactory: ({ sample }) =>
-            new OpenAIPolicy({
-              baseURL: policy.base_url ?? "",
-              model: policy.model ?? "",
-              apiKey,
-              ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
-              ...(policy.top_p !== undefined ? { topP: policy.top_p } : {}),
-              ...(policy.max_tokens !== undefined ? { maxTokens: policy.max_tokens } : {}),
-              ...(policy.seed !== undefined ? { seed: policy.seed + sample } : {}),
-            }),
-        }
-      : {}),
-    onProgress: (e) => {
-      if (e.type === "rollout-end") {
-        const o: TaskOutcome = {
-          task: e.task,
-          sample: e.sample,
-          status: e.status,
-          reward: e.reward,
-          file: e.file,
-          ...(e.failure ? { failure: e.failure } : {}),
-        };
-        outcomes.push(o);
-        ctx.log.info(`  ${o.task}#${o.sample} ${o.status} reward ${o.reward ?? "–"}${o.failure ? ` — ${o.failure}` : ""}`);
-        opts.onOutcome?.(o);
-      } else if (e.type === "log") ctx.log.info(`  ${e.message}`);
-    },
+    ...(apiKey ? { apiKey } : {}),
+    onProgress: progressTo(ctx, outcomes, opts.onOutcome),
   });
   ctx.runs.refresh();
   return { runDir: res.runDir, outcomes, summary: res.summary };
+}
+
+/**
+ * Validates tasks by rollouts, oracle and nop together (the same rule and code as
+ * `rlenv validate --run`): the verdicts, and each rollout's outcome for the views.
+ */
+export async function validateWithEngine(
+  ctx: ExtensionCtx,
+  env: Environment,
+  tasks: string[] | undefined,
+  signal: AbortSignal,
+): Promise<{ verdicts: TaskVerdict[]; outcomes: Record<"oracle" | "nop", TaskOutcome[]>; runDirs: string[] }> {
+  const outcomes: Record<"oracle" | "nop", TaskOutcome[]> = { oracle: [], nop: [] };
+  const sinks = { oracle: progressTo(ctx, outcomes.oracle), nop: progressTo(ctx, outcomes.nop) };
+  ctx.log.info(`validate ${env.manifest.name}: tasks ${tasks?.join(", ") ?? "all"}, sandbox ${ctx.settings.sandboxBackend()}`);
+  const res = await loadEngine().validateEnvironment({
+    env,
+    runsDir: runsDirFor(ctx, env),
+    concurrency: ctx.settings.concurrency(),
+    sandbox: ctx.settings.sandboxBackend(),
+    signal,
+    ...(tasks ? { tasks } : {}),
+    onProgress: (kind, e) => sinks[kind](e),
+  });
+  ctx.runs.refresh();
+  return { verdicts: res.tasks, outcomes, runDirs: [res.oracle.runDir, res.nop.runDir] };
 }

@@ -1,7 +1,8 @@
 import type { Environment } from "../../core/environment/load-environment";
 import type { ExtensionCtx } from "../context";
 import { runPolicy } from "./engine";
-import { meanReward, type TaskOutcome } from "./judge";
+import { meanReward } from "../../core/app/verdict";
+import type { TaskOutcome } from "./outcome";
 
 /** A task's result under the configured policy: mean reward over its samples against the threshold. */
 export interface TaskRollout {

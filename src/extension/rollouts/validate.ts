@@ -1,11 +1,12 @@
+import { verdictLine } from "../../core/app/verdict";
 import type { Environment } from "../../core/environment/load-environment";
 import type { ExtensionCtx } from "../context";
-import { runPolicy } from "./engine";
-import { judgeValidation, type TaskOutcome, type TaskValidation } from "./judge";
+import { validateWithEngine } from "./engine";
+import type { TaskOutcome, TaskValidation } from "./outcome";
 
 /**
- * Validates tasks by rollouts: the oracle must reach validation.oracle.min and the nop
- * policy must stay at or under validation.nop.max. Records each verdict for the views.
+ * Validates tasks by rollouts (core/app's validateEnvironment: oracle and nop together, the
+ * CLI's verdict). Records each verdict for the views.
  */
 export async function validateTasks(
   ctx: ExtensionCtx,
@@ -13,23 +14,32 @@ export async function validateTasks(
   tasks: string[] | undefined,
   signal: AbortSignal,
 ): Promise<{ validations: TaskValidation[]; runDirs: string[] }> {
-  const oracle = await runPolicy(ctx, env, { kind: "oracle" }, { ...(tasks ? { tasks } : {}), signal });
-  signal.throwIfAborted();
-  const nop = await runPolicy(ctx, env, { kind: "nop" }, { ...(tasks ? { tasks } : {}), signal });
+  const run = await validateWithEngine(ctx, env, tasks, signal);
+  // A cancelled run returns with its rollouts ended `cancelled`: that is no verdict on the tasks.
   signal.throwIfAborted();
   const byTask = (list: TaskOutcome[]) => new Map(list.map((o) => [o.task, o]));
-  const o = byTask(oracle.outcomes);
-  const n = byTask(nop.outcomes);
-  const ids = tasks ?? env.tasks.map((t) => t.id);
+  const o = byTask(run.outcomes.oracle);
+  const n = byTask(run.outcomes.nop);
+  const { min } = env.manifest.validation.oracle;
+  const { max } = env.manifest.validation.nop;
   const at = new Date().toISOString();
-  const validations = ids.map((id) => {
-    const v = judgeValidation(id, o.get(id), n.get(id), env.manifest.validation.oracle.min, env.manifest.validation.nop.max);
-    const last = v.oracle?.file ?? v.nop?.file;
-    ctx.results.update(env.dir, id, {
-      validation: { passed: v.passed, oracle: v.oracle?.reward ?? null, nop: v.nop?.reward ?? null, at, message: v.reason },
+  const validations = run.verdicts.map((v): TaskValidation => {
+    const oracle = o.get(v.id);
+    const nop = n.get(v.id);
+    const reason = verdictLine(v, min, max);
+    const last = oracle?.file ?? nop?.file;
+    ctx.results.update(env.dir, v.id, {
+      validation: { passed: v.ok && !v.skipped, oracle: v.oracle, nop: v.nop, at, message: reason },
       ...(last ? { lastTrajectory: last } : {}),
     });
-    return v;
+    return {
+      task: v.id,
+      passed: v.ok && !v.skipped,
+      ...(v.skipped && v.ok ? { skipped: v.skipped } : {}),
+      ...(oracle ? { oracle } : {}),
+      ...(nop ? { nop } : {}),
+      reason,
+    };
   });
-  return { validations, runDirs: [oracle.runDir, nop.runDir] };
+  return { validations, runDirs: run.runDirs };
 }

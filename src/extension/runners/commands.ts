@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type { JobSpecInput } from "../../core/remote/api";
+import { submitJob } from "../../core/app/submit-job";
 import { allowedToExecute } from "../trust/guard";
 import type { RunnerRegistry } from "./registry";
 import type { RunnerNode, RunnersTree } from "./tree";
@@ -93,25 +93,32 @@ export function runnerCommands(
         a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
       if (!policy) return undefined;
       const cfg = vscode.workspace.getConfiguration("rlenv");
-      const spec: JobSpecInput = {
-        executor: a.executor ?? "local",
-        config: {
-          policy: {
-            kind: policy,
-            ...(policy === "openai"
-              ? { model: a.model ?? cfg.get<string>("policy.model", ""), base_url: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") }
-              : {}),
-          },
-          k: a.k ?? cfg.get<number>("rollout.samples", 1),
-          concurrency: a.concurrency ?? 4,
-          sandbox: a.sandbox ?? cfg.get<"auto" | "docker" | "process">("sandbox.backend", "auto"),
-        },
-        ...(a.slurm ? { slurm: a.slurm } : {}),
-      };
       const client = await registry.client(runner);
       const { job } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` },
-        () => client.submit(envDir, spec),
+        () =>
+          submitJob({
+            client,
+            envDir,
+            request: {
+              executor: a.executor ?? "local",
+              policy,
+              ...(policy === "openai"
+                ? { model: a.model ?? cfg.get<string>("policy.model", ""), baseUrl: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") }
+                : {}),
+              k: a.k ?? cfg.get<number>("rollout.samples", 1),
+              concurrency: a.concurrency ?? 4,
+              sandbox: a.sandbox ?? cfg.get<"auto" | "docker" | "process">("sandbox.backend", "auto"),
+              ...(a.slurm
+                ? {
+                    slurm: {
+                      ...(a.slurm.shards ? { shards: a.slurm.shards } : {}),
+                      ...(a.slurm.gpus_per_shard !== undefined ? { gpus: a.slurm.gpus_per_shard } : {}),
+                    },
+                  }
+                : {}),
+            },
+          }),
       );
       log.info(`submitted job ${job.id} (${job.env.name}, ${job.progress.total} rollouts) to ${runner}`);
       await tree.refreshRunner(runner);

@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import type { Settings } from "../settings/settings";
-import { describeRun, listRollouts, listRunFolders, type RunListing, readRolloutSummary, rolloutFailureLine } from "./read-runs";
+import { describeRun, listRollouts, listRuns, type RunListing, readRolloutSummary, rolloutFailureLine } from "../../core/app/list-runs";
 
 export type RunTreeNode = { kind: "run"; run: RunListing } | { kind: "rollout"; file: string };
 
@@ -30,7 +30,7 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
 
   /** Every run of the workspace, newest first. */
   runs(): RunListing[] {
-    const all = (vscode.workspace.workspaceFolders ?? []).flatMap((f) => listRunFolders(this.settings.runsDir(f).fsPath));
+    const all = (vscode.workspace.workspaceFolders ?? []).flatMap((f) => listRuns({ runsDir: this.settings.runsDir(f).fsPath }));
     return all.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
   }
 

@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import type { ExtensionCtx } from "../context";
-import type { TaskOutcome } from "../rollouts/judge";
+import type { TaskOutcome } from "../rollouts/outcome";
 import { allowedToExecute } from "../trust/guard";
 import { syncTestItems } from "./items";
 import { markdownMessage, outcomeMarkdown, outcomeText } from "./report";
@@ -150,11 +150,13 @@ async function execute(
             const v = byTask.get(taskOf(t));
             if (!v) continue;
             run.appendOutput(
-              `${v.task}: ${v.passed ? "valid" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
+              `${v.task}: ${v.passed ? "valid" : v.skipped ? "not graded" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
               undefined,
               t,
             );
             if (v.passed) run.passed(t, Date.now() - started);
+            // Not graded here (a judge with no endpoint): neither a pass nor a failure.
+            else if (v.skipped) run.skipped(t);
             else
               run.failed(
                 t,

@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type { TaskOutcome } from "../rollouts/judge";
-import { formatBreakdown, readRolloutSummary } from "../runs/read-runs";
+import type { TaskOutcome } from "../rollouts/outcome";
+import { formatBreakdown, readRolloutSummary } from "../../core/app/list-runs";
 
 /** A command link that opens a trajectory in the viewer (test messages render it as Markdown). */
 export function trajectoryLink(file: string): string {

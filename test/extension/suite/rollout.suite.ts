@@ -87,7 +87,7 @@ suite("Rollout profile", () => {
     const runs = api.ctx.runs.runs().filter((r) => r.record?.config.policy.kind === "openai");
     const newest = runs[0];
     assert.ok(newest, "the cancelled run was written");
-    const { listRollouts, readRolloutSummary } = await import("../../../src/extension/runs/read-runs");
+    const { listRollouts, readRolloutSummary } = await import("../../../src/core/runs/run-listing");
     const statuses = listRollouts(newest.dir).map((f) => readRolloutSummary(f).status);
     assert.deepEqual(statuses, ["cancelled"]);
   });

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { rolloutFiles } from "../../runs/run-dir";
 import { shownRecord } from "../../runs/run-state";
 import { RunRecord, RunSummary } from "../../schema/run";
 import type { StartEvent } from "../../schema/trajectory";
@@ -31,15 +32,8 @@ function readJson<T>(
   return null;
 }
 
-/** Rollout files of a run folder, sorted by name. */
-export function rolloutFiles(runDir: string): string[] {
-  const dir = path.join(runDir, "rollouts");
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(".jsonl"))
-    .sort()
-    .map((n) => path.join(dir, n));
-}
+/** The view service lists a run's rollouts the way every other reader does. */
+export { rolloutFiles };
 
 /** The start event's settings as flat pairs, nested objects as dotted keys (values as text). */
 export function startMeta(start: StartEvent): Array<[string, string]> {

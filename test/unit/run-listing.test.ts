@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { describeRun, formatBreakdown, listRollouts, listRunFolders, readRolloutSummary } from "../../../src/extension/runs/read-runs";
+import { describeRun, formatBreakdown, listRollouts, listRunFolders, readRolloutSummary } from "../../src/core/runs/run-listing";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "rlenv-runs-"));
 after(() => rmSync(root, { recursive: true, force: true }));

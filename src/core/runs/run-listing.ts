@@ -1,12 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { rolloutFailure } from "../../core/reward/failure";
-import { shownRecord } from "../../core/runs/run-state";
-import { readTrajectory } from "../../core/runs/trajectory-reader";
-import { RunRecord, RunSummary } from "../../core/schema/run";
-import type { RewardComponent } from "../../core/schema/trajectory";
+import { rolloutFailure } from "../reward/failure";
+import { RunRecord, RunSummary } from "../schema/run";
+import type { RewardComponent } from "../schema/trajectory";
+import { rolloutFiles } from "./run-dir";
+import { shownRecord } from "./run-state";
+import { readTrajectory } from "./trajectory-reader";
 
-/** A run folder as the Runs view shows it; record or summary missing when unreadable. */
+/** A run folder as the Runs view and the dashboard list it; record or summary missing when unreadable. */
 export interface RunListing {
   dir: string;
   id: string;
@@ -91,14 +92,7 @@ export function readRolloutSummary(file: string): RolloutListing {
 }
 
 /** The rollout files of a run folder, sorted by name. */
-export function listRollouts(runDir: string): string[] {
-  const dir = path.join(runDir, "rollouts");
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => n.endsWith(".jsonl"))
-    .sort()
-    .map((n) => path.join(dir, n));
-}
+export const listRollouts = rolloutFiles;
 
 /** Why a listed rollout fell short, in one line (see core/reward/failure.ts); undefined at full marks or while it runs. */
 export function rolloutFailureLine(r: RolloutListing): string | undefined {
