@@ -146,7 +146,9 @@ if (watch) {
   await Promise.all(configs.map((c) => esbuild.build(c)));
 }
 
-// Files the bundles read at run time rather than import: the Blender RPC server is sent
-// into the sandbox as text, so it must sit beside dist/cli.js and dist/extension.js.
+// Files the bundles read at run time rather than import: the Blender RPC server and the
+// sandbox agent are sent into the sandbox as text, so they must sit beside dist/cli.js and
+// dist/extension.js (.vscodeignore keeps them in the .vsix).
 mkdirSync("dist", { recursive: true });
 copyFileSync("src/core/domains/scene3d/blender/blender_rpc.py", "dist/blender_rpc.py");
+copyFileSync("src/core/sandbox/agent/agent.py", "dist/agent.py");

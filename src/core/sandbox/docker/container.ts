@@ -4,8 +4,8 @@ import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { currentOwner } from "../owner";
 import type { SandboxRequest } from "../types";
-import { AgentClient } from "./agent-client";
-import { AGENT_SOURCE } from "./agent-source";
+import { type AgentClient, dockerAgentClient } from "../agent/agent-client";
+import { agentArgv } from "../agent/agent-source";
 
 /** Labels on every sandbox container: the owner pid, its start time and host let a later start reap orphans. */
 export const OWNER_LABEL = "rlenv.owner";
@@ -26,7 +26,7 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
   return {
     name,
     Image: req.image,
-    Cmd: ["python3", "-u", "-c", AGENT_SOURCE],
+    Cmd: agentArgv(),
     User: req.user ?? "1000:1000",
     WorkingDir: req.workdir,
     Env: [`HOME=${req.workdir}`, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=/tmp"],
@@ -53,7 +53,8 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
       Memory: l.memoryBytes,
       MemorySwap: l.memoryBytes, // equal to Memory: no swap
       NanoCpus: Math.round(l.cpus * 1e9),
-      ReadonlyRootfs: true,
+      // Read-only unless the environment asks otherwise (Harbor tasks install and write outside the workdir, as in their own image).
+      ReadonlyRootfs: !req.writableRoot,
       Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${l.tmpfsBytes},mode=1777` },
       // An anonymous volume: writable, starts as a copy of the image's (empty, user-owned)
       // workdir, reachable by putArchive/getArchive, and removed with the container.
@@ -85,7 +86,7 @@ export async function startContainer(docker: Docker, req: SandboxRequest): Promi
   });
   try {
     const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
-    const agent = new AgentClient(stream);
+    const agent = dockerAgentClient(stream);
     await container.start();
     await agent.ready;
     return { container, agent, name };

@@ -2,8 +2,8 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap, toBuffer } from "../diff";
-import { formatOutput } from "../output";
 import { resolveSandboxPath } from "../paths";
+import { agentExec, execResultOf, putRequest } from "../agent/agent-exec";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
 import type { LiveContainer } from "./container";
 import { openDockerShell } from "./shell";
@@ -13,38 +13,6 @@ import { packFiles, unpackFiles } from "./tar";
 const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
 /** Seeds up to this size go with the reset request; larger ones as a tar archive through the engine. */
 const INLINE_SEED_BYTES = 4 * 1024 * 1024;
-
-/** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
-const AGENT_GRACE_MS = 5000;
-
-/** A command line of plain words: no quotes, variables, globs, redirections, assignments or operators. */
-const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
-/** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */
-const SH_BUILTINS = new Set(
-  ". : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait".split(
-    " ",
-  ),
-);
-
-/**
- * The argv for a command line: its words when sh would only have split them and run the
- * program they name (sparing the shell's start), else `sh -c`. With words, the agent still
- * hands the line to sh when the program cannot start, so a missing one ends as sh's exit 127.
- */
-function commandArgv(command: string): { argv: string[]; sh_command?: string } {
-  const words = command.split(" ");
-  if (PLAIN_WORDS.test(command) && !SH_BUILTINS.has(words[0] ?? "")) return { argv: words, sh_command: command };
-  return { argv: ["/bin/sh", "-c", command] };
-}
-
-/** Files for the agent's put (or an exec's writeFirst): text as base64, relative paths as given. */
-function putRequest(root: string, w: WorkdirFiles): { root: string; files: Record<string, string>; links: WorkdirFiles["links"] } {
-  return {
-    root,
-    files: Object.fromEntries(Object.entries(w.files).map(([p, content]) => [p, toBuffer(content).toString("base64")])),
-    links: w.links,
-  };
-}
 
 function owner(user: string | undefined): { uid: number; gid: number } {
   const [u, g] = (user ?? "1000:1000").split(":").map(Number);
@@ -135,72 +103,13 @@ export class DockerSandbox implements Sandbox {
     } catch (e) {
       return fail((e as Error).message);
     }
-    const how = typeof command === "string" ? commandArgv(command) : { argv: command };
-    let id = -1;
-    const kill = () => {
-      if (id >= 0) this.live.agent.request({ op: "kill", target: id }).catch(() => {});
-    };
     if (opts.signal?.aborted) return { ...fail("cancelled"), status: "killed" };
-    opts.signal?.addEventListener("abort", kill, { once: true });
-    let guard: NodeJS.Timeout | undefined;
-    try {
-      const reply = this.live.agent.request(
-        {
-          op: "exec",
-          ...how,
-          ...(opts.writeFirst ? putRequest(this.workdir, opts.writeFirst) : {}),
-          cwd,
-          env: opts.env ?? {},
-          stdin: opts.stdin === undefined ? "" : toBuffer(opts.stdin).toString("base64"),
-          timeout_ms: opts.timeoutMs ?? null,
-          max_output: opts.maxOutputBytes ?? this.req.limits.outputBytes,
-        },
-        (n) => {
-          id = n;
-        },
-      );
-      const limit = opts.timeoutMs;
-      const timeout = limit
-        ? new Promise<never>((_, reject) => {
-            guard = setTimeout(
-              () => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)),
-              limit + AGENT_GRACE_MS,
-            );
-          })
-        : null;
-      const r = await (timeout ? Promise.race([reply, timeout]) : reply);
-      if (r.error) return fail(r.error);
-      const out = formatOutput(Buffer.from(r.stdout ?? "", "base64"), Buffer.from(r.stderr ?? "", "base64"), r.total ?? 0);
-      const durationMs = performance.now() - started;
-      const exitCode = r.exit ?? null;
-      if (r.ending === "timeout")
-        return { status: "timeout", exitCode: null, ...out, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
-      if (r.ending === "killed") return { status: "killed", exitCode: null, ...out, durationMs, reason: "cancelled" };
-      // A shell in between turns the SIGKILL into exit status 137.
-      if (r.oom && (r.signal === 9 || r.exit === 137))
-        return {
-          status: "oom",
-          exitCode: null,
-          ...out,
-          durationMs,
-          reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)`,
-        };
-      return {
-        status: "ok",
-        exitCode: r.signal ? 128 + r.signal : exitCode,
-        ...out,
-        durationMs,
-        ...(r.pids_hit ? { reason: `fork refused: pids limit of ${this.req.limits.pids} reached` } : {}),
-      };
-    } catch (e) {
-      // The agent's connection broke, or it did not answer past the command's own deadline.
-      const why = await this.explain(e as Error);
-      this.live.spoiled ??= why;
-      return lost(why);
-    } finally {
-      if (guard) clearTimeout(guard);
-      opts.signal?.removeEventListener("abort", kill);
-    }
+    const done = await agentExec(this.live.agent, command, cwd, opts, this.req, this.workdir);
+    if ("reply" in done) return execResultOf(done.reply, opts, this.req, started);
+    // The agent's connection broke, or it did not answer past the command's own deadline.
+    const why = await this.explain(done.lost);
+    this.live.spoiled ??= why;
+    return lost(why);
   }
 
   /** Adds the container's own state (OOM-killed, exited) to an agent failure. */

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { chownSync, mkdirSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { ownerPrefix } from "../owner";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
+import { AGENT_PYTHON, AgentProcess } from "./agent-process";
 import { SandboxCgroup } from "./cgroup";
 import { chooseIsolation, type IsolationMode } from "./isolation";
-import { ProcessSandbox } from "./sandbox";
+import { isolatedLaunch, ProcessSandbox } from "./sandbox";
 import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
 
 export interface ProcessProviderOptions {
@@ -73,7 +74,20 @@ export class ProcessSandboxProvider implements SandboxProvider {
       for (const d of [dirs.work, dirs.tmp]) chownSync(d, u ?? 1000, g ?? u ?? 1000);
     }
     const cgroup = this.mode === "none" || !this.cgroups ? null : SandboxCgroup.create(id, req.limits);
-    const sb = new ProcessSandbox(id, req, dirs, this.mode, cgroup, (s) => this.open.delete(s));
+    const mode = this.mode;
+    let agent: AgentProcess | null = null;
+    // The agent runs inside the namespaces, so only where they isolate (unisolated, its reset
+    // would kill every process of the host user), and on the host's own Python.
+    if (mode !== "none" && existsSync(AGENT_PYTHON)) {
+      try {
+        agent = await AgentProcess.start((argv) => isolatedLaunch(req, { dirs, mode, cgroup }, req.workdir, argv, req.workdir));
+      } catch (e) {
+        await cgroup?.remove();
+        rmSync(root, { recursive: true, force: true });
+        throw e;
+      }
+    }
+    const sb = new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.open.delete(s));
     this.open.add(sb);
     return sb;
   }

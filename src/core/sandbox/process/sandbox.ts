@@ -1,17 +1,22 @@
-import { spawn } from "node:child_process";
 import { access, rm } from "node:fs/promises";
 import path from "node:path";
 import type { FileDiff } from "../../schema/trajectory";
-import { diffFiles, seedMap } from "../diff";
+import { agentExec, execResultOf, putRequest } from "../agent/agent-exec";
+import { diffFiles, seedMap, toBuffer } from "../diff";
 import { emptyDir, readInside, readTree, writeTree } from "../host-files";
-import { OutputCollector } from "../output";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
+import type { AgentProcess, IsolatedLaunch } from "./agent-process";
 import type { SandboxCgroup } from "./cgroup";
 import { type ExecLayout, type IsolationMode, isolatedArgv } from "./isolation";
 import { openProcessShell } from "./shell";
+import { spawnExec } from "./spawn-exec";
 
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Folders a reset empties besides the workdir, as the sandbox sees them (the agent skips those it lacks). */
+const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
+/** Seeds up to this size go with the reset request; larger ones are written from the host after it. */
+const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
 /** Host folders backing one process sandbox. */
 export interface ProcessSandboxDirs {
@@ -21,16 +26,60 @@ export interface ProcessSandboxDirs {
   mnt: string;
 }
 
-function parseUser(user: string | undefined): { uid: number; gid: number } {
+export function parseUser(user: string | undefined): { uid: number; gid: number } {
   const [u, g] = (user ?? "1000:1000").split(":");
   const uid = Number(u);
   const gid = Number(g ?? u);
   return { uid: Number.isInteger(uid) ? uid : 1000, gid: Number.isInteger(gid) ? gid : 1000 };
 }
 
+/** Where a process sandbox's pieces are: its host folders, isolation, cgroup and (where it has one) its agent. */
+export interface ProcessSandboxParts {
+  dirs: ProcessSandboxDirs;
+  mode: IsolationMode;
+  cgroup: SandboxCgroup | null;
+  /** The long-lived agent inside the sandbox's namespaces; null: each command gets its own (see spawn-exec.ts). */
+  agent: AgentProcess | null;
+}
+
+/** The host argv, environment and cwd that run argv isolated in a sandbox's folders: namespaces, cgroup or rlimits. */
+export function isolatedLaunch(
+  req: SandboxRequest,
+  parts: Omit<ProcessSandboxParts, "agent">,
+  workdir: string,
+  argv: string[],
+  cwd: string,
+  extraEnv?: Record<string, string>,
+): IsolatedLaunch {
+  const { dirs, mode, cgroup } = parts;
+  const layout: ExecLayout = { hostWork: dirs.work, hostTmp: dirs.tmp, hostRoot: dirs.mnt, workdir, cwd, ...parseUser(req.user) };
+  let full = isolatedArgv(mode, layout, argv);
+  if (!cgroup && mode !== "none") {
+    // No cgroup to write: fall back to rlimits (address space for memory, so a big
+    // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
+    // counts every process of the host user, so it would refuse forks for unrelated reasons.
+    full = ["prlimit", `--as=${req.limits.memoryBytes}`, "--", ...full];
+  }
+  if (cgroup) {
+    // Join the cgroup before exec so nothing the command forks escapes the limits.
+    const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+    full = ["/bin/sh", "-c", join, "sh", String(cgroup.dirs.length), ...cgroup.dirs, ...full];
+  }
+  const tmp = mode === "none" ? dirs.tmp : "/tmp";
+  return {
+    full,
+    env: { PATH, HOME: workdir, LANG: "C.UTF-8", TMPDIR: tmp, ...extraEnv },
+    cwd: mode === "none" ? cwd : dirs.root,
+  };
+}
+
 /**
- * A sandbox made of host folders (workdir, /tmp) and, per exec, a fresh isolated process
- * tree (bubblewrap or unshare namespaces) in a cgroup shared by the sandbox's commands.
+ * A sandbox made of host folders (workdir, /tmp) and one isolated process tree (bubblewrap or
+ * unshare namespaces) in a cgroup: the agent (agent.py, as in a docker container) lives in it
+ * for the sandbox's whole life and spawns each command there. Files the host reads and writes
+ * go straight to the host folders; reset and the files an exec writes first go through the
+ * agent in the same round trip. Without an agent (see ProcessSandboxParts) each command gets
+ * its own namespaces.
  */
 export class ProcessSandbox implements Sandbox {
   readonly backend = "process" as const;
@@ -41,17 +90,27 @@ export class ProcessSandbox implements Sandbox {
   /** Times this sandbox killed its own commands wholesale (a timeout, a reset): a kill it did not count came from outside. */
   private ownKills = 0;
   private readonly user: { uid: number; gid: number };
+  private readonly dirs: ProcessSandboxDirs;
+  private readonly mode: IsolationMode;
+  private readonly cgroup: SandboxCgroup | null;
+  private readonly agent: AgentProcess | null;
+  /** Why a reset could not prove the sandbox clean: it is lost from then on. */
+  private spoiled: string | null = null;
+  /** Nothing has run or been written since the sandbox started: the first reset only writes the seed. */
+  private pristine = true;
 
   constructor(
     readonly id: string,
     private readonly req: SandboxRequest,
-    private readonly dirs: ProcessSandboxDirs,
-    private readonly mode: IsolationMode,
-    private readonly cgroup: SandboxCgroup | null,
+    parts: ProcessSandboxParts,
     private readonly onClose: (s: ProcessSandbox) => void,
   ) {
+    this.dirs = parts.dirs;
+    this.mode = parts.mode;
+    this.cgroup = parts.cgroup;
+    this.agent = parts.agent;
     // Without namespaces the command sees the host folder itself.
-    this.workdir = mode === "none" ? dirs.work : req.workdir;
+    this.workdir = this.mode === "none" ? this.dirs.work : req.workdir;
     this.user = parseUser(req.user);
   }
 
@@ -67,154 +126,83 @@ export class ProcessSandbox implements Sandbox {
     return path.join(this.dirs.work, relativeToWorkdir(this.workdir, abs));
   }
 
+  private launch(argv: string[], cwd: string, env?: Record<string, string>): IsolatedLaunch {
+    return isolatedLaunch(this.req, { dirs: this.dirs, mode: this.mode, cgroup: this.cgroup }, this.workdir, argv, cwd, env);
+  }
+
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const started = performance.now();
-    if (this.closed) return { status: "error", exitCode: null, stdout: "", stderr: "", durationMs: 0, reason: "sandbox is closed" };
-    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    const fail = (reason: string): ExecResult => ({
+      status: "error",
+      exitCode: null,
+      stdout: "",
+      stderr: "",
+      durationMs: performance.now() - started,
+      reason,
+    });
+    if (this.closed) return fail("sandbox is closed");
     let cwd: string;
     try {
       cwd = resolveSandboxPath(this.workdir, opts.cwd ?? ".", [this.workdir, this.tmpRoot]);
     } catch (e) {
-      return { status: "error", exitCode: null, stdout: "", stderr: "", durationMs: 0, reason: (e as Error).message };
+      return fail((e as Error).message);
     }
-    const { full, env } = this.isolated(argv, cwd, opts.env);
+    this.pristine = false;
+    if (!this.agent) {
+      const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+      return spawnExec(this.launch(argv, cwd, opts.env), opts, {
+        req: this.req,
+        cgroup: this.cgroup,
+        isolated: this.mode !== "none",
+        killAll: () => {
+          this.ownKills++;
+          this.cgroup?.killAll();
+        },
+        ownKills: () => this.ownKills,
+        track: (abort) => {
+          this.running.add(abort);
+          return () => this.running.delete(abort);
+        },
+      });
+    }
+    if (this.spoiled) return { ...fail(this.spoiled), sandboxLost: true };
+    if (opts.signal?.aborted) return { ...fail("cancelled"), status: "killed" };
+    // The cgroup's counters (the agent cannot see /sys): read around the command, as the agent does its own.
     const oomBefore = this.cgroup?.oomKills() ?? 0;
     const pidsBefore = this.cgroup?.pidsLimitHits() ?? 0;
-    const out = new OutputCollector(opts.maxOutputBytes ?? this.req.limits.outputBytes);
-    const ownKillsBefore = this.ownKills;
-
-    return new Promise<ExecResult>((resolve) => {
-      const child = spawn(full[0] ?? "", full.slice(1), {
-        detached: true,
-        env,
-        cwd: this.mode === "none" ? cwd : this.dirs.root,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let ending: "timeout" | "killed" | null = null;
-      let spawnError: Error | null = null;
-      const killTree = () => {
-        this.ownKills++;
-        if (child.pid !== undefined) {
-          try {
-            process.kill(-child.pid, "SIGKILL");
-          } catch {}
-        }
-        this.cgroup?.killAll();
-      };
-      const onAbort = () => {
-        ending ??= "killed";
-        killTree();
-      };
-      this.running.add(onAbort);
-      const timer = opts.timeoutMs
-        ? setTimeout(() => {
-            ending ??= "timeout";
-            killTree();
-          }, opts.timeoutMs)
-        : null;
-      if (opts.signal?.aborted) onAbort();
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-      child.stdout.on("data", (c: Buffer) => out.push("stdout", c));
-      child.stderr.on("data", (c: Buffer) => out.push("stderr", c));
-      child.stdin.on("error", () => {}); // a command that ignores stdin closes the pipe early
-      child.stdin.end(opts.stdin ?? "");
-      child.on("error", (e) => {
-        spawnError = e;
-      });
-      child.on("close", (code, sig) => {
-        if (timer) clearTimeout(timer);
-        opts.signal?.removeEventListener("abort", onAbort);
-        this.running.delete(onAbort);
-        const durationMs = performance.now() - started;
-        const o = out.result();
-        if (spawnError) {
-          resolve({ status: "error", exitCode: null, ...o, durationMs, reason: `could not start the sandbox: ${spawnError.message}` });
-          return;
-        }
-        // bwrap reports a signal death of its child as 128+signal.
-        const signalled = sig !== null || (code !== null && code > 128 && this.mode !== "none");
-        const exitCode = sig !== null ? null : code;
-        const oom = (this.cgroup?.oomKills() ?? 0) > oomBefore;
-        const forkRefused = (this.cgroup?.pidsLimitHits() ?? 0) > pidsBefore;
-        if (ending === "timeout") {
-          resolve({
-            status: "timeout",
-            exitCode: null,
-            ...o,
-            durationMs,
-            reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout`,
-          });
-        } else if (ending === "killed") {
-          resolve({ status: "killed", exitCode: null, ...o, durationMs, reason: "cancelled" });
-        } else if (oom && signalled) {
-          resolve({
-            status: "oom",
-            exitCode: null,
-            ...o,
-            durationMs,
-            reason: `out of memory (OOM kill at the ${this.req.limits.memoryBytes} byte limit)`,
-          });
-        } else if (sig !== null && this.mode !== "none" && this.ownKills === ownKillsBefore) {
-          // The isolating process itself (outside the command's namespaces, where the command
-          // cannot reach it) died of a signal nobody here sent: the sandbox was killed from outside.
-          resolve({
-            status: "error",
-            exitCode: null,
-            ...o,
-            durationMs,
-            reason: `the sandbox's processes were killed from outside (${sig})`,
-            sandboxLost: true,
-          });
-        } else {
-          resolve({
-            status: "ok",
-            exitCode,
-            ...o,
-            durationMs,
-            ...(forkRefused ? { reason: `fork refused: pids limit of ${this.req.limits.pids} reached` } : {}),
-          });
-        }
-      });
-    });
-  }
-
-  /** The host argv and environment that run argv isolated like every exec: namespaces, cgroup or rlimits. */
-  private isolated(argv: string[], cwd: string, extraEnv?: Record<string, string>): { full: string[]; env: Record<string, string> } {
-    const layout: ExecLayout = {
-      hostWork: this.dirs.work,
-      hostTmp: this.dirs.tmp,
-      hostRoot: this.dirs.mnt,
-      workdir: this.workdir,
-      cwd,
-      ...this.user,
-    };
-    let full = isolatedArgv(this.mode, layout, argv);
-    if (!this.cgroup && this.mode !== "none") {
-      // No cgroup to write: fall back to rlimits (address space for memory, so a big
-      // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
-      // counts every process of the host user, so it would refuse forks for unrelated reasons.
-      full = ["prlimit", `--as=${this.req.limits.memoryBytes}`, "--", ...full];
+    const done = await agentExec(this.agent.client, command, cwd, opts, this.req, this.workdir);
+    if ("lost" in done) {
+      const why = this.agent.broken ?? done.lost.message;
+      return { ...fail(why), sandboxLost: true };
     }
-    if (this.cgroup) {
-      // Join the cgroup before exec so nothing the command forks escapes the limits.
-      const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';
-      full = ["/bin/sh", "-c", join, "sh", String(this.cgroup.dirs.length), ...this.cgroup.dirs, ...full];
-    }
-    return { full, env: { PATH, HOME: this.workdir, LANG: "C.UTF-8", TMPDIR: this.tmpRoot, ...extraEnv } };
+    const hits = this.cgroup
+      ? { oom: this.cgroup.oomKills() > oomBefore, pidsHit: this.cgroup.pidsLimitHits() > pidsBefore }
+      : { oom: false, pidsHit: false };
+    return execResultOf(done.reply, opts, this.req, started, hits);
   }
 
   /** An interactive shell under the same isolation as exec, on a pty made inside the sandbox (see ./shell.ts). */
   async shell(opts?: ShellOptions): Promise<SandboxShell> {
     if (this.closed) throw new Error("the sandbox is closed: no shell can start in it");
-    return openProcessShell((argv, env) => {
-      const { full, env: fullEnv } = this.isolated(argv, this.workdir, env);
-      return { full, env: fullEnv, cwd: this.mode === "none" ? this.workdir : this.dirs.root };
-    }, opts);
+    this.pristine = false;
+    return openProcessShell((argv, env) => this.launch(argv, this.workdir, env), opts);
+  }
+
+  /** Writes text files into the workdir through the agent: links resolve as the sandbox sees them (see Sandbox.putWorkdirFiles). */
+  async putWorkdirFiles(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }> {
+    if (this.closed) throw new Error("sandbox is closed");
+    if (!this.agent) throw new Error("this sandbox has no agent to write files from inside");
+    this.pristine = false;
+    const r = await this.agent.client.request({ op: "put", ...putRequest(this.workdir, w) });
+    if (r.refused) return { ok: false, message: r.error ?? "refused" };
+    if (r.error) throw new Error(`writing ${Object.keys(w.files).join(", ")}: ${r.error}`);
+    return { ok: true };
   }
 
   async writeFiles(files: Record<string, string | Buffer>, opts: { mode?: number } = {}): Promise<void> {
     const mapped: Record<string, string | Buffer> = {};
     for (const [p, c] of Object.entries(files)) mapped[path.relative(this.dirs.root, this.hostPath(p))] = c;
+    this.pristine = false;
     // Under unshare the commands run as the sandbox user on these very host files, so that
     // user must own them (bwrap maps the host user onto the sandbox user, so it already does).
     await writeTree(this.dirs.root, mapped, opts.mode, this.mode === "unshare" ? this.user : undefined);
@@ -230,9 +218,13 @@ export class ProcessSandbox implements Sandbox {
     return diffFiles(this.seed, await readTree(this.dirs.work));
   }
 
-  /** Liveness (see Sandbox.probe): nothing runs between commands here, so its folders (and cgroup) must still be there. */
-  async probe(): Promise<string | null> {
+  /**
+   * Liveness (see Sandbox.probe): the agent answers a request that starts no process within
+   * timeoutMs, and the sandbox's folders (and cgroup) are still there.
+   */
+  async probe(timeoutMs = 5000): Promise<string | null> {
     if (this.closed) return "the sandbox is closed";
+    if (this.spoiled) return this.spoiled;
     for (const dir of [this.dirs.work, this.dirs.tmp, ...(this.cgroup?.dirs ?? [])]) {
       try {
         await access(dir);
@@ -240,10 +232,59 @@ export class ProcessSandbox implements Sandbox {
         return `the sandbox's ${dir} is gone`;
       }
     }
-    return null;
+    if (!this.agent) return null;
+    const broken = this.agent.broken;
+    if (broken) return broken;
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<"silent">((resolve) => {
+      timer = setTimeout(() => resolve("silent"), timeoutMs);
+    });
+    try {
+      const r = await Promise.race([this.agent.client.request({ op: "read", paths: [] }), silent]);
+      if (r !== "silent") return null;
+    } catch (e) {
+      return this.agent.broken ?? (e as Error).message;
+    } finally {
+      clearTimeout(timer);
+    }
+    return `the sandbox agent did not answer a liveness probe within ${timeoutMs / 1000} s`;
   }
 
+  /**
+   * Restore in place. With the agent, one round trip: every command killed, the workdir, /tmp
+   * and shared memory emptied, then the seed written (as the sandbox user, so it owns them
+   * under unshare too); throws when anything survived, so a sandbox that is not clean is never
+   * used again. A pristine one only gets the seed.
+   */
   async reset(seed: Record<string, string | Buffer>): Promise<void> {
+    if (!this.agent) return this.resetFromHost(seed);
+    if (this.closed) throw new Error("sandbox is closed");
+    const broken = this.spoiled ?? this.agent.broken;
+    if (broken) throw new Error(`the sandbox cannot be reset: ${broken}`);
+    const entries = Object.entries(seed);
+    const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
+    const files = inline
+      ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")]))
+      : {};
+    const r = await this.agent.client.request(
+      this.pristine ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files },
+    );
+    this.pristine = false;
+    const failure =
+      r.error ??
+      (r.left && r.left.length > 0
+        ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`
+        : null);
+    if (failure) {
+      this.spoiled = `resetting the sandbox: ${failure}`;
+      throw new Error(this.spoiled);
+    }
+    this.seed = seedMap(seed);
+    if (!inline && entries.length > 0) await this.writeFiles(seed);
+  }
+
+  /** Reset without an agent: kill every command (the cgroup), then empty and reseed the host folders. */
+  private async resetFromHost(seed: Record<string, string | Buffer>): Promise<void> {
     this.ownKills++;
     for (const abort of this.running) abort();
     this.cgroup?.killAll();
@@ -257,6 +298,7 @@ export class ProcessSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     for (const abort of this.running) abort();
+    await this.agent?.close();
     await this.cgroup?.remove();
     await rm(this.dirs.root, { recursive: true, force: true });
     this.onClose(this);

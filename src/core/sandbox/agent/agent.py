@@ -1,21 +1,22 @@
-/**
- * The in-sandbox agent (Python 3, which every sandbox image has), passed to the container as
- * "python3 -u -c AGENT_SOURCE": nothing is written into the read-only image. Protocol, one JSON
- * object a line: requests {id, op: exec|kill|wipe|write|put|read|ping, ...} on stdin; one answer per
- * request on stdout ({id, exit, signal, stdout, stderr (base64), total, ending, oom, pids_hit, ms}
- * for exec; {id, ok}, {id, files} or {id, error} otherwise); {id: 0, ready: true} once at start.
- * put {root, files: {relative path: base64}, links: follow|replace} writes workdir files from
- * inside (refusals answer {error, refused: true}); exec takes the same three fields to write them
- * just before the command starts (one round trip), and sh_command: the command line its argv
- * came from, run by sh instead when the argv cannot start.
- * wipe {paths, files?, mode?} is a whole reset in one round trip: every other process killed,
- * the folders emptied, then the seed files written; it answers {ok, left}, `left` naming what
- * survived (a sandbox with leftovers is not clean and must not be reused).
- */
-export const AGENT_SOURCE = String.raw`# The in-sandbox agent: started once per container, it reads JSON requests (one a line) on
-# stdin and answers one JSON line each on stdout, spawning commands itself so a tool call
-# costs a process spawn, not a docker exec round trip. Single-threaded: one selector
-# loop serves every running command, its pipes, deadlines and the SIGCHLD wake-up.
+# The in-sandbox agent: started once per sandbox (a docker container, or the process backend's
+# bwrap/unshare namespaces), it reads JSON requests (one a line) on stdin and answers one JSON
+# line each on stdout, spawning commands itself so a tool call costs a process spawn, not a
+# docker exec or a new set of namespaces. Single-threaded: one selector loop serves every
+# running command, its pipes, deadlines and the SIGCHLD wake-up.
+#
+# Started as "python3 -I -u -c SOURCE" (nothing is written into the sandbox; -I keeps the
+# workdir, where sandboxed code writes, off sys.path). Protocol, one JSON object a line:
+# requests {id, op: exec|kill|wipe|write|put|read|ping, ...}; one answer per request
+# ({id, exit, signal, stdout, stderr (base64), total, ending, oom, pids_hit, ms} for exec;
+# {id, ok}, {id, files} or {id, error} otherwise); {id: 0, ready: true, pid} once at start.
+# put {root, files: {relative path: base64}, links: follow|replace} writes workdir files from
+# inside (refusals answer {error, refused: true}); exec takes the same three fields to write
+# them just before the command starts (one round trip), and sh_command: the command line its
+# argv came from, run by sh instead when the argv cannot start.
+# wipe {paths, files?, mode?} is a whole reset in one round trip: every other process killed,
+# the folders emptied, then the seed files written; it answers {ok, left}, `left` naming what
+# survived (a sandbox with leftovers is not clean and must not be reused).
+# The TypeScript side is agent-client.ts beside this file.
 import base64, json, os, selectors, shutil, signal, stat, subprocess, sys, time
 
 sel = selectors.DefaultSelector()
@@ -455,5 +456,5 @@ def main():
                 finish(job)
 
 
-main()
-`;
+if __name__ == "__main__":
+    main()

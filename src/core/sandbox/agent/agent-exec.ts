@@ -1,0 +1,133 @@
+import { toBuffer } from "../diff";
+import { formatOutput } from "../output";
+import type { ExecOptions, ExecResult, SandboxRequest, WorkdirFiles } from "../types";
+import type { AgentClient, AgentReply } from "./agent-client";
+
+/**
+ * The exec path both backends share: the request sent to the agent (agent.py) and its reply
+ * turned into an ExecResult. Each backend adds only what it alone knows (how its sandbox was
+ * lost, where its memory and pids counters live).
+ */
+
+/** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
+export const AGENT_GRACE_MS = 5000;
+
+/** A command line of plain words: no quotes, variables, globs, redirections, assignments or operators. */
+const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
+/** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */
+const SH_BUILTINS = new Set(
+  ". : [ alias bg break cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait".split(
+    " ",
+  ),
+);
+
+/**
+ * The argv for a command line: its words when sh would only have split them and run the
+ * program they name (sparing the shell's start), else `sh -c`. With words, the agent still
+ * hands the line to sh when the program cannot start, so a missing one ends as sh's exit 127.
+ */
+export function commandArgv(command: string): { argv: string[]; sh_command?: string } {
+  const words = command.split(" ");
+  if (PLAIN_WORDS.test(command) && !SH_BUILTINS.has(words[0] ?? "")) return { argv: words, sh_command: command };
+  return { argv: ["/bin/sh", "-c", command] };
+}
+
+/** Files for the agent's put (or an exec's writeFirst): contents as base64, relative paths as given. */
+export function putRequest(root: string, w: WorkdirFiles): { root: string; files: Record<string, string>; links: WorkdirFiles["links"] } {
+  return {
+    root,
+    files: Object.fromEntries(Object.entries(w.files).map(([p, content]) => [p, toBuffer(content).toString("base64")])),
+    links: w.links,
+  };
+}
+
+/** What the sandbox's own counters say happened while the command ran (null: ask the agent's). */
+export interface LimitHits {
+  oom: boolean;
+  pidsHit: boolean;
+}
+
+export type AgentExecOutcome = { reply: AgentReply } | { lost: Error };
+
+/**
+ * Sends one exec to the agent and waits for its reply: a kill request on abort, and a guard
+ * that gives up AGENT_GRACE_MS past the command's own timeout (the agent enforces that one).
+ * A broken connection or that silence comes back as `lost`; the caller explains it.
+ */
+export async function agentExec(
+  agent: AgentClient,
+  command: string | string[],
+  cwd: string,
+  opts: ExecOptions,
+  req: SandboxRequest,
+  workdir: string,
+): Promise<AgentExecOutcome> {
+  const how = typeof command === "string" ? commandArgv(command) : { argv: command };
+  let id = -1;
+  const kill = () => {
+    if (id >= 0) agent.request({ op: "kill", target: id }).catch(() => {});
+  };
+  opts.signal?.addEventListener("abort", kill, { once: true });
+  let guard: NodeJS.Timeout | undefined;
+  try {
+    const reply = agent.request(
+      {
+        op: "exec",
+        ...how,
+        ...(opts.writeFirst ? putRequest(workdir, opts.writeFirst) : {}),
+        cwd,
+        env: opts.env ?? {},
+        stdin: opts.stdin === undefined ? "" : toBuffer(opts.stdin).toString("base64"),
+        timeout_ms: opts.timeoutMs ?? null,
+        max_output: opts.maxOutputBytes ?? req.limits.outputBytes,
+      },
+      (n) => {
+        id = n;
+      },
+    );
+    const limit = opts.timeoutMs;
+    const timeout = limit
+      ? new Promise<never>((_, reject) => {
+          guard = setTimeout(
+            () => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)),
+            limit + AGENT_GRACE_MS,
+          );
+        })
+      : null;
+    return { reply: await (timeout ? Promise.race([reply, timeout]) : reply) };
+  } catch (e) {
+    return { lost: e as Error };
+  } finally {
+    if (guard) clearTimeout(guard);
+    opts.signal?.removeEventListener("abort", kill);
+  }
+}
+
+/** The agent's exec reply as an ExecResult; `hits` overrides the agent's own memory/pids counters. */
+export function execResultOf(r: AgentReply, opts: ExecOptions, req: SandboxRequest, started: number, hits?: LimitHits): ExecResult {
+  const durationMs = performance.now() - started;
+  if (r.error) return { status: "error", exitCode: null, stdout: "", stderr: "", durationMs, reason: r.error };
+  const out = formatOutput(Buffer.from(r.stdout ?? "", "base64"), Buffer.from(r.stderr ?? "", "base64"), r.total ?? 0);
+  const exitCode = r.exit ?? null;
+  if (r.ending === "timeout")
+    return { status: "timeout", exitCode: null, ...out, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
+  if (r.ending === "killed") return { status: "killed", exitCode: null, ...out, durationMs, reason: "cancelled" };
+  const oom = hits ? hits.oom : r.oom;
+  const pidsHit = hits ? hits.pidsHit : r.pids_hit;
+  // A shell in between turns the SIGKILL into exit status 137.
+  if (oom && (r.signal === 9 || r.exit === 137))
+    return {
+      status: "oom",
+      exitCode: null,
+      ...out,
+      durationMs,
+      reason: `out of memory (OOM kill at the ${req.limits.memoryBytes} byte limit)`,
+    };
+  return {
+    status: "ok",
+    exitCode: r.signal ? 128 + r.signal : exitCode,
+    ...out,
+    durationMs,
+    ...(pidsHit ? { reason: `fork refused: pids limit of ${req.limits.pids} reached` } : {}),
+  };
+}
