@@ -52,6 +52,40 @@ test("a run folder whose rollouts folder links out serves no rollouts", async ()
   await assert.rejects(svc.handle("meta", { file: `rollouts/${readdirSync(path.join(runs.document, "rollouts"))[0]}` }), /links outside/);
 });
 
+test("search reads only the rollouts that stay inside: a link out is not searched, a link inside is", async () => {
+  const run = path.join(dir, "search-run");
+  mkdirSync(path.join(run, "rollouts"), { recursive: true });
+  mkdirSync(path.join(run, "kept"));
+  writeFileSync(path.join(run, "run.json"), "{}");
+  const rollout = (word: string) =>
+    [
+      { type: "start", run_id: "r", rollout_id: word, env: { name: "e", hash: "h", domain: "code" }, task: { id: "t", prompt: "p" } },
+      { type: "message", role: "user", content: `find ${word} here` },
+    ]
+      .map((e, seq) => `${JSON.stringify({ ...e, seq, t: 1 + seq })}\n`)
+      .join("");
+  writeFileSync(path.join(run, "rollouts", "plain.jsonl"), rollout("plainword"));
+  writeFileSync(path.join(run, "kept", "inside.jsonl"), rollout("insideword"));
+  symlinkSync(path.join(run, "kept", "inside.jsonl"), path.join(run, "rollouts", "linked-inside.jsonl"));
+  const secret = path.join(dir, "outside-rollout.jsonl");
+  writeFileSync(secret, rollout("outsideword"));
+  symlinkSync(secret, path.join(run, "rollouts", "linked-out.jsonl"));
+  const svc = new ViewService(run);
+  const search = async (query: string) => (await svc.handle("search", { dir: ".", query })) as { total: number; files: number };
+  assert.deepEqual(await search("plainword"), {
+    hits: [{ file: "rollouts/plain.jsonl", row: 0, line: 2, kind: "message", snippet: "find plainword here", ranges: [[5, 14]] }],
+    total: 1,
+    files: 2,
+  });
+  assert.equal((await search("insideword")).total, 1);
+  assert.equal((await search("outsideword")).total, 0);
+  // The whole rollouts folder linking out: nothing in it is searched, plain files included.
+  const linked = path.join(dir, "search-linked-run");
+  mkdirSync(linked);
+  symlinkSync(path.join(run, "rollouts"), path.join(linked, "rollouts"));
+  assert.equal(((await new ViewService(linked).handle("search", { dir: ".", query: "plainword" })) as { files: number }).files, 0);
+});
+
 test("a runner's merged run folder follows its rollouts link within the job folder only", async () => {
   // jobs/<id>/{job.json, units/u0/rollouts, run/rollouts -> ../units/u0/rollouts}, as remote/merge.ts makes it.
   const job = path.join(dir, "jobs", "j1");

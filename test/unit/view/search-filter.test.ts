@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { before, test } from "node:test";
 import { filterRollouts, parseMetaConditions } from "../../../src/core/view/model/rollout-filter";
-import { snippet, tokens } from "../../../src/core/view/model/search-text";
+import { eachToken, snippet, tokens } from "../../../src/core/view/model/search-text";
 import type { Dashboard, SearchResults } from "../../../src/core/view/protocol/dashboard";
 import { ViewService } from "../../../src/core/view/server/view-service";
 import { type FixtureRuns, writeFixtureRuns } from "../../fixtures/trajectories";
@@ -20,6 +20,43 @@ test("search text: word tokens, lower-cased, once each; snippets mark the words"
   assert.ok(s.text.startsWith("…"));
   const [a, b] = s.ranges[0]!;
   assert.equal(s.text.slice(a, b), "Mean");
+});
+
+test("search text: the ASCII fast path of the tokeniser gives exactly the Unicode regex's tokens, whatever the text holds", () => {
+  const reference = (t: string) => [...t.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)].map((m) => m[0]).filter((w) => w.length <= 40);
+  const parts = [
+    "a",
+    "Bc",
+    "z9",
+    "_",
+    " ",
+    "-",
+    ".",
+    "\n",
+    "é",
+    "İ",
+    "ß",
+    "😀",
+    "\u0301",
+    "Ω",
+    "日本",
+    "٣",
+    "x".repeat(41),
+    "Y".repeat(40),
+  ];
+  let seed = 7;
+  const rand = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let k = 0; k < 5000; k++) {
+    const text = Array.from({ length: Math.floor(rand() * 24) }, () => parts[Math.floor(rand() * parts.length)]).join("");
+    const got: string[] = [];
+    eachToken(text, (w) => got.push(w));
+    assert.deepEqual(got, reference(text), JSON.stringify(text));
+  }
+  // A word that runs into a non-ASCII letter is one word, read from its start.
+  assert.deepEqual(tokens("the Café au lait, café"), ["the", "café", "au", "lait"]);
 });
 
 test("search: every message, tool call and observation of a run; all words in one event; hits link to their step", async () => {

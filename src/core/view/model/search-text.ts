@@ -25,13 +25,43 @@ export function eventText(e: TrajectoryEvent): { kind: HitKind; text: string } |
 const TOKEN = /[\p{L}\p{N}_]+/gu;
 const MAX_TOKEN = 40;
 
+/** For ASCII: 1 for the characters a word is made of (letters, digits, `_`), 0 for the rest. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = /[A-Za-z0-9_]/.test(String.fromCharCode(c)) ? 1 : 0;
+
+/**
+ * Calls `each` with every lower-cased word token of a text, in order, repeats included.
+ * Pure ASCII text (nearly all of a trajectory) is split by a table lookup per character;
+ * from the first other character on the text goes through the Unicode regex, so both give
+ * exactly the tokens of `[\p{L}\p{N}_]+` over the lower-cased text.
+ */
+export function eachToken(text: string, each: (word: string) => void): void {
+  const lower = text.toLowerCase();
+  const n = lower.length;
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = lower.charCodeAt(i);
+    if (c >= 128) {
+      // The rest, from the start of the word being read, by the regex (its words may hold any letter).
+      const re = new RegExp(TOKEN.source, "gu");
+      re.lastIndex = start >= 0 ? start : i;
+      for (let m = re.exec(lower); m; m = re.exec(lower)) if (m[0].length <= MAX_TOKEN) each(m[0]);
+      return;
+    }
+    if (ASCII_WORD[c]) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (i - start <= MAX_TOKEN) each(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0 && n - start <= MAX_TOKEN) each(lower.slice(start, n));
+}
+
 /** Lower-cased word tokens (letters, digits, `_`), each once, in order of first appearance. */
 export function tokens(text: string): string[] {
   const seen = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
-    const t = m[0];
-    if (t.length <= MAX_TOKEN) seen.add(t);
-  }
+  eachToken(text, (t) => seen.add(t));
   return [...seen];
 }
 

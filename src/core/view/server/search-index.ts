@@ -1,27 +1,86 @@
 import { statSync } from "node:fs";
-import { type HitKind, eventText, snippet, tokens } from "../model/search-text";
+import { type HitKind, eachToken, eventText, snippet, tokens } from "../model/search-text";
 import type { SearchHit } from "../protocol/dashboard";
-import { TrajectoryIndex } from "./trajectory-index";
+import { parseLine, TrajectoryIndex } from "./trajectory-index";
 
 const KINDS: HitKind[] = ["message", "tool_call", "observation"];
 
-/** Word → number, shared by every file of a search so each word's text is held once. */
-type Dictionary = Map<string, number>;
+/**
+ * Word → number, shared by every file of a search so each word's text is held once; with
+ * scratch arrays indexed by word number that files use one at a time while they add an
+ * event or pack (both synchronous, so files being built side by side never share them).
+ */
+class Dictionary {
+  readonly ids = new Map<string, number>();
+  /** The event (by a number unique across files) a word was last added for: a word counts once per event. */
+  lastEvent = new Uint32Array(1024);
+  /** Per word: postings while a file is packed (then zeroed again). */
+  counts = new Uint32Array(1024);
+  private events = 0;
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** A fresh number for the next event added by any file. */
+  nextEvent(): number {
+    return ++this.events;
+  }
+
+  id(word: string): number {
+    let wid = this.ids.get(word);
+    if (wid === undefined) {
+      wid = this.ids.size;
+      this.ids.set(word, wid);
+      if (wid >= this.counts.length) {
+        const grow = (a: Uint32Array) => {
+          const b = new Uint32Array(a.length * 2);
+          b.set(a);
+          return b;
+        };
+        this.counts = grow(this.counts);
+        this.lastEvent = grow(this.lastEvent);
+      }
+    }
+    return wid;
+  }
+}
+
+/** A growable list of unsigned 32-bit numbers (a plain array of numbers costs several times more memory and GC). */
+class U32List {
+  data = new Uint32Array(4096);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const b = new Uint32Array(this.data.length * 2);
+      b.set(this.data);
+      this.data = b;
+    }
+    this.data[this.length++] = v;
+  }
+
+  view(): Uint32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
 
 /**
  * The words of one rollout file: for each word, the events (by number) that contain it,
  * and for each event its row, line and kind. Text is not kept: a hit's snippet is read
  * back from the file. Built in one pass with the viewer's own index, so rows are the
- * viewer's rows; then packed into typed arrays (word ids sorted, offsets, one flat list of
- * event numbers), a few bytes per posting.
+ * viewer's rows: while reading, each (word, event) pair is appended to two flat lists;
+ * packing groups them by word with a counting sort (events stay in order, so each word's
+ * list comes out sorted) into typed arrays: word ids sorted, offsets, one flat list of
+ * event numbers, a few bytes per posting.
  */
 class FileWords {
-  private building: Map<number, number[]> | null = new Map();
+  private building: { words: U32List; events: U32List } | null = { words: new U32List(), events: new U32List() };
   private wordIds = new Uint32Array(0);
   private offsets = new Uint32Array(1);
   private postings = new Uint32Array(0);
-  private readonly rowList: number[] = [];
-  private readonly lineList: number[] = [];
+  private readonly rowList = new U32List();
+  private readonly lineList = new U32List();
   private readonly kindList: number[] = [];
   rows = new Uint32Array(0);
   lines = new Uint32Array(0);
@@ -37,7 +96,7 @@ class FileWords {
         if (t) words.add(row, line, t.kind, t.text, dict);
       },
     });
-    words.pack();
+    words.pack(dict);
     return words;
   }
 
@@ -46,38 +105,44 @@ class FileWords {
     this.rowList.push(row);
     this.lineList.push(line);
     this.kindList.push(KINDS.indexOf(kind));
-    for (const w of tokens(text)) {
-      let wid = dict.get(w);
-      if (wid === undefined) {
-        wid = dict.size;
-        dict.set(w, wid);
-      }
-      const list = this.building!.get(wid);
-      if (list) list.push(id);
-      else this.building!.set(wid, [id]);
-    }
+    const b = this.building!;
+    const stamp = dict.nextEvent();
+    eachToken(text, (w) => {
+      const wid = dict.id(w);
+      if (dict.lastEvent[wid] === stamp) return;
+      dict.lastEvent[wid] = stamp;
+      b.words.push(wid);
+      b.events.push(id);
+    });
   }
 
-  private pack(): void {
-    const b = this.building!;
-    const ids = Uint32Array.from(b.keys()).sort();
-    let total = 0;
-    for (const l of b.values()) total += l.length;
+  private pack(dict: Dictionary): void {
+    const words = this.building!.words.view();
+    const events = this.building!.events.view();
+    const counts = dict.counts;
+    const distinct: number[] = [];
+    for (const w of words) if (counts[w]!++ === 0) distinct.push(w);
+    const ids = Uint32Array.from(distinct).sort();
     this.offsets = new Uint32Array(ids.length + 1);
-    this.postings = new Uint32Array(total);
     let at = 0;
-    for (const [i, wid] of ids.entries()) {
+    for (let i = 0; i < ids.length; i++) {
+      const w = ids[i]!;
       this.offsets[i] = at;
-      const l = b.get(wid)!;
-      this.postings.set(l, at);
-      at += l.length;
+      const n = counts[w]!;
+      // From here on counts[w] is where the word's next event goes.
+      counts[w] = at;
+      at += n;
     }
     this.offsets[ids.length] = at;
+    this.postings = new Uint32Array(at);
+    for (let i = 0; i < words.length; i++) this.postings[counts[words[i]!]!++] = events[i]!;
+    for (const w of ids) counts[w] = 0;
     this.wordIds = ids;
-    this.rows = Uint32Array.from(this.rowList);
-    this.lines = Uint32Array.from(this.lineList);
+    this.rows = this.rowList.view().slice();
+    this.lines = this.lineList.view().slice();
     this.kinds = Uint8Array.from(this.kindList);
-    this.rowList.length = this.lineList.length = this.kindList.length = 0;
+    this.rowList.data = this.lineList.data = new Uint32Array(0);
+    this.kindList.length = 0;
     this.building = null;
   }
 
@@ -147,7 +212,7 @@ export interface SearchResult {
  */
 export class RunSearch {
   private readonly files = new Map<string, Promise<FileWords>>();
-  private readonly dict: Dictionary = new Map();
+  private readonly dict = new Dictionary();
   private readonly sizes = new Map<string, number>();
 
   /** The index of one file, built or rebuilt as needed. */
@@ -182,19 +247,19 @@ export class RunSearch {
     for (const { abs, rel } of files) {
       const w = await this.words(abs);
       // Ids are read after the file's index is built: a word it added is in the dictionary now.
-      const wids = words.map((x) => this.dict.get(x));
+      const wids = words.map((x) => this.dict.ids.get(x));
       if (wids.some((x) => x === undefined)) continue;
       const ids = w.find(wids as number[]);
       total += ids.length;
-      for (const id of ids) {
-        if (hits.length >= limit) break;
-        const row = w.rows[id]!;
-        const line = w.lines[id]!;
-        const [entry] = (await w.index.stepWindow(row, line - w.index.firstLineOf(row), 1)).entries;
-        const t = entry && "event" in entry ? eventText(entry.event) : null;
+      const shown = ids.subarray(0, Math.max(0, limit - hits.length));
+      if (!shown.length) continue;
+      const texts = w.index.lineTextsSync(Array.from(shown, (id) => w.lines[id]!));
+      shown.forEach((id, i) => {
+        const p = parseLine(texts[i] ?? "");
+        const t = p.ok ? eventText(p.event) : null;
         const s = t ? snippet(t.text, words) : { text: "", ranges: [] };
-        hits.push({ file: rel, row, line: line + 1, kind: KINDS[w.kinds[id]!]!, snippet: s.text, ranges: s.ranges });
-      }
+        hits.push({ file: rel, row: w.rows[id]!, line: w.lines[id]! + 1, kind: KINDS[w.kinds[id]!]!, snippet: s.text, ranges: s.ranges });
+      });
     }
     return { hits, total, files: files.length };
   }
