@@ -1,3 +1,5 @@
+import { neighbourFigures } from "./document-neighbours";
+
 /**
  * Plausible wrong answers derived from a document task's gold answer (each must lose
  * reward), and correct reformattings of it (each must keep it). Only figures and dates are
@@ -68,7 +70,7 @@ function replaceFigure(s: string, f: Figure, text: string): string {
 }
 
 /** Wrong and reformatted versions of one string that holds a figure or a date; empty when it holds neither. */
-export function stringVariants(s: string, otherFigures: string[] = []): AnswerVariant[] {
+export function stringVariants(s: string, otherFigures: string[] = [], documentText?: string): AnswerVariant[] {
   const out: AnswerVariant[] = [];
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s.trim());
   if (date) {
@@ -139,6 +141,24 @@ export function stringVariants(s: string, otherFigures: string[] = []): AnswerVa
       answer: replaceFigure(s, f, o),
       expect: "reject",
     });
+  if (documentText) {
+    const near = neighbourFigures(documentText, f.negative ? -f.value : f.value);
+    const put = (v: number) => replaceFigure(s, f, render(f, { value: Math.abs(v), negative: v < 0, decimals: decimalsFor(f, v) }));
+    for (const v of near.sameRow)
+      out.push({
+        operator: "other-year",
+        description: `the same line item in another year or column of the document (${put(v)})`,
+        answer: put(v),
+        expect: "reject",
+      });
+    for (const v of near.sameColumn)
+      out.push({
+        operator: "other-line-item",
+        description: `another line item of the same year or column of the document (${put(v)})`,
+        answer: put(v),
+        expect: "reject",
+      });
+  }
   out.push({ operator: "empty", description: "an empty answer", answer: "", expect: "reject" });
   const hedges = [1.1, 0.9, 1000, 0.001, 1.01].map((k) => render(f, { value: f.value * k, decimals: decimalsFor(f, f.value * k) }));
   out.push({
@@ -216,6 +236,7 @@ export function answerVariants(
   gold: unknown,
   fields: Array<{ path: string; judge: boolean }>,
   otherFigures: string[] = [],
+  documentText?: string,
 ): Array<AnswerVariant & { field: string }> {
   const out: Array<AnswerVariant & { field: string }> = [];
   for (const { path, judge } of fields) {
@@ -224,12 +245,12 @@ export function answerVariants(
     const put = (v: unknown) => (path === "" ? v : setPath(gold, path, v));
     if (typeof value === "number") {
       // A number answer stays a number where the variant still is one.
-      for (const v of stringVariants(String(value), otherFigures)) {
+      for (const v of stringVariants(String(value), otherFigures, documentText)) {
         const n = typeof v.answer === "string" && /^-?\d+(\.\d+)?$/.test(v.answer) ? Number(v.answer) : v.answer;
         out.push({ ...v, field: path, answer: put(n) });
       }
     } else if (typeof value === "string") {
-      for (const v of stringVariants(value, otherFigures)) out.push({ ...v, field: path, answer: put(v.answer) });
+      for (const v of stringVariants(value, otherFigures, documentText)) out.push({ ...v, field: path, answer: put(v.answer) });
     } else if (Array.isArray(value)) {
       const i = value.findIndex((x) =>
         typeof x === "string"
@@ -239,7 +260,7 @@ export function answerVariants(
       const item = value[i];
       if (i < 0 || item === undefined) continue;
       if (typeof item === "string") {
-        for (const v of stringVariants(item, otherFigures)) {
+        for (const v of stringVariants(item, otherFigures, documentText)) {
           const list = [...value];
           if (v.operator === "empty") list.splice(i, 1);
           else list[i] = v.answer;
@@ -255,7 +276,7 @@ export function answerVariants(
           (k) => typeof (item as Record<string, unknown>)[k] === "string" && findFigure((item as Record<string, string>)[k] ?? ""),
         );
         if (!key) continue;
-        for (const v of stringVariants((item as Record<string, string>)[key] ?? "", otherFigures)) {
+        for (const v of stringVariants((item as Record<string, string>)[key] ?? "", otherFigures, documentText)) {
           if (v.operator === "empty" || v.operator === "over-long") continue;
           const list = [...value];
           list[i] = { ...(item as object), [key]: v.answer };

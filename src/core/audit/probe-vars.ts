@@ -117,6 +117,13 @@ function taskDocuments(env: Environment, task: LoadedTask): string[] {
   return [...new Set([...named, ...fromPrompt])].map((d) => path.join(root, d)).filter((p) => p.startsWith(root) && existsSync(p));
 }
 
+/** The text of the documents a task is about, one after the other ("" when it names none). */
+export function taskDocumentText(env: Environment, task: LoadedTask): string {
+  return taskDocuments(env, task)
+    .map((d) => readFileSync(d, "utf8"))
+    .join("\n\n");
+}
+
 export function probeVars(env: Environment, task: LoadedTask): ProbeVars {
   const vars: ProbeVars = { "task.prompt": task.prompt, "task.id": task.id };
   const py = editablePythonFiles(task);

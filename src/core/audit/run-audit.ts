@@ -8,7 +8,7 @@ import { flakinessOf, parityOf } from "./flakiness";
 import { type CodeMutant, MutationWorkbench } from "./mutate-code";
 import { type AnswerVariant, answerVariants } from "./perturb-answer";
 import { sceneVariants } from "./perturb-scene";
-import { figuresIn, probeVars } from "./probe-vars";
+import { figuresIn, probeVars, taskDocumentText } from "./probe-vars";
 import { type LoadedProbe, probePolicy } from "./probes";
 import { type AuditItem, type AuditOutcome, type BatchContext, runBatch } from "./run-batch";
 
@@ -126,7 +126,7 @@ async function planMutation(
     if (fields.length === 0) fields.push({ path: "", judge: false });
     const vars = probeVars(env, task);
     const others = vars.candidate_figures ? vars.candidate_figures.split("; ") : figuresIn(task.prompt);
-    const variants = answerVariants(task.solution.answer, fields, others);
+    const variants = answerVariants(task.solution.answer, fields, others, taskDocumentText(env, task) || undefined);
     const picked = shuffledPick(variants, Math.max(opts.mutants, variants.filter((v) => v.expect === "accept").length), opts.seed);
     const items = picked.map((v: AnswerVariant & { field: string }, i) => ({
       id: variantId(task.id, v.expect === "accept" ? "reformat" : "perturb", i + 1),
