@@ -5,6 +5,7 @@ import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
 import { formatProblem, loadEnvironment } from "../../core/environment";
+import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import { createSandboxProvider } from "../../core/sandbox/index";
 import type { SandboxProvider } from "../../core/sandbox/types";
 import { AuditReport, type EnvironmentAudit } from "../../core/schema/audit";
@@ -69,7 +70,9 @@ export function registerAudit(program: Command): void {
     .option("--concurrency <n>", "concurrent rollouts (default: 2 per CPU, at least 4)", int)
     .option("--probes <dirs...>", "more probe files (besides the built-in ones and the environment's audit/probes)")
     .option("--unsafe-no-sandbox", "process backend: run without isolation when no namespaces are available")
-    .action(async (dirs: string[], opts: AuditCliOptions) => {
+    .action(async (given: string[], opts: AuditCliOptions) => {
+      // A folder of Harbor tasks is audited task by task (each is an environment of its own image).
+      const dirs = expandHarborFolders(given);
       const out = path.resolve(opts.out);
       const runsDir = path.join(out, "runs");
       // The trajectories of the previous audit into this folder go: audit.json would no longer name them.

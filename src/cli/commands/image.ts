@@ -2,8 +2,10 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import Docker from "dockerode";
 import { formatProblem, loadEnvironment } from "../../core/environment";
+import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import { buildBaseImage } from "../../core/sandbox/image/build-base";
 import { buildEnvironmentImage } from "../../core/sandbox/image/build-env";
+import { ensureHarborImage } from "../../core/sandbox/image/harbor-build";
 import { listRecipes } from "../../core/sandbox/image/recipe";
 
 /** `rlenv image build [names...]`: base images from recipes, or an environment's own Dockerfile. */
@@ -22,7 +24,8 @@ export function registerImage(program: Command): void {
       const docker = new Docker();
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const recipes = listRecipes();
-      const targets = names.length > 0 ? names : recipes.map((r) => r.name);
+      // A folder of Harbor tasks builds each task's image.
+      const targets = names.length > 0 ? expandHarborFolders(names) : recipes.map((r) => r.name);
       for (const name of targets) {
         const recipe = recipes.find((r) => r.name === name || r.tag === name);
         if (recipe) {
@@ -36,7 +39,9 @@ export function registerImage(program: Command): void {
             for (const p of problems) log(formatProblem(p, process.cwd()));
             throw new Error(`${name}: the environment does not load`);
           }
-          const r = await buildEnvironmentImage(docker, env, { force: !!opts.force, log });
+          const r = env.harbor
+            ? await ensureHarborImage(docker, env, { force: !!opts.force, log }).then((x) => ({ tag: x.image, built: x.built }))
+            : await buildEnvironmentImage(docker, env, { force: !!opts.force, log });
           process.stdout.write(`${r.tag}${r.built ? " built" : " up to date"}\n`);
           continue;
         }

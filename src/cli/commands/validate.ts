@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { domainTaskProblems } from "../../core/domains/registry";
 import { type Environment, formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import { authoringProblems } from "../../core/lint/authoring-checks";
 import { startEarly, validateByRollouts } from "./validate-run";
 
@@ -102,7 +103,7 @@ export function registerValidate(program: Command): void {
     .option("--no-build", "with --run on docker: do not build a missing sandbox image; fail naming the command that builds it")
     .action(
       async (
-        dirs: string[],
+        given: string[],
         opts: {
           json?: boolean;
           run?: boolean;
@@ -114,6 +115,8 @@ export function registerValidate(program: Command): void {
           build?: boolean;
         },
       ) => {
+        // A folder of Harbor tasks is validated task by task: each is an environment with its own image.
+        const dirs = expandHarborFolders(given);
         // With --run, sandboxes start while the static checks run (see validate-run.ts).
         const early = opts.run ? startEarly(opts) : undefined;
         const results = await validateStatic(dirs, early?.loaded);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { BUILTIN_TOOLS } from "../schema/builtins";
 import { type Manifest as ManifestT, Manifest } from "../schema/manifest";
 import type { CustomTool } from "../schema/tool";
+import { type HarborInfo, harborTaskDirs, isHarborTask, loadHarborTask } from "../harbor/load-harbor";
 import { hashEnvironment } from "./hash";
 import { type LoadedTask, loadTasks } from "./load-tasks";
 import { PositionIndex } from "./positions";
@@ -29,6 +30,8 @@ export interface Environment {
   hash: string;
   /** Absolute path of the Dockerfile when the sandbox is built, of documents/assets when given. */
   paths: { build?: string; documents?: string; assets?: string; tasks: string };
+  /** Set when the folder is a Harbor task (task.toml) loaded as is: its image, tests and config. */
+  harbor?: HarborInfo;
 }
 
 export interface LoadResult {
@@ -51,6 +54,21 @@ export function loadEnvironment(dirOrManifest: string, opts: LoadOptions = {}): 
   const dir = isFile ? path.dirname(given) : given;
   const manifestPath = isFile ? given : path.join(dir, MANIFEST_FILE);
   if (!lstatSync(manifestPath, { throwIfNoEntry: false })) {
+    if (!isFile && isHarborTask(dir)) return loadHarborTask(dir);
+    const harbor = isFile ? [] : harborTaskDirs(dir);
+    if (harbor.length > 0)
+      return {
+        env: null,
+        problems: [
+          {
+            file: dir,
+            ...START_OF_FILE,
+            path: "",
+            message: `a folder of ${harbor.length} Harbor tasks: each task is an environment of its own (its own image); name one (${path.basename(harbor[0] ?? "")}), or use validate, run or audit, which take the folder`,
+            severity: "error",
+          },
+        ],
+      };
     return {
       env: null,
       problems: [

@@ -1,6 +1,7 @@
 import "./comparators/basic";
 import "./comparators/judge";
 import "./comparators/document";
+import { harborVerifier } from "../harbor/verifier";
 import { registerVerifier } from "./registry";
 import { exactVerifier } from "./verifiers/exact";
 import { fieldsVerifier } from "./verifiers/fields";
@@ -10,4 +11,5 @@ import { scriptVerifier } from "./verifiers/script";
 import { testsVerifier } from "./verifiers/tests";
 
 /** The verifiers every domain gets; importing this module registers them. */
-for (const v of [testsVerifier, exactVerifier, numericVerifier, fieldsVerifier, scriptVerifier, judgeVerifier]) registerVerifier(v);
+for (const v of [testsVerifier, exactVerifier, numericVerifier, fieldsVerifier, scriptVerifier, judgeVerifier, harborVerifier])
+  registerVerifier(v);

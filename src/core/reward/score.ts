@@ -69,6 +69,12 @@ export function aggregate(components: readonly RewardComponent[]): number {
   return Math.min(1, Math.max(0, total));
 }
 
+/** One of several named scores a single verifier run produced (returned as `split`), each becoming a component of its own. */
+export interface SplitScore {
+  name: string;
+  score: number;
+}
+
 /** Run the manifest's reward list in order and aggregate. */
 export async function scoreRollout(
   configs: readonly VerifierConfig[],
@@ -77,6 +83,13 @@ export async function scoreRollout(
   defaultTimeoutMs?: number,
 ): Promise<Score> {
   const components: RewardComponent[] = [];
-  for (const c of configs) components.push(await runVerifier(c, ctx, domainVerifiers, defaultTimeoutMs));
+  for (const c of configs) {
+    const { split, ...one } = (await runVerifier(c, ctx, domainVerifiers, defaultTimeoutMs)) as RewardComponent & { split?: SplitScore[] };
+    // A verifier whose one run yields several named rewards (Harbor's reward.json) gives each its own component.
+    if (Array.isArray(split) && split.length > 0)
+      for (const s of split)
+        components.push({ ...one, name: s.name, score: s.score, passed: s.score >= 1, duration_ms: one.duration_ms ?? 0 });
+    else components.push(one);
+  }
   return { total: aggregate(components), components };
 }

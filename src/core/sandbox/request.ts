@@ -26,7 +26,8 @@ export function sandboxRequest(env: Environment, labels: Record<string, string> 
       tmpfsBytes: parseSize(s.limits.tmpfs),
     },
     labels,
-    reuse: s.reset === "restore",
+    reuse: s.reset === "restore" && s.rootfs !== "writable",
+    ...(s.rootfs === "writable" ? { writableRoot: true } : {}),
     ...(signal ? { signal } : {}),
   };
 }

@@ -114,6 +114,8 @@ export interface SandboxRequest {
    * handed to a later acquire instead of removed: the manifest's `sandbox.reset: restore`.
    */
   reuse?: boolean;
+  /** The image's root file system stays writable (the manifest's `sandbox.rootfs: writable`); such a sandbox is never reused. */
+  writableRoot?: boolean;
 }
 
 /** Hands out sandboxes (a warm pool where the backend has one). */

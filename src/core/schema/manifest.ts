@@ -36,6 +36,12 @@ export const SandboxSpec = z
     limits: SandboxLimits.default(SandboxLimits.parse({})),
     timeouts: SandboxTimeouts.default(SandboxTimeouts.parse({})),
     reset: z.enum(["restore", "recreate"]).default("restore").describe("How a warm sandbox is reset between rollouts"),
+    rootfs: z
+      .enum(["read-only", "writable"])
+      .default("read-only")
+      .describe(
+        "The image's root file system: read-only (only the workdir and /tmp are writable), or writable (Harbor tasks); a writable one is never reused",
+      ),
   })
   .refine((s) => !(s.image && s.build), { message: "give either image or build, not both" });
 export type SandboxSpec = z.infer<typeof SandboxSpec>;

@@ -100,6 +100,12 @@ export const SceneVerifier = z.strictObject({
     .describe("weighted fraction of checks passed (default), or 1 only when all pass (a scene half right is not rewarded)"),
 });
 
+export const HarborVerifier = z.strictObject({
+  type: z.literal("harbor"),
+  ...base,
+  env: z.record(z.string(), z.string()).optional().describe("Environment of tests/test.sh ([verifier].env of task.toml)"),
+});
+
 export const VerifierConfig = z.discriminatedUnion("type", [
   TestsVerifier,
   ExactVerifier,
@@ -108,6 +114,7 @@ export const VerifierConfig = z.discriminatedUnion("type", [
   ScriptVerifier,
   JudgeVerifier,
   SceneVerifier,
+  HarborVerifier,
 ]);
 export type VerifierConfig = z.infer<typeof VerifierConfig>;
 export type VerifierType = VerifierConfig["type"];

@@ -3,6 +3,7 @@ import type Docker from "dockerode";
 import type { Environment } from "../../environment/load-environment";
 import { buildBaseImage, type Log } from "./build-base";
 import { buildEnvironmentImage, environmentImageState } from "./build-env";
+import { ensureHarborImage } from "./harbor-build";
 import { listRecipes } from "./recipe";
 import { imageNeed, stockRecipe } from "./stand-in";
 
@@ -52,6 +53,7 @@ export async function ensureEnvironmentImage(
   env: Environment,
   opts: EnsureImageOptions = {},
 ): Promise<{ image: string; built: boolean }> {
+  if (env.harbor) return ensureHarborImage(docker, env, opts);
   const image = imageNeed(env).image;
   const built = !!env.manifest.sandbox.build;
   const state = built ? await environmentImageState(docker, env) : (await present(docker, image)) ? "current" : "missing";

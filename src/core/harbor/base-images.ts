@@ -1,0 +1,171 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * A locally built image that stands in for a base image a task's Dockerfile names but no
+ * registry here can give. Every stand-in is the Debian image rlenv builds with debootstrap
+ * (rlenv/python:bookworm, which has python3, python3-pytest, git, procps) plus `lines`, so the
+ * sandbox's agent (python3) and the offline verifier shim (python3-pytest) are always there.
+ */
+export interface BaseStandIn {
+  /** The FROM image it stands for: exact (`ubuntu:24.04`), or a prefix ending in `*` (`python:3.*`). */
+  match: string;
+  /** Short name, part of the stand-in's tag. */
+  name: string;
+  /** The image it is built on (default rlenv/python:bookworm). */
+  from?: string;
+  /** Dockerfile lines after FROM (RUN may use Debian's mirror: stand-ins build with host networking). */
+  lines: string[];
+  /** What differs from the real image, shown in the substitution warning. */
+  note: string;
+}
+
+export const STAND_IN_ROOT = "rlenv/python:bookworm";
+
+const APT = (pkgs: string) =>
+  `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkgs} && rm -rf /var/lib/apt/lists/*`;
+
+/**
+ * The shipped table. Ubuntu's image is bare but has ca-certificates-less apt, bash, coreutils
+ * and a `ubuntu` user (uid 1000): the stand-in adds what tasks rely on that Debian's minbase
+ * lacks. An official `python:*` image brings `python`, `pip` that installs system-wide
+ * (Debian marks its python EXTERNALLY-MANAGED: the mark is removed) and venv.
+ */
+export const BUILTIN_STAND_INS: readonly BaseStandIn[] = [
+  {
+    match: "ubuntu:*",
+    name: "ubuntu",
+    lines: [APT("ca-certificates"), "WORKDIR /"],
+    note: "Debian 12 (bookworm) with python3 and python3-pytest, not Ubuntu: package versions are bookworm's",
+  },
+  {
+    match: "python:3*",
+    name: "python",
+    lines: [
+      APT("python-is-python3 python3-pip python3-venv python3-dev ca-certificates"),
+      "RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED",
+      "WORKDIR /",
+    ],
+    note: "Debian 12's python3 (3.11) with python, pip and venv, not the requested CPython build",
+  },
+  {
+    match: "debian:*",
+    name: "debian",
+    lines: [APT("ca-certificates"), "WORKDIR /"],
+    note: "Debian 12 (bookworm) minbase with python3 and python3-pytest",
+  },
+  {
+    match: "buildpack-deps:*",
+    name: "buildpack",
+    lines: [APT("ca-certificates curl wget build-essential pkg-config"), "WORKDIR /"],
+    note: "Debian 12 (bookworm) with build-essential, python3 and python3-pytest",
+  },
+];
+
+/** Where a user extends the table: $RLENV_BASE_IMAGES, else ~/.config/rlenv/base-images.json (a JSON array of BaseStandIn). */
+export function userStandInsFile(): string {
+  return (
+    process.env.RLENV_BASE_IMAGES ??
+    path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), ".config"), "rlenv", "base-images.json")
+  );
+}
+
+/** The table: the user's entries first (they win), then the shipped ones. A broken user file is an error naming it. */
+export function standInTable(file = userStandInsFile()): BaseStandIn[] {
+  if (!existsSync(file)) return [...BUILTIN_STAND_INS];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new Error(`${file}: must be a JSON array of {match, name, lines, note}`);
+  const user = parsed.map((x, i): BaseStandIn => {
+    const e = x as Partial<BaseStandIn>;
+    if (typeof e.match !== "string" || typeof e.name !== "string" || !/^[a-z0-9][a-z0-9_.-]*$/.test(e.name))
+      throw new Error(`${file}: entry ${i}: needs "match" (an image) and "name" (lower-case letters, digits, . _ -)`);
+    if (!Array.isArray(e.lines) || e.lines.some((l) => typeof l !== "string"))
+      throw new Error(`${file}: entry ${i}: "lines" must be an array of Dockerfile lines`);
+    return {
+      match: e.match,
+      name: e.name,
+      lines: e.lines,
+      note: typeof e.note === "string" ? e.note : "",
+      ...(e.from ? { from: e.from } : {}),
+    };
+  });
+  return [...user, ...BUILTIN_STAND_INS];
+}
+
+/** The image without a registry host (`docker.io/library/ubuntu:24.04` → `ubuntu:24.04`) nor digest. */
+export function shortImage(image: string): string {
+  let s = image.split("@")[0] ?? image;
+  s = s.replace(/^(docker\.io\/)?(library\/)?/, "");
+  return s.includes(":") ? s : `${s}:latest`;
+}
+
+export function findStandIn(image: string, table: readonly BaseStandIn[]): BaseStandIn | undefined {
+  const img = shortImage(image);
+  return table.find((e) => (e.match.endsWith("*") ? img.startsWith(e.match.slice(0, -1)) : shortImage(e.match) === img));
+}
+
+/** The Dockerfile of a stand-in image. */
+export function standInDockerfile(s: BaseStandIn): string {
+  return `FROM ${s.from ?? STAND_IN_ROOT}\n${s.lines.join("\n")}\nLABEL rlenv.standin=${s.name}\n`;
+}
+
+/** The stand-in's tag: its name and the hash of its Dockerfile, so an edited entry builds a new image. */
+export function standInTag(s: BaseStandIn): string {
+  return `rlenv/standin-${s.name}:${createHash("sha256").update(standInDockerfile(s)).digest("hex").slice(0, 12)}`;
+}
+
+/** A FROM line's image replaced by a stand-in. */
+export interface Substitution {
+  image: string;
+  standIn: BaseStandIn;
+  tag: string;
+}
+
+const FROM = /^(\s*FROM\s+(?:--platform=\S+\s+)?)(\S+)(.*)$/gim;
+
+/**
+ * The Dockerfile with each base image that has a stand-in replaced by it; stage names
+ * (`FROM build`) and images without one are left as they are (an image already on the
+ * engine builds; one that is not fails the build, naming the table to extend).
+ */
+export function substituteBases(
+  dockerfile: string,
+  table: readonly BaseStandIn[],
+): { text: string; substitutions: Substitution[]; unknown: string[] } {
+  const stages = new Set([...dockerfile.matchAll(/^\s*FROM\s+.*\s+AS\s+(\S+)\s*$/gim)].map((m) => (m[1] ?? "").toLowerCase()));
+  const substitutions: Substitution[] = [];
+  const unknown: string[] = [];
+  const text = dockerfile.replace(FROM, (line, head: string, image: string, rest: string) => {
+    if (stages.has(image.toLowerCase()) || image.toLowerCase() === "scratch") return line;
+    const s = findStandIn(image, table);
+    if (!s) {
+      if (!unknown.includes(image)) unknown.push(image);
+      return line;
+    }
+    const tag = standInTag(s);
+    if (!substitutions.some((x) => x.image === image)) substitutions.push({ image, standIn: s, tag });
+    return `${head}${tag}${rest}`;
+  });
+  return { text, substitutions, unknown };
+}
+
+/** The directory the Dockerfile's last stage leaves as WORKDIR (relative ones joined), or null when it sets none. */
+export function dockerfileWorkdir(dockerfile: string): string | null {
+  let dir: string | null = null;
+  for (const line of dockerfile.split("\n")) {
+    if (/^\s*FROM\s/i.test(line)) dir = null;
+    const m = /^\s*WORKDIR\s+(.+?)\s*$/i.exec(line);
+    if (m?.[1]) {
+      const w = m[1].replace(/^["']|["']$/g, "");
+      dir = w.startsWith("/") ? path.posix.normalize(w) : path.posix.join(dir ?? "/", w);
+    }
+  }
+  return dir;
+}

@@ -1,0 +1,278 @@
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { contentOfBytes } from "../environment/file-content";
+import { hashEnvironment } from "../environment/hash";
+import type { Environment, LoadResult } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { type Problem, START_OF_FILE } from "../environment/problem";
+import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source";
+import type { FileMap } from "../schema/common";
+import { Manifest } from "../schema/manifest";
+import { dockerfileWorkdir, type Substitution, standInTable, substituteBases, userStandInsFile } from "./base-images";
+import { oracleCommand } from "./oracle-command";
+import { readTree, type TreeFile } from "./read-tree";
+import { type HarborTaskConfig, parseTaskConfig } from "./task-config";
+
+export const HARBOR_CONFIG = "task.toml";
+
+/** What a Harbor task's sandbox image is built from, and how (see sandbox/image/harbor-build.ts). */
+export interface HarborImage {
+  /** The tag the task's image gets: its name and the hash of what goes in (context, rewritten Dockerfile). */
+  tag: string;
+  contextDir: string;
+  dockerfilePath: string;
+  /** The Dockerfile with each base image replaced by its local stand-in. */
+  dockerfile: string;
+  context: Map<string, TreeFile>;
+  substitutions: Substitution[];
+  buildTimeoutSec: number;
+}
+
+/** A Harbor task loaded as an environment of one task (`Environment.harbor`). */
+export interface HarborInfo {
+  taskDir: string;
+  config: HarborTaskConfig;
+  image: HarborImage;
+}
+
+/** The tools a Harbor task's agent gets: the sandbox's shell and files (Harbor's agents work in a terminal). */
+export const HARBOR_TOOLS = ["bash", "read_file", "write_file", "edit_file", "list_files", "submit"];
+
+/** When task.toml gives no agent timeout (schema 1.1+: none), a rollout still ends. */
+const NO_TIMEOUT_FALLBACK_SEC = 3600;
+
+export function isHarborTask(dir: string): boolean {
+  return existsSync(path.join(dir, HARBOR_CONFIG)) && !existsSync(path.join(dir, "environment.yaml"));
+}
+
+/** The Harbor task folders directly inside `dir`, sorted; empty when it holds none. */
+export function harborTaskDirs(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names.map((n) => path.join(dir, n)).filter((d) => statSync(d, { throwIfNoEntry: false })?.isDirectory() && isHarborTask(d));
+}
+
+/** Folders as given, each folder of Harbor tasks replaced by its task folders (every task is an environment of its own image). */
+export function expandHarborFolders(dirs: readonly string[]): string[] {
+  return dirs.flatMap((d) => {
+    const abs = path.resolve(d);
+    if (existsSync(path.join(abs, "environment.yaml")) || isHarborTask(abs)) return [d];
+    const tasks = harborTaskDirs(abs);
+    return tasks.length > 0 ? tasks : [d];
+  });
+}
+
+/** A task folder's name as an environment name and a docker repository: lower-case letters, digits, . _ - */
+function slugOf(dir: string): string {
+  const s = path
+    .basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+/, "");
+  return s || "task";
+}
+
+function fileMap(files: Map<string, TreeFile>): FileMap {
+  const out: FileMap = {};
+  for (const [p, f] of files) out[p] = contentOfBytes(f.bytes);
+  return out;
+}
+
+function lineOf(text: string, pattern: RegExp): number {
+  const i = text.split("\n").findIndex((l) => pattern.test(l));
+  return i < 0 ? 1 : i + 1;
+}
+
+/**
+ * Loads one Harbor task folder (task.toml, instruction.md, environment/, solution/, tests/) as
+ * an environment with one task: instruction.md is the prompt, environment/Dockerfile is built
+ * (base images replaced by local stand-ins, each named in a warning) into the task's image,
+ * solution/solve.sh is the oracle, tests/test.sh the verifier. Nothing in the folder is written.
+ */
+export function loadHarborTask(dirGiven: string): LoadResult {
+  const dir = path.resolve(dirGiven);
+  const configPath = path.join(dir, HARBOR_CONFIG);
+  const problems: Problem[] = [];
+  const fileProblem = (file: string, message: string, severity: Problem["severity"] = "error", line = 1): Problem => ({
+    file,
+    ...START_OF_FILE,
+    line,
+    endLine: line,
+    path: "",
+    message,
+    severity,
+  });
+  const read = readSourceText(configPath, DEFAULT_LOAD_LIMITS.maxManifestBytes);
+  if (!read.ok) return { env: null, problems: [{ file: configPath, ...read.span, path: "", message: read.message, severity: "error" }] };
+  const parsed = parseTaskConfig(configPath, read.text);
+  for (const p of parsed.problems) problems.push(p);
+  const config = parsed.config;
+  if (!config) return { env: null, problems };
+
+  const instructionPath = path.join(dir, "instruction.md");
+  const instruction = existsSync(instructionPath) ? readSourceText(instructionPath, DEFAULT_LOAD_LIMITS.maxPromptBytes) : null;
+  if (config.steps.length > 0) {
+    problems.push({
+      file: configPath,
+      ...START_OF_FILE,
+      path: "steps",
+      message: `a multi-step task (${config.steps.length} [[steps]]) is not run here yet: each step's instruction, tests and min_reward gate would need a rollout of its own`,
+      severity: "error",
+    });
+  } else if (!instruction) problems.push(fileProblem(instructionPath, "a Harbor task needs instruction.md: it is the agent's prompt"));
+  else if (!instruction.ok) problems.push(fileProblem(instructionPath, instruction.message));
+
+  const contextDir = path.join(dir, "environment");
+  const dockerfilePath = path.join(contextDir, "Dockerfile");
+  if (!existsSync(dockerfilePath)) {
+    const compose = existsSync(path.join(contextDir, "docker-compose.yaml"));
+    problems.push(
+      fileProblem(
+        dockerfilePath,
+        compose
+          ? "environment/ has a docker-compose.yaml but no Dockerfile: only a Dockerfile-built main container is supported"
+          : "a Harbor task needs environment/Dockerfile (its sandbox image)",
+      ),
+    );
+  } else if (existsSync(path.join(contextDir, "docker-compose.yaml")))
+    problems.push(
+      fileProblem(
+        path.join(contextDir, "docker-compose.yaml"),
+        "not merged: only the main container, built from environment/Dockerfile, runs",
+        "warning",
+      ),
+    );
+  const testsDir = path.join(dir, "tests");
+  if (!existsSync(path.join(testsDir, "test.sh")))
+    problems.push(fileProblem(path.join(testsDir, "test.sh"), "a Harbor task needs tests/test.sh (its verifier)"));
+  const solutionDir = path.join(dir, "solution");
+  const hasSolution = existsSync(path.join(solutionDir, "solve.sh"));
+  if (!hasSolution)
+    problems.push(
+      fileProblem(
+        path.join(solutionDir, "solve.sh"),
+        "no solution/solve.sh: the oracle has nothing to run, so validation cannot pass",
+        "warning",
+      ),
+    );
+
+  let context = new Map<string, TreeFile>();
+  let tests = new Map<string, TreeFile>();
+  let solution = new Map<string, TreeFile>();
+  try {
+    if (existsSync(contextDir)) context = readTree(contextDir, dir);
+    if (existsSync(testsDir)) tests = readTree(testsDir, dir);
+    if (hasSolution) solution = readTree(solutionDir, dir);
+  } catch (e) {
+    problems.push(fileProblem(dir, (e as Error).message));
+  }
+  if (problems.some((p) => p.severity === "error")) return { env: null, problems };
+
+  let table: ReturnType<typeof standInTable>;
+  try {
+    table = standInTable();
+  } catch (e) {
+    problems.push(fileProblem(userStandInsFile(), (e as Error).message));
+    return { env: null, problems };
+  }
+  const original = context.get("Dockerfile")?.bytes.toString("utf8") ?? "";
+  const sub = substituteBases(original, table);
+  for (const s of sub.substitutions)
+    problems.push(
+      fileProblem(
+        dockerfilePath,
+        `base image ${s.image} is not pulled (no registry is reached): built on the local stand-in ${s.tag}: ${s.standIn.note} (the table: ${userStandInsFile()} and the shipped entries)`,
+        "warning",
+        lineOf(original, new RegExp(`^\\s*FROM\\s.*${s.image.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "i")),
+      ),
+    );
+  for (const u of sub.unknown)
+    problems.push(
+      fileProblem(
+        dockerfilePath,
+        `base image ${u} has no local stand-in: the build works only if the engine already has it (docker load), else add an entry to ${userStandInsFile()}`,
+        "warning",
+        lineOf(original, new RegExp(`^\\s*FROM\\s.*${u.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "i")),
+      ),
+    );
+  if (config.networkMode !== "no-network" && /network_mode/.test(read.text))
+    problems.push(
+      fileProblem(
+        configPath,
+        "sandboxes have no network: a task that needs it at run time fails (the verifier's uv/pytest fetch is shimmed offline)",
+        "warning",
+      ),
+    );
+  const workdir = config.workdir ?? dockerfileWorkdir(original);
+  if (!workdir || workdir === "/")
+    problems.push(
+      fileProblem(dockerfilePath, "the Dockerfile sets no WORKDIR (or WORKDIR /): the sandbox's workdir is /root instead of /", "warning"),
+    );
+
+  const name = slugOf(dir);
+  const h = createHash("sha256").update(sub.text);
+  for (const [p, f] of context) if (p !== "Dockerfile") h.update(`${p}\0${f.executable ? 1 : 0}\0${f.bytes.length}\0`).update(f.bytes);
+  const image: HarborImage = {
+    tag: `rlenv/harbor-${name}:${h.digest("hex").slice(0, 12)}`,
+    contextDir,
+    dockerfilePath,
+    dockerfile: sub.text,
+    context,
+    substitutions: sub.substitutions,
+    buildTimeoutSec: config.buildTimeoutSec,
+  };
+  const agentTimeout = config.agentTimeoutSec ?? NO_TIMEOUT_FALLBACK_SEC;
+  const manifest = Manifest.parse({
+    name,
+    domain: "code",
+    description: typeof config.raw.task === "object" ? String((config.raw.task as { description?: unknown }).description ?? "") : "",
+    version: config.schemaVersion,
+    sandbox: {
+      image: image.tag,
+      workdir: workdir && workdir !== "/" ? workdir : "/root",
+      user: "0:0",
+      rootfs: "writable",
+      reset: "recreate",
+      limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g" },
+      timeouts: { step: agentTimeout, rollout: agentTimeout },
+    },
+    tasks: HARBOR_CONFIG,
+    tools: HARBOR_TOOLS,
+    max_turns: 200,
+    reward: [
+      {
+        type: "harbor",
+        name: "reward",
+        timeout: config.verifierTimeoutSec,
+        ...(Object.keys(config.verifierEnv).length > 0 ? { env: config.verifierEnv } : {}),
+      },
+    ],
+    metadata: { harbor: { schema_version: config.schemaVersion, ...(config.name ? { name: config.name } : {}) } },
+  });
+  const task: LoadedTask = {
+    id: name,
+    prompt: instruction?.ok ? instruction.text : "",
+    tests: { files: fileMap(tests) },
+    ...(hasSolution ? { solution: { commands: [oracleCommand(solution, config.solutionEnv)] } } : {}),
+    ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
+    source: { file: instructionPath, line: 1, index: 0 },
+  };
+  const env: Environment = {
+    dir,
+    manifestPath: configPath,
+    manifest,
+    tasks: [task],
+    prompts: { system: "", user: "{{task.prompt}}" },
+    builtinTools: [...HARBOR_TOOLS],
+    customTools: [],
+    hash: hashEnvironment(dir),
+    paths: { tasks: configPath },
+    harbor: { taskDir: dir, config, image },
+  };
+  return { env, problems };
+}

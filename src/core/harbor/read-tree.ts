@@ -1,0 +1,43 @@
+import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+
+/** A file of a task folder: its bytes and whether it is executable (Harbor keeps modes). */
+export interface TreeFile {
+  bytes: Buffer;
+  executable: boolean;
+}
+
+const SKIP = new Set([".git", "__pycache__", ".pytest_cache", "node_modules"]);
+
+/**
+ * Every regular file under `dir`, keyed by its `/`-separated relative path, sorted. A link is
+ * followed only when it stays inside `root` (the task folder); one that leads out throws,
+ * naming it, so no host file reaches an image or a sandbox through a link.
+ */
+export function readTree(dir: string, root = dir): Map<string, TreeFile> {
+  const out = new Map<string, TreeFile>();
+  const realRoot = realpathSync(root);
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel)).sort()) {
+      if (SKIP.has(name)) continue;
+      const r = rel ? `${rel}/${name}` : name;
+      const abs = path.join(dir, r);
+      let st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = realpathSync(abs);
+        } catch {
+          continue;
+        }
+        if (real !== realRoot && !real.startsWith(realRoot + path.sep))
+          throw new Error(`${abs}: links outside the task folder (to ${real})`);
+        st = lstatSync(real);
+      }
+      if (st.isDirectory()) walk(r);
+      else if (st.isFile()) out.set(r, { bytes: readFileSync(abs), executable: (st.mode & 0o111) !== 0 });
+    }
+  };
+  walk("");
+  return out;
+}

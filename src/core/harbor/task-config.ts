@@ -1,0 +1,267 @@
+import { parse, type TomlError } from "smol-toml";
+import type { Problem } from "../environment/problem";
+import { tomlSpan } from "./toml-position";
+
+/** Harbor's task.toml, read into what a rollout needs; `raw` keeps the file's own values for export. */
+export interface HarborTaskConfig {
+  /** `version` (1.0) or `schema_version` (1.1+). */
+  schemaVersion: string;
+  raw: Record<string, unknown>;
+  /** `[task].name` (1.3: "org/name"), when given. */
+  name?: string;
+  metadata: Record<string, unknown>;
+  /** Null: no limit (schema 1.1+ default). */
+  agentTimeoutSec: number | null;
+  verifierTimeoutSec: number;
+  buildTimeoutSec: number;
+  dockerImage?: string;
+  cpus: number;
+  memoryMb: number;
+  storageMb: number;
+  workdir?: string;
+  networkMode: "public" | "no-network" | "allowlist";
+  env: Record<string, string>;
+  verifierEnv: Record<string, string>;
+  solutionEnv: Record<string, string>;
+  /** `[[steps]]`: names in order, each with its own gate. */
+  steps: Array<{ name: string; minReward?: number; agentTimeoutSec?: number; verifierTimeoutSec?: number }>;
+  multiStepRewardStrategy: "mean" | "final";
+}
+
+/** Fields Harbor knows, by table; anything else is an unknown-field warning. */
+const KNOWN: Record<string, ReadonlySet<string>> = {
+  "": new Set([
+    "version",
+    "schema_version",
+    "source",
+    "artifacts",
+    "multi_step_reward_strategy",
+    "metadata",
+    "task",
+    "verifier",
+    "agent",
+    "solution",
+    "environment",
+    "steps",
+  ]),
+  task: new Set(["name", "description", "authors", "keywords"]),
+  verifier: new Set(["timeout_sec", "env", "user", "network_mode", "allowed_hosts", "environment_mode", "environment", "collect"]),
+  agent: new Set(["timeout_sec", "user", "network_mode", "allowed_hosts"]),
+  solution: new Set(["env"]),
+  environment: new Set([
+    "build_timeout_sec",
+    "docker_image",
+    "cpus",
+    "memory",
+    "storage",
+    "memory_mb",
+    "storage_mb",
+    "os",
+    "gpus",
+    "gpu_types",
+    "tpu",
+    "network_mode",
+    "allowed_hosts",
+    "allow_internet",
+    "env",
+    "mcp_servers",
+    "skills_dir",
+    "workdir",
+    "healthcheck",
+  ]),
+};
+
+/** Fields read but not acted on here, with what that means for a run. */
+const UNSUPPORTED: Record<string, string> = {
+  "environment.storage": "the disk size is not enforced (the engine's storage quota needs xfs with pquota)",
+  "environment.storage_mb": "the disk size is not enforced (the engine's storage quota needs xfs with pquota)",
+  "environment.gpus": "no GPU is given to sandboxes",
+  "environment.gpu_types": "no GPU is given to sandboxes",
+  "environment.tpu": "no TPU is given to sandboxes",
+  "environment.mcp_servers": "MCP servers are not started; the agent gets the sandbox's shell tools only",
+  "environment.skills_dir": "skills are not installed for the agent",
+  "environment.healthcheck": "the health check is not run before the agent starts",
+  "environment.allowed_hosts": "sandboxes have no network, so no host is allowed",
+  "agent.allowed_hosts": "sandboxes have no network, so no host is allowed",
+  "verifier.allowed_hosts": "sandboxes have no network, so no host is allowed",
+  "agent.user": "the agent runs as root in the task's sandbox",
+  "verifier.user": "the verifier runs as root in the task's sandbox",
+  "verifier.environment_mode": "the verifier runs in the agent's sandbox (shared)",
+  "verifier.environment": "the verifier runs in the agent's sandbox; a separate verifier image is not built",
+  "verifier.collect": "no files are collected from the sandbox besides /logs/verifier's reward",
+  artifacts: "artifacts are not copied out of the sandbox",
+};
+
+const SIZE = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i;
+
+/** Harbor's memory/storage strings ("2G", "512M", "10240") in megabytes. */
+export function sizeToMb(s: string): number | null {
+  const m = SIZE.exec(s);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "").toLowerCase();
+  const factor = unit === "k" ? 1 / 1024 : unit === "g" ? 1024 : unit === "t" ? 1024 * 1024 : unit === "m" ? 1 : 1 / (1024 * 1024);
+  return Math.round(n * factor);
+}
+
+const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Reads task.toml (schema 1.0 to 1.3). Wrong types are errors at the field; unknown fields and
+ * fields this tool reads but cannot honour are warnings at the field, never silently dropped.
+ */
+export function parseTaskConfig(file: string, text: string): { config: HarborTaskConfig | null; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const at = (table: string[], key: string | undefined, message: string, severity: Problem["severity"]) =>
+    problems.push({
+      file,
+      ...tomlSpan(text, table, key),
+      path: [...table, ...(key ? [key] : [])].join("."),
+      message,
+      severity,
+    });
+  let raw: Record<string, unknown>;
+  try {
+    raw = parse(text) as Record<string, unknown>;
+  } catch (e) {
+    const err = e as TomlError;
+    const line = err.line ?? 1;
+    const column = err.column ?? 1;
+    problems.push({
+      file,
+      line,
+      column,
+      endLine: line,
+      endColumn: column + 1,
+      path: "",
+      message: `not valid TOML: ${(err.message ?? String(e)).split("\n")[0]}`,
+      severity: "error",
+    });
+    return { config: null, problems };
+  }
+  const table = (name: string): Record<string, unknown> => {
+    const v = raw[name];
+    if (v === undefined) return {};
+    if (isTable(v)) return v;
+    at([], name, `[${name}] must be a table`, "error");
+    return {};
+  };
+  for (const [tableName, known] of Object.entries(KNOWN)) {
+    const t = tableName === "" ? raw : table(tableName);
+    for (const key of Object.keys(t)) {
+      const where = tableName === "" ? [] : [tableName];
+      const dotted = tableName === "" ? key : `${tableName}.${key}`;
+      if (!known.has(key)) at(where, key, `unknown field '${key}' for Harbor's task.toml: ignored`, "warning");
+      else if (UNSUPPORTED[dotted]) at(where, key, `read but not supported here: ${UNSUPPORTED[dotted]}`, "warning");
+    }
+  }
+  const num = (tableName: string, key: string, fallback: number | null): number | null => {
+    const v = table(tableName)[key];
+    if (v === undefined || v === null) return fallback;
+    if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
+    at([tableName], key, `must be a non-negative number, got ${JSON.stringify(v)}`, "error");
+    return fallback;
+  };
+  const str = (tableName: string, key: string): string | undefined => {
+    const v = table(tableName)[key];
+    if (v === undefined) return undefined;
+    if (typeof v === "string") return v;
+    at([tableName], key, `must be a string, got ${JSON.stringify(v)}`, "error");
+    return undefined;
+  };
+  const envOf = (tableName: string): Record<string, string> => {
+    const v = table(tableName).env;
+    if (v === undefined) return {};
+    if (!isTable(v)) {
+      at([tableName], "env", 'must be a table of NAME = "value"', "error");
+      return {};
+    }
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (typeof x === "string" || typeof x === "number" || typeof x === "boolean") out[k] = String(x);
+      else at([tableName, "env"], k, "an environment value must be a string", "error");
+    }
+    return out;
+  };
+  const versionRaw = raw.schema_version ?? raw.version ?? "1.0";
+  const schemaVersion = String(versionRaw);
+  if (!/^1\.[0-3]$/.test(schemaVersion))
+    at(
+      [],
+      raw.schema_version !== undefined ? "schema_version" : "version",
+      `schema ${schemaVersion} is newer than 1.3, the last one read here: fields added since are warned about`,
+      "warning",
+    );
+  const legacy = schemaVersion === "1.0";
+  const env = table("environment");
+  let memoryMb = 2048;
+  if (typeof env.memory_mb === "number") memoryMb = env.memory_mb;
+  else if (env.memory !== undefined) {
+    const mb = typeof env.memory === "string" ? sizeToMb(env.memory) : typeof env.memory === "number" ? env.memory : null;
+    if (mb === null) at(["environment"], "memory", `not a size: ${JSON.stringify(env.memory)} (Harbor writes "2G")`, "error");
+    else memoryMb = mb;
+  }
+  let storageMb = 10240;
+  if (typeof env.storage_mb === "number") storageMb = env.storage_mb;
+  else if (typeof env.storage === "string") storageMb = sizeToMb(env.storage) ?? storageMb;
+  const cpus = num("environment", "cpus", 1) ?? 1;
+  const gpus = env.gpus;
+  if (typeof gpus === "number" && gpus > 0) at(["environment"], "gpus", `the task asks for ${gpus} GPU(s); sandboxes have none`, "warning");
+  if (env.os === "windows") at(["environment"], "os", "Windows containers are not supported: the task cannot run here", "error");
+  let networkMode: HarborTaskConfig["networkMode"] = "public";
+  const nm = str("environment", "network_mode");
+  if (nm === "no-network" || nm === "allowlist" || nm === "public") networkMode = nm;
+  else if (nm !== undefined) at(["environment"], "network_mode", `must be public, no-network or allowlist, got '${nm}'`, "error");
+  if (env.allow_internet === false) networkMode = "no-network";
+  const workdir = str("environment", "workdir");
+  if (workdir !== undefined && !workdir.startsWith("/")) at(["environment"], "workdir", "must be an absolute path", "error");
+  const steps: HarborTaskConfig["steps"] = [];
+  if (raw.steps !== undefined) {
+    if (!Array.isArray(raw.steps)) at([], "steps", "[[steps]] must be an array of tables", "error");
+    else
+      raw.steps.forEach((s, i) => {
+        if (!isTable(s) || typeof s.name !== "string") {
+          at(["steps"], undefined, `step ${i + 1} needs a name`, "error");
+          return;
+        }
+        const agent = isTable(s.agent) ? s.agent : {};
+        const verifier = isTable(s.verifier) ? s.verifier : {};
+        steps.push({
+          name: s.name,
+          ...(typeof s.min_reward === "number" ? { minReward: s.min_reward } : {}),
+          ...(typeof agent.timeout_sec === "number" ? { agentTimeoutSec: agent.timeout_sec } : {}),
+          ...(typeof verifier.timeout_sec === "number" ? { verifierTimeoutSec: verifier.timeout_sec } : {}),
+        });
+      });
+  }
+  const taskTable = table("task");
+  const metadata = table("metadata");
+  const config: HarborTaskConfig = {
+    schemaVersion,
+    raw,
+    ...(typeof taskTable.name === "string" ? { name: taskTable.name } : {}),
+    metadata,
+    agentTimeoutSec: num("agent", "timeout_sec", legacy ? 600 : null),
+    verifierTimeoutSec: num("verifier", "timeout_sec", 600) ?? 600,
+    buildTimeoutSec: num("environment", "build_timeout_sec", 600) ?? 600,
+    ...(str("environment", "docker_image") ? { dockerImage: str("environment", "docker_image") as string } : {}),
+    cpus,
+    memoryMb,
+    storageMb,
+    ...(workdir?.startsWith("/") ? { workdir } : {}),
+    networkMode,
+    env: envOf("environment"),
+    verifierEnv: envOf("verifier"),
+    solutionEnv: envOf("solution"),
+    steps,
+    multiStepRewardStrategy: raw.multi_step_reward_strategy === "final" ? "final" : "mean",
+  };
+  if (config.dockerImage)
+    at(
+      ["environment"],
+      "docker_image",
+      `the prebuilt image ${config.dockerImage} is not pulled (no registry is reached): the task's environment/Dockerfile is built instead, as Harbor's --force-build does`,
+      "warning",
+    );
+  return { config, problems };
+}

@@ -1,0 +1,94 @@
+import type { Verifier, VerifyContext } from "../domains/types";
+import { sandboxFiles } from "../environment/file-content";
+import { tail } from "../reward/exec-in-sandbox";
+import type { Sandbox } from "../sandbox/types";
+import { packFiles } from "../sandbox/docker/tar";
+import type { VerifierConfig } from "../schema/verifier";
+import { SHIM_DIR, shimFiles } from "./offline-shim";
+import { parseRewards } from "./rewards";
+
+type HarborVerifierConfig = Extract<VerifierConfig, { type: "harbor" }>;
+
+/** Unpacks the tests (to /tests, emptied first: the agent may have put files there) and the offline shim; empties /logs/verifier. */
+const STAGE = `set -e
+rm -rf /tests /logs/verifier
+mkdir -p /tests /logs/verifier /logs/agent /logs/artifacts
+tar -x -o -C / -f -
+chmod -R a+rX /tests
+chmod +x /tests/test.sh ${SHIM_DIR}/*`;
+
+async function exec(
+  sb: Sandbox,
+  ctx: VerifyContext,
+  script: string,
+  opts: { stdin?: Buffer; timeoutMs: number; env?: Record<string, string> },
+) {
+  const r = await sb.exec(["bash", "-c", script], {
+    timeoutMs: opts.timeoutMs,
+    signal: ctx.signal,
+    ...(opts.stdin ? { stdin: opts.stdin } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  if (r.status === "error") throw new Error(`the sandbox failed under the verifier: ${r.reason ?? r.stderr.slice(0, 300)}`);
+  return r;
+}
+
+/**
+ * Harbor's verifier: after the agent is done, the task's tests/ go to /tests, `/tests/test.sh`
+ * runs in the workdir with `[verifier].env` and the verifier timeout (stdout and stderr to
+ * /logs/verifier/test-stdout.txt), and the reward is read as Harbor reads it: reward.json
+ * first (every numeric key), else reward.txt (one number, key "reward"). Each key is a reward
+ * component. The offline shim (see offline-shim.ts) is first on PATH.
+ */
+export const harborVerifier: Verifier<HarborVerifierConfig> = {
+  type: "harbor",
+  async verify(config, ctx) {
+    const sb = await ctx.sandbox();
+    const tests = sandboxFiles(ctx.task.tests?.files);
+    if (!tests["test.sh"]) throw new Error("the task has no tests/test.sh, which Harbor's verifier runs");
+    const files = new Map<string, Buffer>();
+    for (const [p, c] of Object.entries(tests)) files.set(`tests/${p}`, Buffer.isBuffer(c) ? c : Buffer.from(c));
+    for (const [p, c] of Object.entries(shimFiles())) files.set(`${SHIM_DIR.slice(1)}/${p}`, Buffer.from(c));
+    const staged = await exec(sb, ctx, STAGE, { stdin: await packFiles(files, { uid: 0, gid: 0 }, 0o755), timeoutMs: 60_000 });
+    if (staged.exitCode !== 0) throw new Error(`copying tests/ to /tests failed: ${tail(staged.stderr, 500)}`);
+    // Harbor's own verifier runs with the task's [verifier].env only; PATH puts the shim first, HOME is root's.
+    const env = { ...(config.env ?? {}), PATH: `${SHIM_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`, HOME: "/root" };
+    const budget = Math.max(1000, ctx.timeoutMs - 5000);
+    const run = await exec(sb, ctx, `cd ${JSON.stringify(sb.workdir)} && /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1`, {
+      timeoutMs: budget,
+      env,
+    });
+    const read = await exec(
+      sb,
+      ctx,
+      "cd /logs/verifier; for f in reward.json reward.txt; do if [ -f $f ]; then printf '%s\\0' $f; cat $f; printf '\\0'; fi; done; tail -c 3000 test-stdout.txt 2>/dev/null",
+      { timeoutMs: 30_000 },
+    );
+    const parts = read.stdout.split("\0");
+    const found: Record<string, string> = {};
+    let i = 0;
+    while (i + 1 < parts.length && (parts[i] === "reward.json" || parts[i] === "reward.txt")) {
+      found[parts[i] as string] = parts[i + 1] ?? "";
+      i += 2;
+    }
+    const output = parts.slice(i).join("");
+    if (run.status === "timeout")
+      throw new Error(
+        `tests/test.sh timed out after ${Math.round(budget / 1000)} s (the verifier timeout); its output ends:\n${tail(output, 800)}`,
+      );
+    const rewards = parseRewards(found["reward.json"], found["reward.txt"]);
+    if (!rewards.ok)
+      throw new Error(`${rewards.message}; test.sh exited ${run.exitCode ?? run.reason}, its output ends:\n${tail(output, 800)}`);
+    const entries = Object.entries(rewards.values);
+    const clamp = (x: number) => Math.min(1, Math.max(0, x));
+    const outside = entries.filter(([, v]) => v !== clamp(v)).map(([k, v]) => `${k}=${v}`);
+    const score = entries.reduce((s, [, v]) => s + clamp(v), 0) / entries.length;
+    return {
+      score,
+      passed: entries.every(([, v]) => v >= 1),
+      reason: `${entries.map(([k, v]) => `${k}=${v}`).join(", ")} (from /logs/verifier/${found["reward.json"] !== undefined ? "reward.json" : "reward.txt"})${outside.length > 0 ? `; ${outside.join(", ")} clamped to [0, 1]` : ""}`,
+      details: { rewards: rewards.values, exit_code: run.exitCode, output: tail(output, 2000) },
+      ...(entries.length > 1 || entries[0]?.[0] !== "reward" ? { split: entries.map(([name, v]) => ({ name, score: clamp(v) })) } : {}),
+    };
+  },
+};
