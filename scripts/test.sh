@@ -23,6 +23,7 @@ stage services bash test/setup/all.sh
 # shellcheck disable=SC1091
 [ -f .test-artifacts/services/env ] && set -a && . .test-artifacts/services/env && set +a
 stage unit bash scripts/run-node-tests.sh test/unit
+stage python bash scripts/test-python.sh
 stage integration bash scripts/run-node-tests.sh test/integration
 [ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
 [ -d test/e2e ] && stage e2e bash scripts/run-node-tests.sh test/e2e

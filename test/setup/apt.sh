@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the suites use, installed in one apt transaction when missing.
 set -euo pipefail
-pkgs=(docker.io debootstrap bubblewrap chromium slurm-wlm slurmrestd munge libkrb5-dev python3-pytest blender python3-numpy)
+pkgs=(docker.io debootstrap bubblewrap chromium slurm-wlm slurmrestd munge libkrb5-dev python3-pytest python3-pyflakes blender python3-numpy)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then echo "all packages present"; exit 0; fi

@@ -7,6 +7,7 @@
 # degrees, `dimensions` = size along the object's own axes before scale.
 import base64
 import contextlib
+import importlib
 import io
 import json
 import math
@@ -177,6 +178,8 @@ def op_add(a):
     if name in objects() or name in bpy.data.objects:
         raise ToolError("an object named '%s' already exists; names are unique (use update_object to change it)" % name)
     parent = get(a["parent"]) if a.get("parent") else None
+    if a.get("color") is not None:
+        norm_color(a["color"])  # a bad colour refuses the whole call: nothing is half made
     if kind == "asset":
         ob = bpy.data.objects.new(name, import_asset(name, a["asset_file"], a.get("dimensions")))
         ob["rlenv_asset"] = a["asset"]
@@ -217,6 +220,8 @@ def op_update(a):
             raise ToolError("cannot parent '%s' to '%s': that would make a cycle" % (ob.name, a["parent"]))
     if a.get("dimensions") is not None and ob.type != "MESH":
         raise ToolError("an empty has no dimensions")
+    if a.get("color") is not None:
+        norm_color(a["color"])  # checked before anything changes, so a refused call changes nothing
     place(ob, a)
     if a.get("dimensions") is not None:
         lo, hi = local_box(ob)
@@ -455,7 +460,7 @@ def main():
         if "bool" not in numpy.__dict__:
             numpy.bool = bool
         # Load the glTF exporter now, during start-up, rather than in the first step.
-        import io_scene_gltf2.blender.exp.gltf2_blender_export  # noqa: F401
+        importlib.import_module("io_scene_gltf2.blender.exp.gltf2_blender_export")
     except Exception:
         traceback.print_exc()
     write_atomic(os.path.join(DIR, "ready"), str(os.getpid()))
