@@ -19,6 +19,8 @@ export type ScriptStep =
   | {
       reply: { content?: string | null; tool_calls?: ScriptedToolCall[] };
       usage?: { prompt_tokens: number; completion_tokens: number };
+      /** Token ids and logprobs, sent the way vLLM sends them, only to a request with return_token_ids. */
+      tokens?: ScriptedTokens;
       delayMs?: number;
     }
   | { status: number; message?: string; delayMs?: number }
@@ -26,6 +28,17 @@ export type ScriptStep =
   | { hang: true }
   /** Drops the connection without a response. */
   | { reset: true };
+
+export interface ScriptedTokens {
+  prompt_token_ids: number[];
+  token_ids: number[];
+  logprobs?: number[];
+}
+
+export interface ScriptedServerOptions {
+  /** Answer HTTP 400 to a request with fields OpenAI's API does not know (return_token_ids), as that API does. */
+  refuseTokenFields?: boolean;
+}
 
 /** The body a client sent, as parsed JSON. */
 export interface RecordedRequest {
@@ -45,7 +58,7 @@ export interface ScriptedServer {
 /** Either a fixed list of steps (consumed in order; the last repeats) or a function of the request. */
 export type Script = ScriptStep[] | ((req: RecordedRequest, index: number) => ScriptStep);
 
-export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
+export async function startScriptedServer(script: Script, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -63,6 +76,14 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RecordedRequest;
     const index = requests.length;
     requests.push(body);
+    if (opts.refuseTokenFields && "return_token_ids" in body) {
+      res
+        .writeHead(400, { "content-type": "application/json" })
+        .end(
+          JSON.stringify({ error: { message: "Unrecognized request argument supplied: return_token_ids", type: "invalid_request_error" } }),
+        );
+      return;
+    }
     const step = typeof script === "function" ? script(body, index) : (script[Math.min(index, script.length - 1)] as ScriptStep);
     if ("hang" in step) {
       hanging.add(res);
@@ -88,11 +109,16 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
     const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
     const created = Math.floor(Date.now() / 1000);
     const id = `chatcmpl-${index}`;
+    const tokens = body.return_token_ids === true ? step.tokens : undefined;
+    const logprobEntries = (ids: number[], lps: number[] | undefined) =>
+      body.logprobs === true && lps ? { logprobs: { content: ids.map((t, i) => ({ token: `t${t}`, logprob: lps[i], bytes: [] })) } } : {};
     if (body.stream) {
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
       const chunk = (delta: unknown, finish: string | null = null) =>
         send({ id, object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      if (tokens)
+        send({ id, object: "chat.completion.chunk", created, model: body.model, prompt_token_ids: tokens.prompt_token_ids, choices: [] });
       chunk({ role: "assistant", content: null });
       const content = step.reply.content ?? null;
       if (content) for (let i = 0; i < content.length; i += 7) chunk({ content: content.slice(i, i + 7) });
@@ -101,6 +127,19 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
         const a = c.function.arguments;
         for (let j = 0; j < a.length; j += 5) chunk({ tool_calls: [{ index: i, function: { arguments: a.slice(j, j + 5) } }] });
       });
+      // vLLM streams ids (and logprobs) as deltas of their own: here in runs of 64.
+      for (let i = 0; tokens && i < tokens.token_ids.length; i += 64) {
+        const ids = tokens.token_ids.slice(i, i + 64);
+        send({
+          id,
+          object: "chat.completion.chunk",
+          created,
+          model: body.model,
+          choices: [
+            { index: 0, delta: {}, token_ids: ids, ...logprobEntries(ids, tokens.logprobs?.slice(i, i + 64)), finish_reason: null },
+          ],
+        });
+      }
       chunk({}, calls.length > 0 ? "tool_calls" : "stop");
       send({
         id,
@@ -124,8 +163,10 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
             index: 0,
             finish_reason: calls.length > 0 ? "tool_calls" : "stop",
             message: { role: "assistant", content: step.reply.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+            ...(tokens ? { token_ids: tokens.token_ids, ...logprobEntries(tokens.token_ids, tokens.logprobs) } : {}),
           },
         ],
+        ...(tokens ? { prompt_token_ids: tokens.prompt_token_ids } : {}),
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       }),
     );

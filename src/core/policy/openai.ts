@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
 import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
 
@@ -19,6 +20,11 @@ export interface OpenAIPolicyOptions {
   backoff?: BackoffOptions;
   /** Use server-sent events; the reply is assembled from the deltas. */
   stream?: boolean;
+  /**
+   * Ask for the sampled token ids and logprobs (vLLM, SGLang) and record them; default on. A server
+   * that refuses the fields (OpenAI's API) is asked again without them, and its turns say capture is absent.
+   */
+  capture?: boolean;
 }
 
 /** The key from the environment: RLENV_API_KEY first, then OPENAI_API_KEY; local servers accept any. */
@@ -40,9 +46,12 @@ export class OpenAIPolicy implements Policy {
   readonly model: string;
   readonly params: Record<string, unknown>;
   private readonly client: OpenAI;
+  /** Off once the server refused the capture fields: asking again each turn would double every request. */
+  private capture: boolean;
 
   constructor(private readonly opts: OpenAIPolicyOptions) {
     this.model = opts.model;
+    this.capture = opts.capture ?? true;
     // Retries are ours (backoff with jitter, abortable, counted); the client must not add its own.
     this.client = new OpenAI({
       baseURL: opts.baseURL,
@@ -57,6 +66,7 @@ export class OpenAIPolicy implements Policy {
         max_tokens: opts.maxTokens,
         seed: opts.seed,
         stream: opts.stream,
+        logprobs: this.capture ? true : undefined,
       }).filter(([, v]) => v !== undefined),
     );
   }
@@ -72,6 +82,13 @@ export class OpenAIPolicy implements Policy {
         return { ...reply, latencyMs: performance.now() - started };
       } catch (e) {
         if (req.signal.aborted) throw abortReason(req.signal);
+        if (this.capture && e instanceof APIError && e.status === 400) {
+          // Most likely the capture fields (OpenAI's API refuses return_token_ids): the same request
+          // without them, not counted as a retry; a 400 for another cause comes back again below.
+          this.capture = false;
+          attempt--;
+          continue;
+        }
         if (!isRetryable(e)) {
           if (e instanceof APIError)
             throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
@@ -94,6 +111,7 @@ export class OpenAIPolicy implements Policy {
       ...(this.opts.topP !== undefined ? { top_p: this.opts.topP } : {}),
       ...(this.opts.maxTokens !== undefined ? { max_tokens: this.opts.maxTokens } : {}),
       ...(this.opts.seed !== undefined ? { seed: this.opts.seed } : {}),
+      ...(this.capture ? CAPTURE_REQUEST : {}),
     };
   }
 
@@ -105,7 +123,8 @@ export class OpenAIPolicy implements Policy {
     for (const c of msg.tool_calls ?? []) {
       if (c.type === "function") calls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
     }
-    return { content: msg.content ?? null, tool_calls: calls, ...(res.usage ? { usage: usageOf(res.usage) } : {}) };
+    const tokens = tokensFromResponse(res as WireResponse, res.choices[0] as WireChoice);
+    return { content: msg.content ?? null, tool_calls: calls, ...(res.usage ? { usage: usageOf(res.usage) } : {}), tokens };
   }
 
   private async streamOnce(req: PolicyRequest): Promise<Omit<PolicyReply, "latencyMs">> {
@@ -117,9 +136,13 @@ export class OpenAIPolicy implements Policy {
     let sawContent = false;
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     let usage: Usage | undefined;
+    const wire: WireResponse = {};
+    const wireChoice: WireChoice = {};
     for await (const chunk of stream) {
       if (chunk.usage) usage = usageOf(chunk.usage);
-      const delta = chunk.choices[0]?.delta;
+      const choice = chunk.choices[0];
+      accumulateChunk(wire, wireChoice, chunk as WireResponse, (choice ?? {}) as WireChoice);
+      const delta = choice?.delta;
       if (!delta) continue;
       if (typeof delta.content === "string") {
         content += delta.content;
@@ -134,7 +157,8 @@ export class OpenAIPolicy implements Policy {
       }
     }
     const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
-    return { content: sawContent ? content : null, tool_calls: ordered, ...(usage ? { usage } : {}) };
+    const tokens = tokensFromResponse(wire, wireChoice);
+    return { content: sawContent ? content : null, tool_calls: ordered, ...(usage ? { usage } : {}), tokens };
   }
 }
 

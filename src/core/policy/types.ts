@@ -1,5 +1,6 @@
 import type { Sandbox } from "../sandbox/types";
 import type { ChatToolCall, ContentPart, Usage } from "../schema/trajectory";
+import type { SampledTokens } from "../tokens/types";
 
 export type ChatMessage =
   | { role: "system"; content: string }
@@ -25,6 +26,8 @@ export interface PolicyReply {
   tool_calls: ChatToolCall[];
   usage?: Usage;
   latencyMs: number;
+  /** The tokens of this turn, from policies that capture them (OpenAI-compatible servers that return ids). */
+  tokens?: SampledTokens;
 }
 
 /** What a policy may touch before the first turn (the oracle writes files directly when no tool can). */

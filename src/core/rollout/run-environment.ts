@@ -353,6 +353,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
       reason: r.reason,
       components: r.components,
       ...(r.infra ? { infra: true } : {}),
+      ...(r.driftTurns !== undefined ? { driftTurns: r.driftTurns } : {}),
     })),
     {
       k: config.k,

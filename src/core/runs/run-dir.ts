@@ -106,6 +106,7 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
         reward: end?.type === "end" ? end.reward : null,
         ...(end?.type === "end" && end.reason ? { reason: end.reason } : {}),
         ...(reward?.type === "reward" ? { components: reward.components } : {}),
+        ...(end?.type === "end" && end.tokens ? { driftTurns: end.tokens.drift_turns } : {}),
       },
     ];
   });

@@ -14,6 +14,8 @@ export interface RolloutOutcome {
   /** Why it ended (the end event's reason) and its reward components: for the summary's breakdown and failure table. */
   reason?: string | undefined;
   components?: readonly RewardComponent[] | undefined;
+  /** Turns whose prompt tokens did not continue the previous turn's (token-capturing policies only). */
+  driftTurns?: number | undefined;
 }
 
 /** Reward counted as full marks: floating sums of weights may land a hair under 1. */
@@ -71,6 +73,21 @@ export function summarize(
     per_task: perTask,
     ...(infraErrors > 0 ? { infra_errors: infraErrors } : {}),
     ...rewardBreakdown(outcomes),
+    ...tokenDrift(outcomes),
     ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
+  };
+}
+
+/** Token drift over the rollouts that reported tokens: how many rollouts and turns re-tokenised their history. */
+function tokenDrift(outcomes: readonly RolloutOutcome[]): Pick<RunSummary, "token_drift"> {
+  const reported = outcomes.filter((o) => o.driftTurns !== undefined);
+  if (reported.length === 0) return {};
+  const drifted = reported.filter((o) => (o.driftTurns ?? 0) > 0);
+  return {
+    token_drift: {
+      rollouts: drifted.length,
+      turns: drifted.reduce((s, o) => s + (o.driftTurns ?? 0), 0),
+      of_rollouts: reported.length,
+    },
   };
 }

@@ -93,6 +93,14 @@ export const RunSummary = z.object({
     .describe(
       "Why rollouts fell short (a component and its reason, or a status), with how many times, most frequent first; up to 5 example tasks each",
     ),
+  token_drift: z
+    .object({
+      rollouts: z.number().int().nonnegative().describe("Rollouts with at least one drifted turn"),
+      turns: z.number().int().nonnegative().describe("Turns whose prompt tokens did not start with the previous prompt + completion"),
+      of_rollouts: z.number().int().nonnegative().describe("Rollouts whose policy reported tokens"),
+    })
+    .optional()
+    .describe("Set when the policy reported tokens: a server that re-tokenises the chat each turn shows here"),
   utilisation: z
     .object({
       policy: z.number().min(0).max(1),

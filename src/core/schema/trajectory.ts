@@ -28,6 +28,49 @@ export const ChatToolCall = z.object({
 });
 export type ChatToolCall = z.infer<typeof ChatToolCall>;
 
+/**
+ * The tokens of one policy turn, as the server sampled them (chat mode with capture) or as the engine
+ * sent and received them (token-in/token-out). Id and logprob lists are base64 of little-endian
+ * uint32 / float32 arrays (numpy: `np.frombuffer(base64.b64decode(s), "<u4")`): exact, and a third of
+ * the size of JSON numbers. A turn's prompt is stored from `prompt_offset` on: the tokens before it are
+ * the previous turn's prompt + completion, which the trajectory already holds.
+ */
+export const TurnTokens = z.object({
+  capture: z
+    .enum(["server", "engine", "absent"])
+    .describe("server: ids and logprobs the server returned; engine: token-in/token-out; absent: the server returned none"),
+  prompt_offset: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Leading prompt tokens equal to the previous turn's prompt + completion"),
+  prompt_ids: z.string().optional().describe("base64 <u4: this turn's prompt tokens from prompt_offset on"),
+  completion_ids: z.string().optional().describe("base64 <u4: the sampled tokens"),
+  logprobs: z.string().optional().describe("base64 <f4: the sampled tokens' log-probabilities, one per completion id"),
+  drift_at: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Set when this prompt does not start with the previous prompt + completion: the first position that differs"),
+  finish_reason: z.string().optional(),
+  model: z.string().optional().describe("The model the server says answered"),
+  revision: z.string().optional().describe("The server's system_fingerprint or model revision, when it reports one"),
+});
+export type TurnTokens = z.infer<typeof TurnTokens>;
+
+/** The rollout's token sequence at its end: what a trainer trains on. */
+export const RolloutTokens = z.object({
+  capture: z.enum(["server", "engine", "absent", "partial"]).describe("partial: some turns had no capture"),
+  length: z.number().int().nonnegative().describe("Tokens in the final sequence (last prompt + last completion)"),
+  loss_mask: z
+    .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+    .describe("[start, end) ranges of policy-sampled tokens in the sequence; every other token is prompt, observation or template glue"),
+  drift_turns: z.number().int().nonnegative().describe("Turns whose prompt did not start with the previous prompt + completion"),
+});
+export type RolloutTokens = z.infer<typeof RolloutTokens>;
+
 export const StartEvent = z.object({
   type: z.literal("start"),
   ...at,
@@ -70,6 +113,7 @@ export const MessageEvent = z.object({
   usage: Usage.optional(),
   latency_ms: z.number().nonnegative().optional(),
   turn: z.number().int().nonnegative().optional(),
+  tokens: TurnTokens.optional().describe("The turn's tokens (assistant messages of token-capturing policies)"),
 });
 
 export const ToolCallEvent = z.object({
@@ -197,6 +241,7 @@ export const EndEvent = z.object({
     sandbox_ms: z.number().nonnegative(),
     verify_ms: z.number().nonnegative(),
   }),
+  tokens: RolloutTokens.optional().describe("Set when the policy reported tokens for at least one turn"),
 });
 
 export const TrajectoryEvent = z.discriminatedUnion("type", [
