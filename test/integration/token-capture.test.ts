@@ -78,7 +78,7 @@ for (const stream of [false, true]) {
       const lps = decodeLogprobs(tk.logprobs);
       assert.equal(lps.length, completion.length);
       const want = qwenTokens(requests[i]!, REPLIES[i]!).logprobs!;
-      lps.forEach((lp, j) => assert.ok(Math.abs(lp - want[j]!) < 1e-6, `logprob ${j} of turn ${i}`));
+      for (const [j, lp] of lps.entries()) assert.ok(Math.abs(lp - want[j]!) < 1e-6, `logprob ${j} of turn ${i}`);
       assert.deepEqual(
         decodeIds(tk.prompt_ids).length + (tk.prompt_offset ?? 0),
         qwenTokens(requests[i]!, REPLIES[i]!).prompt_token_ids.length,
