@@ -13,6 +13,7 @@ import { dockerfileWorkdir, type Substitution, standInTable, substituteBases, us
 import { oracleCommand } from "./oracle-command";
 import { readTree, type TreeFile } from "./read-tree";
 import { type HarborTaskConfig, parseTaskConfig } from "./task-config";
+import { tomlSpan } from "./toml-position";
 
 export const HARBOR_CONFIG = "task.toml";
 
@@ -227,6 +228,19 @@ export function loadHarborTask(dirGiven: string): LoadResult {
     buildTimeoutSec: config.buildTimeoutSec,
   };
   const agentTimeout = config.agentTimeoutSec ?? NO_TIMEOUT_FALLBACK_SEC;
+  // [environment].env is the container's environment in Harbor (${VAR} taken from the host): here the oracle's and the verifier's.
+  const containerEnv = Object.fromEntries(
+    Object.entries(config.env).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, (_, name: string) => process.env[name] ?? "")]),
+  );
+  if (Object.keys(containerEnv).length > 0)
+    problems.push({
+      file: configPath,
+      ...tomlSpan(read.text, ["environment"], "env"),
+      path: "environment.env",
+      message: "set for the oracle's solve.sh and the verifier's test.sh; the agent's own commands do not get it",
+      severity: "warning",
+    });
+  const verifierEnv = { ...containerEnv, ...config.verifierEnv };
   const manifest = Manifest.parse({
     name,
     domain: "code",
@@ -249,7 +263,7 @@ export function loadHarborTask(dirGiven: string): LoadResult {
         type: "harbor",
         name: "reward",
         timeout: config.verifierTimeoutSec,
-        ...(Object.keys(config.verifierEnv).length > 0 ? { env: config.verifierEnv } : {}),
+        ...(Object.keys(verifierEnv).length > 0 ? { env: verifierEnv } : {}),
       },
     ],
     metadata: { harbor: { schema_version: config.schemaVersion, ...(config.name ? { name: config.name } : {}) } },
@@ -258,7 +272,7 @@ export function loadHarborTask(dirGiven: string): LoadResult {
     id: name,
     prompt: instruction?.ok ? instruction.text : "",
     tests: { files: fileMap(tests) },
-    ...(hasSolution ? { solution: { commands: [oracleCommand(solution, config.solutionEnv)] } } : {}),
+    ...(hasSolution ? { solution: { commands: [oracleCommand(solution, { ...containerEnv, ...config.solutionEnv })] } } : {}),
     ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
     source: { file: instructionPath, line: 1, index: 0 },
   };
