@@ -1,9 +1,10 @@
+import path from "node:path";
 import * as vscode from "vscode";
 import { EnvironmentCodeLens } from "./codelens/provider";
 import { COMMAND_SPECS } from "./commands/all";
 import { activateDebugger } from "./debug/activate";
 import { LiveRollouts } from "./debug/live-rollouts";
-import { registerCommands } from "./commands/table";
+import { type CommandSpec, registerCommands } from "./commands/table";
 import type { ExtensionCtx } from "./context";
 import { EnvironmentDiagnostics } from "./diagnostics/collection";
 import { ProblemQuickFixes } from "./diagnostics/quick-fixes";
@@ -17,13 +18,20 @@ import { activateTestExplorer, type TestExplorer } from "./tests/controller";
 import { activateRunners } from "./runners/activate";
 import { activateLiveSandbox } from "./sandbox-live/activate";
 import { activateViewer } from "./viewer/activate";
+import { servedRequests } from "./viewer/webview-host";
 
 /** What `activate` returns: the shared context and the Test Explorer, for the extension-host suites. */
 export interface ExtensionApi {
   ctx: ExtensionCtx;
   tests: TestExplorer;
+  /** Every command the extension registers, from the one command table (commands/table.ts). */
+  commands: readonly CommandSpec[];
   /** Milliseconds start-up took (activation budget: 100 ms). */
   startMs: number;
+  /** The view methods the viewer's host answered for a shown file (the webview drew from them). */
+  viewerRequests(file: string): readonly string[];
+  /** Files start-up required beyond the extension bundle (the rollout engine and node_modules must not be among them). */
+  requiredAtStart: string[];
 }
 
 /** Files the editor features look at: manifests, JSONL task sets and task folders' task.yaml/json. */
@@ -36,16 +44,19 @@ const ENVIRONMENT_FILES: vscode.DocumentSelector = [
 /** Builds the extension's features; reports its own start-up failure (VS Code shows none). */
 export async function startExtension(context: vscode.ExtensionContext): Promise<ExtensionApi | undefined> {
   const started = performance.now();
+  const before = new Set(Object.keys(require.cache));
   const log = vscode.window.createOutputChannel("RL Env Studio", { log: true });
   context.subscriptions.push(log);
   try {
     const ctx = buildContext(context, log);
-    const tests = activateFeatures(ctx);
+    const { tests, commands } = activateFeatures(ctx);
     const startMs = performance.now() - started;
     log.info(
       `RL Env Studio started in ${startMs.toFixed(1)} ms (workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted: nothing is executed"})`,
     );
-    return { ctx, tests, startMs };
+    const requiredAtStart = Object.keys(require.cache).filter((f) => !before.has(f));
+    const viewerRequests = (file: string) => servedRequests.get(path.resolve(file)) ?? [];
+    return { ctx, tests, commands, startMs, requiredAtStart, viewerRequests };
   } catch (e) {
     log.error(`start-up failed: ${e instanceof Error && e.stack ? e.stack : String(e)}`);
     void vscode.window.showErrorMessage(
@@ -65,14 +76,13 @@ function buildContext(context: vscode.ExtensionContext, log: vscode.LogOutputCha
   return { extension: context, log, settings, environments, results, runs, live };
 }
 
-function activateFeatures(ctx: ExtensionCtx): TestExplorer {
+function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: CommandSpec[] } {
   const subs = ctx.extension.subscriptions;
   const diagnostics = new EnvironmentDiagnostics(ctx.environments);
   const environmentsTree = new EnvironmentsTree(ctx.environments, ctx.results);
   const codeLens = new EnvironmentCodeLens(ctx.environments, ctx.results);
   const tests = activateTestExplorer(ctx);
   subs.push(
-    ...registerCommands(ctx, COMMAND_SPECS),
     diagnostics,
     vscode.languages.registerCodeActionsProvider(ENVIRONMENT_FILES, new ProblemQuickFixes(diagnostics), {
       providedCodeActionKinds: ProblemQuickFixes.kinds,
@@ -87,12 +97,17 @@ function activateFeatures(ctx: ExtensionCtx): TestExplorer {
     vscode.workspace.onDidGrantWorkspaceTrust(() => ctx.log.info("workspace trusted: validation and rollouts enabled")),
   );
   void ctx.environments.refresh();
-  // Features of other issues: one line each, below (they take ctx.extension and ctx.log).
-  activateViewer(ctx.extension, ctx.log);
-  activateLiveSandbox(ctx, ctx.live);
-  activateDebugger(ctx);
-  activateRunners(ctx.extension, ctx.log, () =>
+  // Features holding state of their own return their commands; every command goes through the one table.
+  const runners = activateRunners(ctx.extension, ctx.log, () =>
     vscode.workspace.workspaceFolders?.[0] ? ctx.settings.runsDir(vscode.workspace.workspaceFolders[0]) : undefined,
   );
-  return tests;
+  const commands = [
+    ...COMMAND_SPECS,
+    ...activateViewer(ctx.extension, ctx.log),
+    ...activateLiveSandbox(ctx, ctx.live),
+    ...activateDebugger(ctx),
+    ...runners.commands,
+  ];
+  subs.push(...registerCommands(ctx, commands));
+  return { tests, commands };
 }

@@ -7,14 +7,27 @@ export interface CommandSpec {
   id: string;
   /** Set for commands that run sandboxes or environment commands: refused in an untrusted workspace. */
   executes?: string;
+  /** What a refused command returns to its caller (default `{ refused: "untrusted workspace" }`). */
+  refused?: unknown;
   run(ctx: ExtensionCtx, ...args: unknown[]): unknown;
 }
 
-/** Registers every command in one loop; failures are logged and shown rather than lost. */
+const REFUSED = { refused: "untrusted workspace" };
+
+/**
+ * Registers every command of the extension, the static ones (commands/all.ts) and those of
+ * features holding state (viewer, runners, debugger, live sandbox), in one loop: the trust gate
+ * and the error handling are here and nowhere else. Failures are logged and shown rather than lost.
+ */
 export function registerCommands(ctx: ExtensionCtx, specs: readonly CommandSpec[]): vscode.Disposable[] {
+  const ids = new Set<string>();
+  for (const s of specs) {
+    if (ids.has(s.id)) throw new Error(`command ${s.id} is in the command table twice`);
+    ids.add(s.id);
+  }
   return specs.map((spec) =>
     vscode.commands.registerCommand(spec.id, async (...args: unknown[]) => {
-      if (spec.executes && !allowedToExecute(spec.executes)) return { refused: "untrusted workspace" };
+      if (spec.executes && !allowedToExecute(spec.executes)) return "refused" in spec ? spec.refused : REFUSED;
       try {
         return await spec.run(ctx, ...args);
       } catch (e) {

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
 import type { Environment } from "../../core/environment/load-environment";
+import type { CommandSpec } from "../commands/table";
 import type { ExtensionCtx } from "../context";
 import { loadEngine } from "../rollouts/engine";
 import { resolveTarget, type Target } from "../environments/target";
-import { allowedToExecute } from "../trust/guard";
 import { RolloutConfigurationProvider, taskConfiguration } from "./configurations";
 import { debugHost, environmentAt } from "./host";
 
@@ -17,7 +17,6 @@ function activeSession(): vscode.DebugSession | undefined {
 
 /** `rlenv.debugTask`: one click from the CodeLens or Test Explorer to a paused rollout. */
 async function debugTask(ctx: ExtensionCtx, arg: unknown): Promise<boolean> {
-  if (!allowedToExecute("debug a rollout")) return false;
   const target: Target | undefined = await resolveTarget(arg, ctx.environments);
   if (!target) return false;
   let env: Environment;
@@ -100,8 +99,8 @@ async function fork(ctx: ExtensionCtx, policy?: unknown): Promise<{ file: string
   }
 }
 
-/** The rollout debugger: the `rlenv` debug type (inline adapter), its configurations and commands. */
-export function activateDebugger(ctx: ExtensionCtx): void {
+/** The rollout debugger: the `rlenv` debug type (inline adapter) and its configurations; returns its commands for the table. */
+export function activateDebugger(ctx: ExtensionCtx): CommandSpec[] {
   const provider = new RolloutConfigurationProvider(ctx);
   ctx.extension.subscriptions.push(
     vscode.debug.registerDebugConfigurationProvider("rlenv", provider),
@@ -115,8 +114,10 @@ export function activateDebugger(ctx: ExtensionCtx): void {
       createDebugAdapterDescriptor: (session) =>
         new vscode.DebugAdapterInlineImplementation(new (loadEngine().RolloutDebugSession)(debugHost(ctx, session))),
     }),
-    vscode.commands.registerCommand("rlenv.debugTask", (arg: unknown) => debugTask(ctx, arg)),
-    vscode.commands.registerCommand("rlenv.debug.editPendingCall", () => editPendingCall()),
-    vscode.commands.registerCommand("rlenv.debug.fork", (policy?: unknown) => fork(ctx, policy)),
   );
+  return [
+    { id: "rlenv.debugTask", executes: "debug a rollout", refused: false, run: (c, arg) => debugTask(c, arg) },
+    { id: "rlenv.debug.editPendingCall", run: () => editPendingCall() },
+    { id: "rlenv.debug.fork", run: (c, policy) => fork(c, policy) },
+  ];
 }

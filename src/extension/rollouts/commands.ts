@@ -83,14 +83,9 @@ export async function rolloutCommand(ctx: ExtensionCtx, arg: unknown): Promise<T
   return rollouts;
 }
 
-/** One-click debugging is issue 11's `rlenv.debugTask`; until it is registered, say so. */
+/** The Debug CodeLens and Test Explorer profile: the rollout debugger's one-click start. */
 export async function debugCommand(ctx: ExtensionCtx, arg: unknown): Promise<unknown> {
   const target = await resolveTarget(arg, ctx.environments);
   if (!target) return undefined;
-  if ((await vscode.commands.getCommands(true)).includes("rlenv.debugTask"))
-    return vscode.commands.executeCommand("rlenv.debugTask", target);
-  void vscode.window.showInformationMessage(
-    "Rollout debugging (step through a rollout against its live sandbox) is not in this build yet.",
-  );
-  return { unavailable: "rlenv.debugTask is not registered" };
+  return vscode.commands.executeCommand("rlenv.debugTask", target);
 }

@@ -1,25 +1,21 @@
 import * as vscode from "vscode";
+import type { CommandSpec } from "../commands/table";
 import { RunnerRegistry } from "./registry";
 import { runnerCommands } from "./commands";
 import { RunnersTree } from "./tree";
 
 /**
  * Remote runners in the editor: the Runners view (health, GPUs, jobs with live progress),
- * Add Runner / Submit to Runner / Cancel / Pull Run. Tokens stay in SecretStorage.
+ * Add Runner / Submit to Runner / Cancel / Pull Run (returned for the command table). Tokens stay in SecretStorage.
  */
 export function activateRunners(
   extension: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
   runsDir: () => vscode.Uri | undefined,
-): RunnersTree {
+): { tree: RunnersTree; commands: CommandSpec[] } {
   const registry = new RunnerRegistry(extension.secrets);
   const tree = new RunnersTree(registry, log);
-  extension.subscriptions.push(
-    registry,
-    tree,
-    vscode.window.createTreeView("rlenv.runners", { treeDataProvider: tree }),
-    ...runnerCommands(registry, tree, log, runsDir),
-  );
+  extension.subscriptions.push(registry, tree, vscode.window.createTreeView("rlenv.runners", { treeDataProvider: tree }));
   void tree.refresh();
-  return tree;
+  return { tree, commands: runnerCommands(registry, tree, log, runsDir) };
 }

@@ -1,7 +1,7 @@
 import * as vscode from "vscode";
+import type { CommandSpec } from "../commands/table";
 import type { ExtensionCtx } from "../context";
 import type { LiveRollouts } from "../debug/live-rollouts";
-import { allowedToExecute } from "../trust/guard";
 import { SANDBOX_SCHEME, SandboxFileSystem, sandboxUri } from "./files";
 import { SandboxFilesTree } from "./files-tree";
 import { pickLiveRollout } from "./pick";
@@ -25,7 +25,7 @@ function rolloutIdOf(arg: unknown): string | undefined {
  * The live sandbox of a debugged rollout: a terminal inside it and its workdir, read-only.
  * The commands take an optional rollout id (the debug toolbar passes none: the active session's).
  */
-export function activateLiveSandbox(ctx: ExtensionCtx, live: LiveRollouts): void {
+export function activateLiveSandbox(ctx: ExtensionCtx, live: LiveRollouts): CommandSpec[] {
   const files = new SandboxFileSystem(live);
   const tree = new SandboxFilesTree(live);
   const showLive = () => void vscode.commands.executeCommand("setContext", "rlenv.liveSandbox", live.all().length > 0);
@@ -40,31 +40,33 @@ export function activateLiveSandbox(ctx: ExtensionCtx, live: LiveRollouts): void
     }),
     vscode.workspace.registerFileSystemProvider(SANDBOX_SCHEME, files, { isReadonly: true, isCaseSensitive: true }),
     vscode.window.createTreeView("rlenv.sandboxFiles", { treeDataProvider: tree, showCollapseAll: true }),
-    vscode.commands.registerCommand("rlenv.debug.openSandboxTerminal", async (id?: unknown): Promise<OpenedSandboxTerminal | undefined> => {
-      if (!allowedToExecute("open a sandbox terminal")) return undefined;
-      const r = await pickLiveRollout(live, rolloutIdOf(id));
-      if (!r) return undefined;
-      const pty = new SandboxPseudoterminal(() => r.sandbox(), r.label);
-      const terminal = vscode.window.createTerminal({ name: `Sandbox: ${r.label}`, pty, iconPath: new vscode.ThemeIcon("vm") });
-      terminal.show();
-      ctx.log.info(`sandbox terminal opened on ${r.label}`);
-      return { rolloutId: r.id, terminal, pty };
-    }),
-    vscode.commands.registerCommand(
-      "rlenv.debug.openSandboxFiles",
-      async (id?: unknown): Promise<{ rolloutId: string; root: vscode.Uri } | undefined> => {
-        if (!allowedToExecute("open the sandbox files")) return undefined;
-        const r = await pickLiveRollout(live, rolloutIdOf(id));
-        if (!r) return undefined;
-        tree.refresh();
-        files.refresh(r.id);
-        await vscode.commands.executeCommand("rlenv.sandboxFiles.focus");
-        return { rolloutId: r.id, root: sandboxUri(r.id, "") };
-      },
-    ),
-    vscode.commands.registerCommand("rlenv.debug.refreshSandboxFiles", () => {
-      tree.refresh();
-      files.refresh();
-    }),
   );
+  const openTerminal = async (id?: unknown): Promise<OpenedSandboxTerminal | undefined> => {
+    const r = await pickLiveRollout(live, rolloutIdOf(id));
+    if (!r) return undefined;
+    const pty = new SandboxPseudoterminal(() => r.sandbox(), r.label);
+    const terminal = vscode.window.createTerminal({ name: `Sandbox: ${r.label}`, pty, iconPath: new vscode.ThemeIcon("vm") });
+    terminal.show();
+    ctx.log.info(`sandbox terminal opened on ${r.label}`);
+    return { rolloutId: r.id, terminal, pty };
+  };
+  const openFiles = async (id?: unknown): Promise<{ rolloutId: string; root: vscode.Uri } | undefined> => {
+    const r = await pickLiveRollout(live, rolloutIdOf(id));
+    if (!r) return undefined;
+    tree.refresh();
+    files.refresh(r.id);
+    await vscode.commands.executeCommand("rlenv.sandboxFiles.focus");
+    return { rolloutId: r.id, root: sandboxUri(r.id, "") };
+  };
+  return [
+    { id: "rlenv.debug.openSandboxTerminal", executes: "open a sandbox terminal", refused: undefined, run: (_c, id) => openTerminal(id) },
+    { id: "rlenv.debug.openSandboxFiles", executes: "open the sandbox files", refused: undefined, run: (_c, id) => openFiles(id) },
+    {
+      id: "rlenv.debug.refreshSandboxFiles",
+      run: () => {
+        tree.refresh();
+        files.refresh();
+      },
+    },
+  ];
 }

@@ -1,14 +1,15 @@
 import * as vscode from "vscode";
+import type { CommandSpec } from "../commands/table";
 import { DASHBOARD_PANEL, TRAJECTORY_PANEL, ViewerPanels } from "./panels";
 import { TRAJECTORY_EDITOR, TrajectoryEditorProvider } from "./trajectory-editor";
 
 /**
  * The trajectory viewer and run dashboard in VS Code: the custom editor for rollout
- * files, the panels (dashboard, compare) with their serializers, and the two commands
- * other features call: `rlenv.openTrajectory` (a path, Uri or {file, compare}) and
+ * files, the panels (dashboard, compare) with their serializers; returns the two commands
+ * other features call (for the command table): `rlenv.openTrajectory` (a path, Uri or {file, compare}) and
  * `rlenv.openDashboard` (a run folder).
  */
-export function activateViewer(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+export function activateViewer(extension: vscode.ExtensionContext, log: vscode.LogOutputChannel): CommandSpec[] {
   const panels = new ViewerPanels(extension, log);
   extension.subscriptions.push(
     vscode.window.registerCustomEditorProvider(TRAJECTORY_EDITOR, new TrajectoryEditorProvider(extension, log), {
@@ -16,7 +17,9 @@ export function activateViewer(extension: vscode.ExtensionContext, log: vscode.L
     }),
     vscode.window.registerWebviewPanelSerializer(DASHBOARD_PANEL, panels),
     vscode.window.registerWebviewPanelSerializer(TRAJECTORY_PANEL, panels),
-    vscode.commands.registerCommand("rlenv.openTrajectory", (arg: unknown) => panels.openTrajectory(arg)),
-    vscode.commands.registerCommand("rlenv.openDashboard", (arg: unknown) => panels.openDashboard(arg)),
   );
+  return [
+    { id: "rlenv.openTrajectory", run: (_ctx, arg) => panels.openTrajectory(arg) },
+    { id: "rlenv.openDashboard", run: (_ctx, arg) => panels.openDashboard(arg) },
+  ];
 }

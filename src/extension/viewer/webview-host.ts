@@ -13,6 +13,9 @@ export function webviewOptions(extension: vscode.ExtensionContext): vscode.Webvi
   return { enableScripts: true, localResourceRoots: [bundleRoot(extension)] };
 }
 
+/** The view methods each webview app's host answered, by the file or folder it shows (the extension-host suites read it). */
+export const servedRequests = new Map<string, string[]>();
+
 /**
  * The host half of an app in a webview: serves the page (nonce CSP, bundles through
  * asWebviewUri), answers the ready handshake with the init context and the saved
@@ -88,7 +91,10 @@ export class WebviewHost implements vscode.Disposable {
       }
       case "request":
         try {
-          this.post({ kind: "response", id: m.id, ok: true, result: await this.service.handle(m.method, m.params) });
+          const result = await this.service.handle(m.method, m.params);
+          const shown = path.resolve(this.context.root, this.context.target);
+          servedRequests.set(shown, [...(servedRequests.get(shown) ?? []).slice(-99), m.method]);
+          this.post({ kind: "response", id: m.id, ok: true, result });
         } catch (err) {
           if (!(err instanceof ViewRequestError))
             this.log.error(`viewer: ${m.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
