@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
+import { GpuInfo, JobEvent } from "../../src/core/remote/api";
 import { parseSse } from "../../src/core/remote/client";
 import { onStreamLines } from "../../src/core/remote/stream-lines";
 import { parseNvidiaSmi } from "../../src/core/remote/gpus";
@@ -99,7 +100,15 @@ test("a child's output splits into lines across chunks, CRLF or LF, with the las
 test("nvidia-smi CSV parses into GPUs", () => {
   const gpus = parseNvidiaSmi("0, NVIDIA H200, 143771, 1024, 37\n1, NVIDIA H200, 143771, 0, 0\n\n");
   assert.equal(gpus.length, 2);
-  assert.deepEqual(gpus[0], { index: 0, name: "NVIDIA H200", memory_total_mib: 143771, memory_used_mib: 1024, utilization: 37 });
+  assert.deepEqual(gpus[0], { index: 0, name: "NVIDIA H200", memory_total_mib: 143771, memory_used_mib: 1024, utilisation: 37 });
+});
+
+test("GPU figures are spelt utilisation on the wire; a runner that still sends utilization is read alike", () => {
+  const old = { index: 0, name: "H200", memory_total_mib: 10, memory_used_mib: 1, utilization: 37 };
+  assert.equal(GpuInfo.parse(old).utilisation, 37);
+  assert.equal(GpuInfo.parse({ ...old, utilization: undefined, utilisation: 12 }).utilisation, 12);
+  const ev = JobEvent.parse({ type: "gpu", id: 1, t: 0, gpus: [{ index: 0, utilization: 55, memory_used_mib: 1 }] });
+  assert.deepEqual(ev.type === "gpu" ? ev.gpus : null, [{ index: 0, utilisation: 55, memory_used_mib: 1 }]);
 });
 
 test("folded Slurm array ranges", () => {

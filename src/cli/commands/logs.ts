@@ -15,7 +15,7 @@ export function formatEvent(ev: JobEvent): string {
     case "log":
       return `${time} ${ev.unit ? `[${ev.unit}] ` : ""}${ev.line}`;
     case "gpu":
-      return `${time} gpu ${ev.gpus.map((g) => `#${g.index} ${g.utilization}%`).join(" ")}`;
+      return `${time} gpu ${ev.gpus.map((g) => `#${g.index} ${g.utilisation}%`).join(" ")}`;
   }
 }
 

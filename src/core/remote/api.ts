@@ -102,6 +102,16 @@ export const RolloutEnd = z.object({
 });
 export type RolloutEnd = z.infer<typeof RolloutEnd>;
 
+/**
+ * The wire spells it `utilisation`, as the rest of the product does; runners from before the
+ * change sent `utilization`, which is still read.
+ */
+function oldSpelling(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || "utilisation" in v || !("utilization" in v)) return v;
+  const { utilization, ...rest } = v as { utilization: unknown };
+  return { ...rest, utilisation: utilization };
+}
+
 /** One Server-Sent Event of `GET /v1/jobs/:id/events`; `id` is the SSE id (Last-Event-ID resumes after it). */
 export const JobEvent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("state"), id: z.number().int(), t: z.number(), state: JobState, reason: z.string().optional() }),
@@ -112,19 +122,22 @@ export const JobEvent = z.discriminatedUnion("type", [
     type: z.literal("gpu"),
     id: z.number().int(),
     t: z.number(),
-    gpus: z.array(z.object({ index: z.number().int(), utilization: z.number(), memory_used_mib: z.number() })),
+    gpus: z.array(z.preprocess(oldSpelling, z.object({ index: z.number().int(), utilisation: z.number(), memory_used_mib: z.number() }))),
   }),
 ]);
 export type JobEvent = z.infer<typeof JobEvent>;
 export type JobEventInput = JobEvent extends infer E ? (E extends JobEvent ? Omit<E, "id" | "t"> : never) : never;
 
-export const GpuInfo = z.object({
-  index: z.number().int(),
-  name: z.string(),
-  memory_total_mib: z.number(),
-  memory_used_mib: z.number(),
-  utilization: z.number().describe("Percent, 0–100"),
-});
+export const GpuInfo = z.preprocess(
+  oldSpelling,
+  z.object({
+    index: z.number().int(),
+    name: z.string(),
+    memory_total_mib: z.number(),
+    memory_used_mib: z.number(),
+    utilisation: z.number().describe("Percent, 0–100"),
+  }),
+);
 export type GpuInfo = z.infer<typeof GpuInfo>;
 
 export const Health = z.object({

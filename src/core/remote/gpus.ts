@@ -33,7 +33,7 @@ export function parseNvidiaSmi(csv: string): GpuInfo[] {
       const n = Number.parseFloat(s ?? "");
       return Number.isFinite(n) ? n : 0;
     };
-    out.push({ index: num(index), name: name ?? "", memory_total_mib: num(total), memory_used_mib: num(used), utilization: num(util) });
+    out.push({ index: num(index), name: name ?? "", memory_total_mib: num(total), memory_used_mib: num(used), utilisation: num(util) });
   }
   return out;
 }

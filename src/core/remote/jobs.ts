@@ -521,11 +521,11 @@ export class JobManager extends EventEmitter {
       if (this.active.size === 0) return;
       const { gpus } = await queryGpus();
       if (gpus.length === 0) return;
-      this.lastGpuUtilisation = gpus.reduce((a, g) => a + g.utilization, 0) / gpus.length / 100;
+      this.lastGpuUtilisation = gpus.reduce((a, g) => a + g.utilisation, 0) / gpus.length / 100;
       for (const id of this.active.keys()) {
         this.emitEvent(id, {
           type: "gpu",
-          gpus: gpus.map((g) => ({ index: g.index, utilization: g.utilization, memory_used_mib: g.memory_used_mib })),
+          gpus: gpus.map((g) => ({ index: g.index, utilisation: g.utilisation, memory_used_mib: g.memory_used_mib })),
         });
       }
     }, every * 1000);

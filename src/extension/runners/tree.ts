@@ -151,7 +151,7 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
         kind: "gpu" as const,
         runner: node.runner,
         label: `GPU ${g.index}: ${g.name}`,
-        detail: `${g.utilization}% · ${g.memory_used_mib}/${g.memory_total_mib} MiB`,
+        detail: `${g.utilisation}% · ${g.memory_used_mib}/${g.memory_total_mib} MiB`,
       }));
     return [];
   }
