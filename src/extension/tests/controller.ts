@@ -5,12 +5,12 @@ import { allowedToExecute } from "../trust/guard";
 import { syncTestItems } from "./items";
 import { markdownMessage, outcomeMarkdown, outcomeText } from "./report";
 
-type Mode = "validate" | "rollout";
+type Mode = "validate" | "rollout" | "audit";
 
 /** The Test Explorer feature: its controller and each test's last state (read by the extension-host suites). */
 export interface TestExplorer extends vscode.Disposable {
   controller: vscode.TestController;
-  profiles: { validate: vscode.TestRunProfile; rollout: vscode.TestRunProfile; debug: vscode.TestRunProfile };
+  profiles: { validate: vscode.TestRunProfile; rollout: vscode.TestRunProfile; audit: vscode.TestRunProfile; debug: vscode.TestRunProfile };
   lastStates: Map<string, "passed" | "failed" | "errored" | "skipped">;
   /** Resolves when the run in progress (if any) has ended. */
   idle(): Promise<void>;
@@ -55,7 +55,10 @@ export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
   const lastStates: TestExplorer["lastStates"] = new Map();
   let running: Promise<void> = Promise.resolve();
   const handler = (mode: Mode) => (request: vscode.TestRunRequest, token: vscode.CancellationToken) => {
-    const run = recording(controller.createTestRun(request, mode === "validate" ? "Validate" : "Rollout"), lastStates);
+    const run = recording(
+      controller.createTestRun(request, { validate: "Validate", rollout: "Rollout", audit: "Audit" }[mode]),
+      lastStates,
+    );
     running = execute(ctx, mode, plan(request, controller), run, token).finally(() => run.end());
     return running;
   };
@@ -67,9 +70,11 @@ export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
   const profiles = {
     validate: controller.createRunProfile("Validate", vscode.TestRunProfileKind.Run, handler("validate"), true),
     rollout: controller.createRunProfile("Rollout", vscode.TestRunProfileKind.Run, handler("rollout"), false),
+    // Tries to fool each task's verifier (flakiness, hack probes, mutants), as `rlenv audit`.
+    audit: controller.createRunProfile("Audit", vscode.TestRunProfileKind.Run, handler("audit"), false),
     debug: controller.createRunProfile("Debug", vscode.TestRunProfileKind.Debug, debug, true),
   };
-  const subs = [controller, ctx.environments.onDidChange(sync), profiles.validate, profiles.rollout, profiles.debug];
+  const subs = [controller, ctx.environments.onDidChange(sync), profiles.validate, profiles.rollout, profiles.audit, profiles.debug];
   return {
     controller,
     profiles,
@@ -118,7 +123,7 @@ async function execute(
   token: vscode.CancellationToken,
 ): Promise<void> {
   const all = [...groups.values()].flat();
-  if (!allowedToExecute(mode === "validate" ? "validate" : "start a rollout")) {
+  if (!allowedToExecute({ validate: "validate", rollout: "start a rollout", audit: "audit" }[mode])) {
     for (const t of all) run.skipped(t);
     run.appendOutput("Not run: this workspace is not trusted, and validation runs the environment's commands in sandboxes.\r\n");
     return;
@@ -142,7 +147,16 @@ async function execute(
       const started = Date.now();
       const tasks = items.map(taskOf);
       try {
-        if (mode === "validate") {
+        if (mode === "audit") {
+          const { auditTasks, reportTaskAudit } = await import("./audit");
+          const audit = await auditTasks(ctx, env, tasks, abort.signal);
+          const byTask = new Map(audit.tasks.map((a) => [a.id, a]));
+          for (const t of items) {
+            const a = byTask.get(taskOf(t));
+            if (a) reportTaskAudit(run, t, a, audit.md, Date.now() - started);
+          }
+          run.appendOutput(`audit report: ${audit.md}\r\n`);
+        } else if (mode === "validate") {
           const { validateTasks } = await import("../rollouts/validate");
           const { validations } = await validateTasks(ctx, env, tasks, abort.signal);
           const byTask = new Map(validations.map((v) => [v.task, v]));

@@ -8,6 +8,7 @@ export function run(): Promise<void> {
     await import("./diagnostics.suite");
     await import("./commands.suite");
     await import("./testing.suite");
+    await import("./audit.suite");
     await import("./failure-reason.suite");
     await import("./rollout.suite");
     await import("./viewer.suite");

@@ -1,0 +1,95 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Environment } from "../environment/load-environment";
+import { createSandboxProvider } from "../sandbox/index";
+import type { SandboxProvider } from "../sandbox/types";
+import { AuditReport } from "../schema/audit";
+import { builtinProbesDir, loadProbes } from "./probes";
+import { auditMarkdown } from "./report-md";
+import { auditEnvironment } from "./run-audit";
+
+type Backend = "docker" | "process";
+
+export interface AuditFolderOptions {
+  /** Where audit.json, audit.md and the trajectories (runs/, replaced) go. */
+  out: string;
+  /** docker, process, both, or auto (every backend that starts here). */
+  sandbox: Backend | "both" | "auto";
+  tasks?: string[];
+  runs?: number;
+  mutants?: number;
+  seed?: number;
+  concurrency: number;
+  /** More probe folders, besides the built-in ones and the environment's audit/probes. */
+  probeDirs?: string[];
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
+
+/** The backends to audit on: the one named, or every one that starts here (docker first). */
+async function openProviders(sandbox: AuditFolderOptions["sandbox"]): Promise<Array<{ backend: Backend; provider: SandboxProvider }>> {
+  const want: Backend[] = sandbox === "docker" || sandbox === "process" ? [sandbox] : ["docker", "process"];
+  const out: Array<{ backend: Backend; provider: SandboxProvider }> = [];
+  const errors: string[] = [];
+  for (const backend of want) {
+    try {
+      out.push({ backend, provider: await createSandboxProvider({ backend }) });
+    } catch (e) {
+      errors.push(`${backend}: ${(e as Error).message}`);
+    }
+  }
+  if (out.length === 0 || (sandbox === "both" && out.length < 2)) {
+    for (const p of out) await p.provider.shutdown();
+    throw new Error(`no sandbox backend to audit on (${errors.join("; ")})`);
+  }
+  return out;
+}
+
+/**
+ * The audit of one environment into a folder, as `rlenv audit DIR --out OUT` writes it: the
+ * editor's Test Explorer profile "Audit" calls this, so both show the same verdicts from the
+ * same engine (auditEnvironment) and the same audit.json.
+ */
+export async function auditIntoFolder(
+  env: Environment,
+  opts: AuditFolderOptions,
+): Promise<{ report: AuditReport; json: string; md: string }> {
+  const { probes, problems } = loadProbes([builtinProbesDir(), path.join(env.dir, "audit", "probes"), ...(opts.probeDirs ?? [])]);
+  if (problems.length > 0) throw new Error(`bad probe files: ${problems.join("; ")}`);
+  const runsDir = path.join(opts.out, "runs");
+  rmSync(runsDir, { recursive: true, force: true });
+  mkdirSync(runsDir, { recursive: true });
+  const providers = await openProviders(opts.sandbox);
+  const runs = Math.max(1, opts.runs ?? 5);
+  const mutants = opts.mutants ?? 20;
+  const seed = opts.seed ?? 0;
+  try {
+    const audit = await auditEnvironment(env, {
+      providers,
+      runsDir,
+      ...(opts.tasks ? { tasks: opts.tasks } : {}),
+      runs,
+      mutants,
+      seed,
+      concurrency: opts.concurrency,
+      probes,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    const report = AuditReport.parse({
+      version: 1,
+      created: new Date().toISOString(),
+      ok: audit.ok,
+      options: { runs, mutants, seed, backends: providers.map((p) => p.backend), probes: probes.map((p) => p.name).sort() },
+      runs_dir: runsDir,
+      environments: [audit],
+    });
+    const json = path.join(opts.out, "audit.json");
+    const md = path.join(opts.out, "audit.md");
+    writeFileSync(json, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(md, auditMarkdown(report, opts.out));
+    return { report, json, md };
+  } finally {
+    for (const p of providers) await p.provider.shutdown().catch(() => {});
+  }
+}
