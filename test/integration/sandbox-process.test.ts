@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -96,4 +96,29 @@ test("files in and out never follow links the sandboxed code planted to host fil
     await sb.close();
     await provider.shutdown();
   }
+});
+
+test("prewarm starts sandboxes ahead (agents up, nothing run in them), hands them out and keeps that many; shutdown leaves nothing", {
+  skip: detectIsolation() ? false : "no isolation here",
+}, async () => {
+  const base = mkdtempSync(path.join(os.tmpdir(), "rlenv-warm-"));
+  const provider = new ProcessSandboxProvider({ baseDir: base });
+  try {
+    await provider.prewarm(request(), 2);
+    const started = readdirSync(base);
+    assert.equal(started.length, 2);
+    const sb = await provider.acquire(request());
+    assert.ok(started.includes(sb.id), "the acquire got a warm sandbox");
+    await sb.reset({ "a.txt": "seed\n" });
+    assert.equal((await sb.exec("cat a.txt; ls -A /tmp | wc -l")).stdout, "seed\n0\n");
+    // Another of the same shape is being started in its place; a different shape is started on demand.
+    await provider.prewarm(request(), 2);
+    assert.equal(readdirSync(base).length, 3);
+    const other = await provider.acquire(request({ pids: 99 }));
+    assert.ok(!started.includes(other.id));
+    await sb.close();
+  } finally {
+    await provider.shutdown();
+  }
+  assert.deepEqual(readdirSync(base), []);
 });

@@ -8,6 +8,7 @@ import { SandboxCgroup } from "./cgroup";
 import { chooseIsolation, type IsolationMode } from "./isolation";
 import { isolatedLaunch, ProcessSandbox } from "./sandbox";
 import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
+import { WarmSandboxes } from "./warm";
 
 export interface ProcessProviderOptions {
   /** Run commands with no isolation at all when neither bwrap nor unshare works. */
@@ -35,13 +36,14 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Hands out process sandboxes: cheap to make, so there is no pool. */
+/** Hands out process sandboxes, from a few kept ready per shape once prewarm asked for them. */
 export class ProcessSandboxProvider implements SandboxProvider {
   readonly backend = "process" as const;
   readonly mode: IsolationMode;
   readonly baseDir: string;
   private readonly open = new Set<ProcessSandbox>();
   private readonly cgroups: boolean;
+  private readonly warm = new WarmSandboxes((req) => this.start(req));
 
   constructor(opts: ProcessProviderOptions = {}) {
     const detected = opts.mode === undefined ? chooseIsolation() : opts.mode;
@@ -63,6 +65,23 @@ export class ProcessSandboxProvider implements SandboxProvider {
 
   async acquire(req: SandboxRequest): Promise<Sandbox> {
     req.signal?.throwIfAborted();
+    const sb = this.warm.take(req) ?? (await this.start(req));
+    this.open.add(sb);
+    return sb;
+  }
+
+  /**
+   * Starts `count` sandboxes of this shape (default 2) ahead of the acquires that will want
+   * them, and keeps that many ready as they are taken: their agents' start (namespaces and an
+   * interpreter) then overlaps the work of the sandboxes in use.
+   */
+  async prewarm(req: SandboxRequest, count = 2): Promise<void> {
+    if (this.mode === "none") return;
+    await this.warm.fill(req, count);
+  }
+
+  /** A new sandbox: its folders, its cgroup, and its agent started in them. */
+  private async start(req: SandboxRequest): Promise<ProcessSandbox> {
     // Named by owner (pid and start time) so a later sweep can tell a dead run's folders and cgroups.
     const id = `${ownerPrefix()}${randomBytes(4).toString("hex")}`;
     const root = path.join(this.baseDir, id);
@@ -87,12 +106,11 @@ export class ProcessSandboxProvider implements SandboxProvider {
         throw e;
       }
     }
-    const sb = new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.open.delete(s));
-    this.open.add(sb);
-    return sb;
+    return new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.open.delete(s));
   }
 
   async shutdown(): Promise<void> {
+    await this.warm.stop();
     await Promise.all([...this.open].map((s) => s.close()));
   }
 }
