@@ -63,7 +63,7 @@ export function sampledText(
 }
 
 /** A made-up but fixed logprob per position (the scripted server has no model). */
-export const fakeLogprob = (i: number): number => -((i * 37) % 11) / 7 - 0.001 * (i % 3);
+export const fakeLogprob = (i: number): number => -0.001 - ((i * 37) % 11) / 7 - 0.001 * (i % 3);
 
 /**
  * The tokens a vLLM serving Qwen3 returns for this request and reply: the prompt rendered and

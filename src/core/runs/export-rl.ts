@@ -1,0 +1,148 @@
+import type { TrajectoryEvent } from "../schema/trajectory";
+import { maskArray, rolloutSequence } from "../tokens/sequence";
+import { trajectoryToChat } from "./export-chat";
+import { ADVANTAGE_EPSILON, advantage, type GroupStats, groupStats } from "./group-advantage";
+import { endedOnInfra, rolloutFiles } from "./run-dir";
+import { readTrajectory } from "./trajectory-reader";
+
+/** One rollout as a policy-gradient trainer reads it (rl-jsonl and parquet share these columns). */
+export interface RlRecord {
+  run_id: string;
+  rollout_id: string;
+  task: string;
+  sample: number;
+  /** task × run: the rollouts whose rewards are normalised together. */
+  group_id: string;
+  status: string;
+  reward: number;
+  reward_components: Record<string, number>;
+  advantage: number;
+  group_size: number;
+  group_mean: number;
+  group_std: number;
+  model: string | null;
+  capture: string;
+  drift_turns: number;
+  input_ids: number[];
+  /** 1 for each policy-sampled token, 0 for prompt, observations and template glue. */
+  loss_mask: number[];
+  /** The sampler's logprob for each sampled token; 0 where loss_mask is 0. */
+  logprobs: number[];
+  /** Tokens before the first sampled one: the initial prompt. */
+  prompt_length: number;
+}
+
+/** One rollout as TRL's conversational prompt–completion records (datasets.load_dataset("json", ...)). */
+export interface TrlRecord {
+  prompt: unknown[];
+  completion: unknown[];
+  reward: number;
+  tools?: unknown[];
+  task: string;
+  rollout_id: string;
+}
+
+export interface RlExportOptions {
+  minReward?: number;
+  statuses?: string[];
+}
+
+interface Scored {
+  events: TrajectoryEvent[];
+  start: Extract<TrajectoryEvent, { type: "start" }>;
+  end: Extract<TrajectoryEvent, { type: "end" }>;
+  reward: number;
+  group: string;
+}
+
+/**
+ * The run's scored rollouts (ended, not cut by the infrastructure), with the group statistics over
+ * all of them: filters pick the records afterwards, so a filter never shifts another rollout's advantage.
+ */
+function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<string, GroupStats> } {
+  const rollouts: Scored[] = [];
+  for (const file of rolloutFiles(runDir)) {
+    const { events } = readTrajectory(file);
+    const start = events.find((e) => e.type === "start");
+    const end = events.findLast((e) => e.type === "end");
+    if (start?.type !== "start" || end?.type !== "end" || endedOnInfra(events) || end.status === "cancelled") continue;
+    // An error or timeout scores 0, as in the run summary.
+    rollouts.push({ events, start, end, reward: end.reward ?? 0, group: `${start.run_id}/${start.task.id}` });
+  }
+  const byGroup = new Map<string, number[]>();
+  for (const r of rollouts) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r.reward]);
+  return { rollouts, groups: new Map([...byGroup].map(([g, rs]) => [g, groupStats(rs)])) };
+}
+
+const picked = (r: Scored, o: RlExportOptions) =>
+  (o.minReward === undefined || r.reward >= o.minReward) && (!o.statuses || o.statuses.includes(r.end.status));
+
+export interface RlExport {
+  records: RlRecord[];
+  /** Rollouts left out because their policy reported no tokens (a server without capture). */
+  withoutTokens: number;
+}
+
+/** rl-jsonl / parquet records: every scored rollout whose tokens were captured. */
+export function exportRlRecords(runDir: string, o: RlExportOptions = {}): RlExport {
+  const { rollouts, groups } = scoredRollouts(runDir);
+  const records: RlRecord[] = [];
+  let withoutTokens = 0;
+  for (const r of rollouts) {
+    if (!picked(r, o)) continue;
+    const seq = rolloutSequence(r.events);
+    if (!seq) {
+      withoutTokens++;
+      continue;
+    }
+    const g = groups.get(r.group) as GroupStats;
+    const components: Record<string, number> = {};
+    const rewardEvent = r.events.findLast((e) => e.type === "reward");
+    if (rewardEvent?.type === "reward") for (const c of rewardEvent.components) components[c.name] = c.score;
+    records.push({
+      run_id: r.start.run_id,
+      rollout_id: r.start.rollout_id,
+      task: r.start.task.id,
+      sample: r.start.sample,
+      group_id: r.group,
+      status: r.end.status,
+      reward: r.reward,
+      reward_components: components,
+      advantage: advantage(r.reward, g),
+      group_size: g.n,
+      group_mean: g.mean,
+      group_std: g.std,
+      model: seq.model ?? r.start.policy.model ?? null,
+      capture: seq.summary.capture,
+      drift_turns: seq.summary.drift_turns,
+      input_ids: seq.ids,
+      loss_mask: maskArray(seq.summary.loss_mask, seq.ids.length),
+      logprobs: seq.logprobs,
+      prompt_length: seq.summary.loss_mask[0]?.[0] ?? seq.ids.length,
+    });
+  }
+  return { records, withoutTokens };
+}
+
+/** TRL records: the conversation up to the first assistant turn is the prompt, the rest the completion. */
+export function exportTrlRecords(runDir: string, o: RlExportOptions = {}): TrlRecord[] {
+  const out: TrlRecord[] = [];
+  for (const r of scoredRollouts(runDir).rollouts) {
+    if (!picked(r, o)) continue;
+    const chat = trajectoryToChat(r.events);
+    if (!chat) continue;
+    const first = chat.messages.findIndex((m) => m.role === "assistant");
+    if (first < 0) continue;
+    out.push({
+      prompt: chat.messages.slice(0, first),
+      completion: chat.messages.slice(first),
+      reward: r.reward,
+      ...(chat.tools ? { tools: chat.tools } : {}),
+      task: r.start.task.id,
+      rollout_id: r.start.rollout_id,
+    });
+  }
+  return out;
+}
+
+export { ADVANTAGE_EPSILON };
