@@ -69,7 +69,10 @@ async function main(): Promise<void> {
   const out = path.join(work, "audit");
   const a = await rlenv(["audit", ENV_DIR, "--sandbox", BACKEND, "--runs", RUNS, "--mutants", MUTANTS, "--out", out, ...taskArgs]);
   if (a.code !== 0 && a.code !== 1) throw new Error(`audit failed to run (exit ${a.code}): ${a.stderr.slice(-2000)}`);
-  const report = JSON.parse(readFileSync(path.join(out, "audit.json"), "utf8")) as { ok: boolean };
+  const report = JSON.parse(readFileSync(path.join(out, "audit.json"), "utf8")) as {
+    ok: boolean;
+    environments: Array<{ phases?: Array<{ phase: string; seconds: number; rollouts: number }> }>;
+  };
   const auditRollouts = countRollouts(path.join(out, "runs"));
   const v2 = await validate(2);
   const vMs = (v1.ms + v2.ms) / 2;
@@ -82,6 +85,11 @@ async function main(): Promise<void> {
   console.log(
     `ratio audit / validate --run: ${(a.ms / vMs).toFixed(2)}x wall, ${(a.ms / auditRollouts / (vMs / v1.rollouts)).toFixed(2)}x per rollout`,
   );
+  // Where the audit's time went, each phase as a share of the audit and as a multiple of validate --run.
+  for (const p of report.environments[0]?.phases ?? [])
+    console.log(
+      `  ${p.phase.padEnd(26)} ${p.seconds.toFixed(1).padStart(7)} s ${String(p.rollouts).padStart(5)} rollouts  ${((p.seconds * 1000 * 100) / a.ms).toFixed(0).padStart(3)} % of the audit, ${((p.seconds * 1000) / vMs).toFixed(2)}x validate`,
+    );
   if (tasks.length < env.tasks.length)
     console.log(
       `(a subset: ${tasks.length} of ${env.tasks.length} tasks; the whole audit would take about ${(((a.ms / tasks.length) * env.tasks.length) / 60000).toFixed(1)} min at this rate)`,

@@ -267,6 +267,17 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const tools = [...env.builtinTools, ...env.customTools.map((c) => c.name)];
+  const phases: NonNullable<EnvironmentAudit["phases"]> = [];
+  /** Runs one phase, recording its wall time and how many rollouts it made. */
+  const timed = async <T>(phase: string, work: () => Promise<T>, rollouts: (r: T) => number): Promise<T> => {
+    const t0 = performance.now();
+    const r = await work();
+    const seconds = Math.round(performance.now() - t0) / 1000;
+    phases.push({ phase, seconds, rollouts: rollouts(r) });
+    log(`${env.manifest.name}: ${phase} took ${seconds.toFixed(1)} s`);
+    return r;
+  };
+  const count = (m: Map<string, AuditOutcome[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
   if (opts.providers.length < 2) notes.push(`backend parity not checked: only the ${first.backend} backend is available here`);
 
   // 1. Flakiness: the oracle N times per backend, in fresh sandboxes.
@@ -275,10 +286,15 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     log(`${env.manifest.name}: oracle × ${opts.runs} on ${backend}`);
     oracleRuns.set(
       backend,
-      await runBatch(
-        ctxFor(provider, opts.runs),
-        `oracle-${backend}`,
-        tasks.map((t) => ({ id: t.id, task: t })),
+      await timed(
+        `oracle on ${backend}`,
+        () =>
+          runBatch(
+            ctxFor(provider, opts.runs),
+            `oracle-${backend}`,
+            tasks.map((t) => ({ id: t.id, task: t })),
+          ),
+        count,
       ),
     );
   }
@@ -302,7 +318,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
   for (const { backend, provider } of opts.providers) {
     log(`${env.manifest.name}: ${probeItems.length} probe rollouts on ${backend}`);
-    probeRuns.set(backend, await runBatch(ctxFor(provider), `probes-${backend}`, probeItems));
+    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, probeItems), count));
   }
 
   // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
@@ -318,17 +334,27 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const mutating = judging[0] ?? first;
   // Each task's mutants are made in a sandbox of its own, a few at a time.
   const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
-  const plans = (await Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider))))).filter(
-    (p): p is MutationPlan => p !== null,
-  );
+  const plans = (
+    await timed(
+      "making mutants",
+      () => Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider)))),
+      () => 0,
+    )
+  ).filter((p): p is MutationPlan => p !== null);
   log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${mutating.backend}`);
-  const mutantRuns = await runBatch(
-    ctxFor(mutating.provider),
-    `mutants-${mutating.backend}`,
-    plans.flatMap((p) => p.items),
+  const mutantRuns = await timed(
+    `mutants on ${mutating.backend}`,
+    () =>
+      runBatch(
+        ctxFor(mutating.provider),
+        `mutants-${mutating.backend}`,
+        plans.flatMap((p) => p.items),
+      ),
+    count,
   );
 
   const audits: TaskAudit[] = [];
+  let judgingSeconds = 0;
   for (const task of tasks) {
     const problems: string[] = [];
     const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) =>
@@ -385,7 +411,9 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     const plan = plans.find((p) => p.task.id === task.id);
     let mutation: MutationResult | null = null;
     if (plan) {
+      const t0 = performance.now();
       mutation = await judgeMutation(plan, mutantRuns, reference);
+      judgingSeconds += (performance.now() - t0) / 1000;
       // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
       if (mutation.kind !== "code")
         for (const sv of mutation.survivors)
@@ -402,6 +430,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     }
     audits.push({ id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes });
   }
+  phases.push({ phase: "equivalence of survivors", seconds: Math.round(judgingSeconds * 1000) / 1000, rollouts: 0 });
   return {
     name: env.manifest.name,
     dir: env.dir,
@@ -410,5 +439,6 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     min_mutation_score: minScore,
     tasks: audits,
     notes,
+    phases,
   };
 }

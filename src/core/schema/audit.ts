@@ -93,6 +93,10 @@ export const EnvironmentAudit = z.strictObject({
   tasks: z.array(TaskAudit),
   /** Why parts of the audit did not run for this environment (no second backend, no sandbox for mutation...). */
   notes: z.array(z.string()).default([]),
+  /** Where the audit's time went: each phase's wall seconds and rollouts (what the bench reports). */
+  phases: z
+    .array(z.strictObject({ phase: z.string(), seconds: z.number().nonnegative(), rollouts: z.number().int().nonnegative() }))
+    .optional(),
 });
 export type EnvironmentAudit = z.infer<typeof EnvironmentAudit>;
 
