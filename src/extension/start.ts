@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as vscode from "vscode";
+import { ReferenceHovers } from "./authoring/reference-hover";
 import { EnvironmentCodeLens } from "./codelens/provider";
 import { COMMAND_SPECS } from "./commands/all";
 import { activateDebugger } from "./debug/activate";
@@ -28,7 +29,7 @@ export interface ExtensionApi {
   commands: readonly CommandSpec[];
   /** Milliseconds start-up took (activation budget: 100 ms). */
   startMs: number;
-  /** The view methods the viewer's host answered for a shown file (the webview drew from them). */
+  /** The requests the viewer's host answered for a shown file, each as `method {params as JSON}` (the webview drew from them). */
   viewerRequests(file: string): readonly string[];
   /** Files start-up required beyond the extension bundle (the rollout engine and node_modules must not be among them). */
   requiredAtStart: string[];
@@ -39,6 +40,12 @@ const ENVIRONMENT_FILES: vscode.DocumentSelector = [
   { scheme: "file", pattern: "**/environment.yaml" },
   { scheme: "file", pattern: "**/*.jsonl" },
   { scheme: "file", pattern: "**/task.{yaml,yml,json}" },
+];
+
+/** The manifests whose keys have hovers from the reference: environment.yaml and task folders' task.yaml. */
+const MANIFEST_FILES: vscode.DocumentSelector = [
+  { scheme: "file", pattern: "**/environment.yaml" },
+  { scheme: "file", pattern: "**/task.{yaml,yml}" },
 ];
 
 /** Builds the extension's features; reports its own start-up failure (VS Code shows none). */
@@ -92,6 +99,7 @@ function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: C
     vscode.window.createTreeView("rlenv.runs", { treeDataProvider: ctx.runs }),
     codeLens,
     vscode.languages.registerCodeLensProvider(ENVIRONMENT_FILES, codeLens),
+    vscode.languages.registerHoverProvider(MANIFEST_FILES, new ReferenceHovers(ctx)),
     new StatusBar(ctx.settings),
     tests,
     vscode.workspace.onDidGrantWorkspaceTrust(() => ctx.log.info("workspace trusted: validation and rollouts enabled")),

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
-import { DOMAINS_WITH_TASK_CHECKS } from "../../core/domains/task-checks";
 import { type Environment, type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
 import type { Problem } from "../../core/environment/problem";
 import { loadEngine } from "../rollouts/engine";
@@ -105,19 +104,19 @@ export class EnvironmentIndex implements vscode.Disposable {
     this.log.debug(
       `loaded ${uri.fsPath} in ${Date.now() - started} ms: ${result.env?.tasks.length ?? 0} tasks, ${result.problems.length} problems`,
     );
-    if (result.env && DOMAINS_WITH_TASK_CHECKS.has(result.env.manifest.domain)) this.checkDomain(uri.fsPath, result, result.env);
+    if (result.env) this.checkStatic(uri.fsPath, result, result.env);
   }
 
   /**
-   * The domain's own checks of its task fields (a scene task's targets and checks), the ones
-   * `rlenv validate` runs, join the loader's problems when done. They need the engine
+   * The checks `rlenv validate` runs past the loader (the domain's task checks, the authoring
+   * checks) join the loader's problems when done, positioned like them. They need the engine
    * bundle, so they run after the load returns, never inside activation.
    */
-  private checkDomain(manifest: string, result: LoadResult, env: Environment): void {
+  private checkStatic(manifest: string, result: LoadResult, env: Environment): void {
     setImmediate(async () => {
       let problems: Problem[];
       try {
-        problems = await loadEngine().domainTaskProblems(env);
+        problems = await loadEngine().staticProblems(env);
       } catch (e) {
         problems = [
           {
@@ -128,14 +127,14 @@ export class EnvironmentIndex implements vscode.Disposable {
             endLine: 1,
             endColumn: 1,
             path: "domain",
-            message: `the ${env.manifest.domain} domain's task checks could not run: ${(e as Error).message}`,
+            message: `the static checks of ${env.manifest.name} could not run: ${(e as Error).message}`,
           },
         ];
       }
       // A newer load of this environment replaced this one; its own check reports.
       if (this.entries.get(manifest)?.result !== result || problems.length === 0) return;
       result.problems.push(...problems);
-      this.log.debug(`${manifest}: the ${env.manifest.domain} domain's task checks found ${problems.length} problems`);
+      this.log.debug(`${manifest}: the static checks found ${problems.length} problems`);
       this.changed.fire();
     });
   }

@@ -8,8 +8,10 @@ export { RolloutDebugger } from "../../core/debug/controller";
 export { RolloutDebugSession } from "../debug/adapter";
 export { createPolicy } from "../../core/app/create-policy";
 export { createSandboxProvider } from "../../core/sandbox/index";
-// The domains' static task checks, for the editor's diagnostics (see environments/index.ts).
-export { domainTaskProblems } from "../../core/domains/registry";
+// The static checks past the loader (domain task checks, authoring checks), for the editor's diagnostics (see environments/index.ts).
+export { staticProblems } from "../../core/app/static-problems";
+// The reference's text for a manifest key, for the editor's hovers (see authoring/reference-hover.ts).
+export { referenceHover } from "../../core/docs/reference-hover";
 // The application layer the editor's commands and Test Explorer call.
 export { validateEnvironment } from "../../core/app/validate-environment";
 export { runRollouts } from "../../core/app/run-rollouts";

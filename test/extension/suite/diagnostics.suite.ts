@@ -24,6 +24,26 @@ reward:
   - type: scene
 `;
 
+/** A custom tool whose parameters name a type JSON Schema lacks: it loads, and only the authoring checks catch it. */
+const AUTHORING_MANIFEST = `name: authoring-env
+domain: custom
+description: A custom tool with a misspelt parameter type.
+tasks: tasks.jsonl
+tools:
+  - name: query
+    description: Run SQL.
+    command: python3 query.py
+    parameters:
+      type: object
+      properties:
+        sql:
+          type: strng
+reward:
+  - type: fields
+    fields:
+      answer: { comparator: money }
+`;
+
 suite("diagnostics", () => {
   let manifest: vscode.Uri;
   suiteSetup(async () => {
@@ -159,5 +179,39 @@ suite("diagnostics", () => {
       () => !vscode.languages.getDiagnostics(manifest).some((x) => x.message.includes("missing required field 'name'")),
     );
     await doc.save();
+  });
+
+  test("the authoring checks of rlenv validate appear as positioned diagnostics", async () => {
+    const dir = path.join(workspaceDir(), "scratch", "authoring-env");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "t1", prompt: "Query.", target: { answer: "1" } })}\n`);
+    writeFileSync(path.join(dir, "environment.yaml"), AUTHORING_MANIFEST);
+    const uri = vscode.Uri.file(path.join(dir, "environment.yaml"));
+    await vscode.commands.executeCommand("rlenv.refreshEnvironments");
+    const d = await waitFor("a diagnostic on the tool's misspelt type", () =>
+      vscode.languages.getDiagnostics(uri).find((x) => x.source === "rlenv" && x.message.includes("strng")),
+    );
+    const doc = await vscode.workspace.openTextDocument(uri);
+    assert.equal(
+      d.range.start.line,
+      AUTHORING_MANIFEST.split("\n").findIndex((l) => l.includes("strng")),
+    );
+    assert.match(doc.getText(d.range), /strng|type/);
+  });
+
+  test("hovering a manifest key shows its text from the reference", async () => {
+    const dir = path.join(workspaceDir(), "scratch", "authoring-env");
+    const uri = vscode.Uri.file(path.join(dir, "environment.yaml"));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const line = AUTHORING_MANIFEST.split("\n").findIndex((l) => l.includes("comparator:"));
+    const col = AUTHORING_MANIFEST.split("\n")[line]!.indexOf("comparator") + 2;
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      "vscode.executeHoverProvider",
+      doc.uri,
+      new vscode.Position(line, col),
+    );
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : "value" in c ? c.value : ""))).join("\n");
+    assert.match(text, /### `money`/);
+    assert.match(text, /Amounts of money: currency symbols and codes/);
   });
 });
