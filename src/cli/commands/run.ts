@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import { formatProblem, loadEnvironment } from "../../core/environment";
@@ -21,7 +22,8 @@ interface RunOptions {
   tasks?: string[];
   tasksFile?: string;
   k: number;
-  concurrency: number;
+  concurrency: number | "auto";
+  maxConcurrency?: number;
   policyConcurrency?: number;
   sandbox: "docker" | "process" | "auto";
   runs: string;
@@ -73,6 +75,11 @@ export function policyFromFlags(o: RunOptions): PolicyConfig {
   };
 }
 
+/** The ceiling of `--concurrency auto` when none is given: 4 rollouts a CPU, between 8 and 64. */
+export function defaultMaxConcurrency(): number {
+  return Math.min(64, Math.max(8, 4 * os.cpus().length));
+}
+
 export function parseShard(s: string): { index: number; count: number } {
   const m = /^(\d+)\/(\d+)$/.exec(s);
   if (!m) throw new Error(`--shard must look like i/N (e.g. 0/4), got '${s}'`);
@@ -102,7 +109,17 @@ export function registerRun(program: Command): void {
     .option("--tasks <ids...>", "only these task ids")
     .option("--tasks-file <file>", "only the task ids in this file, one a line (# comments); rlenv report --emit-tasks writes one")
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
-    .option("--concurrency <n>", "concurrent rollouts (sandboxes)", int("--concurrency"), 4)
+    .option(
+      "--concurrency <n|auto>",
+      "concurrent rollouts (sandboxes); auto grows them while the policy server's throughput rises and backs off when it does not",
+      (v: string) => (v === "auto" ? "auto" : int("--concurrency")(v)),
+      "auto",
+    )
+    .option(
+      "--max-concurrency <n>",
+      "--concurrency auto: the most rollouts in flight (default: 4 per CPU, 8 to 64)",
+      int("--max-concurrency"),
+    )
     .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
     .option(
       "--sandbox <backend>",
@@ -148,7 +165,9 @@ export function registerRun(program: Command): void {
       const config: RunConfig = resumeFrom?.config ?? {
         policy: policyFromFlags(opts),
         k: opts.k,
-        concurrency: Math.max(1, opts.concurrency),
+        ...(opts.concurrency === "auto"
+          ? { concurrency: Math.max(1, opts.maxConcurrency ?? defaultMaxConcurrency()), concurrency_auto: true }
+          : { concurrency: Math.max(1, opts.concurrency) }),
         sandbox: opts.sandbox,
         ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
         ...(opts.tasks ? { tasks: opts.tasks } : {}),

@@ -1,12 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { CONCURRENCY_FILE } from "../rollout/concurrency-controller";
 import { readRun } from "../runs/run-dir";
 import { type Band, ConcurrencyDecision, type ReadinessReport } from "../schema/report";
 import { readReportRollouts } from "./read-rollouts";
 import { buildReadiness } from "./readiness";
-
-/** Where a run with `--concurrency auto` appends its decisions, one JSON object a line. */
-export const CONCURRENCY_FILE = "concurrency.jsonl";
 
 /** The decisions a run recorded; lines that are not decisions (a torn last line) are skipped. */
 export function readConcurrencyDecisions(runDir: string): ConcurrencyDecision[] {

@@ -11,8 +11,22 @@ export class Limiter {
   private busyMs = 0;
   private maxQueue = 0;
 
-  constructor(readonly capacity: number) {
+  private cap: number;
+
+  constructor(capacity: number) {
     if (!(capacity >= 1)) throw new Error(`a limit must be at least 1, got ${capacity}`);
+    this.cap = capacity;
+  }
+
+  get capacity(): number {
+    return this.cap;
+  }
+
+  /** A new limit (adaptive concurrency): a raise lets waiters in now; a cut takes effect as holders leave. */
+  setCapacity(capacity: number): void {
+    if (!(capacity >= 1)) throw new Error(`a limit must be at least 1, got ${capacity}`);
+    this.cap = capacity;
+    while (this.active < this.cap && this.waiters.length > 0) this.waiters.shift()!.grant();
   }
 
   get inFlight(): number {
@@ -43,7 +57,7 @@ export class Limiter {
 
   private acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.active < this.capacity) {
+    if (this.active < this.cap) {
       this.enter();
       return Promise.resolve();
     }
@@ -77,6 +91,6 @@ export class Limiter {
       this.busyMs += performance.now() - this.busySince;
       this.busySince = null;
     }
-    this.waiters.shift()?.grant();
+    if (this.active < this.cap) this.waiters.shift()?.grant();
   }
 }

@@ -17,6 +17,7 @@ import type { SandboxProvider } from "../sandbox/types";
 import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
 import type { RolloutStatus } from "../schema/trajectory";
 import { newRunId, rolloutId } from "./ids";
+import { adaptiveConcurrencyFor } from "./concurrency-controller";
 import { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
 import { type RolloutHooks, type RolloutResult, runRollout } from "./run-rollout";
@@ -221,6 +222,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
       message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run`,
     });
   const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
+  // `concurrency_auto`: how many rollouts are in flight follows the policy server's throughput, up to config.concurrency.
+  const adaptive = config.concurrency_auto && !opts.slots ? adaptiveConcurrencyFor(runDir, config.concurrency) : null;
+  const slots = opts.slots ?? adaptive?.slots;
   const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
   const results: RolloutResult[] = plan ? [...plan.kept.values()] : [];
   let sandboxBusyMs = 0;
@@ -271,7 +275,10 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
         signal,
         ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
         ...(opts.hooks ? { hooks: opts.hooks } : {}),
-        meter: { policyCall: (fn, s) => policyLimit.run(fn, s), sandboxBusy: (ms) => (sandboxBusyMs += ms) },
+        meter: {
+          policyCall: (fn, s) => policyLimit.run(adaptive ? () => adaptive.timed(fn) : fn, s),
+          sandboxBusy: (ms) => (sandboxBusyMs += ms),
+        },
         ...(previousAttempts.length > 0 ? { previousAttempts: [...previousAttempts] } : {}),
       });
       if (!res.infra || attempt >= maxAttempts || signal.aborted) return { ...res, attempts: attempt };
@@ -314,12 +321,12 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   };
   /** False when the run was cancelled while the rollout waited for a shared slot. */
   const inSlot = async (item: (typeof items)[number]): Promise<boolean> => {
-    if (!opts.slots) {
+    if (!slots) {
       await one(item);
       return true;
     }
     try {
-      await opts.slots.run(() => one(item), signal);
+      await slots.run(() => one(item), signal);
       return true;
     } catch (e) {
       if (signal.aborted) return false;
@@ -335,7 +342,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.min(opts.slots?.capacity ?? config.concurrency, items.length) }, worker));
+    await Promise.all(
+      Array.from({ length: Math.min(adaptive ? config.concurrency : (slots?.capacity ?? config.concurrency), items.length) }, worker),
+    );
   } finally {
     if (ownProvider)
       await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));

@@ -21,6 +21,10 @@ export const RunConfig = z.object({
   k: z.number().int().positive().default(1).describe("Samples per task"),
   concurrency: z.number().int().positive().default(4).describe("Concurrent sandboxes"),
   policy_concurrency: z.number().int().positive().optional().describe("In-flight policy requests"),
+  concurrency_auto: z
+    .boolean()
+    .optional()
+    .describe("Rollouts in flight follow the policy server's throughput, up to `concurrency`; decisions in concurrency.jsonl"),
   sandbox: z.enum(["docker", "process", "auto"]).default("auto"),
   seed: z.number().int().optional(),
   shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).optional(),
