@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerAudit } from "./audit";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
+import { registerImport } from "./import";
 import { registerIndex } from "./index-documents";
 import { registerNew } from "./new";
 import { registerReport } from "./report";
@@ -19,6 +20,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   ...REMOTE_COMMANDS,
   registerRun,
   registerExport,
+  registerImport,
   registerAudit,
   registerIndex,
   registerReport,

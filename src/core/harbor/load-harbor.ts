@@ -17,6 +17,9 @@ import { tomlSpan } from "./toml-position";
 
 export const HARBOR_CONFIG = "task.toml";
 
+/** The entries of a Harbor task folder that make the task; anything else is carried, not run. */
+export const HARBOR_PARTS: ReadonlySet<string> = new Set([HARBOR_CONFIG, "instruction.md", "environment", "solution", "tests", "steps"]);
+
 /** What a Harbor task's sandbox image is built from, and how (see sandbox/image/harbor-build.ts). */
 export interface HarborImage {
   /** The tag the task's image gets: its name and the hash of what goes in (context, rewritten Dockerfile). */
@@ -173,6 +176,15 @@ export function loadHarborTask(dirGiven: string): LoadResult {
     problems.push(fileProblem(dir, (e as Error).message));
   }
   if (problems.some((p) => p.severity === "error")) return { env: null, problems };
+  const others = readdirSync(dir).filter((n) => !HARBOR_PARTS.has(n));
+  if (others.length > 0)
+    problems.push(
+      fileProblem(
+        path.join(dir, others[0] ?? ""),
+        `not part of Harbor's task format, so not used by a run (import and export carry it): ${others.sort().join(", ")}`,
+        "warning",
+      ),
+    );
 
   let table: ReturnType<typeof standInTable>;
   try {

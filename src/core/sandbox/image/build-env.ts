@@ -5,7 +5,9 @@ import type { Environment } from "../../environment/load-environment";
 import { packFiles } from "../docker/tar";
 import { builtImageTag } from "../request";
 import { buildBaseImage, type Log } from "./build-base";
+import { standInTable, substituteBases } from "../../harbor/base-images";
 import { baseImages, buildContext, contextContents, fromImages, imageInputsHash } from "./context";
+import { ensureStandIn } from "./harbor-build";
 import { type ImageRecipe, listRecipes } from "./recipe";
 
 export { fromImages };
@@ -74,12 +76,22 @@ export async function buildEnvironmentImage(
     if (state === "stale") log(`${tag} was built on a base image that has changed since: building it again`);
   }
   const ctx = buildContext(env);
-  const archive = await packFiles(contextContents(ctx), { uid: 0, gid: 0 });
+  const contents = contextContents(ctx);
+  // Base images no recipe builds (ubuntu:24.04, python:3.13-slim: an imported Harbor task's) are
+  // replaced by their local stand-ins, named on the log; their RUN apt-get then needs Debian's
+  // mirror, so such a build (only) gets the host's network.
+  const sub = substituteBases(readFileSync(dockerfile, "utf8"), standInTable());
+  for (const s of sub.substitutions) {
+    log(`warning: base image ${s.image} is not pulled: built on the local stand-in ${s.tag} (${s.standIn.note})`);
+    await ensureStandIn(docker, s.standIn, s.tag, log);
+  }
+  if (sub.substitutions.length > 0) contents.set(path.relative(ctx.dir, dockerfile).split(path.sep).join("/"), Buffer.from(sub.text));
+  const archive = await packFiles(contents, { uid: 0, gid: 0 });
   log(`building ${tag} from ${path.relative(process.cwd(), dockerfile)}`);
   const stream = (await docker.buildImage(archive as unknown as NodeJS.ReadableStream, {
     t: tag,
     dockerfile: path.basename(dockerfile),
-    networkmode: "none",
+    networkmode: sub.substitutions.length > 0 ? "host" : "none",
     labels: { "rlenv.environment": env.manifest.name, "rlenv.hash": imageInputsHash(env), [BASE_LABEL]: baseIds },
     rm: true,
   })) as NodeJS.ReadableStream;

@@ -84,7 +84,7 @@ async function dockerBuild(
 }
 
 /** Builds a stand-in base image (on rlenv/python:bookworm, built from its recipe first when missing) unless it is there. */
-async function ensureStandIn(docker: Docker, s: BaseStandIn, tag: string, log: Log): Promise<void> {
+export async function ensureStandIn(docker: Docker, s: BaseStandIn, tag: string, log: Log): Promise<void> {
   if (await present(docker, tag)) return;
   const root = s.from ?? STAND_IN_ROOT;
   if (!(await present(docker, root))) {

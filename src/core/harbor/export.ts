@@ -1,0 +1,244 @@
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parse, stringify } from "smol-toml";
+import { sandboxFiles } from "../environment/file-content";
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { renderTemplate } from "../rollout/prompt";
+import { buildContext } from "../sandbox/image/context";
+import { stockRecipe } from "../sandbox/image/stand-in";
+import { parseSize } from "../sandbox/size";
+import type { VerifierConfig } from "../schema/verifier";
+import { HARBOR_EXTRA } from "./import";
+import { SOLUTION_MARK } from "./native-solution";
+
+export interface ExportResult {
+  /** Harbor task folders written. */
+  written: string[];
+  /** What could not be carried over, per task: said, never dropped silently. */
+  warnings: string[];
+}
+
+/** Debian's python3-pytest compares: test.sh scripts run with python3 (there in every image this writes). */
+const STDIO_RUNNER = `import json, subprocess, sys
+def norm(t):
+    lines = [" ".join(l.split()) for l in t.replace("\\r\\n", "\\n").replace("\\r", "\\n").split("\\n")]
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\\n".join(lines)
+spec = json.load(open(sys.argv[1]))
+passed = 0
+for i, c in enumerate(spec["cases"]):
+    try:
+        r = subprocess.run(["bash", "-c", spec["program"]], input=c.get("stdin", ""), capture_output=True, text=True, timeout=c.get("timeout", 10))
+        ok = r.returncode == 0 and norm(r.stdout) == norm(c["stdout"])
+    except subprocess.TimeoutExpired:
+        ok = False
+    print(f"case {i}: {'passed' if ok else 'FAILED'}")
+    passed += ok
+n = len(spec["cases"])
+score = passed / n if spec["mode"] == "fraction" else float(passed == n)
+print(score)
+`;
+
+const SCRIPT_SCORE = `import json, sys
+out = sys.stdin.read().strip().splitlines()
+last = out[-1] if out else ""
+try:
+    v = json.loads(last)
+    v = v["score"] if isinstance(v, dict) else v
+    print(max(0.0, min(1.0, float(v))))
+except Exception:
+    print(0)
+`;
+
+function sh(lines: string[]): string {
+  return `#!/bin/bash\n${lines.join("\n")}\n`;
+}
+
+/** A Dockerfile's FROM of a stock rlenv image made buildable anywhere: Debian from a registry plus the recipe's packages. */
+function portableFrom(image: string): string[] {
+  const recipe = stockRecipe(image);
+  if (!recipe) return [`FROM ${image}`];
+  return [
+    "FROM debian:bookworm-slim",
+    `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${recipe.packages.join(" ")} && rm -rf /var/lib/apt/lists/*`,
+  ];
+}
+
+/** The test.sh lines that score one verifier into the shell variable `score_<i>`; null when it cannot run outside rlenv. */
+function verifierLines(v: VerifierConfig, task: LoadedTask, i: number, files: Map<string, Buffer>): string[] | null {
+  const name = `score_${i}`;
+  if (v.type === "tests") {
+    if (v.format === "stdio") {
+      const program = v.program ?? task.tests?.command ?? v.command;
+      if (!program || !task.tests?.cases?.length) return null;
+      files.set(`stdio_${i}.json`, Buffer.from(JSON.stringify({ program, cases: task.tests.cases, mode: v.mode })));
+      files.set("stdio_runner.py", Buffer.from(STDIO_RUNNER));
+      return [`${name}=$(python3 /tests/stdio_runner.py /tests/stdio_${i}.json | tee -a /logs/verifier/cases.txt | tail -n 1)`];
+    }
+    const command = task.tests?.command ?? v.command;
+    if (!command) return null;
+    // The pass/fail of the whole suite, from its exit status (the fraction of a report is rlenv's own parsing).
+    return [`if ( ${command} ); then ${name}=1; else ${name}=0; fi`];
+  }
+  if (v.type === "script") {
+    files.set("script_score.py", Buffer.from(SCRIPT_SCORE));
+    return [`${name}=$( ( ${v.command} ) | python3 /tests/script_score.py )`];
+  }
+  return null;
+}
+
+/**
+ * `rlenv export harbor`: each task of an environment becomes a Harbor task folder. A task
+ * imported from Harbor (metadata.harbor.task_toml, the oracle command of import) is written
+ * back as it was: task.toml field for field, instruction.md, environment/, tests/ and
+ * solution/ byte for byte. Any other task gets a task.toml from the manifest's limits and
+ * timeouts, a Dockerfile (the environment's own, else Debian with the stock image's packages)
+ * that bakes the seed files into the workdir, a solve.sh playing the reference solution, and
+ * a test.sh that runs the exec-based verifiers (tests: exit status or stdio cases; script) and
+ * writes reward.txt (one) or reward.json (several, each by name, plus their weighted reward).
+ * Verifiers graded by rlenv's own code (exact, numeric, fields, judge, scene) cannot run in
+ * Harbor's container: each is a warning.
+ */
+export function exportHarbor(env: Environment, outDir: string): ExportResult {
+  const result: ExportResult = { written: [], warnings: [] };
+  const m = env.manifest;
+  const harbor = m.metadata?.harbor as { task_toml?: Record<string, unknown>; task_toml_text?: string } | undefined;
+  const harborToml = harbor?.task_toml;
+  // The imported file's text, while its fields are still those of the manifest's copy (else they were edited here).
+  let harborText: string | undefined;
+  try {
+    if (harbor?.task_toml_text && JSON.stringify(parse(harbor.task_toml_text)) === JSON.stringify(harborToml))
+      harborText = harbor.task_toml_text;
+  } catch {}
+  for (const task of env.tasks) {
+    const dir = path.join(outDir, task.id.replace(/\//g, "-"));
+    const write = (rel: string, bytes: Buffer | string, executable = false) => {
+      const to = path.join(dir, rel);
+      mkdirSync(path.dirname(to), { recursive: true });
+      writeFileSync(to, bytes);
+      if (executable || rel.endsWith(".sh")) chmodSync(to, 0o755);
+    };
+    const warn = (message: string) => result.warnings.push(`${task.id}: ${message}`);
+    result.written.push(dir);
+    const verifierTimeout = Math.max(...(task.reward ?? m.reward).map((v) => v.timeout ?? 600));
+    const toml = harborToml ?? {
+      schema_version: "1.1",
+      metadata: { ...(task.metadata ?? {}), rlenv_environment: m.name, rlenv_domain: m.domain },
+      verifier: { timeout_sec: verifierTimeout },
+      agent: { timeout_sec: m.sandbox.timeouts.rollout },
+      environment: {
+        build_timeout_sec: 600,
+        cpus: Math.max(1, Math.ceil(m.sandbox.limits.cpus)),
+        memory_mb: Math.round(parseSize(m.sandbox.limits.memory) / (1024 * 1024)),
+        network_mode: "no-network",
+      },
+    };
+    write("task.toml", harborText ?? stringify(toml));
+    const carried = path.join(env.dir, HARBOR_EXTRA);
+    if (harborToml && existsSync(carried)) cpSync(carried, dir, { recursive: true });
+    const plain = env.prompts.system.trim() === "" && env.prompts.user.trim() === "{{task.prompt}}";
+    write(
+      "instruction.md",
+      plain
+        ? task.prompt
+        : [env.prompts.system, env.prompts.user]
+            .filter((t) => t.trim())
+            .map((t) => renderTemplate(t, env, task))
+            .join("\n\n"),
+    );
+
+    // environment/: the build context, or a Dockerfile for the stock image; seed files baked in.
+    const seed = { ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) };
+    let original: string | null = null;
+    let dockerfile: string[];
+    if (m.sandbox.build && env.paths.build) {
+      const ctx = buildContext(env);
+      for (const f of ctx.files)
+        if (path.join(ctx.dir, f) !== ctx.dockerfile) write(`environment/${f}`, readFileSync(path.join(ctx.dir, f)));
+      original = readFileSync(ctx.dockerfile, "utf8");
+      dockerfile = original
+        .replace(/\n$/, "")
+        .split("\n")
+        .flatMap((l) => {
+          const from = /^\s*FROM\s+(\S+)\s*$/i.exec(l);
+          return from?.[1] && stockRecipe(from[1]) ? portableFrom(from[1]) : [l];
+        });
+    } else dockerfile = portableFrom(m.sandbox.image ?? "rlenv/python:bookworm");
+    const before = dockerfile.join("\n");
+    if (!harborToml) dockerfile.push(`WORKDIR ${m.sandbox.workdir}`);
+    if (Object.keys(seed).length > 0) {
+      for (const [p, c] of Object.entries(seed)) write(`environment/rlenv-seed/${p}`, c);
+      dockerfile.push(`COPY rlenv-seed/ ${m.sandbox.workdir}/`);
+    }
+    // A Dockerfile nothing had to change (an imported Harbor task's) is written byte for byte.
+    const unchanged = original !== null && dockerfile.join("\n") === before && before === original.replace(/\n$/, "");
+    write("environment/Dockerfile", unchanged && original !== null ? original : `${dockerfile.join("\n")}\n`);
+
+    // solution/: written back as imported, else a solve.sh that plays the reference solution.
+    const s = task.solution;
+    if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
+      for (const [p, c] of Object.entries(sandboxFiles(s.files))) write(`solution/${p}`, c);
+    } else if (s) {
+      const lines = ["set -e", `cd ${m.sandbox.workdir}`];
+      for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
+        const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
+        lines.push(`mkdir -p "$(dirname '${p}')"`, `echo '${b64}' | base64 -d > '${p}'`);
+      }
+      if (s.patch)
+        lines.push(
+          "cat > /tmp/solution.patch <<'RLENV_PATCH'",
+          s.patch.replace(/\n?$/, "\n") + "RLENV_PATCH",
+          "git apply /tmp/solution.patch || patch -p1 < /tmp/solution.patch",
+        );
+      for (const c of s.commands ?? []) lines.push(c);
+      if (s.answer !== undefined) {
+        lines.push(`mkdir -p /logs/agent && cat > /logs/agent/answer.json <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
+        warn("the reference answer is written to /logs/agent/answer.json; Harbor has no submit step, so its graders need rlenv");
+      }
+      if (s.tool_calls?.length)
+        warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
+      write("solution/solve.sh", sh(lines));
+    } else warn("no reference solution: the task has no solution/solve.sh");
+
+    // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
+    const verifiers = task.reward ?? m.reward;
+    if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
+      for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/${p}`, c);
+      continue;
+    }
+    const extra = new Map<string, Buffer>();
+    const lines = [
+      "mkdir -p /logs/verifier",
+      "# Hidden test files go into the workdir, where rlenv's verifiers find them.",
+      'cp -a /tests/files/. "$PWD"/ 2>/dev/null || true',
+    ];
+    const parts: Array<{ name: string; weight: number; i: number }> = [];
+    verifiers.forEach((v, i) => {
+      const got = verifierLines(v, task, i, extra);
+      if (!got) {
+        warn(
+          `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
+        );
+        return;
+      }
+      lines.push(...got);
+      parts.push({ name: v.name ?? v.type, weight: v.weight, i });
+    });
+    for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/files/${p}`, c);
+    for (const [p, c] of extra) write(`tests/${p}`, c);
+    if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
+    else if (parts.length === 1) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
+    else {
+      const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
+      const py = parts.map((p) => `${JSON.stringify(p.name)}: float("$score_${p.i}")`).join(", ");
+      const weighted = parts.map((p) => `${p.weight / total} * float("$score_${p.i}")`).join(" + ");
+      lines.push(
+        `python3 -c 'import json; r = {${py.replace(/'/g, "")}}; r["reward"] = ${weighted}; json.dump(r, open("/logs/verifier/reward.json", "w"))'`,
+      );
+    }
+    write("tests/test.sh", sh(lines));
+  }
+  return result;
+}
