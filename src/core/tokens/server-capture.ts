@@ -44,7 +44,11 @@ function idsFromLogprobs(entries: readonly WireLogprob[]): number[] | undefined 
   return ids;
 }
 
-const isIds = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x) && x >= 0);
+function isIds(v: unknown): v is number[] {
+  if (!Array.isArray(v)) return false;
+  for (const x of v) if (typeof x !== "number" || x < 0 || x % 1 !== 0) return false;
+  return true;
+}
 
 /** The turn's tokens from a complete (or stream-assembled) response; capture "absent" when it carried no ids. */
 export function tokensFromResponse(res: WireResponse, choice: WireChoice): SampledTokens {
@@ -57,10 +61,14 @@ export function tokensFromResponse(res: WireResponse, choice: WireChoice): Sampl
   const promptIds = res.prompt_token_ids ?? choice.prompt_token_ids;
   const completionIds = choice.token_ids ?? choice.output_token_ids ?? (entries.length > 0 ? idsFromLogprobs(entries) : undefined);
   if (!isIds(promptIds) || !isIds(completionIds)) return { capture: "absent", ...meta };
-  const lps = entries.map((e) => e.logprob);
   // Logprobs that do not line up one to one with the ids are not the sampled tokens' own: left out, never guessed.
-  const aligned = lps.length === completionIds.length && lps.every((x): x is number => typeof x === "number");
-  return { capture: "server", promptIds, completionIds, ...(aligned ? { logprobs: lps as number[] } : {}), ...meta };
+  let lps: number[] | undefined = entries.length === completionIds.length ? new Array<number>(entries.length) : undefined;
+  for (let i = 0; lps && i < entries.length; i++) {
+    const lp = entries[i]?.logprob;
+    if (typeof lp === "number") lps[i] = lp;
+    else lps = undefined;
+  }
+  return { capture: "server", promptIds, completionIds, ...(lps ? { logprobs: lps } : {}), ...meta };
 }
 
 /** Folds one streamed chunk's token fields into the running response and choice. */

@@ -1,0 +1,160 @@
+/**
+ * Token capture benchmark: `npx tsx test/bench/token-capture.ts [rollouts]`.
+ *
+ * A loopback server answers as vLLM serving Qwen3 would: 512-token completions (real Qwen3 ids for
+ * English text), 120 tokens of observation between turns, 5 turns a rollout. Its replies are
+ * serialised before the clock starts, so the figures are the engine's own work: the OpenAI client's
+ * parse, reading the token fields, the ledger (prefix check, drift, mask) and writing the event.
+ * Two modes run interleaved in the same process, rollout by rollout:
+ *   - plain: a server without token fields (capture absent);
+ *   - capture: the same replies with prompt_token_ids, token_ids and logprobs.
+ * Figures: ms per turn added by capture (goal < 1), as a ratio to the plain turn, and trajectory
+ * bytes per 1,000 sampled tokens in capture mode (goal < 12 KB). The per-turn cost is the process's
+ * CPU time (user + system) over the turn, which other programs on a shared machine disturb less than
+ * the wall clock; the wall clock is printed beside it. Prints figures; asserts nothing.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { OpenAIPolicy } from "../../src/core/policy/openai";
+import type { ChatMessage } from "../../src/core/policy/types";
+import { TrajectoryWriter } from "../../src/core/rollout/trajectory-writer";
+import { TokenLedger } from "../../src/core/tokens/ledger";
+import { fakeLogprob, qwenDecode, qwenEncode } from "../support/qwen-tokens";
+
+const ROLLOUTS = Number(process.argv[2] ?? 40);
+const TURNS = 5;
+const COMPLETION = 512;
+const OBSERVATION = 120;
+
+const PROSE =
+  "The function reads the configuration file, checks each field against the schema and reports the first line that fails. " +
+  "When the cache is warm it skips the parse entirely and returns the stored result, which keeps the common path fast. ";
+const prose = qwenEncode(PROSE.repeat(60));
+const completionIds = prose.slice(0, COMPLETION);
+const completionText = qwenDecode(completionIds);
+const observationIds = prose.slice(COMPLETION, COMPLETION + OBSERVATION);
+const systemIds = prose.slice(0, 300);
+
+/** The reply bodies of one rollout's turns, with and without token fields. */
+function bodies(capture: boolean): string[] {
+  const out: string[] = [];
+  let prompt = systemIds;
+  for (let t = 0; t < TURNS; t++) {
+    const last = t === TURNS - 1;
+    const choice = {
+      index: 0,
+      finish_reason: last ? "stop" : "tool_calls",
+      message: {
+        role: "assistant",
+        content: completionText,
+        ...(last ? {} : { tool_calls: [{ id: `c${t}`, type: "function", function: { name: "show", arguments: '{"path":"a.txt"}' } }] }),
+      },
+      ...(capture
+        ? {
+            token_ids: completionIds,
+            logprobs: { content: completionIds.map((id, i) => ({ token: `t${id}`, logprob: fakeLogprob(i), bytes: [] })) },
+          }
+        : {}),
+    };
+    out.push(
+      JSON.stringify({
+        id: `x${t}`,
+        object: "chat.completion",
+        created: 0,
+        model: "qwen3",
+        choices: [choice],
+        usage: { prompt_tokens: prompt.length, completion_tokens: COMPLETION, total_tokens: prompt.length + COMPLETION },
+        ...(capture ? { prompt_token_ids: prompt } : {}),
+      }),
+    );
+    prompt = prompt.concat(completionIds, observationIds);
+  }
+  return out;
+}
+
+async function main() {
+  const replies = { plain: bodies(false), capture: bodies(true) };
+  let mode: keyof typeof replies = "plain";
+  let turn = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(replies[mode][turn]));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-tokens-"));
+  const ms = { plain: [] as number[], capture: [] as number[] };
+  const cpu = { plain: [] as number[], capture: [] as number[] };
+  const bytes = { plain: 0, capture: 0 };
+  const signal = new AbortController().signal;
+  const observation = qwenDecode(observationIds);
+
+  async function rollout(m: keyof typeof replies, i: number): Promise<void> {
+    mode = m;
+    const policy = new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
+    const file = path.join(dir, `${m}-${i}.jsonl`);
+    const writer = await TrajectoryWriter.create(file);
+    const ledger = new TokenLedger();
+    const messages: ChatMessage[] = [{ role: "user", content: "Fix the parser." }];
+    for (turn = 0; turn < TURNS; turn++) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      const reply = await policy.next({ messages, tools: [], turn, signal });
+      writer.write({
+        type: "message",
+        role: "assistant",
+        content: reply.content,
+        ...(reply.tool_calls.length ? { tool_calls: reply.tool_calls } : {}),
+        latency_ms: reply.latencyMs,
+        turn,
+        ...(reply.tokens ? { tokens: ledger.record(reply.tokens) } : {}),
+      });
+      ms[m].push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      cpu[m].push((c.user + c.system) / 1000);
+      messages.push({ role: "assistant", content: reply.content, tool_calls: reply.tool_calls });
+      for (const c of reply.tool_calls) {
+        messages.push({ role: "tool", tool_call_id: c.id, content: observation });
+        writer.write({ type: "observation", tool_call_id: c.id, name: c.name, output: observation, status: "ok", duration_ms: 1, turn });
+      }
+    }
+    await writer.close();
+    bytes[m] += statSync(file).size;
+  }
+
+  // Warm-up, then the two modes interleaved so both see the same machine.
+  for (let i = 0; i < 3; i++) {
+    await rollout("plain", -1 - i * 2);
+    await rollout("capture", -2 - i * 2);
+  }
+  for (const xs of [ms.plain, ms.capture, cpu.plain, cpu.capture]) xs.length = 0;
+  bytes.plain = 0;
+  bytes.capture = 0;
+  for (let i = 0; i < ROLLOUTS; i++) {
+    await rollout("plain", i);
+    await rollout("capture", i);
+  }
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const sampled = ROLLOUTS * TURNS * COMPLETION;
+  console.log(`${ROLLOUTS} rollouts × ${TURNS} turns × ${COMPLETION}-token completions per mode, interleaved`);
+  const line = (name: string, xs: number[], base: number[]) =>
+    `${name}: median ${median(xs).toFixed(3)} ms, mean ${mean(xs).toFixed(3)} ms (${(mean(xs) / mean(base)).toFixed(2)}× plain's mean)`;
+  console.log(line("plain turn, CPU   ", cpu.plain, cpu.plain));
+  console.log(line("capture turn, CPU ", cpu.capture, cpu.plain));
+  console.log(line("plain turn, wall  ", ms.plain, ms.plain));
+  console.log(line("capture turn, wall", ms.capture, ms.plain));
+  console.log(`added by capture: ${(mean(cpu.capture) - mean(cpu.plain)).toFixed(3)} ms CPU per turn (mean; goal < 1 ms)`);
+  console.log(
+    `trajectory bytes per 1,000 sampled tokens: capture ${(((bytes.capture / sampled) * 1000) / 1024).toFixed(2)} KB ` +
+      `(plain ${(((bytes.plain / sampled) * 1000) / 1024).toFixed(2)} KB, ${(bytes.capture / bytes.plain).toFixed(2)}×; goal < 12 KB)`,
+  );
+}
+
+void main();
