@@ -137,7 +137,7 @@ test("the 8 sample tasks load with no error, each prompt its instruction.md and 
   assert.equal(prove?.manifest.sandbox.workdir, "/workspace");
   const wal = loadEnvironment(path.join(SAMPLE, "db-wal-recovery")).env;
   const db = wal?.harbor?.image.context.get("main.db");
-  assert.ok(db && db.bytes.includes(0), "binary build-context files are kept byte for byte");
+  assert.ok(db?.bytes.includes(0), "binary build-context files are kept byte for byte");
   const multi = loadEnvironment(path.join(SAMPLE, "multi-reward")).env;
   assert.equal(multi?.manifest.sandbox.limits.memory, "2048m");
   assert.equal(multi?.manifest.reward[0]?.timeout, 120);
