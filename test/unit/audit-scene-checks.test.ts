@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sceneVariants } from "../../src/core/audit/perturb-scene";
+import { builtinProbesDir, loadProbes, probePolicy } from "../../src/core/audit/probes";
 import { BuiltinBackend } from "../../src/core/domains/scene3d/builtin-backend";
 import { parseChecks } from "../../src/core/domains/scene3d/checks/check-spec";
 import { SceneChecker } from "../../src/core/domains/scene3d/checks/evaluate";
 import type { AddObjectArgs, GroupArgs } from "../../src/core/domains/scene3d/tool-args";
 import { sceneVerifier } from "../../src/core/domains/scene3d/verifier";
+import type { Environment } from "../../src/core/environment/load-environment";
+import type { LoadedTask } from "../../src/core/environment/load-tasks";
 import type { SceneNode } from "../../src/core/schema/trajectory";
 import type { ToolCallSpec } from "../../src/core/schema/task";
 
@@ -96,4 +99,18 @@ test("scene verifier mode all: a scene that passes some checks scores 0, not the
   assert.equal(fraction.score, 0.5);
   assert.equal(all.score, 0);
   assert.equal(all.passed, false);
+});
+
+test("scene-one-point probe: applies to a scene built by tool calls, not to one a script builds (it would replay the oracle)", () => {
+  const { probes } = loadProbes([builtinProbesDir()]);
+  const probe = probes.find((p) => p.name === "scene-one-point");
+  assert.ok(probe);
+  const env = { manifest: { domain: "scene3d" } } as unknown as Environment;
+  const task = (calls: ToolCallSpec[]) => ({ id: "t", prompt: "", solution: { tool_calls: calls } }) as unknown as LoadedTask;
+  const tools = ["add_object", "run_bpy", "submit"];
+  const byCalls = probePolicy(probe, env, task(lamp), {}, tools);
+  assert.ok("policy" in byCalls);
+  const byScript = probePolicy(probe, env, task([{ name: "run_bpy", arguments: { code: "import bpy" } }]), {}, tools);
+  assert.ok("skip" in byScript);
+  assert.match(byScript.skip, /a script builds the scene/);
 });

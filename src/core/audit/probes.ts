@@ -94,6 +94,10 @@ export function probePolicy(
     } else {
       const calls = task.solution?.tool_calls ?? [];
       if (calls.length === 0) return { skip: "the reference solution makes no tool calls" };
+      // Replayed unchanged it would be the oracle, and its reward no finding.
+      const changes = Object.keys(t.from_solution.set).length > 0;
+      if (changes && !calls.some((c) => "position" in c.arguments || c.name === "add_object"))
+        return { skip: "the reference solution sets nothing this probe changes (a script builds the scene)" };
       turns.push({
         content: null,
         calls: calls.map((c) => ({
