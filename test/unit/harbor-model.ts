@@ -38,7 +38,7 @@ export function harborTaskConfigErrors(data: Obj): string[] {
   const strList = (where: string, v: unknown, nullable = false) => {
     if (v === undefined || (nullable && v === null)) return;
     if (!Array.isArray(v)) errors.push(`${where}: Input should be a valid list`);
-    else v.forEach((x, i) => str(`${where}.${i}`, x));
+    else for (const [i, x] of v.entries()) str(`${where}.${i}`, x);
   };
   const user = (where: string, v: unknown) => {
     if (v !== undefined && v !== null && typeof v !== "string" && !Number.isInteger(v)) errors.push(`${where}: str | int | None`);
@@ -115,7 +115,10 @@ export function harborTaskConfigErrors(data: Obj): string[] {
       if (!Array.isArray(env.mcp_servers)) errors.push("environment.mcp_servers: Input should be a valid list");
       else
         env.mcp_servers.forEach((s, i) => {
-          if (!isObj(s) || typeof s.name !== "string") return errors.push(`environment.mcp_servers.${i}.name: Field required`);
+          if (!isObj(s) || typeof s.name !== "string") {
+            errors.push(`environment.mcp_servers.${i}.name: Field required`);
+            return;
+          }
           const transport = s.transport ?? "sse";
           if ((transport === "sse" || transport === "streamable-http") && !s.url)
             errors.push(`environment.mcp_servers.${i}: 'url' is required`);
