@@ -13,7 +13,7 @@ export function webviewOptions(extension: vscode.ExtensionContext): vscode.Webvi
   return { enableScripts: true, localResourceRoots: [bundleRoot(extension)] };
 }
 
-/** The view methods each webview app's host answered, by the file or folder it shows (the extension-host suites read it). */
+/** The requests each webview app's host answered (`method {params}`), by the file or folder it shows (the extension-host suites read it). */
 export const servedRequests = new Map<string, string[]>();
 
 /**
@@ -93,7 +93,7 @@ export class WebviewHost implements vscode.Disposable {
         try {
           const result = await this.service.handle(m.method, m.params);
           const shown = path.resolve(this.context.root, this.context.target);
-          servedRequests.set(shown, [...(servedRequests.get(shown) ?? []).slice(-99), m.method]);
+          servedRequests.set(shown, [...(servedRequests.get(shown) ?? []).slice(-99), `${m.method} ${JSON.stringify(m.params)}`]);
           this.post({ kind: "response", id: m.id, ok: true, result });
         } catch (err) {
           if (!(err instanceof ViewRequestError))

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import { EXTENSION_ID, extensionApi, screenshot, sleep, waitFor } from "./helpers";
@@ -34,5 +35,53 @@ suite("trajectory viewer", () => {
     assert.ok(served.length > 0, `the viewer asked for the rollout (${served.join(", ")})`);
     await sleep(2500); // the webview streams the file in, then draws
     await screenshot("trajectory-viewer");
+  });
+
+  /** The requests the viewer's host answered for a file, as [method, params]. */
+  async function served(file: string, method: string): Promise<Array<Record<string, unknown>>> {
+    const api = await extensionApi();
+    return api
+      .viewerRequests(file)
+      .filter((r) => r.startsWith(`${method} `))
+      .map((r) => JSON.parse(r.slice(method.length + 1)) as Record<string, unknown>);
+  }
+
+  const panelTab = (label: string) =>
+    vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("rlenv.trajectoryPanel") && t.label === label);
+
+  test("the dashboard's compare of four rollouts opens one panel that aligns all four", async () => {
+    const { writeRunFixture, trajectoryLines } = await import("./fixtures");
+    const dir = writeRunFixture("2022-01-02T00:00:00.000Z", "run-compare-four", 1);
+    for (const id of ["c-0", "d-0"])
+      writeFileSync(path.join(dir, "rollouts", `${id}.jsonl`), trajectoryLines("run-compare-four", id, id[0]!, 0.5));
+    const [a, b, c, d] = ["a-0", "b-0", "c-0", "d-0"].map((id) => path.join(dir, "rollouts", `${id}.jsonl`));
+    // What the webview host passes on when the dashboard asks to open a compare (its `open` message).
+    await vscode.commands.executeCommand("rlenv.openTrajectory", { file: a, compare: b, more: [c, d] });
+    await waitFor("the compare panel naming all four", () => panelTab("Compare a-0.jsonl · b-0.jsonl · c-0.jsonl · d-0.jsonl"));
+    const align = await waitFor("the four-way alignment request", async () => (await served(a!, "align"))[0]);
+    assert.deepEqual(align.files, ["rollouts/a-0.jsonl", "rollouts/b-0.jsonl", "rollouts/c-0.jsonl", "rollouts/d-0.jsonl"]);
+    await sleep(1500); // the panel draws the aligned steps
+    await screenshot("trajectory-compare-four");
+  });
+
+  test("a search hit opens its rollout at the hit's step", async () => {
+    const { writeRunFixture } = await import("./fixtures");
+    const dir = writeRunFixture("2022-01-03T00:00:00.000Z", "run-search-hit", 1);
+    const file = path.join(dir, "rollouts", "b-0.jsonl");
+    await vscode.commands.executeCommand("rlenv.openTrajectory", { file, row: 2 });
+    await waitFor("the panel of the hit's rollout", () => panelTab("b-0.jsonl"));
+    const steps = await waitFor("the hit's step asked for", async () => {
+      const s = await served(file, "step");
+      return s.length ? s : undefined;
+    });
+    assert.deepEqual(
+      steps.map((s) => s.row),
+      [2],
+      "the panel opens at the hit's step, not at the first",
+    );
+    await sleep(1500);
+    await screenshot("trajectory-search-hit-step");
   });
 });
