@@ -16,4 +16,4 @@ export { referenceHover } from "../../core/docs/reference-hover";
 export { validateEnvironment } from "../../core/app/validate-environment";
 export { runRollouts } from "../../core/app/run-rollouts";
 // The reward audit (the Test Explorer profile Audit), the same entry as `rlenv audit`.
-export { auditIntoFolder } from "../../core/audit/audit-folder";
+export { auditEnvironment } from "../../core/app/audit-environment";

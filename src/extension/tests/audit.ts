@@ -60,7 +60,8 @@ export async function auditTasks(
 ): Promise<{ tasks: TaskAudit[]; json: string; md: string }> {
   const out = auditFolderFor(ctx, env);
   ctx.log.info(`audit ${env.manifest.name}: tasks ${tasks?.join(", ") ?? "all"}, sandbox ${ctx.settings.sandboxBackend()}, into ${out}`);
-  const { report, json, md } = await loadEngine().auditIntoFolder(env, {
+  const { report, json, md } = await loadEngine().auditEnvironment({
+    env,
     out,
     sandbox: ctx.settings.sandboxBackend(),
     ...(tasks ? { tasks } : {}),
