@@ -1,21 +1,28 @@
 /**
  * Sandbox throughput: `python3 -c 'print(1)'` run (a) as a plain child process, (b) docker-run
  * style (create/start/wait/remove), (c) dockerode exec on a warm container, (d) our docker
- * sandbox exec (through the in-container agent), plus (e) our process sandbox (bwrap), at
- * concurrency 1, 8 and 32, each as ops/s and as a ratio to (a) measured in the same run.
- * Then warm-pool acquire p50 and the memory of an idle warm container.
- * Run: npx tsx test/bench/sandbox-throughput.ts   (env BENCH_OPS scales the op counts).
+ * sandbox exec (through the in-container agent), plus (e) our process sandbox under each
+ * isolation mode that works here (bwrap, unshare), at concurrency 1, 8 and 32, each as ops/s
+ * and as a ratio to (a) measured in the same run. Then warm-pool acquire p50 and the memory of
+ * an idle warm container.
+ * Run: npx tsx test/bench/sandbox-throughput.ts   (env BENCH_OPS scales the op counts;
+ * BENCH_ROWS=a,d,e runs only those rows (a is always run: it is the baseline), and skips the
+ * warm-pool figures unless d is among them).
  */
 import { spawn } from "node:child_process";
 import type { Duplex } from "node:stream";
 import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../src/core/sandbox/docker/provider";
+import { ISOLATION_MODES, isolationUnavailable } from "../../src/core/sandbox/process/isolation";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 import type { Sandbox, SandboxRequest } from "../../src/core/sandbox/types";
 
 const IMAGE = process.env.RLENV_BENCH_IMAGE ?? "rlenv/python:bookworm";
 const SCALE = Number(process.env.BENCH_OPS ?? "1");
 const CMD = ["python3", "-c", "print(1)"];
+const ROWS = new Set((process.env.BENCH_ROWS ?? "a,b,c,d,e").split(",").map((r) => r.trim()));
+const wants = (row: string) => row === "a" || ROWS.has(row);
+const MODES = ISOLATION_MODES.filter((m) => isolationUnavailable(m) === null);
 const docker = new Docker();
 const req: SandboxRequest = {
   image: IMAGE,
@@ -89,16 +96,19 @@ function p50(xs: number[]): number {
 async function main(): Promise<void> {
   const levels = [1, 8, 32];
   const ops = (c: number, heavy = false) => Math.round((heavy ? Math.max(8, c * 2) : Math.max(30, c * 6)) * SCALE);
-  const rows: Record<string, number[]> = {
-    "(a) plain child process": [],
-    "(b) docker create/start/wait/rm": [],
-    "(c) dockerode exec, warm container": [],
-    "(d) rlenv docker sandbox exec": [],
-    "(e) rlenv process sandbox (bwrap)": [],
-  };
+  const processRow = (m: string) => `(e) rlenv process sandbox (${m})`;
+  const rows: Record<string, number[]> = {};
+  for (const name of [
+    "(a) plain child process",
+    "(b) docker create/start/wait/rm",
+    "(c) dockerode exec, warm container",
+    "(d) rlenv docker sandbox exec",
+  ])
+    if (wants(name[1] ?? "")) rows[name] = [];
+  if (wants("e")) for (const m of MODES) rows[processRow(m)] = [];
 
   const idle: Docker.Container[] = [];
-  for (let i = 0; i < 32; i++) {
+  for (let i = 0; wants("c") && i < 32; i++) {
     const c = await docker.createContainer({
       Image: IMAGE,
       Cmd: ["sleep", "infinity"],
@@ -108,23 +118,27 @@ async function main(): Promise<void> {
     await c.start();
     idle.push(c);
   }
-  const dp = await DockerSandboxProvider.create({ docker, warm: 0 });
-  const boxes = await Promise.all(Array.from({ length: 32 }, () => dp.acquire(req)));
-  const pp = new ProcessSandboxProvider();
-  const pboxes = await Promise.all(Array.from({ length: 32 }, () => pp.acquire(req)));
+  const dp = wants("d") ? await DockerSandboxProvider.create({ docker, warm: 0 }) : null;
+  const boxes = dp ? await Promise.all(Array.from({ length: 32 }, () => dp.acquire(req))) : [];
+  const pps = wants("e") ? MODES.map((mode) => new ProcessSandboxProvider({ mode })) : [];
+  const pboxes = await Promise.all(pps.map((pp) => Promise.all(Array.from({ length: 32 }, () => pp.acquire(req)))));
   try {
     for (const c of levels) {
       rows["(a) plain child process"]?.push(await throughput(c, ops(c), () => plainChild()));
-      rows["(b) docker create/start/wait/rm"]?.push(await throughput(c, ops(c, true), () => dockerRun()));
-      rows["(c) dockerode exec, warm container"]?.push(await throughput(c, ops(c), (w) => dockerExec(idle[w] as Docker.Container)));
-      rows["(d) rlenv docker sandbox exec"]?.push(await throughput(c, ops(c), (w) => sandboxExec(boxes[w] as Sandbox)));
-      rows["(e) rlenv process sandbox (bwrap)"]?.push(await throughput(c, ops(c), (w) => sandboxExec(pboxes[w] as Sandbox)));
+      if (wants("b")) rows["(b) docker create/start/wait/rm"]?.push(await throughput(c, ops(c, true), () => dockerRun()));
+      if (wants("c"))
+        rows["(c) dockerode exec, warm container"]?.push(await throughput(c, ops(c), (w) => dockerExec(idle[w] as Docker.Container)));
+      if (wants("d")) rows["(d) rlenv docker sandbox exec"]?.push(await throughput(c, ops(c), (w) => sandboxExec(boxes[w] as Sandbox)));
+      for (const [i, m] of MODES.entries()) {
+        const sbs = pboxes[i];
+        if (sbs) rows[processRow(m)]?.push(await throughput(c, ops(c), (w) => sandboxExec(sbs[w] as Sandbox)));
+      }
     }
   } finally {
     await Promise.all(idle.map((c) => c.remove({ force: true })));
     await Promise.all(boxes.map((b) => b.close()));
-    await dp.shutdown();
-    await pp.shutdown();
+    await dp?.shutdown();
+    await Promise.all(pps.map((pp) => pp.shutdown()));
   }
 
   const base = rows["(a) plain child process"] ?? [];
@@ -134,6 +148,12 @@ async function main(): Promise<void> {
     console.log(`${name.padEnd(38)}${xs.map((x, i) => `${x.toFixed(1)} (${(x / (base[i] ?? 1)).toFixed(2)}×)`.padStart(20)).join("")}`);
   }
 
+  for (const m of MODES) {
+    const xs = rows[processRow(m)];
+    if (xs)
+      console.log(`(e ${m})/(a): ${xs.map((x, i) => `c=${levels[i]} ${(x / (base[i] ?? 1)).toFixed(2)}`).join(", ")} (goal ≥ 0.9 each)`);
+  }
+  if (!wants("d")) return;
   // Warm pool: acquire p50 with containers ready, and the memory of an idle warm one.
   const wp = await DockerSandboxProvider.create({ docker, warm: 2 });
   const samples: number[] = [];
