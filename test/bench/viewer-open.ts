@@ -4,7 +4,10 @@
  * scrolling the whole timeline — against a baseline in the same run that fetches the
  * whole file, JSON.parses every line and renders every step into the DOM.
  *
- *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100]
+ *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100] [--reps 5] [--first-step-only]
+ *
+ * First, the wall time from the command (the view server starting) to the first step
+ * painted, before and after the server sends the first screen ahead, alternated in one run.
  *
  * Needs `npm run build` (the viewer bundles) and /usr/bin/chromium. Prints figures and ratios; asserts nothing.
  */
@@ -25,6 +28,7 @@ const arg = (name: string, dflt: number) => {
 };
 const STEPS = arg("steps", 10_000);
 const MB = arg("mb", 100);
+const REPS = arg("reps", 5);
 
 /** The baseline page: everything parsed and rendered up front, as a naive viewer would. */
 const BASELINE_HTML = `<!doctype html><html><body><div id="steps"></div><script>
@@ -101,6 +105,50 @@ async function firstStep(page: Page, url: string): Promise<{ ms: number; wallMs:
   return { ms, wallMs };
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Wall time from the command (`rlenv view FILE` starting its server) to the first step
+ * painted, in a browser already running: the server as it is (reads the file from
+ * start-up, sends the first screen with init) against the same server with that off
+ * (the page asks for meta, rows and step once it runs: the way it was), alternated.
+ */
+async function fromCommand(file: string, reps: number): Promise<void> {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  const runs: Record<"ahead" | "asked", { wall: number[]; page: number[] }> = {
+    ahead: { wall: [], page: [] },
+    asked: { wall: [], page: [] },
+  };
+  try {
+    for (let i = 0; i < reps * 2; i++) {
+      const mode = i % 2 === 0 ? "asked" : "ahead";
+      const t0 = performance.now();
+      const server = await startViewServer(targetFor(file), { firstScreen: mode === "ahead" });
+      try {
+        await page.goto(server.url);
+        await page.waitForSelector("body[data-first-paint-ms]", { timeout: 300_000 });
+        runs[mode].wall.push(performance.now() - t0);
+        runs[mode].page.push(Number(await page.getAttribute("body", "data-first-paint-ms")));
+        await page.goto("about:blank");
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const line = (name: string, r: { wall: number[]; page: number[] }) =>
+    `${name.padEnd(34)} median ${median(r.wall).toFixed(0).padStart(6)} ms wall (${median(r.page).toFixed(0)} ms page clock); runs ${r.wall.map((x) => x.toFixed(0)).join(", ")}\n`;
+  process.stdout.write(`\nfirst step painted, from the command (server start) to the paint, ${reps} runs each, alternated:\n`);
+  process.stdout.write(line("before: page asks once it runs", runs.asked));
+  process.stdout.write(line("after: first screen sent ahead", runs.ahead));
+  const after = median(runs.ahead.wall);
+  process.stdout.write(
+    `ratio before / after ×${(median(runs.asked.wall) / after).toFixed(2)} (wall); goal < 500 ms wall: ${after < 500 ? "met" : "NOT met"} (${after.toFixed(0)} ms)\n`,
+  );
+}
+
 async function main(): Promise<void> {
   const dir = path.join(tmpdir(), "rlenv-bench-viewer", "bench");
   const file = path.join(dir, "rollouts", `big-${STEPS}-${MB}.jsonl`);
@@ -115,6 +163,9 @@ async function main(): Promise<void> {
   process.stdout.write(
     `file: ${(bytes / 1024 / 1024).toFixed(1)} MB, ${idx.meta("f").lines} events, ${idx.rowCount} steps; server index built in ${indexMs.toFixed(0)} ms\n`,
   );
+
+  await fromCommand(file, REPS);
+  if (process.argv.includes("--first-step-only")) return;
 
   const viewer = await startViewServer(targetFor(file));
   const baseline = createServer((req, res) => {

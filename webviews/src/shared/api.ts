@@ -1,4 +1,4 @@
-import { FromHost, type InitContext } from "../../../src/core/view/protocol/envelope";
+import { FromHost, type InitContext, type Preloaded, requestKey } from "../../../src/core/view/protocol/envelope";
 import { METHODS, type MethodName, type Params, type Result } from "../../../src/core/view/protocol/methods";
 
 /**
@@ -23,6 +23,25 @@ function parseResult<M extends MethodName>(method: M, value: unknown): Result<M>
   return r.data as Result<M>;
 }
 
+/** Replies the host sent with `init`, each given once to the first request that matches it. */
+class PreloadedReplies {
+  private readonly byKey = new Map<string, unknown>();
+
+  add(list: Preloaded[] | undefined): void {
+    for (const p of list ?? []) this.byKey.set(requestKey(p.method, p.params), p.result);
+  }
+
+  /** The reply to this request if the host sent it ahead, parsed like any reply; undefined otherwise. */
+  take<M extends MethodName>(method: M, params: Params<M>): { result: Result<M> } | undefined {
+    if (!this.byKey.size) return undefined;
+    const key = requestKey(method, params as Record<string, unknown>);
+    if (!this.byKey.has(key)) return undefined;
+    const value = this.byKey.get(key);
+    this.byKey.delete(key);
+    return { result: parseResult(method, value) };
+  }
+}
+
 interface VsCodeApi {
   postMessage(msg: unknown): void;
   getState(): unknown;
@@ -38,6 +57,7 @@ class WebviewApi implements HostApi {
   private initWaiter: ((m: { context: InitContext; snapshot: Record<string, unknown> | null }) => void) | null = null;
   private readonly changed: Array<() => void> = [];
   private context: InitContext | null = null;
+  private readonly preloaded = new PreloadedReplies();
 
   constructor() {
     window.addEventListener("message", (ev: MessageEvent<unknown>) => {
@@ -48,6 +68,7 @@ class WebviewApi implements HostApi {
         const saved = this.vscode.getState();
         const snapshot = m.snapshot ?? (saved && typeof saved === "object" ? (saved as Record<string, unknown>) : null);
         this.context = m.context;
+        this.preloaded.add(m.preload);
         this.initWaiter?.({ context: m.context, snapshot });
       } else if (m.kind === "response") {
         const p = this.pending.get(m.id);
@@ -66,6 +87,8 @@ class WebviewApi implements HostApi {
   }
 
   request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const ahead = this.preloaded.take(method, params);
+    if (ahead) return Promise.resolve(ahead.result);
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -100,6 +123,7 @@ class HttpApi implements HostApi {
   private readonly token = new URLSearchParams(location.search).get("token") ?? "";
   private nextId = 1;
   private readonly stateKey = `rlenv:${location.search}`;
+  private readonly preloaded = new PreloadedReplies();
 
   private headers(): Record<string, string> {
     return { authorization: `Bearer ${this.token}`, "content-type": "application/json" };
@@ -112,6 +136,7 @@ class HttpApi implements HostApi {
     if (!res.ok) throw new Error(`init: ${res.status} ${await res.text()}`);
     const m = FromHost.parse(await res.json());
     if (m.kind !== "init") throw new Error("init: unexpected reply");
+    this.preloaded.add(m.preload);
     let snapshot: Record<string, unknown> | null = null;
     try {
       const saved = sessionStorage.getItem(this.stateKey);
@@ -123,6 +148,8 @@ class HttpApi implements HostApi {
   }
 
   async request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const ahead = this.preloaded.take(method, params);
+    if (ahead) return ahead.result;
     const res = await fetch("/api/request", {
       method: "POST",
       headers: this.headers(),

@@ -45,8 +45,31 @@ export const FromApp = z.discriminatedUnion("kind", [
 ]);
 export type FromApp = z.infer<typeof FromApp>;
 
+/**
+ * Replies the host computed before the app asked (the first screen: meta, the first page
+ * of rows, the first step), sent with `init` so the first paint waits for no round trip.
+ * The app takes one when it makes the same request, and parses it as it parses any reply.
+ */
+export const Preloaded = z.object({ method: z.string(), params: z.record(z.string(), z.unknown()), result: z.unknown() });
+export type Preloaded = z.infer<typeof Preloaded>;
+
+/** The key a request is matched by: its method and params, keys in sorted order. */
+export function requestKey(method: string, params: Record<string, unknown>): string {
+  return JSON.stringify([
+    method,
+    Object.keys(params)
+      .sort()
+      .map((k) => [k, params[k]]),
+  ]);
+}
+
 export const FromHost = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("init"), context: InitContext, snapshot: z.record(z.string(), z.unknown()).nullable() }),
+  z.object({
+    kind: z.literal("init"),
+    context: InitContext,
+    snapshot: z.record(z.string(), z.unknown()).nullable(),
+    preload: z.array(Preloaded).optional(),
+  }),
   z.object({
     kind: z.literal("response"),
     id: z.number().int(),

@@ -68,6 +68,8 @@ export const StepDetail = z.object({
 });
 /** Events of a step sent at once (the page size of the step window). */
 export const STEP_PAGE = 200;
+/** Timeline rows fetched at once (the host sends the first screen's page ahead with the same size). */
+export const ROW_PAGE = 100;
 export type StepDetail = z.infer<typeof StepDetail>;
 
 export const CheckResult = z.object({ name: z.string(), targets: z.array(z.string()), passed: z.boolean(), reason: z.string().optional() });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { FromApp, type FromHost, InitContext } from "../protocol/envelope";
 import { renderPageWithCsp } from "../page";
 import { ASSET_TYPES, findAssetsDir } from "./assets";
+import { firstScreen } from "./first-screen";
 import { ViewRequestError, ViewService } from "./view-service";
 
 export interface ViewTarget {
@@ -67,10 +68,25 @@ async function readBody(req: IncomingMessage): Promise<string> {
  * call needs the random token (in the page URL; the app sends it back as a bearer
  * token), so other local users and web pages cannot read the run.
  */
-export async function startViewServer(t: ViewTarget, opts: { port?: number; assetsDir?: string } = {}): Promise<RunningViewServer> {
+export interface ViewServerOptions {
+  port?: number;
+  assetsDir?: string;
+  /**
+   * Start reading a trajectory at start-up and send the first screen's replies with
+   * `init` (default). Off, the page asks for each once it runs (the benchmark's before).
+   */
+  firstScreen?: boolean;
+}
+
+export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
   const token = randomBytes(24).toString("base64url");
   const assets = opts.assetsDir ?? findAssetsDir();
   const service = new ViewService(t.root);
+  const firstScreenAhead = opts.firstScreen ?? true;
+  // The file is read from the start while the browser loads the page (its first chunk is what the first screen needs).
+  // (A bad target is reported when the page asks for it, not here.)
+  const readAhead = async () => service.index(service.resolve(t.target));
+  if (t.app === "trajectory" && firstScreenAhead) readAhead().catch(() => {});
   const tokenBuf = Buffer.from(token);
   const authorised = (given: string | null | undefined) => {
     const b = Buffer.from(given ?? "");
@@ -129,7 +145,9 @@ export async function startViewServer(t: ViewTarget, opts: { port?: number; asse
         assetBase: "/assets/",
         backend: "http",
       });
-      const msg: FromHost = { kind: "init", context, snapshot: null };
+      const preload =
+        app === "trajectory" && firstScreenAhead ? await firstScreen(service, context.target, context.row).catch(() => []) : [];
+      const msg: FromHost = { kind: "init", context, snapshot: null, ...(preload.length ? { preload } : {}) };
       return send(res, 200, "application/json", JSON.stringify(msg));
     }
     if (url.pathname === "/api/request" && req.method === "POST") {

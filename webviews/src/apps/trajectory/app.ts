@@ -36,7 +36,15 @@ export class TrajectoryApp {
       this.save();
     };
     this.steps.onDrawn = (row) => {
-      if (!document.body.dataset.firstStepMs) document.body.dataset.firstStepMs = String(performance.now());
+      if (!document.body.dataset.firstStepMs) {
+        document.body.dataset.firstStepMs = String(performance.now());
+        // A task queued from the next animation frame runs after that frame is painted: when the step is on screen.
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            document.body.dataset.firstPaintMs = String(performance.now());
+          }),
+        );
+      }
       document.body.dataset.drawnRow = String(row);
     };
     const saved = Array.isArray(snapshot?.compare) ? snapshot.compare.filter((x): x is string => typeof x === "string") : null;

@@ -1,11 +1,11 @@
 import type { HostApi } from "../../shared/api";
 import { clear, fmtMs, h } from "../../shared/dom";
 import { VirtualList } from "../../shared/virtual-list";
-import type { RowSummary } from "./protocol";
+import { ROW_PAGE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
 
 const ROW_HEIGHT = 48;
-const PAGE = 100;
+const PAGE = ROW_PAGE;
 
 function rowView(r: RowSummary | undefined, i: number, selected: boolean): HTMLElement {
   if (!r)

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { FromHost, requestKey } from "../../../src/core/view/protocol/envelope";
+import { type RunningViewServer, startViewServer, targetFor } from "../../../src/core/view/server/http-server";
+import { ViewService } from "../../../src/core/view/server/view-service";
+import { writeBigRollout } from "../../fixtures/trajectories";
+
+let dir: string;
+let file: string;
+let assets: string;
+const servers: RunningViewServer[] = [];
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "rlenv-first-screen-"));
+  file = path.join(dir, "rollouts", "big.jsonl");
+  mkdirSync(path.dirname(file), { recursive: true });
+  // Larger than the index's first chunk, so the first screen is answered while the rest is read.
+  await writeBigRollout(file, 400, 4 * 1024 * 1024);
+  assets = path.join(dir, "assets");
+  mkdirSync(assets);
+  writeFileSync(path.join(assets, "trajectory.js"), "/* bundle */");
+});
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+async function init(server: RunningViewServer, query = ""): Promise<FromHost & { kind: "init" }> {
+  const res = await fetch(`${new URL(server.url).origin}/api/init?${query}`, { headers: { authorization: `Bearer ${server.token}` } });
+  const m = FromHost.parse(await res.json());
+  assert.equal(m.kind, "init");
+  return m as FromHost & { kind: "init" };
+}
+
+test("http: init carries the first screen (meta, the first page of rows, the first step), as the app asks for them", async () => {
+  const server = await startViewServer(targetFor(file), { assetsDir: assets });
+  servers.push(server);
+  const m = await init(server);
+  const target = m.context.target;
+  assert.deepEqual(
+    m.preload?.map((p) => requestKey(p.method, p.params)),
+    [
+      requestKey("meta", { file: target }),
+      // The app's own params: the virtual list asks for [from, min(rows, from + 100)), the steps panel for the row from 0.
+      requestKey("rows", { file: target, from: 0, to: Math.min(100, (m.preload![0]!.result as { rows: number }).rows) }),
+      requestKey("step", { row: 0, from: 0, file: target }),
+    ],
+  );
+  // Each reply is what the request itself answers (a fresh service, the file fully read).
+  const svc = new ViewService(path.dirname(path.dirname(file)));
+  // While the file is still being read, its last row so far may lack events still to come (the app fetches that page again).
+  const partial = (m.preload![0]!.result as { indexing: boolean }).indexing;
+  const [rowsAhead, stepAhead] = [m.preload![1]!, m.preload![2]!];
+  const ahead = rowsAhead.result as unknown[];
+  const now = (await svc.handle("rows", rowsAhead.params)) as unknown[];
+  const whole = partial ? ahead.length - 1 : ahead.length;
+  assert.deepEqual(ahead.slice(0, whole), now.slice(0, whole));
+  assert.deepEqual(stepAhead.result, await svc.handle("step", stepAhead.params));
+  const rows = m.preload![1]!.result as Array<{ index: number }>;
+  assert.ok(rows.length > 0 && rows[0]!.index === 0);
+});
+
+test("http: a search hit's row is the first screen's step, its page of rows with it; off, init carries nothing", async () => {
+  const server = await startViewServer(targetFor(file), { assetsDir: assets });
+  servers.push(server);
+  // Wait until the server has read the whole file, so row 250 exists in its meta.
+  let m = await init(server, "row=250");
+  for (let i = 0; i < 200 && (m.preload![0]!.result as { indexing: boolean }).indexing; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    m = await init(server, "row=250");
+  }
+  const [, rows, step] = m.preload!;
+  assert.deepEqual(rows!.params, { file: m.context.target, from: 200, to: 300 });
+  assert.deepEqual(step!.params, { file: m.context.target, row: 250, from: 0 });
+  assert.equal((step!.result as { row: number }).row, 250);
+
+  const plain = await startViewServer(targetFor(file), { assetsDir: assets, firstScreen: false });
+  servers.push(plain);
+  assert.equal((await init(plain)).preload, undefined);
+});
