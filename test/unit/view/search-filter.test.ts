@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { before, test } from "node:test";
@@ -80,6 +80,28 @@ test("search: every message, tool call and observation of a run; all words in on
   const only = (await svc.handle("search", { dir: ".", query: "def mean", files: [one] })) as SearchResults;
   assert.equal(only.files, 1);
   assert.ok(only.hits.every((h) => h.file === one));
+});
+
+test("search: a rollout still being written is searched as it grows, query after query", async () => {
+  const run = mkdtempSync(path.join(tmpdir(), "rlenv-search-live-"));
+  mkdirSync(path.join(run, "rollouts"));
+  const file = path.join(run, "rollouts", "live.jsonl");
+  const line = (e: Record<string, unknown>, seq: number) => `${JSON.stringify({ ...e, seq, t: 1 + seq })}\n`;
+  writeFileSync(
+    file,
+    line(
+      { type: "start", run_id: "r", rollout_id: "live", env: { name: "e", hash: "h", domain: "code" }, task: { id: "t", prompt: "p" } },
+      0,
+    ),
+  );
+  const svc = new ViewService(run);
+  const total = async (q: string) => ((await svc.handle("search", { dir: ".", query: q })) as SearchResults).total;
+  assert.equal(await total("firstword"), 0);
+  appendFileSync(file, line({ type: "message", role: "user", content: "firstword" }, 1));
+  assert.equal(await total("firstword"), 1);
+  appendFileSync(file, line({ type: "message", role: "assistant", content: "secondword firstword" }, 2));
+  assert.equal(await total("firstword"), 2);
+  assert.equal(await total("secondword"), 1);
 });
 
 test("filters: status, reward, duration, tokens and metadata fields", async () => {

@@ -4,6 +4,8 @@ import type { SearchHit } from "../protocol/dashboard";
 import { parseLine, TrajectoryIndex } from "./trajectory-index";
 
 const KINDS: HitKind[] = ["message", "tool_call", "observation"];
+/** How often a finished rollout's size is checked again (a live one's is checked by every query). */
+const FINISHED_RECHECK_MS = 1000;
 
 /**
  * Word → number, shared by every file of a search so each word's text is held once; with
@@ -211,19 +213,45 @@ export interface SearchResult {
  * changed (a live run). A query's words must all occur in one event.
  */
 export class RunSearch {
-  private readonly files = new Map<string, Promise<FileWords>>();
+  private readonly files = new Map<string, { built: Promise<FileWords>; size: number; ready: FileWords | null; checked: number }>();
   private readonly dict = new Dictionary();
-  private readonly sizes = new Map<string, number>();
+
+  /**
+   * A file's index when it is built and still current, without waiting: a query looks at
+   * every file of the run, so this is its per-file cost. A rollout still being written
+   * has its size checked by every query; a finished one (its end event read) is not
+   * appended to again, so its size is checked at most once a second.
+   */
+  private current(file: string): FileWords | null {
+    const known = this.files.get(file);
+    if (!known?.ready) return null;
+    const now = performance.now();
+    if (known.ready.index.complete && now - known.checked < FINISHED_RECHECK_MS) return known.ready;
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch {
+      return null;
+    }
+    if (size !== known.size) return null;
+    known.checked = now;
+    return known.ready;
+  }
 
   /** The index of one file, built or rebuilt as needed. */
   private async words(file: string): Promise<FileWords> {
     const size = statSync(file).size;
     const known = this.files.get(file);
-    if (known && this.sizes.get(file) === size) return known;
+    if (known && known.size === size) return known.built;
     const built = FileWords.build(file, this.dict);
-    this.files.set(file, built);
-    this.sizes.set(file, size);
-    built.catch(() => this.files.delete(file));
+    const entry = { built, size, ready: null as FileWords | null, checked: performance.now() };
+    this.files.set(file, entry);
+    built.then(
+      (w) => {
+        entry.ready = w;
+      },
+      () => this.files.delete(file),
+    );
     return built;
   }
 
@@ -235,7 +263,7 @@ export class RunSearch {
   /** Bytes of the packed arrays, and words in the dictionary (for the bench). */
   async size(): Promise<{ bytes: number; words: number }> {
     let bytes = 0;
-    for (const p of this.files.values()) bytes += (await p).bytes;
+    for (const f of this.files.values()) bytes += (await f.built).bytes;
     return { bytes, words: this.dict.size };
   }
 
@@ -244,11 +272,13 @@ export class RunSearch {
     const hits: SearchHit[] = [];
     let total = 0;
     if (!words.length) return { hits, total, files: files.length };
+    const lookUp = () => words.map((x) => this.dict.ids.get(x));
+    let wids = lookUp();
     for (const { abs, rel } of files) {
-      const w = await this.words(abs);
-      // Ids are read after the file's index is built: a word it added is in the dictionary now.
-      const wids = words.map((x) => this.dict.ids.get(x));
-      if (wids.some((x) => x === undefined)) continue;
+      const w = this.current(abs) ?? (await this.words(abs));
+      // A word not yet in the dictionary may have come with a file built just now.
+      if (wids.includes(undefined)) wids = lookUp();
+      if (wids.includes(undefined)) continue;
       const ids = w.find(wids as number[]);
       total += ids.length;
       const shown = ids.subarray(0, Math.max(0, limit - hits.length));

@@ -178,6 +178,11 @@ export class TrajectoryIndex {
     if (parsed.ok) this.sink?.(parsed.event, row, line);
   }
 
+  /** Whether the end event has been read (the rollout is finished). */
+  get complete(): boolean {
+    return this.end !== null;
+  }
+
   get rowCount(): number {
     return this.grouper.count;
   }
