@@ -247,7 +247,8 @@ async function runCodeServerSession(h, session, trusted) {
       ["extensionTestsPath", `${remote}${path.join(outDir, `${session}.js`)}`],
     ];
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-    await page.goto(url);
+    // The workbench page can take more than playwright's default 30 s to load on a loaded machine.
+    await page.goto(url, { timeout: 180_000 });
     log(`${session}: workbench opened`);
     const timeout = new Promise((r) => setTimeout(() => r("timeout"), SESSION_TIMEOUT_MS));
     const code = await Promise.race([exited, timeout]);
