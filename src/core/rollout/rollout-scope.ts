@@ -1,0 +1,120 @@
+import { sandboxFiles } from "../environment/file-content";
+import type { Environment } from "../environment/load-environment";
+import type { LoadedTask } from "../environment/load-tasks";
+import { abortReason } from "../policy/backoff";
+import { sandboxRequest } from "../sandbox/request";
+import type { Sandbox, SandboxProvider } from "../sandbox/types";
+import { RolloutTimeoutError, SandboxInfraError } from "./errors";
+import { SandboxGuard } from "./sandbox-guard";
+
+export interface RolloutScopeOptions {
+  env: Environment;
+  task: LoadedTask;
+  sandboxProvider: SandboxProvider;
+  runId: string;
+  rolloutId: string;
+  /** The caller's signal: cancels the rollout, verification included. */
+  signal?: AbortSignal;
+  /** Workdir files written over the task's seed files once the sandbox is up (a fork's state); null deletes. */
+  files?: Record<string, string | Buffer | null>;
+}
+
+/**
+ * What one rollout holds that must be let go however it ends: its sandbox (started on first
+ * use), the rollout deadline's timer and the listener on the caller's signal. Disposing
+ * (`await using`) closes the sandbox and removes both; the sandbox's start and close are
+ * counted on `sandboxMs`, apart from any phase that waited on them, so that they are counted once.
+ */
+export class RolloutScope implements AsyncDisposable {
+  /** The agent loop's signal: the caller's cancellation or the rollout deadline. */
+  readonly signal: AbortSignal;
+  /** The caller's signal, if any: verification stops only for it, not for the deadline. */
+  readonly outside: AbortSignal | undefined;
+  /** Watches the sandbox for the machinery failing under the agent. */
+  readonly guard = new SandboxGuard();
+  /** Why the sandbox could not start, once it failed to. */
+  startFailure: SandboxInfraError | null = null;
+  /** Milliseconds spent starting and closing the sandbox, wherever that happened. */
+  sandboxMs = 0;
+
+  private readonly ac = new AbortController();
+  private readonly onOutside: () => void;
+  private deadline: NodeJS.Timeout | undefined;
+  private sandboxP: Promise<Sandbox> | null = null;
+  private disposed = false;
+
+  constructor(private readonly o: RolloutScopeOptions) {
+    this.signal = this.ac.signal;
+    this.outside = o.signal;
+    const outside = o.signal;
+    this.onOutside = () => this.ac.abort(abortReason(outside));
+    if (outside?.aborted) this.onOutside();
+    outside?.addEventListener("abort", this.onOutside, { once: true });
+    const seconds = o.env.manifest.sandbox.timeouts.rollout;
+    this.deadline = setTimeout(() => this.ac.abort(new RolloutTimeoutError(`rollout timeout (${seconds} s) reached`)), seconds * 1000);
+  }
+
+  /** The rollout's deadline ends the agent loop only: stop its clock once the loop is over. */
+  stopDeadline(): void {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+  }
+
+  /** The sandbox, started and reset on first use; the same promise for every caller. */
+  readonly sandbox = (): Promise<Sandbox> => {
+    if (this.disposed) return Promise.reject(new SandboxInfraError("the rollout is over: its sandbox is closed"));
+    this.sandboxP ??= this.acquire();
+    return this.sandboxP;
+  };
+
+  /** Why the rollout's sandbox is lost, asking it when it was started; null while it answers (or never started). */
+  async lost(): Promise<string | null> {
+    const sb = this.sandboxP ? await this.sandboxP.catch(() => null) : null;
+    return sb ? this.guard.probe(sb) : this.guard.lost;
+  }
+
+  /** Closes the sandbox and lets go of the timer and the listener; a second call does nothing. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.stopDeadline();
+    this.disposed = true;
+    const started = this.sandboxP;
+    this.sandboxP = null;
+    if (started) {
+      const c0 = performance.now();
+      await started.then((sb) => sb.close()).catch(() => {});
+      this.sandboxMs += performance.now() - c0;
+    }
+    this.outside?.removeEventListener("abort", this.onOutside);
+  }
+
+  private async acquire(): Promise<Sandbox> {
+    const o = this.o;
+    const s0 = performance.now();
+    let sb: Sandbox | undefined;
+    try {
+      sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
+      await sb.reset(sandboxFiles({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) }));
+      if (o.files) await applyFiles(sb, o.files);
+      return this.guard.wrap(sb);
+    } catch (e) {
+      if (sb) await sb.close().catch(() => {});
+      if (this.signal.aborted) throw abortReason(this.signal);
+      this.startFailure = new SandboxInfraError(`sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
+      throw this.startFailure;
+    } finally {
+      this.sandboxMs += performance.now() - s0;
+    }
+  }
+}
+
+/** Writes a fork's workdir state over the seed files (null: the file was deleted). */
+async function applyFiles(sb: Sandbox, files: Record<string, string | Buffer | null>): Promise<void> {
+  const write: Record<string, string | Buffer> = {};
+  const gone: string[] = [];
+  for (const [p, v] of Object.entries(files)) {
+    if (v === null) gone.push(p);
+    else write[p] = v;
+  }
+  if (Object.keys(write).length > 0) await sb.writeFiles(write);
+  if (gone.length > 0) await sb.exec(["rm", "-f", "--", ...gone]);
+}
