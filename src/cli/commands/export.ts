@@ -3,14 +3,20 @@ import type { Command } from "commander";
 import { exportChatJsonl, readRun } from "../../core/runs";
 import { rlRecordsToParquet } from "../../core/runs/export-parquet";
 import { exportRlRecords, exportTrlRecords } from "../../core/runs/export-rl";
+import { exportAtif } from "./atif";
+import { exportHarborCommand } from "./import";
 
-const FORMATS = ["chat-jsonl", "rl-jsonl", "parquet", "trl"];
+const FORMATS = ["chat-jsonl", "rl-jsonl", "parquet", "trl", "atif"];
 
 export function registerExport(program: Command): void {
   program
     .command("export")
     .description("Export a run's trajectories: chat fine-tuning records, or token-level records for RL trainers (docs/exports.md)")
-    .argument("<run>", "run folder (runs/<run-id>)")
+    .argument(
+      "<run>",
+      "run folder (runs/<run-id>); or `harbor` followed by environment folders: their tasks as Harbor task folders in --out",
+    )
+    .argument("[dirs...]", "with harbor: the environment folders")
     .option("--format <format>", FORMATS.join(" | "), "chat-jsonl")
     .option("--min-reward <r>", "only rollouts with at least this reward", (v) => {
       const n = Number(v);
@@ -19,7 +25,8 @@ export function registerExport(program: Command): void {
     })
     .option("--status <statuses...>", "only rollouts that ended with these statuses (e.g. completed)")
     .option("-o, --out <file>", "write here instead of stdout")
-    .action(async (run: string, o: { format: string; minReward?: number; status?: string[]; out?: string }) => {
+    .action(async (run: string, dirs: string[], o: { format: string; minReward?: number; status?: string[]; out?: string }) => {
+      if (run === "harbor" && dirs.length > 0) return exportHarborCommand(dirs, o.out);
       if (!FORMATS.includes(o.format)) throw new Error(`--format must be one of ${FORMATS.join(", ")}, got '${o.format}'`);
       if (o.format === "parquet" && !o.out) throw new Error("--format parquet writes a file: name it with --out");
       readRun(run); // a clear error when this is not a run folder
@@ -27,6 +34,7 @@ export function registerExport(program: Command): void {
         ...(o.minReward !== undefined ? { minReward: o.minReward } : {}),
         ...(o.status ? { statuses: o.status } : {}),
       };
+      if (o.format === "atif") return exportAtif(run, { ...filters, ...(o.out ? { out: o.out } : {}) });
       // A closed pipe (`| head`) is the reader saying it has enough, not an error.
       process.stdout.on("error", (e: NodeJS.ErrnoException) => {
         if (e.code === "EPIPE") process.exit(0);

@@ -7,12 +7,14 @@ export function registerView(program: Command): void {
     .description(
       "Open a rollout file (trajectory viewer) or a run folder (dashboard) in the browser, served on 127.0.0.1 with a random token",
     )
-    .argument("<path>", "runs/<id> folder or runs/<id>/rollouts/<rollout>.jsonl")
+    .argument("<path>", "runs/<id> folder, runs/<id>/rollouts/<rollout>.jsonl, or an ATIF trajectory (.json)")
     .option("--port <n>", "port to listen on (default: any free port)", (v) => Number.parseInt(v, 10))
     .option("--json", "print {url} as JSON on one line (for scripts)")
     .action(async (p: string, opts: { port?: number; json?: boolean }) => {
       const { startViewServer, targetFor } = await import("../../core/view");
-      const target = targetFor(p);
+      // An ATIF trajectory (Harbor's format) is converted to a rollout file of ours first.
+      const { viewableAtif } = await import("./atif");
+      const target = targetFor(viewableAtif(p));
       const running = await startViewServer(target, opts.port !== undefined ? { port: opts.port } : {});
       if (opts.json) process.stdout.write(`${JSON.stringify({ url: running.url, app: target.app })}\n`);
       else process.stdout.write(`Serving ${target.app} for ${p}\nOpen ${running.url}\n(Ctrl-C to stop)\n`);
