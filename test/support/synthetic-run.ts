@@ -15,6 +15,8 @@ export interface SyntheticRollout {
   tokens?: [number, number];
   timings?: { total_ms: number; policy_ms: number; sandbox_ms: number; verify_ms: number };
   truncatedObservations?: number;
+  /** Epoch ms of the start: the rollout then has an assistant message with its policy time as latency, and an end at start + total (a dashboard's utilisation). */
+  startedAt?: number;
 }
 
 /** Writes `dir/<id>/` as a run would: run.json and one trajectory per rollout (start, observations, reward, end). */
@@ -35,7 +37,9 @@ export function writeSyntheticRun(parent: string, id: string, rollouts: Syntheti
   for (const r of rollouts) {
     const rid = `${r.task}-${r.sample}`;
     let seq = 0;
-    const ev = (e: object) => JSON.stringify({ seq: seq++, t: 1, ...e });
+    const at = r.startedAt ?? 1;
+    const timings = r.timings ?? { total_ms: 10, policy_ms: 4, sandbox_ms: 3, verify_ms: 1 };
+    const ev = (e: object, t = at) => JSON.stringify({ seq: seq++, t, ...e });
     const lines = [
       ev({
         type: "start",
@@ -48,6 +52,8 @@ export function writeSyntheticRun(parent: string, id: string, rollouts: Syntheti
         sandbox: { backend: "process" },
       }),
     ];
+    if (r.startedAt !== undefined)
+      lines.push(ev({ type: "message", role: "assistant", content: "…", latency_ms: timings.policy_ms }, at + timings.policy_ms));
     for (let i = 0; i < (r.truncatedObservations ?? 0) + 1; i++)
       lines.push(
         ev({
@@ -69,15 +75,18 @@ export function writeSyntheticRun(parent: string, id: string, rollouts: Syntheti
         }),
       );
     lines.push(
-      ev({
-        type: "end",
-        status: r.infra ? "error" : (r.status ?? "completed"),
-        ...(r.reason ? { reason: r.reason } : {}),
-        reward: r.infra ? null : r.reward,
-        turns: r.turns ?? 1,
-        usage: { prompt_tokens: r.tokens?.[0] ?? 0, completion_tokens: r.tokens?.[1] ?? 0 },
-        timings: r.timings ?? { total_ms: 10, policy_ms: 4, sandbox_ms: 3, verify_ms: 1 },
-      }),
+      ev(
+        {
+          type: "end",
+          status: r.infra ? "error" : (r.status ?? "completed"),
+          ...(r.reason ? { reason: r.reason } : {}),
+          reward: r.infra ? null : r.reward,
+          turns: r.turns ?? 1,
+          usage: { prompt_tokens: r.tokens?.[0] ?? 0, completion_tokens: r.tokens?.[1] ?? 0 },
+          timings,
+        },
+        at + (r.startedAt !== undefined ? timings.total_ms : 0),
+      ),
     );
     writeFileSync(path.join(dir, "rollouts", `${rid.replace(/[^\w.-]/g, "_")}.jsonl`), `${lines.join("\n")}\n`);
   }

@@ -4,4 +4,4 @@ export { type ReportRollout, readReportRollouts } from "./read-rollouts";
 export { bandOf, buildReadiness, type ReadinessMeta } from "./readiness";
 export { renderReportHtml } from "./render-html";
 export { renderComparisonText, renderReportText } from "./render-text";
-export { readConcurrencyDecisions, reportForRun, tasksInBand } from "./run-report";
+export { readConcurrencyDecisions, readinessOf, reportForRun, tasksInBand } from "./run-report";

@@ -20,9 +20,9 @@ export interface ReportRollout {
   observationsTruncated: number;
 }
 
-/** Every rollout of a run folder (files without a start event are skipped: they say nothing). */
-export function readReportRollouts(runDir: string): ReportRollout[] {
-  return rolloutFiles(runDir).flatMap((file) => {
+/** Every rollout of a run folder, or of the files given (those without a start event are skipped: they say nothing). */
+export function readReportRollouts(runDir: string, files: readonly string[] = rolloutFiles(runDir)): ReportRollout[] {
+  return files.flatMap((file) => {
     const { events } = readTrajectory(file);
     const start = events.find((e) => e.type === "start");
     if (start?.type !== "start") return [];

@@ -3,12 +3,12 @@ import path from "node:path";
 import { CONCURRENCY_FILE } from "../rollout/concurrency-controller";
 import { readRun } from "../runs/run-dir";
 import { type Band, ConcurrencyDecision, type ReadinessReport } from "../schema/report";
-import { readReportRollouts } from "./read-rollouts";
+import type { RunRecord, RunSummary } from "../schema/run";
+import { type ReportRollout, readReportRollouts } from "./read-rollouts";
 import { buildReadiness } from "./readiness";
 
 /** The decisions a run recorded; lines that are not decisions (a torn last line) are skipped. */
-export function readConcurrencyDecisions(runDir: string): ConcurrencyDecision[] {
-  const file = path.join(runDir, CONCURRENCY_FILE);
+export function readConcurrencyDecisions(runDir: string, file = path.join(runDir, CONCURRENCY_FILE)): ConcurrencyDecision[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
     .split("\n")
@@ -27,14 +27,25 @@ export function readConcurrencyDecisions(runDir: string): ConcurrencyDecision[] 
 export function reportForRun(runDir: string): ReadinessReport {
   const dir = path.resolve(runDir);
   const { record, summary } = readRun(dir);
+  return readinessOf(dir, record, summary, readReportRollouts(dir), readConcurrencyDecisions(dir));
+}
+
+/** The report from a run's parts already read (the dashboard reads only the files it may serve). */
+export function readinessOf(
+  dir: string,
+  record: RunRecord,
+  summary: RunSummary | null,
+  rollouts: readonly ReportRollout[],
+  decisions: ConcurrencyDecision[],
+): ReadinessReport {
   const policy = record.config.policy;
-  return buildReadiness(readReportRollouts(dir), {
+  return buildReadiness(rollouts, {
     runId: record.id,
     dir,
     env: { name: record.env.name, hash: record.env.hash },
     policy: policy.model ? `${policy.kind}:${policy.model}` : policy.kind,
     utilisation: summary?.utilisation ?? null,
-    concurrency: readConcurrencyDecisions(dir),
+    concurrency: decisions,
   });
 }
 

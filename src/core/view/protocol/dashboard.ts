@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ReadinessReport } from "../../schema/report";
 import { RunRecord, RunSummary } from "../../schema/run";
 
 /** Messages of the run dashboard app. */
@@ -54,6 +55,8 @@ export const Dashboard = z.object({
   utilisation: z.array(UtilisationPoint),
   /** Fraction of wall time with at least one policy request in flight. */
   policyBusy: z.number().nullable(),
+  /** `rlenv report` of the run (null while it has no run.json); its concurrency decisions also mark the utilisation chart. */
+  readiness: ReadinessReport.nullable().default(null),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 

@@ -1,5 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { readConcurrencyDecisions, readinessOf } from "../../report/run-report";
+import { readReportRollouts } from "../../report/read-rollouts";
+import { CONCURRENCY_FILE } from "../../rollout/concurrency-controller";
 import { rolloutFiles } from "../../runs/run-dir";
 import { shownRecord } from "../../runs/run-state";
 import { RunRecord, RunSummary } from "../../schema/run";
@@ -108,8 +111,10 @@ export async function runDashboard(
   const policy: Interval[] = [];
   const spans: Interval[] = [];
   const files = confined("rollouts") ? rolloutFiles(runDir) : [];
+  const served: string[] = [];
   for (const file of files) {
     if (!confined(path.join("rollouts", path.basename(file)))) continue;
+    served.push(file);
     const idx = await index(file);
     const rel = path.posix.join(relDir, "rollouts", path.basename(file));
     const row = rolloutRow(file, rel, idx);
@@ -127,6 +132,21 @@ export async function runDashboard(
   const durations = rows.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms / 1000]));
   const maxDuration = durations.reduce((m, d) => Math.max(m, d), 1e-9);
   const { points, policyBusy } = utilisationSeries(policy, spans);
+  let readiness: Dashboard["readiness"] = null;
+  if (written) {
+    try {
+      const decisions = existsSync(path.join(runDir, CONCURRENCY_FILE)) ? confined(CONCURRENCY_FILE) : null;
+      readiness = readinessOf(
+        relDir,
+        written,
+        summary,
+        readReportRollouts(runDir, served),
+        decisions ? readConcurrencyDecisions(runDir, decisions) : [],
+      );
+    } catch (err) {
+      problems.push(`readiness: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   return {
     dir: relDir,
     record,
@@ -140,5 +160,6 @@ export async function runDashboard(
     meanReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
     utilisation: points,
     policyBusy,
+    readiness,
   };
 }

@@ -1,17 +1,26 @@
 import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
 import { breakdownCards } from "./breakdown";
-import { barChart, utilisationChart } from "./charts";
+import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
+import { readinessCards } from "./readiness";
 import { SearchPanel } from "./search";
 import { RolloutTable, type TableState } from "./table";
 
 const LIVE_POLL_MS = 2000;
 
+/** Adaptive concurrency's decisions on the utilisation chart's clock (the run's start plus each decision's offset). */
+function limitSteps(d: Dashboard): LimitStep[] {
+  const start = d.record ? Date.parse(d.record.created) : Number.NaN;
+  if (!d.readiness || Number.isNaN(start)) return [];
+  return d.readiness.concurrency.map((c) => ({ t: start + c.t_ms, limit: c.limit, reason: c.reason }));
+}
+
 /** The run dashboard: summary cards and charts, then the rollout table. */
 export class DashboardApp {
   private readonly header = h("header", { class: "top" });
   private readonly cards = h("div", { class: "cards" });
+  private readonly readiness = h("div", { class: "cards readiness" });
   private readonly table: RolloutTable;
   private data: Dashboard | null = null;
   private readonly search: SearchPanel;
@@ -44,6 +53,8 @@ export class DashboardApp {
         "div",
         { class: "dash" },
         this.cards,
+        h("h2", { class: "section" }, "Readiness"),
+        this.readiness,
         h("h2", { class: "section" }, "Search"),
         this.search.el,
         h("h2", { class: "section" }, "Rollouts"),
@@ -116,11 +127,17 @@ export class DashboardApp {
       card(
         "Utilisation over time",
         "card-util",
-        utilisationChart(d.utilisation),
-        h("div", { class: "meta-item" }, "— policy requests in flight   - - rollouts running"),
+        utilisationChart(d.utilisation, limitSteps(d)),
+        h(
+          "div",
+          { class: "meta-item" },
+          `— policy requests in flight   - - rollouts running${d.readiness?.concurrency.length ? "   ▔ adaptive concurrency limit" : ""}`,
+        ),
       ),
       ...breakdownCards(d.summary),
     );
+    clear(this.readiness);
+    this.readiness.append(...readinessCards(d.readiness));
     const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
     this.cards.appendChild(
       card(

@@ -26,11 +26,18 @@ export function barChart(bins: Bin[], label: (b: Bin) => string): SVGSVGElement 
   return root;
 }
 
-/** Policy requests in flight (solid) and rollouts running (dashed) over the run. */
-export function utilisationChart(points: UtilisationPoint[]): SVGSVGElement {
+/** A concurrency decision placed on the chart's clock: epoch ms and the limit from then on. */
+export interface LimitStep {
+  t: number;
+  limit: number;
+  reason: string;
+}
+
+/** Policy requests in flight (solid), rollouts running (dashed) and, under adaptive concurrency, its limit (steps) over the run. */
+export function utilisationChart(points: UtilisationPoint[], limits: LimitStep[] = []): SVGSVGElement {
   const root = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img" });
   if (!points.length) return root;
-  const max = Math.max(1, ...points.map((p) => Math.max(p.policy_in_flight, p.rollouts_running)));
+  const max = Math.max(1, ...points.map((p) => Math.max(p.policy_in_flight, p.rollouts_running)), ...limits.map((l) => l.limit));
   const iw = W - PAD.l - PAD.r;
   const ih = H - PAD.t - PAD.b;
   const t0 = points[0]!.t;
@@ -40,6 +47,24 @@ export function utilisationChart(points: UtilisationPoint[]): SVGSVGElement {
   root.appendChild(svg("line", { class: "axis", x1: PAD.l, y1: PAD.t + ih, x2: W - PAD.r, y2: PAD.t + ih }));
   root.appendChild(svg("polyline", { class: "l1", points: points.map((p) => xy(p, p.policy_in_flight)).join(" ") }));
   root.appendChild(svg("polyline", { class: "l2", points: points.map((p) => xy(p, p.rollouts_running)).join(" ") }));
+  if (limits.length > 0) {
+    // A step line: each limit holds until the next decision (or the end of the chart).
+    const at = (t: number, v: number) => xy({ t: Math.min(Math.max(t, t0), t0 + span), policy_in_flight: 0, rollouts_running: 0 }, v);
+    const steps = limits.flatMap((l, i) => [at(l.t, i > 0 ? limits[i - 1]!.limit : l.limit), at(l.t, l.limit)]);
+    steps.push(at(t0 + span, limits[limits.length - 1]!.limit));
+    const line = svg("polyline", { class: "l3", points: steps.join(" ") });
+    line.appendChild(
+      svg(
+        "title",
+        {},
+        limits
+          .map((l) => `${l.limit}: ${l.reason}`)
+          .slice(-10)
+          .join("\n"),
+      ),
+    );
+    root.appendChild(line);
+  }
   root.appendChild(svg("text", { x: 2, y: PAD.t + 8 }, max.toFixed(1)));
   root.appendChild(svg("text", { x: PAD.l, y: H - 6 }, "0 s"));
   root.appendChild(svg("text", { x: W - 40, y: H - 6 }, `${(span / 1000).toFixed(0)} s`));
