@@ -60,13 +60,18 @@ test("rlenv run --tasks-file runs the emitted tasks; an unknown id is named with
   });
   try {
     const runs = path.join(dir, "runs");
-    const base = ["--policy", "oracle", "--sandbox", "process", "--runs", runs, "-k", "2"];
-    const first = rlenv(["run", dir, ...base, "--run-id", "all"], { cwd: dir });
+    const base = ["--policy", "oracle", "--sandbox", "process", "--runs", runs];
+    // Six samples a task under the default --concurrency auto: enough policy replies (18) for its first decision.
+    const first = rlenv(["run", dir, ...base, "-k", "6", "--run-id", "all"], { cwd: dir });
     assert.equal(first.code, 0, first.stderr);
+    const decisions = readFileSync(path.join(runs, "all", "concurrency.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    assert.ok(decisions.length >= 1 && JSON.parse(decisions[0]!).limit >= 1, decisions.join("\n"));
     const file = path.join(dir, "always.txt");
     assert.equal(rlenv(["report", path.join(runs, "all"), "--emit-tasks", file, "--band", "always"]).code, 0);
     assert.deepEqual(readFileSync(file, "utf8").split("\n").slice(1), ["right-1", "right-2", ""]);
-    const second = rlenv(["run", dir, ...base, "--run-id", "chosen", "--tasks-file", file], { cwd: dir });
+    const second = rlenv(["run", dir, ...base, "-k", "2", "--run-id", "chosen", "--tasks-file", file], { cwd: dir });
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(readdirSync(path.join(runs, "chosen", "rollouts")).sort(), [
       "right-1.s0.jsonl",
@@ -75,7 +80,7 @@ test("rlenv run --tasks-file runs the emitted tasks; an unknown id is named with
       "right-2.s1.jsonl",
     ]);
     writeFileSync(file, "# picked by hand\nright-1\n\nright-3\nright-1\n");
-    const bad = rlenv(["run", dir, ...base, "--run-id", "bad", "--tasks-file", file], { cwd: dir });
+    const bad = rlenv(["run", dir, ...base, "--concurrency", "2", "--run-id", "bad", "--tasks-file", file], { cwd: dir });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /always\.txt:4: unknown task id 'right-3'/);
     assert.match(bad.stderr, /always\.txt:5: task id 'right-1' repeats line 2/);
