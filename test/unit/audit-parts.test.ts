@@ -6,9 +6,10 @@ import { test } from "node:test";
 import { flakinessOf, parityOf } from "../../src/core/audit/flakiness";
 import { answerVariants, stringVariants } from "../../src/core/audit/perturb-answer";
 import { sceneVariants } from "../../src/core/audit/perturb-scene";
-import { editablePythonFiles, patchedFiles } from "../../src/core/audit/probe-vars";
-import { builtinProbesDir, loadProbes } from "../../src/core/audit/probes";
+import { editablePythonFiles, patchedFiles, probeVars } from "../../src/core/audit/probe-vars";
+import { builtinProbesDir, loadProbes, probePolicy } from "../../src/core/audit/probes";
 import type { AuditOutcome } from "../../src/core/audit/run-batch";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 
 const byOp = (vs: Array<{ operator: string; answer: unknown }>) => Object.fromEntries(vs.map((v) => [v.operator, v.answer]));
 
@@ -142,4 +143,19 @@ test("the files a probe rewrites: the solution's Python, never the tests", () =>
     solution: { patch: "+++ b/pkg/core.py\n" },
   };
   assert.deepEqual(editablePythonFiles(task), ["pkg/core.py", "solution.py"]);
+});
+
+test("huge-output probe: floods twice the sandbox's output limit (past truncation), not a fixed 20 MB", () => {
+  const loaded = loadEnvironment(path.join(import.meta.dirname, "..", "..", "environments", "code-stdio")).env;
+  assert.ok(loaded);
+  const task = loaded.tasks[0];
+  assert.ok(task);
+  const limit = loaded.manifest.sandbox.limits.output;
+  const vars = probeVars(loaded, task);
+  const bytes = Number(vars.flood_repeats) * 72;
+  assert.ok(bytes >= 2 * limit && bytes < 2 * limit + 72, `${bytes} bytes for an output limit of ${limit}`);
+  const probe = loadProbes([builtinProbesDir()]).probes.find((p) => p.name === "huge-output");
+  assert.ok(probe);
+  const p = probePolicy(probe, loaded, task, vars, ["bash", "submit"]);
+  assert.ok("policy" in p);
 });

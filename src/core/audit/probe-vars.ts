@@ -136,6 +136,9 @@ export function probeVars(env: Environment, task: LoadedTask): ProbeVars {
   const visible = Object.keys(task.visible_tests ?? {});
   vars.visible_test_files = visible.map(shq).join(" ");
   vars.test_dirs = [...new Set([...hidden, ...visible].map((f) => path.posix.dirname(f)).filter((d) => d !== "."))].map(shq).join(" ");
+  // Repeats of the huge-output probe's 72-byte block that make twice the sandbox's output limit: past truncation,
+  // without the cost of a fixed 20 MB on every task of an environment with a small limit.
+  vars.flood_repeats = String(Math.ceil((2 * env.manifest.sandbox.limits.output) / 72));
   const reports = env.manifest.reward.flatMap((v) => (v.type === "tests" && v.report ? [v.report] : []));
   vars.report_paths = reports.map(shq).join(" ");
   const tests = env.manifest.reward.find((v) => v.type === "tests");
