@@ -7,6 +7,15 @@ import type { TreeFile } from "../../harbor/read-tree";
 import { buildBaseImage, type Log } from "./build-base";
 import { listRecipes } from "./recipe";
 
+/**
+ * $RLENV_BUILD_TIMEOUT_MULTIPLIER scales every task's build_timeout_sec (as Harbor's job-level
+ * multiplier does): a loaded machine builds slower than the task's author measured.
+ */
+export function buildTimeoutMultiplier(): number {
+  const m = Number(process.env.RLENV_BUILD_TIMEOUT_MULTIPLIER ?? "1");
+  return Number.isFinite(m) && m > 0 ? m : 1;
+}
+
 /** A Harbor task's image is not built and `build: false` forbids building it. */
 export class HarborImageMissingError extends Error {
   override name = "MissingImageError";
@@ -125,7 +134,7 @@ export async function ensureHarborImage(
   await dockerBuild(docker, files, {
     tag,
     labels: { "rlenv.environment": env.manifest.name, "rlenv.harbor": h.taskDir },
-    timeoutSec: h.image.buildTimeoutSec,
+    timeoutSec: h.image.buildTimeoutSec * buildTimeoutMultiplier(),
     log,
     what: `${env.manifest.name}'s image from ${h.image.dockerfilePath}`,
   });
