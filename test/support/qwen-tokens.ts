@@ -31,6 +31,10 @@ function render(messages: readonly Msg[], tools: unknown, generation: boolean): 
   return template.render({ messages: msgs, tools, add_generation_prompt: generation, bos_token: "", eos_token: config.eos_token });
 }
 
+/** A chat (wire-format messages) as Qwen3's template renders it. */
+export const renderQwen = (messages: readonly unknown[], tools: unknown, generation: boolean): string =>
+  render(messages as Msg[], tools, generation);
+
 /**
  * The text Qwen3 samples for a reply: what its template renders for that assistant turn, up to and
  * with <|im_end|>. With `think`, as a thinking model samples it: with its (here empty) <think> block,

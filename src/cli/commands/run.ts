@@ -19,6 +19,9 @@ interface RunOptions {
   seed?: number;
   timeoutMs?: number;
   stream?: boolean;
+  tokens?: boolean;
+  tokenizer?: string;
+  toolParser?: string;
   tasks?: string[];
   tasksFile?: string;
   k: number;
@@ -61,6 +64,9 @@ export function policyFromFlags(o: RunOptions): PolicyConfig {
   if (kind === "replay" && !arg) throw new Error("--policy replay needs a file or run folder: replay:runs/<id>");
   // Checked once here: otherwise every rollout starts and fails on the same missing file.
   if (kind === "replay" && arg && !existsSync(arg)) throw new Error(`--policy replay:${arg}: no such file or run folder`);
+  if (o.tokens && !o.tokenizer) throw new Error("--tokens needs the model's tokenizer folder: --tokenizer DIR");
+  if (o.tokenizer && !existsSync(path.join(o.tokenizer, "tokenizer.json")))
+    throw new Error(`--tokenizer ${o.tokenizer}: no tokenizer.json in that folder`);
   return {
     kind,
     ...(arg ? { replay: path.resolve(arg) } : {}),
@@ -72,6 +78,9 @@ export function policyFromFlags(o: RunOptions): PolicyConfig {
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.timeoutMs !== undefined ? { timeout_ms: o.timeoutMs } : {}),
     ...(o.stream ? { stream: true } : {}),
+    ...(o.tokens ? { tokens: true } : {}),
+    ...(o.tokenizer ? { tokenizer: path.resolve(o.tokenizer) } : {}),
+    ...(o.toolParser ? { tool_parser: o.toolParser } : {}),
   };
 }
 
@@ -106,6 +115,9 @@ export function registerRun(program: Command): void {
     .option("--seed <n>", "base seed (sample i gets seed + i)", int("--seed"))
     .option("--timeout-ms <ms>", "openai: request timeout", int("--timeout-ms"))
     .option("--stream", "openai: stream replies")
+    .option("--tokens", "openai: token-in/token-out (the model's chat template renders, token ids go to /completions; needs --tokenizer)")
+    .option("--tokenizer <dir>", "openai --tokens: model folder with tokenizer.json and tokenizer_config.json")
+    .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen; default hermes)")
     .option("--tasks <ids...>", "only these task ids")
     .option("--tasks-file <file>", "only the task ids in this file, one a line (# comments); rlenv report --emit-tasks writes one")
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)

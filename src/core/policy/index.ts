@@ -2,9 +2,12 @@ import type { LoadedTask } from "../environment/load-tasks";
 import type { PolicyConfig } from "../schema/run";
 import { NopPolicy } from "./nop";
 import { apiKeyFromEnv, OpenAIPolicy } from "./openai";
+import { TokenInOutPolicy } from "./openai-tokens";
 import { OraclePolicy } from "./oracle";
 import { findReplayFile, ReplayPolicy } from "./replay";
 import type { Policy } from "./types";
+import { ChatTokenizer } from "../tokens/chat-template";
+import { toolCallParser } from "../tokens/tool-call-parsers";
 
 export * from "./types";
 export { OpenAIPolicy, apiKeyFromEnv, isRetryable } from "./openai";
@@ -34,6 +37,7 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
       const baseURL = config.base_url ?? process.env.RLENV_BASE_URL ?? process.env.OPENAI_BASE_URL;
       if (!config.model) throw new Error("policy openai needs a model (--model)");
       if (!baseURL) throw new Error("policy openai needs a base URL (--base-url, RLENV_BASE_URL or OPENAI_BASE_URL)");
+      if (config.tokens) return tokenPolicy(config, baseURL, config.model, sample, secrets);
       return new OpenAIPolicy({
         baseURL,
         model: config.model,
@@ -53,3 +57,29 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
       );
   }
 }
+
+/** A token-in/token-out policy; the tokenizer folder is loaded once per process and shared by its rollouts. */
+function tokenPolicy(config: PolicyConfig, baseURL: string, model: string, sample: number, secrets: PolicySecrets): Policy {
+  if (!config.tokenizer) throw new Error("policy openai --tokens needs the model's tokenizer folder (--tokenizer DIR)");
+  const dir = config.tokenizer;
+  let tokenizer = tokenizers.get(dir);
+  if (!tokenizer) {
+    tokenizer = new ChatTokenizer(dir);
+    tokenizers.set(dir, tokenizer);
+  }
+  return new TokenInOutPolicy({
+    baseURL,
+    model,
+    tokenizerDir: dir,
+    tokenizer,
+    apiKey: secrets.apiKey ?? apiKeyFromEnv(),
+    ...(config.tool_parser ? { parser: toolCallParser(config.tool_parser) } : {}),
+    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+    ...(config.top_p !== undefined ? { topP: config.top_p } : {}),
+    ...(config.max_tokens !== undefined ? { maxTokens: config.max_tokens } : {}),
+    ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
+    ...(config.timeout_ms !== undefined ? { timeoutMs: config.timeout_ms } : {}),
+  });
+}
+
+const tokenizers = new Map<string, ChatTokenizer>();

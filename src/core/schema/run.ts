@@ -12,6 +12,12 @@ export const PolicyConfig = z.object({
   seed: z.number().int().optional(),
   timeout_ms: z.number().int().positive().optional(),
   stream: z.boolean().optional().describe("openai: use server-sent events"),
+  tokens: z
+    .boolean()
+    .optional()
+    .describe("openai: token-in/token-out: the engine renders the model's chat template and sends token ids to /completions"),
+  tokenizer: z.string().optional().describe("openai --tokens: the model folder with tokenizer.json and tokenizer_config.json"),
+  tool_parser: z.string().optional().describe("openai --tokens: how tool calls are read from sampled text (hermes, qwen)"),
 });
 export type PolicyConfig = z.infer<typeof PolicyConfig>;
 
