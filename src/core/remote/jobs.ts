@@ -17,12 +17,16 @@ import {
 } from "./api";
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle";
 import type { ExecutionContext, Executor } from "./executor";
-import { queryGpus } from "./gpus";
+import { GpuSampler } from "./gpu-sampler";
+import { IdempotentSubmits } from "./idempotent-submits";
+import { JobEventBatcher } from "./job-event-batcher";
+import { JobMerger } from "./job-merger";
+import { type ActiveJob, JobQueue } from "./job-queue";
 import { JobJournal } from "./journal";
 import { validateUpload } from "./upload-validation";
-import { type MergeMemo, mergeRun, mergedRunDir, newMergeMemo } from "./merge";
+import { mergedRunDir } from "./merge";
 import { startPolicyServer, type StartedPolicyServer } from "./policy-server";
-import { isFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
+import { isFinished, RolloutWatcher } from "./rollout-watch";
 
 export interface JobManagerOptions {
   dataDir: string;
@@ -36,13 +40,6 @@ export interface JobManagerOptions {
   limits?: UnpackLimits;
   /** Seconds between GPU samples while a job runs (0: none). */
   gpuSampleS?: number;
-}
-
-interface Active {
-  abort: AbortController;
-  /** Why it was aborted: a user's cancel, or the runner shutting down. */
-  reason?: "cancel" | "shutdown";
-  done: Promise<void>;
 }
 
 /** A submit refused for its content: HTTP 400 with the field at fault (and, for an environment that does not load, its problems). */
@@ -60,37 +57,52 @@ export class JobSpecError extends Error {
 /**
  * The runner's jobs: accepts bundles, queues and runs jobs on an executor, journals
  * every change, streams events, and picks everything up again after a restart.
- * Events: `event` (jobId, JobEvent).
+ * Events: `event` (jobId, JobEvent). Its parts: the queue (job-queue.ts), the event
+ * batcher (job-event-batcher.ts), the GPU sampler (gpu-sampler.ts), the merger of run
+ * folders (job-merger.ts) and the idempotency keys (idempotent-submits.ts).
  */
 export class JobManager extends EventEmitter {
   readonly journal: JobJournal;
   private readonly jobs = new Map<string, JobRecord>();
-  private readonly active = new Map<string, Active>();
-  private readonly queue: string[] = [];
-  private readonly byKey = new Map<string, string>();
-  private readonly pendingKeys = new Map<string, Promise<{ job: JobRecord; created: boolean }>>();
+  private readonly queue: JobQueue;
+  private readonly keys = new IdempotentSubmits();
   readonly started = Date.now();
   /** Rollout ends seen by this process, for rollouts/s. */
   readonly rolloutEnds: number[] = [];
-  lastGpuUtilisation: number | undefined;
-  /** A finished job's rollouts as its watcher saw them, handed to the final merge. */
-  private readonly finalView = new Map<string, RolloutFileState[]>();
   /** Live watchers of running jobs: a pull while running reuses what they know. */
   private readonly watchers = new Map<string, RolloutWatcher>();
-  /** What this process knows of each unfinished job's merged folder (see MergeMemo). */
-  private readonly mergeMemos = new Map<string, MergeMemo>();
-  private gpuTimer: NodeJS.Timeout | undefined;
-  /** Events of this turn of the event loop, journalled in one write per job (see emitEvent). */
-  private pendingEvents: Array<{ id: string; input: JobEventInput }> = [];
-  private flushImmediate: NodeJS.Immediate | undefined;
+  private readonly merger: JobMerger;
+  private readonly events: JobEventBatcher;
+  private readonly gpus: GpuSampler;
 
   constructor(private readonly opts: JobManagerOptions) {
     super();
     this.journal = new JobJournal(opts.dataDir);
+    this.queue = new JobQueue(opts.maxConcurrentJobs ?? 2, (id, act) =>
+      this.runJob(id, act.abort.signal, act).catch((e: unknown) => {
+        this.finish(id, act.reason === "cancel" ? "cancelled" : "failed", (e as Error).message);
+      }),
+    );
+    this.merger = new JobMerger(opts.version);
+    this.events = new JobEventBatcher(this.journal, (id, ev) => this.emit("event", id, ev));
+    this.gpus = new GpuSampler(
+      opts.gpuSampleS ?? 5,
+      () => this.queue.runningIds(),
+      (id, gpus) =>
+        this.emitEvent(id, {
+          type: "gpu",
+          gpus: gpus.map((g) => ({ index: g.index, utilisation: g.utilisation, memory_used_mib: g.memory_used_mib })),
+        }),
+    );
   }
 
   get capacity(): number {
-    return this.opts.maxConcurrentJobs ?? 2;
+    return this.queue.capacity;
+  }
+
+  /** Mean GPU utilisation (0-1) at the last sample. */
+  get lastGpuUtilisation(): number | undefined {
+    return this.gpus.lastUtilisation;
   }
 
   /** Reads the journal; jobs a killed runner left running are marked interrupted and resumed. */
@@ -98,7 +110,7 @@ export class JobManager extends EventEmitter {
     const { jobs, problems } = this.journal.loadAll();
     for (const job of jobs) {
       this.jobs.set(job.id, job);
-      if (job.idempotency_key) this.byKey.set(job.idempotency_key, job.id);
+      if (job.idempotency_key) this.keys.remember(job.idempotency_key, job.id);
     }
     for (const job of jobs) {
       if (job.state === "running" || job.state === "interrupted") {
@@ -133,11 +145,11 @@ export class JobManager extends EventEmitter {
   }
 
   queued(): number {
-    return this.queue.length;
+    return this.queue.waitingCount;
   }
 
   runningCount(): number {
-    return this.active.size;
+    return this.queue.runningCount;
   }
 
   jobDir(id: string): string {
@@ -145,27 +157,13 @@ export class JobManager extends EventEmitter {
   }
 
   /** Accepts a bundle (tar: job.json + env/). The same idempotency key returns the first job. */
-  async submit(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
-    if (idempotencyKey) {
-      const known = this.byKey.get(idempotencyKey);
-      const job = known ? this.jobs.get(known) : undefined;
-      if (job) {
-        await uploaded(body);
-        return { job, created: false };
-      }
-      const inFlight = this.pendingKeys.get(idempotencyKey);
-      if (inFlight) {
-        await uploaded(body);
-        return inFlight;
-      }
-    }
-    const p = this.accept(body, idempotencyKey);
-    if (idempotencyKey) this.pendingKeys.set(idempotencyKey, p);
-    try {
-      return await p;
-    } finally {
-      if (idempotencyKey) this.pendingKeys.delete(idempotencyKey);
-    }
+  submit(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
+    return this.keys.submit(
+      idempotencyKey,
+      body,
+      (id) => this.jobs.get(id),
+      () => this.accept(body, idempotencyKey),
+    );
   }
 
   private async accept(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
@@ -233,7 +231,7 @@ export class JobManager extends EventEmitter {
       renameSync(staging, this.journal.jobDir(id));
       this.jobs.set(id, record);
       this.journal.save(record);
-      if (idempotencyKey) this.byKey.set(idempotencyKey, id);
+      if (idempotencyKey) this.keys.remember(idempotencyKey, id);
       this.emitEvent(id, { type: "state", state: "queued" });
       this.enqueue(id);
       this.pump();
@@ -249,9 +247,8 @@ export class JobManager extends EventEmitter {
     const job = this.jobs.get(id);
     if (!job) return undefined;
     if (TERMINAL_STATES.includes(job.state)) return job;
-    const qi = this.queue.indexOf(id);
-    if (qi >= 0) this.queue.splice(qi, 1);
-    const act = this.active.get(id);
+    this.queue.remove(id);
+    const act = this.queue.active(id);
     if (act) {
       act.reason = "cancel";
       act.abort.abort();
@@ -274,14 +271,14 @@ export class JobManager extends EventEmitter {
 
   /** Stops running jobs without marking them cancelled (a restart resumes them). */
   async shutdown(): Promise<void> {
-    if (this.gpuTimer) clearInterval(this.gpuTimer);
-    const all = [...this.active.values()];
+    this.gpus.stop();
+    const all = this.queue.allActive();
     for (const a of all) {
       a.reason = "shutdown";
       a.abort.abort();
     }
     await Promise.all(all.map((a) => a.done));
-    this.flushEvents();
+    this.events.flush();
     this.journal.close();
   }
 
@@ -302,51 +299,28 @@ export class JobManager extends EventEmitter {
     // (its executor reports ends) has not seen yet: one pass finds them.
     const watcher = this.watchers.get(id);
     if (opts.fresh) watcher?.scan();
-    const { finished } = mergeRun(job, this.jobDir(id), this.opts.version, false, watcher?.all(), this.mergeMemo(id));
+    const finished = this.merger.update(job, this.jobDir(id), watcher?.all());
     // An interrupted job that is neither queued nor running waits for `resume`: nothing changes meanwhile.
-    const live = job.state !== "interrupted" || this.queue.includes(id) || this.active.has(id);
+    const live = job.state !== "interrupted" || this.queue.isWaiting(id) || this.queue.active(id) !== undefined;
     return { dir, finished, live };
-  }
-
-  private mergeMemo(id: string): MergeMemo {
-    let memo = this.mergeMemos.get(id);
-    if (!memo) {
-      memo = newMergeMemo();
-      this.mergeMemos.set(id, memo);
-    }
-    return memo;
   }
 
   eventsAfter(id: string, after: number): JobEvent[] {
     // Events still waiting for their write go out first: a reader of the journal misses none.
-    this.flushEvents();
+    this.events.flush();
     return this.journal.eventsAfter(id, after);
   }
 
   private enqueue(id: string): void {
-    if (!this.queue.includes(id) && !this.active.has(id)) this.queue.push(id);
+    this.queue.enqueue(id);
   }
 
   private pump(): void {
-    while (this.active.size < this.capacity && this.queue.length > 0) {
-      const id = this.queue.shift();
-      if (!id) break;
-      const abort = new AbortController();
-      const act: Active = { abort, done: Promise.resolve() };
-      this.active.set(id, act);
-      act.done = this.runJob(id, abort.signal, act)
-        .catch((e: unknown) => {
-          this.finish(id, act.reason === "cancel" ? "cancelled" : "failed", (e as Error).message);
-        })
-        .finally(() => {
-          this.active.delete(id);
-          this.pump();
-        });
-    }
-    this.sampleGpus();
+    this.queue.pump();
+    this.gpus.start();
   }
 
-  private async runJob(id: string, signal: AbortSignal, act: Active): Promise<void> {
+  private async runJob(id: string, signal: AbortSignal, act: ActiveJob): Promise<void> {
     const job = this.jobs.get(id);
     if (!job) return;
     const executor = this.opts.executors[job.spec.executor];
@@ -378,7 +352,7 @@ export class JobManager extends EventEmitter {
       this.watchers.delete(id);
     }
     if (act.reason === "shutdown") return;
-    this.finalView.set(id, watcher.all());
+    this.merger.keepFinalView(id, watcher.all());
     const units = this.jobs.get(id)?.units ?? [];
     const failed = units.find((u) => u.state === "failed" && !u.superseded_by);
     if (act.reason === "cancel") this.finish(id, "cancelled", "cancelled by request");
@@ -397,12 +371,9 @@ export class JobManager extends EventEmitter {
     const updated = this.jobs.get(id);
     if (updated) {
       try {
-        mergeRun(updated, this.jobDir(id), this.opts.version, true, this.finalView.get(id), this.mergeMemo(id));
+        this.merger.final(updated, this.jobDir(id));
       } catch (e) {
         this.emitEvent(id, { type: "log", line: `merging the run folder failed: ${(e as Error).message}` });
-      } finally {
-        this.finalView.delete(id);
-        this.mergeMemos.delete(id);
       }
     }
     this.emitEvent(id, { type: "state", state, ...(reason ? { reason } : {}) });
@@ -485,64 +456,8 @@ export class JobManager extends EventEmitter {
     this.journal.save(job);
   }
 
-  /**
-   * Journals an event, then sends it to listeners. The events of one turn of the event
-   * loop (a watcher pass, or a batch of `rlenv run` progress lines, ends many rollouts)
-   * are journalled in one write per job at the end of the turn, and the SSE streams send
-   * them in one write too: a write each was a good part of the runner's CPU. Listeners
-   * hear an event only once it is in the journal, so a runner killed in between never
-   * sent an id that it would hand out again.
-   */
+  /** Journals an event at the end of this turn of the event loop, then sends it to listeners (see JobEventBatcher). */
   private emitEvent(id: string, input: JobEventInput): void {
-    this.pendingEvents.push({ id, input });
-    this.flushImmediate ??= setImmediate(() => this.flushEvents());
+    this.events.add(id, input);
   }
-
-  private flushEvents(): void {
-    if (this.flushImmediate) clearImmediate(this.flushImmediate);
-    this.flushImmediate = undefined;
-    if (this.pendingEvents.length === 0) return;
-    const byJob = new Map<string, JobEventInput[]>();
-    for (const { id, input } of this.pendingEvents) {
-      const list = byJob.get(id);
-      if (list) list.push(input);
-      else byJob.set(id, [input]);
-    }
-    this.pendingEvents = [];
-    const written = [...byJob].map(([id, inputs]) => [id, this.journal.appendAll(id, inputs)] as const);
-    for (const [id, events] of written) for (const ev of events) this.emit("event", id, ev);
-  }
-
-  /** GPU utilisation samples into running jobs' event streams. */
-  private sampleGpus(): void {
-    const every = this.opts.gpuSampleS ?? 5;
-    if (every <= 0 || this.gpuTimer) return;
-    this.gpuTimer = setInterval(async () => {
-      if (this.active.size === 0) return;
-      const { gpus } = await queryGpus();
-      if (gpus.length === 0) return;
-      this.lastGpuUtilisation = gpus.reduce((a, g) => a + g.utilisation, 0) / gpus.length / 100;
-      for (const id of this.active.keys()) {
-        this.emitEvent(id, {
-          type: "gpu",
-          gpus: gpus.map((g) => ({ index: g.index, utilisation: g.utilisation, memory_used_mib: g.memory_used_mib })),
-        });
-      }
-    }, every * 1000);
-    this.gpuTimer.unref();
-  }
-}
-
-/**
- * Reads a retried upload to its end without keeping it. Answering before the client has
- * sent it all would close the connection under its writes (EPIPE on the client's side).
- */
-function uploaded(body: Readable): Promise<void> {
-  return new Promise((resolve) => {
-    if (body.readableEnded || body.destroyed) return resolve();
-    body.once("end", resolve);
-    body.once("error", () => resolve());
-    body.once("close", resolve);
-    body.resume();
-  });
 }
