@@ -1,12 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { openAuditProviders } from "../../core/audit/audit-folder";
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
 import { formatProblem, loadEnvironment } from "../../core/environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
-import { createSandboxProvider } from "../../core/sandbox/index";
 import type { SandboxProvider } from "../../core/sandbox/types";
 import { AuditReport, type EnvironmentAudit } from "../../core/schema/audit";
 import { defaultValidateConcurrency } from "./validate-run";
@@ -26,25 +26,12 @@ interface AuditCliOptions {
   unsafeNoSandbox?: boolean;
 }
 
-/** The backends to audit on: the one named, or (auto, both) every one that starts here; docker first when both do. */
+/** The backends to audit on (core's choice), with the ones that did not start said on stderr unless auto. */
 async function openProviders(opts: AuditCliOptions): Promise<Array<{ backend: Backend; provider: SandboxProvider }>> {
-  const want: Backend[] = opts.sandbox === "docker" || opts.sandbox === "process" ? [opts.sandbox] : ["docker", "process"];
-  const out: Array<{ backend: Backend; provider: SandboxProvider }> = [];
-  const errors: string[] = [];
-  for (const backend of want) {
-    try {
-      const provider = await createSandboxProvider({ backend, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}) });
-      out.push({ backend, provider });
-    } catch (e) {
-      errors.push(`${backend}: ${(e as Error).message}`);
-    }
-  }
-  if (out.length === 0 || (opts.sandbox === "both" && out.length < 2)) {
-    for (const p of out) await p.provider.shutdown();
-    throw new Error(`no sandbox backend to audit on (${errors.join("; ")})`);
-  }
+  const sandbox = opts.sandbox === "docker" || opts.sandbox === "process" || opts.sandbox === "both" ? opts.sandbox : "auto";
+  const { providers, errors } = await openAuditProviders(sandbox, opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {});
   if (errors.length > 0 && opts.sandbox !== "auto") process.stderr.write(`rlenv audit: ${errors.join("; ")}\n`);
-  return out;
+  return providers;
 }
 
 const int = (v: string) => {

@@ -26,14 +26,20 @@ export interface AuditFolderOptions {
   log?: (line: string) => void;
 }
 
-/** The backends to audit on: the one named, or every one that starts here (docker first). */
-async function openProviders(sandbox: AuditFolderOptions["sandbox"]): Promise<Array<{ backend: Backend; provider: SandboxProvider }>> {
+/**
+ * The backends to audit on: the one named, or (auto, both) every one that starts here, docker
+ * first. Throws when none starts (or both were asked and one did not); `errors` names the ones that did not.
+ */
+export async function openAuditProviders(
+  sandbox: AuditFolderOptions["sandbox"],
+  opts: { unsafeNoSandbox?: boolean } = {},
+): Promise<{ providers: Array<{ backend: Backend; provider: SandboxProvider }>; errors: string[] }> {
   const want: Backend[] = sandbox === "docker" || sandbox === "process" ? [sandbox] : ["docker", "process"];
   const out: Array<{ backend: Backend; provider: SandboxProvider }> = [];
   const errors: string[] = [];
   for (const backend of want) {
     try {
-      out.push({ backend, provider: await createSandboxProvider({ backend }) });
+      out.push({ backend, provider: await createSandboxProvider({ backend, ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}) }) });
     } catch (e) {
       errors.push(`${backend}: ${(e as Error).message}`);
     }
@@ -42,7 +48,7 @@ async function openProviders(sandbox: AuditFolderOptions["sandbox"]): Promise<Ar
     for (const p of out) await p.provider.shutdown();
     throw new Error(`no sandbox backend to audit on (${errors.join("; ")})`);
   }
-  return out;
+  return { providers: out, errors };
 }
 
 /**
@@ -59,7 +65,7 @@ export async function auditIntoFolder(
   const runsDir = path.join(opts.out, "runs");
   rmSync(runsDir, { recursive: true, force: true });
   mkdirSync(runsDir, { recursive: true });
-  const providers = await openProviders(opts.sandbox);
+  const { providers } = await openAuditProviders(opts.sandbox);
   const runs = Math.max(1, opts.runs ?? 5);
   const mutants = opts.mutants ?? 20;
   const seed = opts.seed ?? 0;
