@@ -2,8 +2,8 @@
  * HumanEval validation cost: `rlenv validate --run environments/code-humaneval` (oracle and
  * nop on all 164 tasks: 328 rollouts) on the docker backend at the default concurrency,
  * against a baseline measured in the same run that does what a plain evaluation script
- * does: one unsandboxed `python3 -c <prompt + completion + test + check(entry)>` per
- * rollout, 8 at a time. The process backend is timed too, for reference.
+ * does: per rollout, the solution and the task's hidden check written to a folder and
+ * `python3 _hidden_check.py` run there unsandboxed, 8 at a time. The process backend is timed too, for reference.
  *
  *   npx tsx test/bench/code-humaneval.ts            (BENCH_BACKENDS=docker,process to choose)
  *
@@ -20,7 +20,8 @@
  * against both sides alike.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { textFiles } from "../../src/core/environment/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
@@ -35,10 +36,12 @@ const backends = (process.env.BENCH_BACKENDS ?? "docker,process").split(",").fil
 function run(
   cmd: string,
   args: string[],
-  opts: { cwd?: string; quiet?: boolean } = {},
+  opts: { cwd?: string; quiet?: boolean; stdin?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ["ignore", "pipe", "pipe"] });
+    const c = spawn(cmd, args, { cwd: opts.cwd ?? REPO, stdio: ["pipe", "pipe", "pipe"] });
+    c.stdin.on("error", () => {}); // a program that does not read its stdin may close it first
+    c.stdin.end(opts.stdin ?? "");
     let stdout = "";
     let stderr = "";
     c.stdout.on("data", (d: Buffer) => {
@@ -96,19 +99,38 @@ function cpuSince(a: ReturnType<typeof cpuMs>): number {
   return parts.some((x) => x < 0) ? Number.NaN : parts.reduce((x, y) => x + y, 0);
 }
 
-/** The programs a plain harness runs: the oracle's and the empty body's, each with its check. */
-function baselinePrograms(): Array<{ id: string; program: string; expectPass: boolean }> {
+/**
+ * What a plain harness runs per rollout: the oracle's or the empty body's solution.py beside
+ * the task's hidden check, run as `python3 _hidden_check.py` with the sentinel line on stdin
+ * (the check imports the submission in a child process of its own and prints the sentinel
+ * only once check() returned).
+ */
+function baselinePrograms(): Array<{ id: string; files: Record<string, string>; expectPass: boolean }> {
   const { env } = loadEnvironment(ENV_DIR);
   if (!env) throw new Error(`cannot load ${ENV_DIR}`);
   return env.tasks.flatMap((t) => {
-    const check = (textFiles(t.tests?.files)["_hidden_check.py"] ?? "").replace(/^from solution import .*$/gm, "");
+    const check = textFiles(t.tests?.files)["_hidden_check.py"] ?? "";
     const seed = textFiles(t.files)["solution.py"] ?? "";
     const solved = textFiles(t.solution?.files)["solution.py"] ?? "";
     return [
-      { id: `${t.id}/oracle`, program: `${solved}\n${check}`, expectPass: true },
-      { id: `${t.id}/nop`, program: `${seed}\n${check}`, expectPass: false },
+      { id: `${t.id}/oracle`, files: { "solution.py": solved, "_hidden_check.py": check }, expectPass: true },
+      { id: `${t.id}/nop`, files: { "solution.py": seed, "_hidden_check.py": check }, expectPass: false },
     ];
   });
+}
+
+const SENTINEL = "rlenv-bench-sentinel";
+
+/** Runs one baseline program in a folder of its own; whether it passed (exit 0 and the sentinel printed). */
+async function runBaseline(files: Record<string, string>): Promise<boolean> {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-he-"));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+    const r = await run(PYTHON, ["_hidden_check.py"], { cwd: dir, stdin: `${SENTINEL}\n` });
+    return r.code === 0 && r.stdout.includes(SENTINEL);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Wall time and the CPU time of everything the side ran (see cpuMs), in milliseconds. */
@@ -127,8 +149,7 @@ async function baseline(): Promise<Timed> {
     Array.from({ length: BASELINE_THREADS }, async () => {
       while (next < programs.length) {
         const p = programs[next++]!;
-        const r = await run(PYTHON, ["-c", p.program], { cwd: "/tmp" });
-        if ((r.code === 0) !== p.expectPass) wrong++;
+        if ((await runBaseline(p.files)) !== p.expectPass) wrong++;
       }
     }),
   );
@@ -203,7 +224,7 @@ async function main(): Promise<void> {
   const roundsWanted = Math.max(1, Number.parseInt(process.env.BENCH_ROUNDS ?? "1", 10) || 1);
   if (CLI_MODE === "dist") await buildCli();
   console.log(
-    `HumanEval, 164 tasks x (oracle + nop) = 328 rollouts; baseline: python3 -c per rollout, ${BASELINE_THREADS} at a time, unsandboxed`,
+    `HumanEval, 164 tasks x (oracle + nop) = 328 rollouts; baseline: python3 _hidden_check.py per rollout, ${BASELINE_THREADS} at a time, unsandboxed`,
   );
   console.log(
     `rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (the bundled CLI, rebuilt)" : "src/cli/main.ts through tsx"}; default concurrency`,

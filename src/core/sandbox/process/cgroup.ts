@@ -136,7 +136,7 @@ export class SandboxCgroup {
       if (this.procs().length === 0) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    for (const d of this.dirs) removeGroup(d);
+    await Promise.all(this.dirs.map((d) => removeGroupSoon(d)));
   }
 }
 
@@ -154,6 +154,25 @@ function removeGroup(dir: string): boolean {
       // Only a group still emptying is worth waiting for: one we may not remove never will be.
       if (code !== "EBUSY") return false;
       Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+  return false;
+}
+
+/**
+ * removeGroup without blocking: the sandbox's close waits here while the rollouts around it go
+ * on (the blocking wait held every other rollout's events for as long).
+ */
+async function removeGroupSoon(dir: string): Promise<boolean> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      rmdirSync(dir);
+      return true;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return true;
+      if (code !== "EBUSY") return false;
+      await new Promise((r) => setTimeout(r, 10));
     }
   }
   return false;
