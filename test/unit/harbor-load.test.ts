@@ -107,6 +107,8 @@ test("a folder of Harbor tasks: expanded task by task; loading the folder itself
     const { env, problems } = loadEnvironment(folder);
     assert.equal(env, null);
     assert.match(problems[0]?.message ?? "", /a folder of 1 Harbor tasks/);
+    // The editor finds tasks by their task.toml and loads them through it.
+    assert.equal(loadEnvironment(path.join(t.dir, "task.toml")).env?.manifest.name, "my-task");
   } finally {
     t.cleanup();
   }

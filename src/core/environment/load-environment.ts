@@ -52,6 +52,8 @@ export function loadEnvironment(dirOrManifest: string, opts: LoadOptions = {}): 
   const given = path.resolve(dirOrManifest);
   const isFile = statSync(given, { throwIfNoEntry: false })?.isFile() === true;
   const dir = isFile ? path.dirname(given) : given;
+  // A Harbor task's task.toml stands for its folder (the editor finds tasks by it).
+  if (isFile && path.basename(given) === "task.toml" && isHarborTask(dir)) return loadHarborTask(dir);
   const manifestPath = isFile ? given : path.join(dir, MANIFEST_FILE);
   if (!lstatSync(manifestPath, { throwIfNoEntry: false })) {
     if (!isFile && isHarborTask(dir)) return loadHarborTask(dir);

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import { type Environment, type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+import { HARBOR_CONFIG, isHarborTask } from "../../core/harbor/load-harbor";
 import type { Problem } from "../../core/environment/problem";
 import { loadEngine } from "../rollouts/engine";
 
@@ -69,7 +70,10 @@ export class EnvironmentIndex implements vscode.Disposable {
   }
 
   private async scan(): Promise<void> {
-    const found = await vscode.workspace.findFiles(`**/${MANIFEST_FILE}`, IGNORED);
+    const manifests = await vscode.workspace.findFiles(`**/${MANIFEST_FILE}`, IGNORED);
+    // Harbor task folders (task.toml, no environment.yaml) are environments as they are.
+    const harbor = (await vscode.workspace.findFiles(`**/${HARBOR_CONFIG}`, IGNORED)).filter((u) => isHarborTask(path.dirname(u.fsPath)));
+    const found = [...manifests, ...harbor];
     this.entries.clear();
     for (const uri of found) this.load(uri);
     this.log.info(`found ${found.length} environment${found.length === 1 ? "" : "s"}`);
@@ -149,7 +153,7 @@ export class EnvironmentIndex implements vscode.Disposable {
   private flush(): void {
     const files = [...this.pending];
     this.pending = new Set();
-    const manifestAppeared = files.some((f) => path.basename(f) === MANIFEST_FILE && !this.entries.has(f));
+    const manifestAppeared = files.some((f) => [MANIFEST_FILE, HARBOR_CONFIG].includes(path.basename(f)) && !this.entries.has(f));
     const manifestGone = files.some((f) => this.entries.has(f) && !existsSync(f));
     if (manifestAppeared || manifestGone) {
       void this.refresh();
