@@ -103,9 +103,9 @@ export class AdaptiveConcurrency {
     if (next) this.set(next.limit, throughput, latency, next.reason);
   }
 
-  /** Enough replies that each rollout in flight answered a few times. */
+  /** Enough replies that each rollout in flight answered a few times; more once climbing, where the steps are small. */
   private windowSize(): number {
-    return Math.max(8, 2 * this.limit);
+    return Math.max(8, (this.phase === "grow" ? 2 : 3) * this.limit);
   }
 
   private resetWindow(): void {
@@ -157,7 +157,10 @@ export class AdaptiveConcurrency {
     if (!best) return null;
     if (this.probing) {
       this.probing = false;
-      if (throughput > best.throughput * (1 + GAIN)) {
+      // Up must earn its keep; down is kept unless it costs throughput: as much done with fewer in flight is
+      // lower latency and less memory, and noise that flatters a step up would otherwise ratchet the limit up.
+      const kept = current > best.limit ? throughput > best.throughput * (1 + GAIN) : throughput >= best.throughput * (1 - GAIN / 5);
+      if (kept) {
         this.best = { limit: current, throughput };
         this.restAfterFailure = 2;
         return { limit: current, reason: `step to ${current} raised throughput: kept` };
