@@ -7,8 +7,10 @@
  * parse, reading the token fields, the ledger (prefix check, drift, mask) and writing the event.
  * Two modes run interleaved in the same process, rollout by rollout:
  *   - plain: a server without token fields (capture absent);
- *   - capture: the same replies with prompt_token_ids, token_ids and logprobs.
- * Figures: ms per turn added by capture (goal < 1), as a ratio to the plain turn, and trajectory
+ *   - capture: the same replies with prompt_token_ids, token_ids and logprobs;
+ *   - tokens: token-in/token-out against a completions endpoint (the Qwen3 template renders each
+ *     turn's new messages, the tokenizer encodes them, the reply is decoded and its tool call parsed).
+ * Figures: ms per turn added by capture and by token-in/token-out (goal < 1), as a ratio to the plain turn, and trajectory
  * bytes per 1,000 sampled tokens in capture mode (goal < 12 KB). The per-turn cost is the process's
  * CPU time (user + system) over the turn, which other programs on a shared machine disturb less than
  * the wall clock; the wall clock is printed beside it. Prints figures; asserts nothing.
@@ -21,8 +23,10 @@ import path from "node:path";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import type { ChatMessage } from "../../src/core/policy/types";
 import { TrajectoryWriter } from "../../src/core/rollout/trajectory-writer";
+import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
+import { ChatTokenizer } from "../../src/core/tokens/chat-template";
 import { TokenLedger } from "../../src/core/tokens/ledger";
-import { fakeLogprob, qwenDecode, qwenEncode } from "../support/qwen-tokens";
+import { fakeLogprob, QWEN3_DIR, qwenDecode, qwenEncode } from "../support/qwen-tokens";
 
 const ROLLOUTS = Number(process.argv[2] ?? 40);
 const TURNS = 5;
@@ -75,8 +79,24 @@ function bodies(capture: boolean): string[] {
   return out;
 }
 
+/** The completions endpoint's replies: the same text, then a Hermes tool call, as Qwen3 samples it. */
+function completionBodies(): string[] {
+  return Array.from({ length: TURNS }, (_, t) => {
+    const call = t === TURNS - 1 ? "" : '\n<tool_call>\n{"name": "show", "arguments": {"path": "a.txt"}}\n</tool_call>';
+    const text = `${completionText}${call}<|im_end|>`;
+    const ids = qwenEncode(text);
+    return JSON.stringify({
+      id: `c${t}`,
+      object: "text_completion",
+      model: "qwen3",
+      choices: [{ index: 0, text, finish_reason: "stop", token_ids: ids, logprobs: { token_logprobs: ids.map((_, i) => fakeLogprob(i)) } }],
+    });
+  });
+}
+
 async function main() {
-  const replies = { plain: bodies(false), capture: bodies(true) };
+  const replies = { plain: bodies(false), capture: bodies(true), tokens: completionBodies() };
+  const tokenizer = new ChatTokenizer(QWEN3_DIR);
   let mode: keyof typeof replies = "plain";
   let turn = 0;
   const server = createServer((req, res) => {
@@ -86,23 +106,29 @@ async function main() {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-tokens-"));
-  const ms = { plain: [] as number[], capture: [] as number[] };
-  const cpu = { plain: [] as number[], capture: [] as number[] };
-  const bytes = { plain: 0, capture: 0 };
+  const ms = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
+  const cpu = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
+  const bytes = { plain: 0, capture: 0, tokens: 0 };
   const signal = new AbortController().signal;
   const observation = qwenDecode(observationIds);
 
   async function rollout(m: keyof typeof replies, i: number): Promise<void> {
     mode = m;
-    const policy = new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
+    const policy =
+      m === "tokens"
+        ? new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer })
+        : new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
     const file = path.join(dir, `${m}-${i}.jsonl`);
     const writer = await TrajectoryWriter.create(file);
     const ledger = new TokenLedger();
     const messages: ChatMessage[] = [{ role: "user", content: "Fix the parser." }];
+    const tools = [
+      { name: "show", description: "Print a file.", parameters: { type: "object", properties: { path: { type: "string" } } } },
+    ];
     for (turn = 0; turn < TURNS; turn++) {
       const t0 = performance.now();
       const c0 = process.cpuUsage();
-      const reply = await policy.next({ messages, tools: [], turn, signal });
+      const reply = await policy.next({ messages, tools, turn, signal });
       writer.write({
         type: "message",
         role: "assistant",
@@ -129,13 +155,16 @@ async function main() {
   for (let i = 0; i < 3; i++) {
     await rollout("plain", -1 - i * 2);
     await rollout("capture", -2 - i * 2);
+    await rollout("tokens", -3 - i * 3);
   }
-  for (const xs of [ms.plain, ms.capture, cpu.plain, cpu.capture]) xs.length = 0;
+  for (const xs of [ms.plain, ms.capture, ms.tokens, cpu.plain, cpu.capture, cpu.tokens]) xs.length = 0;
   bytes.plain = 0;
   bytes.capture = 0;
+  bytes.tokens = 0;
   for (let i = 0; i < ROLLOUTS; i++) {
     await rollout("plain", i);
     await rollout("capture", i);
+    await rollout("tokens", i);
   }
   server.close();
   rmSync(dir, { recursive: true, force: true });
@@ -148,12 +177,15 @@ async function main() {
     `${name}: median ${median(xs).toFixed(3)} ms, mean ${mean(xs).toFixed(3)} ms (${(mean(xs) / mean(base)).toFixed(2)}× plain's mean)`;
   console.log(line("plain turn, CPU   ", cpu.plain, cpu.plain));
   console.log(line("capture turn, CPU ", cpu.capture, cpu.plain));
+  console.log(line("tokens turn, CPU  ", cpu.tokens, cpu.plain));
   console.log(line("plain turn, wall  ", ms.plain, ms.plain));
   console.log(line("capture turn, wall", ms.capture, ms.plain));
+  console.log(line("tokens turn, wall ", ms.tokens, ms.plain));
   console.log(`added by capture: ${(mean(cpu.capture) - mean(cpu.plain)).toFixed(3)} ms CPU per turn (mean; goal < 1 ms)`);
+  console.log(`added by token-in/token-out: ${(mean(cpu.tokens) - mean(cpu.plain)).toFixed(3)} ms CPU per turn (mean; goal < 1 ms)`);
   console.log(
     `trajectory bytes per 1,000 sampled tokens: capture ${(((bytes.capture / sampled) * 1000) / 1024).toFixed(2)} KB ` +
-      `(plain ${(((bytes.plain / sampled) * 1000) / 1024).toFixed(2)} KB, ${(bytes.capture / bytes.plain).toFixed(2)}×; goal < 12 KB)`,
+      `(tokens ${(((bytes.tokens / sampled) * 1000) / 1024).toFixed(2)} KB, plain ${(((bytes.plain / sampled) * 1000) / 1024).toFixed(2)} KB, ${(bytes.capture / bytes.plain).toFixed(2)}×; goal < 12 KB)`,
   );
 }
 
