@@ -1,16 +1,13 @@
 import { setMaxListeners } from "node:events";
-import { existsSync, mkdirSync, renameSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
 import { findDomain } from "../domains/registry";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
-import { abortReason, type BackoffOptions, backoffDelay, sleep } from "../policy/backoff";
+import { abortReason, type BackoffOptions } from "../policy/backoff";
 import { createPolicy } from "../policy/index";
-import { type Policy, PolicyRequestError } from "../policy/types";
-import { ATTEMPTS_DIR, attemptFile, ROLLOUTS_DIR, RUN_FILE, SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
-import { runOwner } from "../runs/run-state";
+import type { Policy } from "../policy/types";
+import { SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { summarize } from "../runs/summarize";
 import { providerForEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../sandbox/types";
@@ -20,7 +17,10 @@ import { newRunId, rolloutId } from "./ids";
 import { adaptiveConcurrencyFor } from "./concurrency-controller";
 import { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
-import { type RolloutHooks, type RolloutResult, runRollout } from "./run-rollout";
+import { type RolloutAttempts, runWithInfraRetries } from "./rollout-attempts";
+import type { RolloutHooks, RolloutResult } from "./run-rollout";
+import { closeRunRecord, openRunRecord } from "./run-record";
+import { RunTally } from "./run-tally";
 import { buildToolset } from "./toolset";
 
 /** What a run reports as it goes (the CLI's progress bar, the extension's dashboard, the runner's stream). */
@@ -117,16 +117,6 @@ export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
   return tasks;
 }
 
-/** A policy that could not be made fails its rollout with the reason, recorded in the trajectory. */
-function brokenPolicy(kind: string, err: Error): Policy {
-  return {
-    kind,
-    next: async () => {
-      throw new PolicyRequestError(err.message);
-    },
-  };
-}
-
 /**
  * N tasks × k samples through the agent loop, with separate limits for sandboxes
  * (concurrent rollouts) and in-flight policy requests; infra failures retry with
@@ -151,30 +141,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
 
   const runId = resumed ? resumed.id : (opts.runId ?? newRunId(env.manifest.name));
   const runDir = resumed && opts.resumeDir ? path.resolve(opts.resumeDir) : path.resolve(opts.runsDir, runId);
-  if (resumed && resumed.env.hash !== env.hash) {
-    throw new Error(
-      `run ${runId} was made with ${resumed.env.name} at hash ${resumed.env.hash}; ${env.dir} is now ${env.hash}: a resumed run must finish on the environment it started on`,
-    );
-  }
-  if (!resumed && existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${opts.runsDir}`);
-  mkdirSync(path.join(runDir, ROLLOUTS_DIR), { recursive: true });
-  // The owner (pid and start time) lets any reader tell a run whose process died from a live one.
-  let record: RunRecord;
-  if (resumed) {
-    const { ended: _ended, ...rest } = resumed;
-    record = { ...rest, status: "running", owner: runOwner(), resumed: [...(resumed.resumed ?? []), new Date().toISOString()] };
-  } else {
-    record = {
-      id: runId,
-      created: new Date().toISOString(),
-      status: "running",
-      env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir },
-      config,
-      host: os.hostname(),
-      owner: runOwner(),
-    };
-  }
-  writeJsonAtomic(path.join(runDir, RUN_FILE), record);
+  const record = openRunRecord({ env, config, runId, runDir, runsDir: opts.runsDir, resumed });
 
   const ownProvider = !opts.sandboxProvider;
   let provider: SandboxProvider;
@@ -189,7 +156,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
         log: (m) => progress({ type: "log", level: "info", message: m }),
       }));
   } catch (e) {
-    writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
+    closeRunRecord(runDir, record, "failed");
     throw e;
   }
 
@@ -199,7 +166,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     try {
       await domain.prepare(env, (m) => progress({ type: "log", level: "info", message: m }));
     } catch (e) {
-      writeJsonAtomic(path.join(runDir, RUN_FILE), { ...record, status: "failed", ended: new Date().toISOString() });
+      closeRunRecord(runDir, record, "failed");
       if (ownProvider) await provider.shutdown().catch(() => {});
       throw e;
     }
@@ -226,21 +193,20 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const adaptive = config.concurrency_auto && !opts.slots ? adaptiveConcurrencyFor(runDir, config.concurrency) : null;
   const slots = opts.slots ?? adaptive?.slots;
   const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
-  const results: RolloutResult[] = plan ? [...plan.kept.values()] : [];
+  const tally = new RunTally(plan ? plan.kept.values() : []);
   let sandboxBusyMs = 0;
   let running = 0;
   const t0 = performance.now();
 
   const report = () => {
-    const done = results.length;
+    const done = tally.done;
     const elapsed = (performance.now() - t0) / 1000;
-    const scored = results.filter((r) => r.status !== "cancelled" && !r.infra);
     const rate = elapsed > 0 ? done / elapsed : 0;
     progress({
       type: "progress",
       done,
       total: items.length,
-      meanReward: scored.length === 0 ? null : scored.reduce((s, r) => s + (r.reward ?? 0), 0) / scored.length,
+      meanReward: tally.meanReward,
       rate,
       eta: done === 0 || rate === 0 ? null : (items.length - done) / rate,
       policyInFlight: policyLimit.inFlight,
@@ -249,62 +215,37 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     });
   };
 
-  const runItem = async (task: LoadedTask, sample: number): Promise<RolloutResult> => {
-    const id = rolloutId(task.id, sample);
-    const file = path.join(runDir, ROLLOUTS_DIR, `${id}.jsonl`);
-    const previousAttempts: Array<{ file: string; reason: string }> = [...(plan?.setAside.get(id) ?? [])];
-    for (let attempt = 1; ; attempt++) {
-      let policy: Policy;
-      try {
-        policy = makePolicy({ env, task, sample, config });
-      } catch (e) {
-        policy = brokenPolicy(config.policy.kind, e as Error);
-      }
-      progress({ type: "rollout-start", task: task.id, sample, rolloutId: id, file, attempt });
-      const res = await runRollout({
-        env,
-        task,
-        sample,
-        policy,
-        sandboxProvider: provider,
-        file,
-        runId,
-        rolloutId: id,
-        domain,
-        toolset,
-        signal,
-        ...(config.seed !== undefined ? { seed: config.seed + sample } : {}),
-        ...(opts.hooks ? { hooks: opts.hooks } : {}),
-        meter: {
-          policyCall: (fn, s) => policyLimit.run(adaptive ? () => adaptive.timed(fn) : fn, s),
-          sandboxBusy: (ms) => (sandboxBusyMs += ms),
-        },
-        ...(previousAttempts.length > 0 ? { previousAttempts: [...previousAttempts] } : {}),
-      });
-      if (!res.infra || attempt >= maxAttempts || signal.aborted) return { ...res, attempts: attempt };
-      // Keep the failed attempt for the record, out of the run's rollouts; the next try's start names it.
-      const kept = attemptFile(id, attempt);
-      mkdirSync(path.join(runDir, ATTEMPTS_DIR), { recursive: true });
-      renameSync(file, path.join(runDir, kept));
-      previousAttempts.push({ file: kept, reason: res.reason ?? "infrastructure failure" });
-      progress({
-        type: "log",
-        level: "warn",
-        message: `${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${maxAttempts}`,
-      });
-      try {
-        await sleep(backoffDelay(attempt - 1, opts.infraBackoff), signal);
-      } catch {
-        return { ...res, attempts: attempt };
-      }
-    }
+  const attempts: RolloutAttempts = {
+    runDir,
+    shared: {
+      env,
+      sandboxProvider: provider,
+      runId,
+      domain,
+      toolset,
+      signal,
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      meter: {
+        policyCall: (fn, s) => policyLimit.run(adaptive ? () => adaptive.timed(fn) : fn, s),
+        sandboxBusy: (ms) => (sandboxBusyMs += ms),
+      },
+    },
+    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    makePolicy: (task, sample) => makePolicy({ env, task, sample, config }),
+    policyKind: config.policy.kind,
+    maxAttempts,
+    ...(opts.infraBackoff ? { backoff: opts.infraBackoff } : {}),
+    signal,
+    ...(plan ? { setAside: plan.setAside } : {}),
+    started: (e) => progress({ type: "rollout-start", ...e }),
+    warn: (message) => progress({ type: "log", level: "warn", message }),
   };
 
   /** One rollout, its end reported before its slot (when slots are shared) goes to the next. */
   const one = async (item: (typeof items)[number]): Promise<void> => {
     running++;
-    const res = await runItem(item.task, item.sample).finally(() => running--);
-    results.push(res);
+    const res = await runWithInfraRetries(attempts, item.task, item.sample).finally(() => running--);
+    tally.add(res);
     progress({
       type: "rollout-end",
       task: res.task,
@@ -351,7 +292,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   }
 
   const wallMs = performance.now() - t0;
-  results.sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
+  const results = [...tally.results].sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
   const summary = summarize(
     runId,
     results.map((r) => ({
@@ -375,8 +316,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     },
   );
   writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summary);
-  const final: RunRecord = { ...record, status: signal.aborted ? "cancelled" : "completed", ended: new Date().toISOString() };
-  writeJsonAtomic(path.join(runDir, RUN_FILE), final);
+  const final = closeRunRecord(runDir, record, signal.aborted ? "cancelled" : "completed");
   if (signal.aborted) progress({ type: "log", level: "warn", message: `run cancelled: ${abortReason(signal).message}` });
   return { runDir, record: final, summary, rollouts: results };
 }
