@@ -353,8 +353,23 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     count,
   );
 
+  // Each task's survivors are checked for equivalence in a workbench of its own: a few tasks at a time, not one after another.
+  const referenceOf = (id: string) =>
+    opts.providers.flatMap(({ backend }) => (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward)).find((r) => r !== null) ?? null;
+  const mutations = new Map(
+    await timed(
+      "equivalence of survivors",
+      () =>
+        Promise.all(
+          plans.map((plan) =>
+            making.run(async () => [plan.task.id, await judgeMutation(plan, mutantRuns, referenceOf(plan.task.id))] as const),
+          ),
+        ),
+      () => 0,
+    ),
+  );
+
   const audits: TaskAudit[] = [];
-  let judgingSeconds = 0;
   for (const task of tasks) {
     const problems: string[] = [];
     const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) =>
@@ -411,9 +426,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     const plan = plans.find((p) => p.task.id === task.id);
     let mutation: MutationResult | null = null;
     if (plan) {
-      const t0 = performance.now();
-      mutation = await judgeMutation(plan, mutantRuns, reference);
-      judgingSeconds += (performance.now() - t0) / 1000;
+      mutation = mutations.get(task.id) ?? (await judgeMutation(plan, mutantRuns, reference));
       // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
       if (mutation.kind !== "code")
         for (const sv of mutation.survivors)
@@ -430,7 +443,6 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     }
     audits.push({ id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes });
   }
-  phases.push({ phase: "equivalence of survivors", seconds: Math.round(judgingSeconds * 1000) / 1000, rollouts: 0 });
   return {
     name: env.manifest.name,
     dir: env.dir,
