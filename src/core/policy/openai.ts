@@ -27,6 +27,10 @@ export interface OpenAIPolicyOptions {
   capture?: boolean;
 }
 
+/** A 400 that names a field the server does not take: the capture fields, for a server without capture. */
+const REFUSED_FIELD =
+  /return_token_ids|logprobs|unrecognized request argument|extra (fields|inputs) not permitted|unknown (field|parameter)/i;
+
 /** The key from the environment: RLENV_API_KEY first, then OPENAI_API_KEY; local servers accept any. */
 export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.RLENV_API_KEY ?? env.OPENAI_API_KEY ?? "EMPTY";
@@ -82,9 +86,9 @@ export class OpenAIPolicy implements Policy {
         return { ...reply, latencyMs: performance.now() - started };
       } catch (e) {
         if (req.signal.aborted) throw abortReason(req.signal);
-        if (this.capture && e instanceof APIError && e.status === 400) {
-          // Most likely the capture fields (OpenAI's API refuses return_token_ids): the same request
-          // without them, not counted as a retry; a 400 for another cause comes back again below.
+        if (this.capture && e instanceof APIError && e.status === 400 && REFUSED_FIELD.test(e.message)) {
+          // The capture fields refused (OpenAI's API does not know return_token_ids): the same request
+          // without them, not counted as a retry. Any other 400 (context too long) fails as before.
           this.capture = false;
           attempt--;
           continue;
