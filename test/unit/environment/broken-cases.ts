@@ -37,7 +37,7 @@ const EXPECT: Record<string, { e: string[]; n: number | null }> = {
   },
   "unknown verifier type": {
     e: [
-      "environment.yaml:6:11: error: reward[0].type: unknown type \"exakt\": expected one of tests, exact, numeric, fields, script, judge, scene (did you mean 'exact'?)",
+      "environment.yaml:6:11: error: reward[0].type: unknown type \"exakt\": expected one of tests, exact, numeric, fields, script, judge, scene, harbor (did you mean 'exact'?)",
     ],
     n: null,
   },
