@@ -257,6 +257,10 @@ async function engineCpu(env: Environment, provider: SandboxProvider, directCpuM
   );
   console.log("engine         sandbox     c   CPU/step ms  loop delay p50  p99 ms  overhead/step ms (wall, median)");
   const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-cpu-"));
+  // Warm-up, not measured: each engine's modules load (a domain, a verifier) on first use.
+  for (const [, engine] of engines)
+    for (const sp of [provider, free])
+      await engine.runEnvironment({ env, config: { policy: { kind: "oracle" }, k: 4 }, runsDir, sandboxProvider: sp, policyFactory: plan });
   for (const c of [1, 8, 32]) {
     for (const [sandboxName, sp, lessCpuMs] of [
       ["process", provider, directCpuMsPerRollout],
