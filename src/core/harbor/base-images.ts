@@ -24,6 +24,13 @@ export interface BaseStandIn {
 
 export const STAND_IN_ROOT = "rlenv/python:bookworm";
 
+/**
+ * The debootstrap image's /workspace belongs to its sandbox user (1000): a task's `WORKDIR
+ * /workspace` would keep that owner, and root without capabilities (CAP_DAC_OVERRIDE) could not
+ * write there. Removed, so WORKDIR makes it anew, root's, as on the real base images.
+ */
+const NO_WORKSPACE = "RUN rmdir /workspace";
+
 const APT = (pkgs: string) =>
   `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkgs} && rm -rf /var/lib/apt/lists/*`;
 
@@ -37,7 +44,7 @@ export const BUILTIN_STAND_INS: readonly BaseStandIn[] = [
   {
     match: "ubuntu:*",
     name: "ubuntu",
-    lines: [APT("ca-certificates"), "WORKDIR /"],
+    lines: [APT("ca-certificates"), NO_WORKSPACE, "WORKDIR /"],
     note: "Debian 12 (bookworm) with python3 and python3-pytest, not Ubuntu: package versions are bookworm's",
   },
   {
@@ -46,6 +53,7 @@ export const BUILTIN_STAND_INS: readonly BaseStandIn[] = [
     lines: [
       APT("python-is-python3 python3-pip python3-venv python3-dev ca-certificates"),
       "RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED",
+      NO_WORKSPACE,
       "WORKDIR /",
     ],
     note: "Debian 12's python3 (3.11) with python, pip and venv, not the requested CPython build",
@@ -53,13 +61,13 @@ export const BUILTIN_STAND_INS: readonly BaseStandIn[] = [
   {
     match: "debian:*",
     name: "debian",
-    lines: [APT("ca-certificates"), "WORKDIR /"],
+    lines: [APT("ca-certificates"), NO_WORKSPACE, "WORKDIR /"],
     note: "Debian 12 (bookworm) minbase with python3 and python3-pytest",
   },
   {
     match: "buildpack-deps:*",
     name: "buildpack",
-    lines: [APT("ca-certificates curl wget build-essential pkg-config"), "WORKDIR /"],
+    lines: [APT("ca-certificates curl wget build-essential pkg-config"), NO_WORKSPACE, "WORKDIR /"],
     note: "Debian 12 (bookworm) with build-essential, python3 and python3-pytest",
   },
 ];
