@@ -42,10 +42,7 @@ suite("Failure reasons", () => {
     await api.tests.idle();
     assert.equal(state, "failed");
     const message = api.ctx.results.get(dir, "add")?.validation?.message ?? "";
-    assert.match(
-      message,
-      /oracle scored 0, needs ≥ 1 — tests: .* — file or directory not found: tests_hiden/,
-    );
+    assert.match(message, /oracle scored 0, needs ≥ 1 — tests: .* — file or directory not found: tests_hiden/);
     await vscode.commands.executeCommand("workbench.view.testing.focus");
     await vscode.commands.executeCommand("testing.showMostRecentOutput").then(undefined, () => undefined);
     await screenshot("test-explorer-failure-reason");
