@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Environment, loadEnvironment } from "../../core/environment";
@@ -9,6 +9,7 @@ import { imageNeed } from "../../core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../core/sandbox/request";
 import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";
 import type { SandboxProvider } from "../../core/sandbox/types";
+import { makeDirs } from "../../core/runs/make-dirs";
 
 interface EnvVerdict {
   dir: string;
@@ -110,12 +111,13 @@ export async function validateByRollouts(
 ): Promise<{ ok: boolean; report: unknown }> {
   const provider = await early.provider;
   const runsDir = opts.runs ? path.resolve(opts.runs) : mkdtempSync(path.join(os.tmpdir(), "rlenv-validate-"));
-  if (opts.runs) mkdirSync(runsDir, { recursive: true });
   const out: EnvVerdict[] = [];
   /** Providers made for one environment the shared one cannot serve. */
   const ownProviders: SandboxProvider[] = [];
   let finished = false;
   try {
+    // Inside the try: the provider already holds warm sandboxes that a refused folder must still let go.
+    if (opts.runs) makeDirs(runsDir);
     for (const dir of dirs) {
       const env = early.envs.get(path.resolve(dir)) ?? loadEnvironment(dir).env;
       if (!env) continue; // static validation already reported why

@@ -13,7 +13,7 @@ export interface PendingToolCall {
   arguments: unknown;
 }
 
-/** Pause points for the debugger (issue 11) and observers. */
+/** Pause points for the debugger and observers. */
 export interface RolloutHooks {
   /** Before each policy request; may wait (a paused debugger). */
   beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;

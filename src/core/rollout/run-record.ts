@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Environment } from "../environment/load-environment";
+import { makeDirs } from "../runs/make-dirs";
 import { ROLLOUTS_DIR, RUN_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { runOwner } from "../runs/run-state";
 import type { RunConfig, RunRecord } from "../schema/run";
@@ -27,7 +28,7 @@ export function openRunRecord(o: {
     );
   }
   if (!resumed && existsSync(path.join(runDir, RUN_FILE))) throw new Error(`run ${runId} already exists in ${o.runsDir}`);
-  mkdirSync(path.join(runDir, ROLLOUTS_DIR), { recursive: true });
+  makeDirs(path.join(runDir, ROLLOUTS_DIR));
   let record: RunRecord;
   if (resumed) {
     const { ended: _ended, ...rest } = resumed;

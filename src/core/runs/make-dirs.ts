@@ -28,7 +28,7 @@ export function makeDirs(dir: string): void {
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (err.code === "EEXIST" && statSync(d, { throwIfNoEntry: false })?.isDirectory()) continue;
-      throw new Error(`cannot make folder ${abs}: ${err.code ?? ""} ${err.message}`.replace(/\s+/g, " "));
+      throw new Error(`cannot make folder ${abs}: ${err.message}`);
     }
   }
 }

@@ -93,3 +93,19 @@ test("run --policy replay:MISSING fails once, before any rollout starts", () => 
     cleanup();
   }
 });
+
+test("validate --run --runs under a folder that refuses new entries exits 2 naming it (it hung in Node's recursive mkdir)", {
+  skip: !existsSync("/proc/self"),
+}, () => {
+  const { dir, cleanup } = good();
+  try {
+    const r = rlenv(["validate", dir, "--run", "--sandbox", "process", "--runs", "/proc/rlenv-no-such/runs"], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /cannot make folder \/proc\/rlenv-no-such\/runs: ENOENT/);
+  } finally {
+    cleanup();
+  }
+});
