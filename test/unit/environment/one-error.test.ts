@@ -72,6 +72,6 @@ test("scene check problems say what is wrong at the field, with did-you-mean for
     `tasks.jsonl:1:${col('{"check":"on_top_of"')}: error: tasks[0].target.checks[0]: missing required field 'support' (a string)`,
     `tasks.jsonl:1:${col('"suport"')}: error: tasks[0].target.checks[0].suport: unknown field 'suport' (did you mean 'support'?)`,
     `tasks.jsonl:1:${col("3}")}: error: tasks[0].target.checks[1].b: expected a string, got a number`,
-    `tasks.jsonl:1:${col('"on_top"')}: error: tasks[0].target.checks[2].check: unknown check "on_top" (did you mean 'on_top_of'?); checks: exists, count, position, size, on_top_of, inside, no_overlap, aligned, distance, facing, iou`,
+    `tasks.jsonl:1:${col('"on_top"')}: error: tasks[0].target.checks[2].check: unknown check "on_top" (did you mean 'on_top_of'?); checks: exists, count, position, size, on_top_of, inside, no_overlap, aligned, distance, facing, orientation, parent, iou`,
   ]);
 });
