@@ -111,7 +111,10 @@ export class TrajectoryApp {
       h("h1", {}, start ? `${visibleName(start.task.id)} · sample ${start.sample}` : visibleName(m.file)),
       start ? item("env", `${start.env.name} (${start.env.domain})`) : null,
       start ? item("policy", `${start.policy.kind}${start.policy.model ? ` ${start.policy.model}` : ""}`) : null,
-      h("span", { class: `badge ${end?.status ?? "running"}` }, end?.status ?? "running"),
+      // A file still being read has not shown its end yet: it is not known to be running.
+      end || !m.indexing
+        ? h("span", { class: `badge ${end?.status ?? "running"}` }, end?.status ?? "running")
+        : h("span", { class: "badge" }, "reading…"),
       item("reward", fmtNum(reward)),
       end ? item("turns", String(end.turns)) : null,
       end ? item("tokens", (end.usage.prompt_tokens + end.usage.completion_tokens).toLocaleString()) : null,
