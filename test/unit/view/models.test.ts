@@ -220,12 +220,12 @@ test("pass@k is the unbiased estimator", () => {
 });
 
 test("per-task pass@k, histogram bins and utilisation", () => {
-  const row = (task: string, reward: number | null): RolloutRow => ({
+  const row = (task: string, reward: number | null, status = "completed"): RolloutRow => ({
     file: "f",
     id: "i",
     task,
     sample: 0,
-    status: "completed",
+    status,
     reward,
     turns: 1,
     duration_ms: 1,
@@ -236,7 +236,16 @@ test("per-task pass@k, histogram bins and utilisation", () => {
     problemCount: 0,
     meta: [],
   });
-  const t = perTask([row("a", 1), row("a", 0), row("b", 0.5), row("a", null)]);
+  // Infrastructure failures and cancelled rollouts are no samples, as in the run summary.
+  const t = perTask([
+    row("a", 1),
+    row("a", 0),
+    row("b", 0.5),
+    row("a", null),
+    row("a", null, "infra_error"),
+    row("b", null, "cancelled"),
+    row("c", null, "infra_error"),
+  ]);
   assert.deepEqual(
     t.map((x) => [x.task, x.n, x.passed, x.mean_reward]),
     [

@@ -39,6 +39,8 @@ export const TrajectoryMeta = z.object({
   start: TrajectoryEvent.nullable(),
   end: TrajectoryEvent.nullable(),
   reward: TrajectoryEvent.nullable(),
+  /** An error event says the infrastructure failed (sandbox lost, policy server down): no score, whatever the end says. */
+  infra: z.boolean().default(false),
   /** The first unreadable lines (up to 200); `problemCount` counts them all. */
   problems: z.array(LineProblem),
   problemCount: z.number().int(),

@@ -10,6 +10,7 @@ import type { StartEvent } from "../../schema/trajectory";
 import type { Dashboard, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
 import type { TrajectoryIndex } from "./trajectory-index";
+import { INFRA_STATUS } from "../../runs/summarize";
 
 function readJson<T>(
   file: string,
@@ -74,7 +75,8 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
     id: start?.rollout_id ?? path.basename(file, ".jsonl"),
     task: start?.task.id ?? null,
     sample: start?.sample ?? null,
-    status: end?.status ?? "running",
+    // Shown as the run summary counts it: an error the infrastructure caused is infra_error, never a score.
+    status: end?.status === "error" && m.infra ? INFRA_STATUS : (end?.status ?? "running"),
     reward,
     turns: end?.turns ?? null,
     duration_ms: end?.timings.total_ms ?? null,

@@ -41,6 +41,8 @@ export class TrajectoryIndex {
   private start: TrajectoryEvent | null = null;
   private end: TrajectoryEvent | null = null;
   private reward: TrajectoryEvent | null = null;
+  /** An error event marked as the infrastructure's (sandbox lost, policy server down): the rollout is no score. */
+  private infra = false;
   private readonly problems: LineProblem[] = [];
   private problemCount = 0;
   /** A last line without its newline that is not (yet) a whole event. */
@@ -163,6 +165,7 @@ export class TrajectoryIndex {
       if (e.type === "start") this.start ??= e;
       if (e.type === "end") this.end = e;
       if (e.type === "reward") this.reward = e;
+      if (e.type === "error" && e.infra) this.infra = true;
       if (e.type === "message" && e.role === "assistant" && e.latency_ms !== undefined)
         this.policyIntervals.push({ start: e.t - e.latency_ms, end: e.t });
       if (e.type === "observation") flags = artifactFlags(e.artifacts);
@@ -200,6 +203,7 @@ export class TrajectoryIndex {
       start: this.start,
       end: this.end,
       reward: this.reward,
+      infra: this.infra,
       problems: this.problems.slice(0, MAX_PROBLEMS),
       problemCount: this.problemCount,
       torn: this.torn,
