@@ -49,6 +49,9 @@ test("http: init carries the first screen (meta, the first page of rows, the fir
   );
   // Each reply is what the request itself answers (a fresh service, the file fully read).
   const svc = new ViewService(path.dirname(path.dirname(file)));
+  // A fresh service answers a big file from its first chunk too: wait until it has read the whole file.
+  for (let i = 0; i < 600 && ((await svc.handle("meta", { file: target })) as { indexing: boolean }).indexing; i++)
+    await new Promise((r) => setTimeout(r, 50));
   // While the file is still being read, its last row so far may lack events still to come (the app fetches that page again).
   const partial = (m.preload![0]!.result as { indexing: boolean }).indexing;
   const [rowsAhead, stepAhead] = [m.preload![1]!, m.preload![2]!];
