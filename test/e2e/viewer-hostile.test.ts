@@ -182,6 +182,10 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     assert.equal(await page.locator(".cmp-head .cmp-col-head").count(), 4);
     await page.locator(".compare-table .cmp-line[data-line='1']").click();
     await page.waitForSelector(".cmp-detail .cmp-step .step");
+    // Each column's step arrives on its own reply: wait for all four before counting.
+    await page
+      .waitForFunction(() => document.querySelectorAll(".cmp-detail .cmp-step").length >= 4, undefined, { timeout: 15_000 })
+      .catch(() => undefined);
     assert.equal(await page.locator(".cmp-detail .cmp-step").count(), 4);
     await screenshot(page, "compare-4");
     await page.goBack();

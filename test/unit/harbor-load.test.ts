@@ -10,7 +10,8 @@ import { expandHarborFolders, harborTaskDirs } from "../../src/core/harbor/load-
 import { aggregate, scoreRollout } from "../../src/core/reward/score";
 import { registerVerifier } from "../../src/core/reward/registry";
 
-const SAMPLE = path.join(__dirname, "../../../shared/datasets/harbor-tasks");
+// A byte-for-byte copy of ../shared/datasets/harbor-tasks (Apache-2.0, LICENSE files inside), so a clone alone runs these tests.
+const SAMPLE = path.join(__dirname, "../fixtures/harbor-tasks");
 const TASKS = [
   "cancel-async-tasks",
   "cobol-modernization",

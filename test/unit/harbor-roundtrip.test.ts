@@ -14,7 +14,8 @@ import { expandHarborFolders } from "../../src/core/harbor/load-harbor";
 import { harborTaskConfigErrors, harborTaskErrors } from "./harbor-model";
 
 const ROOT = path.join(__dirname, "../..");
-const SAMPLE = path.join(ROOT, "../shared/datasets/harbor-tasks");
+// A byte-for-byte copy of ../shared/datasets/harbor-tasks (Apache-2.0, LICENSE files inside), so a clone alone runs these tests.
+const SAMPLE = path.join(ROOT, "test/fixtures/harbor-tasks");
 
 function files(dir: string, rel = ""): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
