@@ -183,9 +183,7 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     await page.locator(".compare-table .cmp-line[data-line='1']").click();
     await page.waitForSelector(".cmp-detail .cmp-step .step");
     // Each column's step arrives on its own reply: wait for all four before counting.
-    await page
-      .waitForFunction(() => document.querySelectorAll(".cmp-detail .cmp-step").length >= 4, undefined, { timeout: 15_000 })
-      .catch(() => undefined);
+    for (let i = 0; i < 150 && (await page.locator(".cmp-detail .cmp-step").count()) < 4; i++) await page.waitForTimeout(100);
     assert.equal(await page.locator(".cmp-detail .cmp-step").count(), 4);
     await screenshot(page, "compare-4");
     await page.goBack();

@@ -4,22 +4,13 @@ import type { Environment } from "../../environment/load-environment";
 import { buildBaseImage, type Log } from "./build-base";
 import { buildEnvironmentImage, environmentImageState } from "./build-env";
 import { ensureHarborImage } from "./harbor-build";
+import { imagePresent } from "./image-present";
 import { listRecipes } from "./recipe";
 import { imageNeed, stockRecipe } from "./stand-in";
 
 /** An environment's image is not on this machine and was not built (`--no-build`, or it cannot be). */
 export class MissingImageError extends Error {
   override name = "MissingImageError";
-}
-
-async function present(docker: Docker, tag: string): Promise<boolean> {
-  try {
-    await docker.getImage(tag).inspect();
-    return true;
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false;
-    throw e;
-  }
 }
 
 /** How a folder is named in a command to copy: relative to where the user is, when that is shorter. */
@@ -56,7 +47,7 @@ export async function ensureEnvironmentImage(
   if (env.harbor) return ensureHarborImage(docker, env, opts);
   const image = imageNeed(env).image;
   const built = !!env.manifest.sandbox.build;
-  const state = built ? await environmentImageState(docker, env) : (await present(docker, image)) ? "current" : "missing";
+  const state = built ? await environmentImageState(docker, env) : (await imagePresent(docker, image)) ? "current" : "missing";
   if (state === "current") return { image, built: false };
   const command = buildCommandFor(env, image);
   const name = env.manifest.name;

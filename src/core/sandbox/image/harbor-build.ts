@@ -6,6 +6,7 @@ import { type BaseStandIn, STAND_IN_ROOT, standInDockerfile } from "../../harbor
 import type { TreeFile } from "../../harbor/read-tree";
 import { buildBaseImage, type Log } from "./build-base";
 import { listRecipes } from "./recipe";
+import { imagePresent } from "./image-present";
 
 /**
  * $RLENV_BUILD_TIMEOUT_MULTIPLIER scales every task's build_timeout_sec (as Harbor's job-level
@@ -19,16 +20,6 @@ export function buildTimeoutMultiplier(): number {
 /** A Harbor task's image is not built and `build: false` forbids building it. */
 export class HarborImageMissingError extends Error {
   override name = "MissingImageError";
-}
-
-async function present(docker: Docker, tag: string): Promise<boolean> {
-  try {
-    await docker.getImage(tag).inspect();
-    return true;
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false;
-    throw e;
-  }
 }
 
 /** A build context as a tar, each file with its own mode (Harbor's contexts carry executable scripts). */
@@ -94,9 +85,9 @@ async function dockerBuild(
 
 /** Builds a stand-in base image (on rlenv/python:bookworm, built from its recipe first when missing) unless it is there. */
 export async function ensureStandIn(docker: Docker, s: BaseStandIn, tag: string, log: Log): Promise<void> {
-  if (await present(docker, tag)) return;
+  if (await imagePresent(docker, tag)) return;
   const root = s.from ?? STAND_IN_ROOT;
-  if (!(await present(docker, root))) {
+  if (!(await imagePresent(docker, root))) {
     const recipe = listRecipes().find((r) => r.tag === root);
     if (!recipe) throw new Error(`the stand-in ${s.name} is built on ${root}, which is not on this machine and no recipe builds`);
     await buildBaseImage(docker, recipe, { log });
@@ -121,7 +112,7 @@ export async function ensureHarborImage(
   if (!h) throw new Error(`${env.manifestPath}: not a Harbor task`);
   const { tag } = h.image;
   const log = opts.log ?? (() => {});
-  if (!opts.force && (await present(docker, tag))) return { image: tag, built: false };
+  if (!opts.force && (await imagePresent(docker, tag))) return { image: tag, built: false };
   if (opts.build === false)
     throw new HarborImageMissingError(
       `${env.manifest.name}'s image ${tag} is not built yet; build it with: rlenv image build ${path.relative(process.cwd(), h.taskDir) || "."}`,
