@@ -27,6 +27,11 @@ export const INFRA_STATUS = "infra_error";
 /** Rollouts that say nothing about the agent: stopped from outside or killed mid-way. */
 const UNCOUNTED = new Set(["cancelled", "interrupted"]);
 
+/** Whether a rollout's shown status (INFRA_STATUS for the infrastructure's failures) makes it a sample of the policy. */
+export function isScoredStatus(status: string): boolean {
+  return status !== INFRA_STATUS && !UNCOUNTED.has(status);
+}
+
 /**
  * Mean reward, unbiased pass@k and a per-task table. Errors and timeouts count as
  * reward 0 (they are the agent's or the environment's failures, never hidden);
@@ -40,7 +45,7 @@ export function summarize(
 ): RunSummary {
   const statuses: Record<string, number> = {};
   for (const o of outcomes) statuses[o.infra ? INFRA_STATUS : o.status] = (statuses[o.infra ? INFRA_STATUS : o.status] ?? 0) + 1;
-  const scored = (o: RolloutOutcome) => !UNCOUNTED.has(o.status) && !o.infra;
+  const scored = (o: RolloutOutcome) => !o.infra && isScoredStatus(o.status);
   const counted = outcomes.filter(scored);
   const infraErrors = outcomes.length - outcomes.filter((o) => !o.infra).length;
   const byTask = new Map<string, RolloutOutcome[]>();

@@ -1,3 +1,4 @@
+import { isScoredStatus } from "../../runs/summarize";
 import type { Bin, RolloutRow, TaskPass, UtilisationPoint } from "../protocol/dashboard";
 
 /** Equal-width bins over [lo, hi]; the last bin includes hi. */
@@ -21,15 +22,12 @@ export function passAtK(n: number, c: number, k: number): number {
   return 1 - prod;
 }
 
-/** Statuses that are no sample of the policy (the run summary leaves them out of its scores too). */
-const UNSCORED = new Set(["infra_error", "cancelled", "interrupted"]);
-
 /** A rollout counts as passed when it completed with reward at or above the threshold. */
 export function perTask(rows: RolloutRow[], threshold = 1): TaskPass[] {
   const groups = new Map<string, RolloutRow[]>();
   for (const r of rows) {
-    // As in the run summary: infrastructure failures and rollouts that never finished are no samples.
-    if (UNSCORED.has(r.status)) continue;
+    // The run summary's rule: infrastructure failures and rollouts that never finished are no samples.
+    if (!isScoredStatus(r.status)) continue;
     const key = r.task ?? "?";
     const list = groups.get(key);
     if (list) list.push(r);
