@@ -6,12 +6,24 @@ import { formatPath, type Problem, type Span } from "../../environment/problem";
 import { BuiltinBackend } from "./builtin-backend";
 import { parseChecks, SceneTarget } from "./checks/check-spec";
 
+/** A tasks file's lines, read once per file however many of its tasks are checked (not once per task). */
+type LineCache = Map<string, readonly string[]>;
+
+function fileLines(cache: LineCache, file: string): readonly string[] {
+  let lines = cache.get(file);
+  if (!lines) {
+    lines = readFileSync(file, "utf8").split("\n");
+    cache.set(file, lines);
+  }
+  return lines;
+}
+
 /** Where a field of a task is: the exact span on a JSONL line, else the task's first line. */
-function locator(task: LoadedTask): (path: PropertyKey[], atKey?: boolean) => Span {
+function locator(task: LoadedTask, cache: LineCache): (path: PropertyKey[], atKey?: boolean) => Span {
   const whole: Span = { line: task.source.line, column: 1, endLine: task.source.line, endColumn: 1 };
   if (!task.source.file.endsWith(".jsonl")) return () => whole;
   try {
-    const text = readFileSync(task.source.file, "utf8").split("\n")[task.source.line - 1] ?? "";
+    const text = fileLines(cache, task.source.file)[task.source.line - 1] ?? "";
     const parsed = parseJsonWithPositions(text.endsWith("\r") ? text.slice(0, -1) : text);
     const index = new JsonPositionIndex(parsed.ranges, new LineMap(text, task.source.line - 1));
     return (p, atKey) => index.spanOf(p, atKey);
@@ -28,8 +40,9 @@ function locator(task: LoadedTask): (path: PropertyKey[], atKey?: boolean) => Sp
  */
 export async function sceneTaskProblems(env: Environment, manifestChecks: readonly unknown[] = []): Promise<Problem[]> {
   const problems: Problem[] = [];
+  const lines: LineCache = new Map();
   for (const task of env.tasks) {
-    const at = locator(task);
+    const at = locator(task, lines);
     const prefix = `tasks[${task.source.index}]`;
     const push = (path: PropertyKey[], message: string, severity: Problem["severity"] = "error", atKey = false) =>
       problems.push({ file: task.source.file, ...at(path, atKey), path: formatPath(path, prefix), message, severity });
