@@ -15,7 +15,7 @@
  * CPU time (user + system) over the turn, which other programs on a shared machine disturb less than
  * the wall clock; the wall clock is printed beside it. Prints figures; asserts nothing.
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -26,21 +26,31 @@ import { TrajectoryWriter } from "../../src/core/rollout/trajectory-writer";
 import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
 import { ChatTokenizer } from "../../src/core/tokens/chat-template";
 import { TokenLedger } from "../../src/core/tokens/ledger";
-import { fakeLogprob, QWEN3_DIR, qwenDecode, qwenEncode } from "../support/qwen-tokens";
+import { QWEN3_DIR, qwenDecode, qwenEncode } from "../support/qwen-tokens";
+import { sampledLogprobs } from "../support/sampled-logprobs";
 
 const ROLLOUTS = Number(process.argv[2] ?? 40);
 const TURNS = 5;
 const COMPLETION = 512;
 const OBSERVATION = 120;
 
-const PROSE =
-  "The function reads the configuration file, checks each field against the schema and reports the first line that fails. " +
-  "When the cache is warm it skips the parse entirely and returns the stored result, which keeps the common path fast. ";
-const prose = qwenEncode(PROSE.repeat(60));
-const completionIds = prose.slice(0, COMPLETION);
-const completionText = qwenDecode(completionIds);
-const observationIds = prose.slice(COMPLETION, COMPLETION + OBSERVATION);
-const systemIds = prose.slice(0, 300);
+// Real prose (this repository's docs), each turn its own slice: a repeated phrase would let the codec
+// compress ids to nothing and flatter the bytes figure. Logprobs as a vLLM sampler computes them (float32
+// log_softmax of bf16 logits), not a periodic made-up list, for the same reason.
+const docs = path.join(__dirname, "..", "..", "docs");
+const corpus = qwenEncode(
+  readdirSync(docs)
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => readFileSync(path.join(docs, f), "utf8"))
+    .join("\n"),
+);
+const turnIds = (t: number) => corpus.slice(t * (COMPLETION + OBSERVATION), t * (COMPLETION + OBSERVATION) + COMPLETION);
+const completionIdsOf = Array.from({ length: TURNS }, (_, t) => turnIds(t));
+const completionTextOf = completionIdsOf.map((ids) => qwenDecode(ids));
+const observationIds = corpus.slice(COMPLETION, COMPLETION + OBSERVATION);
+const systemIds = corpus.slice(TURNS * (COMPLETION + OBSERVATION), TURNS * (COMPLETION + OBSERVATION) + 300);
+const logprobsOf = Array.from({ length: TURNS }, (_, t) => sampledLogprobs(1024, t + 1));
 
 /** The reply bodies of one rollout's turns, with and without token fields. */
 function bodies(capture: boolean): string[] {
@@ -53,13 +63,15 @@ function bodies(capture: boolean): string[] {
       finish_reason: last ? "stop" : "tool_calls",
       message: {
         role: "assistant",
-        content: completionText,
+        content: completionTextOf[t],
         ...(last ? {} : { tool_calls: [{ id: `c${t}`, type: "function", function: { name: "show", arguments: '{"path":"a.txt"}' } }] }),
       },
       ...(capture
         ? {
-            token_ids: completionIds,
-            logprobs: { content: completionIds.map((id, i) => ({ token: `t${id}`, logprob: fakeLogprob(i), bytes: [] })) },
+            token_ids: completionIdsOf[t],
+            logprobs: {
+              content: (completionIdsOf[t] ?? []).map((id, i) => ({ token: `t${id}`, logprob: logprobsOf[t]?.[i], bytes: [] })),
+            },
           }
         : {}),
     };
@@ -74,7 +86,7 @@ function bodies(capture: boolean): string[] {
         ...(capture ? { prompt_token_ids: prompt } : {}),
       }),
     );
-    prompt = prompt.concat(completionIds, observationIds);
+    prompt = prompt.concat(completionIdsOf[t] ?? [], observationIds);
   }
   return out;
 }
@@ -83,13 +95,14 @@ function bodies(capture: boolean): string[] {
 function completionBodies(): string[] {
   return Array.from({ length: TURNS }, (_, t) => {
     const call = t === TURNS - 1 ? "" : '\n<tool_call>\n{"name": "show", "arguments": {"path": "a.txt"}}\n</tool_call>';
-    const text = `${completionText}${call}<|im_end|>`;
+    const text = `${completionTextOf[t]}${call}<|im_end|>`;
     const ids = qwenEncode(text);
+    const lps = logprobsOf[t] ?? [];
     return JSON.stringify({
       id: `c${t}`,
       object: "text_completion",
       model: "qwen3",
-      choices: [{ index: 0, text, finish_reason: "stop", token_ids: ids, logprobs: { token_logprobs: ids.map((_, i) => fakeLogprob(i)) } }],
+      choices: [{ index: 0, text, finish_reason: "stop", token_ids: ids, logprobs: { token_logprobs: ids.map((_, i) => lps[i]) } }],
     });
   });
 }

@@ -5,7 +5,7 @@ import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { runRollout } from "../../src/core/rollout";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
-import { decodeIds, decodeLogprobs } from "../../src/core/tokens/codec";
+import { readTurnTokens } from "../../src/core/tokens/codec";
 import { qwenDecode, qwenTokens, sampledText } from "../support/qwen-tokens";
 import { type ScriptedServerOptions, type ScriptStep, startScriptedServer } from "../support/scripted-openai-server";
 import { events, fixtureEnv, ofType, processProvider, tmp } from "./rollout-helpers";
@@ -71,19 +71,19 @@ for (const stream of [false, true]) {
       assert.equal(tk.drift_at, undefined);
       assert.equal(tk.model, "qwen3");
       assert.equal(tk.prompt_offset, sequence.length, `turn ${i} continues the sequence`);
-      const completion = decodeIds(tk.completion_ids);
+      const completion = readTurnTokens(tk).completionIds;
       // The ids are the ones a real Qwen3 tokenizer gives the text the server sampled, and decode back to it.
       assert.equal(qwenDecode(completion), sampledText(requests[i]!, REPLIES[i]!));
       assert.deepEqual(completion, qwenTokens(requests[i]!, REPLIES[i]!).token_ids);
-      const lps = decodeLogprobs(tk.logprobs);
+      const lps = readTurnTokens(tk).logprobs!;
       assert.equal(lps.length, completion.length);
       const want = qwenTokens(requests[i]!, REPLIES[i]!).logprobs!;
-      for (const [j, lp] of lps.entries()) assert.ok(Math.abs(lp - want[j]!) < 1e-6, `logprob ${j} of turn ${i}`);
+      for (const [j, lp] of lps.entries()) assert.equal(lp, Math.fround(want[j]!), `logprob ${j} of turn ${i}`);
       assert.deepEqual(
-        decodeIds(tk.prompt_ids).length + (tk.prompt_offset ?? 0),
+        readTurnTokens(tk).promptIds.length + (tk.prompt_offset ?? 0),
         qwenTokens(requests[i]!, REPLIES[i]!).prompt_token_ids.length,
       );
-      sequence.push(...decodeIds(tk.prompt_ids));
+      sequence.push(...readTurnTokens(tk).promptIds);
       sampled.push([sequence.length, sequence.length + completion.length]);
       sequence.push(...completion);
     }
@@ -94,7 +94,7 @@ for (const stream of [false, true]) {
     const masked = end.tokens!.loss_mask.flatMap(([s, e]) => sequence.slice(s, e));
     assert.deepEqual(
       masked,
-      turns.flatMap((m) => decodeIds(m.tokens!.completion_ids)),
+      turns.flatMap((m) => readTurnTokens(m.tokens!).completionIds),
     );
   });
 }
@@ -106,20 +106,20 @@ test("chat mode: a server that re-renders and re-tokenises the chat drifts (Qwen
   let sequence: number[] = [];
   for (const [i, m] of turns.entries()) {
     const tk = m.tokens!;
-    const completion = decodeIds(tk.completion_ids);
+    const completion = readTurnTokens(tk).completionIds;
     assert.ok(qwenDecode(completion).startsWith("<think>\n\n</think>\n\n"), "sampled with its think block");
     if (i > 0) {
       // The previous turn's think block is gone from this prompt: it differs from the first sampled token on.
-      assert.equal(tk.drift_at, sequence.length - decodeIds(turns[i - 1]!.tokens!.completion_ids).length, `turn ${i}`);
+      assert.equal(tk.drift_at, sequence.length - readTurnTokens(turns[i - 1]!.tokens!).completionIds.length, `turn ${i}`);
       assert.equal(tk.prompt_offset, tk.drift_at);
     } else assert.equal(tk.drift_at, undefined);
-    sequence = sequence.slice(0, tk.prompt_offset).concat(decodeIds(tk.prompt_ids), completion);
+    sequence = sequence.slice(0, tk.prompt_offset).concat(readTurnTokens(tk).promptIds, completion);
   }
   const end = ofType(evs, "end")[0]!;
   assert.equal(end.tokens!.drift_turns, 4);
   assert.equal(result.driftTurns, 4);
   // Only the last turn's sampled ids are still in the final sequence; the rewritten ones left the mask.
-  assert.deepEqual(end.tokens!.loss_mask, [[sequence.length - decodeIds(turns[4]!.tokens!.completion_ids).length, sequence.length]]);
+  assert.deepEqual(end.tokens!.loss_mask, [[sequence.length - readTurnTokens(turns[4]!.tokens!).completionIds.length, sequence.length]]);
 });
 
 test("chat mode: a server without capture (OpenAI's API refuses return_token_ids) still runs; each turn says capture is absent", async (t) => {
@@ -127,7 +127,7 @@ test("chat mode: a server without capture (OpenAI's API refuses return_token_ids
   const { result, evs, turns, requests } = await rollout({ server: { refuseTokenFields: true } });
   assert.equal(result.status, "completed");
   assert.equal(result.reward, 1);
-  assert.ok(turns.every((m) => m.tokens?.capture === "absent" && m.tokens.completion_ids === undefined));
+  assert.ok(turns.every((m) => m.tokens?.capture === "absent" && m.tokens.packed === undefined && m.tokens.completion_ids === undefined));
   assert.equal(requests[0]!.return_token_ids, true, "asked once");
   assert.ok(
     requests.slice(1).every((r) => !("return_token_ids" in r)),

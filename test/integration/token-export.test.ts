@@ -8,7 +8,7 @@ import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { runEnvironment } from "../../src/core/rollout";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
-import { decodeIds } from "../../src/core/tokens/codec";
+import { readTurnTokens } from "../../src/core/tokens/codec";
 import { rlenv } from "../support/cli";
 import { fakeLogprob, qwenDecode, qwenTokens } from "../support/qwen-tokens";
 import { type ScriptedServer, type ScriptStep, startScriptedServer } from "../support/scripted-openai-server";
@@ -115,7 +115,7 @@ test("rl-jsonl: token ids, mask over exactly the sampled tokens, their logprobs,
     const turns = ofType(events(rolloutFile(row.rollout_id)), "message").filter(
       (m): m is MessageEvent & { role: "assistant" } => m.role === "assistant",
     );
-    const completions = turns.map((m) => decodeIds(m.tokens!.completion_ids));
+    const completions = turns.map((m) => readTurnTokens(m.tokens!).completionIds);
     // The mask covers exactly the sampled tokens, in order, and the logprobs sit on them.
     assert.equal(row.input_ids.length, row.loss_mask.length);
     assert.equal(row.input_ids.length, row.logprobs.length);
@@ -129,7 +129,7 @@ test("rl-jsonl: token ids, mask over exactly the sampled tokens, their logprobs,
       wantLps,
     );
     assert.ok(row.logprobs.every((lp, i) => row.loss_mask[i] === 1 || lp === 0));
-    assert.equal(row.prompt_length, decodeIds(turns[0]!.tokens!.prompt_ids).length);
+    assert.equal(row.prompt_length, readTurnTokens(turns[0]!.tokens!).promptIds.length);
     // The sequence is the conversation as Qwen3 renders it: it decodes to the chat, ending on the last reply.
     const text = qwenDecode(row.input_ids);
     assert.ok(text.startsWith("<|im_start|>system\n") && text.endsWith("</tool_call><|im_end|>"), text.slice(-80));

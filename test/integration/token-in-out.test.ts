@@ -8,7 +8,7 @@ import { runRollout } from "../../src/core/rollout";
 import { trajectoryToChat } from "../../src/core/runs/export-chat";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
-import { decodeIds, decodeLogprobs } from "../../src/core/tokens/codec";
+import { readTurnTokens } from "../../src/core/tokens/codec";
 import { startCompletionsServer } from "../support/qwen-completions-server";
 import { fakeLogprob, QWEN3_DIR, qwenEncode, renderQwen } from "../support/qwen-tokens";
 import { events, FIXTURE, fixtureEnv, ofType, processProvider, tmp } from "./rollout-helpers";
@@ -64,11 +64,11 @@ test("token-in/token-out: a 5-turn Qwen3 rollout sends the sequence as ids; each
       assert.equal(tk.capture, "engine");
       assert.equal(tk.drift_at, undefined);
       assert.equal(tk.prompt_offset, sequence.length);
-      const prompt = sequence.concat(decodeIds(tk.prompt_ids));
+      const prompt = sequence.concat(readTurnTokens(tk).promptIds);
       assert.deepEqual(prompt, server.prompts[k]);
-      const completion = decodeIds(tk.completion_ids);
+      const completion = readTurnTokens(tk).completionIds;
       assert.deepEqual(
-        decodeLogprobs(tk.logprobs),
+        readTurnTokens(tk).logprobs,
         completion.map((_, i) => Math.fround(fakeLogprob(i))),
       );
       sequence = prompt.concat(completion);
@@ -79,7 +79,7 @@ test("token-in/token-out: a 5-turn Qwen3 rollout sends the sequence as ids; each
     const masked = end.tokens!.loss_mask.flatMap(([s, e]) => sequence.slice(s, e));
     assert.deepEqual(
       masked,
-      turns.flatMap((m) => decodeIds(m.tokens!.completion_ids)),
+      turns.flatMap((m) => readTurnTokens(m.tokens!).completionIds),
     );
   } finally {
     await server.close();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { summarize } from "../../src/core/runs/summarize";
-import { decodeIds, decodeLogprobs, encodeIds, encodeLogprobs } from "../../src/core/tokens/codec";
+import { decodeIds, decodeLogprobs, encodeIds, encodeLogprobs, readTurnTokens } from "../../src/core/tokens/codec";
 import { TokenLedger } from "../../src/core/tokens/ledger";
 import { tokensFromResponse } from "../../src/core/tokens/server-capture";
 
@@ -18,12 +18,12 @@ test("ledger: a prompt that continues the sequence stores only its new tokens; t
   const l = new TokenLedger();
   const t0 = l.record({ capture: "server", promptIds: [1, 2, 3], completionIds: [10, 11], logprobs: [-0.1, -0.2] });
   assert.equal(t0.prompt_offset, 0);
-  assert.deepEqual(decodeIds(t0.prompt_ids), [1, 2, 3]);
+  assert.deepEqual(readTurnTokens(t0).promptIds, [1, 2, 3]);
   const t1 = l.record({ capture: "server", promptIds: [1, 2, 3, 10, 11, 4, 5], completionIds: [12], finishReason: "stop" });
   assert.equal(t1.prompt_offset, 5);
-  assert.deepEqual(decodeIds(t1.prompt_ids), [4, 5]);
+  assert.deepEqual(readTurnTokens(t1).promptIds, [4, 5]);
   assert.equal(t1.drift_at, undefined);
-  assert.equal(t1.logprobs, undefined);
+  assert.equal(readTurnTokens(t1).logprobs, undefined);
   assert.equal(t1.finish_reason, "stop");
   assert.deepEqual(l.summary(), {
     capture: "server",
@@ -43,7 +43,7 @@ test("ledger: a prompt that rewrote sampled tokens is drift; where it starts is 
   const t1 = l.record({ capture: "server", promptIds: [1, 2, 10, 99, 4], completionIds: [13] });
   assert.equal(t1.drift_at, 3);
   assert.equal(t1.prompt_offset, 3);
-  assert.deepEqual(decodeIds(t1.prompt_ids), [99, 4]);
+  assert.deepEqual(readTurnTokens(t1).promptIds, [99, 4]);
   assert.deepEqual(l.summary(), {
     capture: "server",
     length: 6,

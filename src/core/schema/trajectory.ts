@@ -45,9 +45,19 @@ export const TurnTokens = z.object({
     .nonnegative()
     .optional()
     .describe("Leading prompt tokens equal to the previous turn's prompt + completion"),
-  prompt_ids: z.string().optional().describe("base64 <u4: this turn's prompt tokens from prompt_offset on"),
-  completion_ids: z.string().optional().describe("base64 <u4: the sampled tokens"),
-  logprobs: z.string().optional().describe("base64 <f4: the sampled tokens' log-probabilities, one per completion id"),
+  encoding: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("How the ids are stored: 2, one zlib block in `packed` (docs/exports.md); absent, three base64 fields (older runs)"),
+  packed: z
+    .string()
+    .optional()
+    .describe("encoding 2: base64 of zlib of the prompt ids from prompt_offset on, the completion ids and their float32 logprobs"),
+  prompt_ids: z.string().optional().describe("Older runs: base64 <u4: this turn's prompt tokens from prompt_offset on"),
+  completion_ids: z.string().optional().describe("Older runs: base64 <u4: the sampled tokens"),
+  logprobs: z.string().optional().describe("Older runs: base64 <f4: the sampled tokens' log-probabilities, one per completion id"),
   drift_at: z
     .number()
     .int()

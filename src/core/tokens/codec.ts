@@ -1,4 +1,6 @@
 import { endianness } from "node:os";
+import type { TurnTokens } from "../schema/trajectory";
+import { type TurnArrays, unpackTurn } from "./packed";
 
 /**
  * Token ids and logprobs as base64 of little-endian uint32 / float32 arrays: exact, about 5.3
@@ -56,3 +58,20 @@ export const decodeLogprobs = (b64: string | undefined): number[] =>
         (ab) => new Float32Array(ab),
       )
     : [];
+
+/** The newest `encoding` this rlenv writes and reads. */
+export const TOKENS_ENCODING = 2;
+
+/**
+ * A turn's arrays from its trajectory field, whichever encoding wrote it: 2 (one packed block) or
+ * none (the older three base64 fields). Absent capture gives empty arrays.
+ */
+export function readTurnTokens(t: TurnTokens): TurnArrays {
+  if (t.encoding === undefined) {
+    const lps = decodeLogprobs(t.logprobs);
+    return { promptIds: decodeIds(t.prompt_ids), completionIds: decodeIds(t.completion_ids), ...(t.logprobs ? { logprobs: lps } : {}) };
+  }
+  if (t.encoding !== TOKENS_ENCODING)
+    throw new Error(`tokens: encoding ${t.encoding} is newer than this rlenv reads (${TOKENS_ENCODING}); update rlenv`);
+  return t.packed ? unpackTurn(t.packed) : { promptIds: [], completionIds: [] };
+}

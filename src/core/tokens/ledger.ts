@@ -1,5 +1,6 @@
 import type { RolloutTokens, TurnTokens } from "../schema/trajectory";
-import { encodeIds, encodeLogprobs } from "./codec";
+import { TOKENS_ENCODING } from "./codec";
+import { packTurn } from "./packed";
 import type { SampledTokens } from "./types";
 
 /** Length of the common prefix of two id lists. */
@@ -48,9 +49,12 @@ export class TokenLedger {
     return {
       capture: t.capture,
       prompt_offset: offset,
-      prompt_ids: encodeIds(prompt.slice(offset)),
-      completion_ids: encodeIds(t.completionIds),
-      ...(t.logprobs ? { logprobs: encodeLogprobs(t.logprobs) } : {}),
+      encoding: TOKENS_ENCODING,
+      packed: packTurn({
+        promptIds: prompt.slice(offset),
+        completionIds: t.completionIds,
+        ...(t.logprobs && t.logprobs.length === t.completionIds.length ? { logprobs: t.logprobs } : {}),
+      }),
       ...(drifted ? { drift_at: offset } : {}),
       ...meta,
     };

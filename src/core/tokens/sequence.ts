@@ -1,5 +1,5 @@
 import type { RolloutTokens, TrajectoryEvent } from "../schema/trajectory";
-import { decodeIds, decodeLogprobs } from "./codec";
+import { readTurnTokens } from "./codec";
 import { TokenLedger } from "./ledger";
 
 /** A rollout's final token sequence, as a trainer reads it. */
@@ -34,9 +34,10 @@ export function rolloutSequence(events: readonly TrajectoryEvent[]): RolloutSequ
       continue;
     }
     const offset = t.prompt_offset ?? 0;
-    const prompt = ids.slice(0, offset).concat(decodeIds(t.prompt_ids));
-    const completion = decodeIds(t.completion_ids);
-    const lps = decodeLogprobs(t.logprobs);
+    const turn = readTurnTokens(t);
+    const prompt = ids.slice(0, offset).concat(turn.promptIds);
+    const completion = turn.completionIds;
+    const lps = turn.logprobs ?? [];
     ledger.record({ capture: t.capture, promptIds: prompt, completionIds: completion });
     const promptZeros = new Array<number>(prompt.length - offset).fill(0);
     logprobs = logprobs.slice(0, offset).concat(promptZeros, lps.length === completion.length ? lps : completion.map(() => 0));
