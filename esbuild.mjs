@@ -1,5 +1,5 @@
 // Bundles the extension host code, the CLI and the webview apps. `--watch` rebuilds on change.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import * as esbuild from "esbuild";
 
@@ -152,3 +152,6 @@ if (watch) {
 mkdirSync("dist", { recursive: true });
 copyFileSync("src/core/domains/scene3d/blender/blender_rpc.py", "dist/blender_rpc.py");
 copyFileSync("src/core/sandbox/agent/agent.py", "dist/agent.py");
+// The audit's Python helpers (sent into the sandbox) and its probe library (read as files).
+rmSync("dist/audit", { recursive: true, force: true });
+for (const part of ["python", "probes"]) cpSync(`src/core/audit/${part}`, `dist/audit/${part}`, { recursive: true });

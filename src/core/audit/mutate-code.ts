@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
@@ -6,6 +6,7 @@ import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import { sandboxFiles, textFiles } from "./file-map";
+import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
 
 /** One mutant of the reference solution's Python, as rlenv_mutate.py made it. */
@@ -19,12 +20,9 @@ export interface CodeMutant {
   diff: string;
 }
 
-/** A Python helper shipped in src/core/audit/python: beside this module from source, or in the package's src from dist/. */
+/** A Python helper shipped in src/core/audit/python (dist/audit/python in a bundle), as text. */
 export function auditPython(name: string): string {
-  const candidates = [path.join(__dirname, "python", name), path.join(__dirname, "..", "src", "core", "audit", "python", name)];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`${name} not found (looked in ${candidates.join(", ")})`);
-  return readFileSync(found, "utf8");
+  return readFileSync(auditAssetPath(path.posix.join("python", name), name), "utf8");
 }
 
 /** In the workbench's own workdir (readFiles reads there); no rollout ever sees it. */

@@ -7,18 +7,16 @@ import type { PlannedTurn } from "../policy/scripted";
 import { PlannedPolicy } from "../policy/scripted";
 import { submitArguments } from "../policy/submit-name";
 import { ProbeFile } from "../schema/audit";
+import { auditAssetPath } from "./shipped-asset";
 import type { ProbeVars } from "./probe-vars";
 
 export interface LoadedProbe extends ProbeFile {
   file: string;
 }
 
-/** The probe library shipped with rlenv: beside this module from source, or in the package's src from dist/. */
+/** The probe library shipped with rlenv: src/core/audit/probes (dist/audit/probes in a bundle). */
 export function builtinProbesDir(): string {
-  const candidates = [path.join(__dirname, "probes"), path.join(__dirname, "..", "src", "core", "audit", "probes")];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`the audit's probe library was not found (looked in ${candidates.join(", ")})`);
-  return found;
+  return auditAssetPath("probes", "the audit's probe library");
 }
 
 /** Every probe file (.yaml, .yml, .json) in these folders; a later folder's probe replaces an earlier one of the same name. */

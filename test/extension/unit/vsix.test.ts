@@ -28,6 +28,10 @@ test("the .vsix holds the bundles, schemas, snippets and media, and no sources",
     // Read at run time and sent into sandboxes as text: the sandbox agent and the Blender server.
     "dist/agent.py",
     "dist/blender_rpc.py",
+    // The audit's Python helpers and probe library (the Test Explorer's Audit profile reads them).
+    "dist/audit/python/rlenv_mutate.py",
+    "dist/audit/python/rlenv_trace.py",
+    "dist/audit/probes/exit-early-os-exit.yaml",
     "schemas/environment.schema.json",
     "schemas/task.schema.json",
     "snippets/environment.code-snippets",
