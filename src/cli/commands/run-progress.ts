@@ -1,4 +1,5 @@
-import { formatRolloutEndLine } from "../../core/remote/progress-line";
+import { formatObservationLine, formatRolloutEndLine } from "../../core/remote/progress-line";
+import { onObservation } from "../../core/rollout/observations";
 import type { RunProgress } from "../../core/rollout";
 
 const fmtTime = (s: number | null) => {
@@ -37,6 +38,12 @@ export function progressPrinter(
     if (jsonlLines.length > 0) stream.write(`${jsonlLines.join("\n")}\n`);
     jsonlLines = [];
   };
+  const pushJsonl = (line: string) => {
+    jsonlLines.push(line);
+    jsonlTimer ??= setTimeout(flushJsonl, 20);
+  };
+  // The runner's metrics: sandbox starts and policy requests, measured where they happen.
+  const stopObserving = jsonl ? onObservation((o) => pushJsonl(formatObservationLine(o))) : undefined;
   const clear = () => {
     if (tty && bar) stream.write("\r\x1b[2K");
   };
@@ -49,11 +56,12 @@ export function progressPrinter(
         clear();
         stream.write(`${e.level === "info" ? "" : `${e.level}: `}${e.message}\n`);
         redraw();
+      } else if (e.type === "rollout-start") {
+        // A retry of a rollout the machinery failed is the same rollout still in flight.
+        if (jsonl && e.attempt === 1) pushJsonl(formatObservationLine({ kind: "rollout-start" }));
       } else if (e.type === "rollout-end") {
-        if (jsonl) {
-          jsonlLines.push(formatRolloutEndLine(e));
-          jsonlTimer ??= setTimeout(flushJsonl, 20);
-        } else if (!tty && !quiet)
+        if (jsonl) pushJsonl(formatRolloutEndLine(e));
+        else if (!tty && !quiet)
           stream.write(`${e.status.padEnd(9)} reward=${fmtReward(e.reward)} ${e.task} #${e.sample}${failureNote(e)}\n`);
         else if (tty && e.status === "error") {
           clear();
@@ -70,6 +78,7 @@ export function progressPrinter(
       }
     },
     finish() {
+      stopObserving?.();
       flushJsonl();
       if (tty && bar) stream.write("\n");
       bar = "";

@@ -1,5 +1,6 @@
 import { ChatTokenizer, type TemplateMessage } from "../tokens/chat-template";
 import { hermesParser, type ToolCallParser } from "../tokens/tool-call-parsers";
+import { observe } from "../rollout/observations";
 import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import {
@@ -85,6 +86,7 @@ export class TokenInOutPolicy implements Policy {
     const started = performance.now();
     const choice = await this.complete(prompt, req.signal);
     const latencyMs = performance.now() - started;
+    observe({ kind: "policy-request", ms: latencyMs });
     const completion = choice.token_ids;
     if (!Array.isArray(completion))
       throw new PolicyRequestError(

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
+import { observe } from "../rollout/observations";
 import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
@@ -83,7 +84,9 @@ export class OpenAIPolicy implements Policy {
       const started = performance.now();
       try {
         const reply = this.opts.stream ? await this.streamOnce(req) : await this.once(req);
-        return { ...reply, latencyMs: performance.now() - started };
+        const latencyMs = performance.now() - started;
+        observe({ kind: "policy-request", ms: latencyMs });
+        return { ...reply, latencyMs };
       } catch (e) {
         if (req.signal.aborted) throw abortReason(req.signal);
         if (this.capture && e instanceof APIError && e.status === 400 && REFUSED_FIELD.test(e.message)) {

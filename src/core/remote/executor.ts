@@ -1,4 +1,5 @@
 import type { JobRecord, WorkUnit } from "./api";
+import type { Observation } from "../rollout/observations";
 import type { PushedRolloutEnd } from "./progress-line";
 
 /**
@@ -21,6 +22,8 @@ export interface ExecutionContext {
   unitRunsDir(unit: WorkUnit): string;
   /** A rollout end the executor learnt from the unit's own process (see Executor.reportsRolloutEnds). */
   rolloutEnded(unit: string, end: PushedRolloutEnd): void;
+  /** What the unit's process saw happen (rollout starts, sandbox starts, policy requests, error classes), for the runner's metrics. */
+  observe?(o: Observation): void;
   /** Set by the job manager when it started a policy server for the job. */
   readonly policyBaseUrl?: string;
 }

@@ -1,18 +1,23 @@
 import { execFile } from "node:child_process";
 import type { GpuInfo } from "./api";
 
-/** GPUs as nvidia-smi reports them; an empty list with the reason where there is none. */
+/**
+ * GPUs as nvidia-smi reports them; an empty list with the reason where there is none.
+ * RLENV_NVIDIA_SMI names another program to ask (a replay of a recorded answer where a
+ * host has no GPU): its output goes through the same parser.
+ */
 export function queryGpus(): Promise<{ gpus: GpuInfo[]; error?: string }> {
+  const program = process.env.RLENV_NVIDIA_SMI || "nvidia-smi";
   return new Promise((resolve) => {
     execFile(
-      "nvidia-smi",
+      program,
       ["--query-gpu=index,name,memory.total,memory.used,utilization.gpu", "--format=csv,noheader,nounits"],
       { timeout: 5000 },
       (err, stdout) => {
         if (err) {
           resolve({
             gpus: [],
-            error: (err as NodeJS.ErrnoException).code === "ENOENT" ? "nvidia-smi not found" : err.message.split("\n")[0],
+            error: (err as NodeJS.ErrnoException).code === "ENOENT" ? `${program} not found` : err.message.split("\n")[0],
           });
           return;
         }

@@ -442,6 +442,7 @@ export class JobManager extends EventEmitter {
         if (this.jobs.get(id)?.units.find((u) => u.id === unit)?.keep === "none") return;
         this.watchers.get(id)?.noteEnd(unit, end);
       },
+      observe: (o) => this.emit("observation", id, o),
       signal,
       rlenvCommand: this.opts.rlenvCommand,
       unitRunsDir: (u) => path.join(jobDir, u.runs_dir),

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
 import { unitEnded } from "./executor";
-import { parseRolloutEndLine } from "./progress-line";
+import { rolloutErrorClass } from "./error-class";
+import { parseObservationLine, parseRolloutEndLine } from "./progress-line";
 import { planRemainder } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { onStreamLines } from "./stream-lines";
@@ -84,7 +85,12 @@ export class LocalExecutor implements Executor {
     for (const stream of [child.stdout, child.stderr]) {
       onStreamLines(stream, (line) => {
         const end = parseRolloutEndLine(line);
-        if (end) ctx.rolloutEnded(unit.id, end);
+        const observed = end ? undefined : parseObservationLine(line);
+        if (end) {
+          ctx.rolloutEnded(unit.id, end);
+          const errorClass = rolloutErrorClass(end);
+          if (errorClass) ctx.observe?.({ kind: "rollout-error", class: errorClass });
+        } else if (observed) ctx.observe?.(observed);
         else if (line.trim()) pending.push(line);
       });
     }

@@ -9,7 +9,7 @@ import { BundleError } from "./bundle";
 import { queryGpus } from "./gpus";
 import { type JobManager, JobSpecError } from "./jobs";
 import { eventJson } from "./journal";
-import { renderMetrics } from "./metrics";
+import { runnerMetrics } from "./metrics";
 import { streamRunFolder } from "./run-stream";
 import { bearerMatches } from "./token";
 
@@ -53,6 +53,8 @@ class SizeLimit extends Transform {
 export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
   const { jobs } = opts;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD;
+  // Made now, not at the first scrape: it counts from the job manager's events.
+  const metrics = runnerMetrics(jobs);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     route(req, res).catch((err: unknown) => {
       const status =
@@ -82,8 +84,9 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     const parts = url.pathname.split("/").filter(Boolean);
     const method = req.method ?? "GET";
     if (method === "GET" && url.pathname === "/metrics") {
-      res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4" });
-      res.end(renderMetrics(jobs));
+      const m = await metrics.render();
+      res.writeHead(200, { "Content-Type": m.contentType });
+      res.end(m.text);
       return;
     }
     if (parts[0] !== "v1") throw new HttpError(404, `no route ${method} ${url.pathname}`);

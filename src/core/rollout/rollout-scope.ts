@@ -5,6 +5,7 @@ import { abortReason } from "../policy/backoff";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import { RolloutTimeoutError, SandboxInfraError } from "./errors";
+import { observe } from "./observations";
 import { SandboxGuard } from "./sandbox-guard";
 
 export interface RolloutScopeOptions {
@@ -95,6 +96,7 @@ export class RolloutScope implements AsyncDisposable {
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
       await sb.reset(sandboxFiles({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) }));
       if (o.files) await applyFiles(sb, o.files);
+      observe({ kind: "sandbox-start", ms: performance.now() - s0 });
       return this.guard.wrap(sb);
     } catch (e) {
       if (sb) await sb.close().catch(() => {});
