@@ -17,10 +17,13 @@ import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
 import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
 import { isSafeRelativePath, linkLeadsOut, resolveInside } from "./safe-path";
 import { type SpanSource, validateValue } from "./validate-value";
+import type { TaskStages } from "../rollout/task-stages";
 
 /** A validated task and where it came from, so editors can point at it. */
 export interface LoadedTask extends Task {
   source: { file: string; line: number; index: number };
+  /** A task played as stages in one sandbox (Harbor's [[steps]]); the task's own prompt, tests and solution are the first stage's. */
+  stages?: TaskStages;
 }
 
 const FILE_MAP_FIELDS: Array<(t: Task) => [string[], FileMap | undefined]> = [

@@ -10,7 +10,9 @@ import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source"
 import type { FileMap } from "../schema/common";
 import { Manifest } from "../schema/manifest";
 import { dockerfileWorkdir, type Substitution, standInTable, substituteBases, userStandInsFile } from "./base-images";
+import { loadHarborSteps } from "./load-steps";
 import { oracleCommand } from "./oracle-command";
+import type { TaskStages } from "../rollout/task-stages";
 import { readTree, type TreeFile } from "./read-tree";
 import { type HarborTaskConfig, parseTaskConfig } from "./task-config";
 import { tomlSpan } from "./toml-position";
@@ -120,16 +122,11 @@ export function loadHarborTask(dirGiven: string): LoadResult {
 
   const instructionPath = path.join(dir, "instruction.md");
   const instruction = existsSync(instructionPath) ? readSourceText(instructionPath, DEFAULT_LOAD_LIMITS.maxPromptBytes) : null;
-  if (config.steps.length > 0) {
-    problems.push({
-      file: configPath,
-      ...START_OF_FILE,
-      path: "steps",
-      message: `a multi-step task (${config.steps.length} [[steps]]) is not run here yet: each step's instruction, tests and min_reward gate would need a rollout of its own`,
-      severity: "error",
-    });
-  } else if (!instruction) problems.push(fileProblem(instructionPath, "a Harbor task needs instruction.md: it is the agent's prompt"));
-  else if (!instruction.ok) problems.push(fileProblem(instructionPath, instruction.message));
+  const multiStep = config.steps.length > 0;
+  // A multi-step task's prompts are its steps' instruction.md (Harbor ignores a top-level one).
+  if (!multiStep && !instruction)
+    problems.push(fileProblem(instructionPath, "a Harbor task needs instruction.md: it is the agent's prompt"));
+  else if (!multiStep && instruction && !instruction.ok) problems.push(fileProblem(instructionPath, instruction.message));
 
   const contextDir = path.join(dir, "environment");
   const dockerfilePath = path.join(contextDir, "Dockerfile");
@@ -152,11 +149,11 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       ),
     );
   const testsDir = path.join(dir, "tests");
-  if (!existsSync(path.join(testsDir, "test.sh")))
+  if (!multiStep && !existsSync(path.join(testsDir, "test.sh")))
     problems.push(fileProblem(path.join(testsDir, "test.sh"), "a Harbor task needs tests/test.sh (its verifier)"));
   const solutionDir = path.join(dir, "solution");
   const hasSolution = existsSync(path.join(solutionDir, "solve.sh"));
-  if (!hasSolution)
+  if (!hasSolution && !multiStep)
     problems.push(
       fileProblem(
         path.join(solutionDir, "solve.sh"),
@@ -253,6 +250,26 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       severity: "warning",
     });
   const verifierEnv = { ...containerEnv, ...config.verifierEnv };
+  let stages: TaskStages | null = null;
+  if (multiStep) {
+    const loaded = loadHarborSteps({
+      dir,
+      configPath,
+      configText: read.text,
+      config,
+      sharedTests: tests,
+      sharedSolution: solution,
+      containerEnv,
+    });
+    problems.push(...loaded.problems);
+    if (!loaded.stages) return { env: null, problems };
+    stages = loaded.stages;
+  }
+  // Each step has its own agent timeout; the rollout's deadline is their sum, a tool call's the longest.
+  const stepTimeouts = config.steps.map((s) => s.agentTimeoutSec ?? agentTimeout);
+  const rolloutTimeout = stepTimeouts.length > 0 ? stepTimeouts.reduce((a, b) => a + b, 0) : agentTimeout;
+  const stepTimeout = stepTimeouts.length > 0 ? Math.max(...stepTimeouts) : agentTimeout;
+  const first = stages?.list[0];
   const manifest = Manifest.parse({
     name,
     domain: "code",
@@ -265,7 +282,7 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       rootfs: "writable",
       reset: "recreate",
       limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g" },
-      timeouts: { step: agentTimeout, rollout: agentTimeout },
+      timeouts: { step: stepTimeout, rollout: rolloutTimeout },
     },
     tasks: HARBOR_CONFIG,
     tools: HARBOR_TOOLS,
@@ -280,14 +297,25 @@ export function loadHarborTask(dirGiven: string): LoadResult {
     ],
     metadata: { harbor: { schema_version: config.schemaVersion, ...(config.name ? { name: config.name } : {}) } },
   });
-  const task: LoadedTask = {
-    id: name,
-    prompt: instruction?.ok ? instruction.text : "",
-    tests: { files: fileMap(tests) },
-    ...(hasSolution ? { solution: { commands: [oracleCommand(solution, { ...containerEnv, ...config.solutionEnv })] } } : {}),
-    ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
-    source: { file: instructionPath, line: 1, index: 0 },
-  };
+  const task: LoadedTask = first
+    ? {
+        id: name,
+        prompt: first.prompt,
+        ...(first.tests ? { tests: first.tests } : {}),
+        ...(first.solution ? { solution: first.solution } : {}),
+        ...(first.reward ? { reward: first.reward } : {}),
+        ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
+        source: { file: path.join(dir, "steps", first.name, "instruction.md"), line: 1, index: 0 },
+        ...(stages ? { stages } : {}),
+      }
+    : {
+        id: name,
+        prompt: instruction?.ok ? instruction.text : "",
+        tests: { files: fileMap(tests) },
+        ...(hasSolution ? { solution: { commands: [oracleCommand(solution, { ...containerEnv, ...config.solutionEnv })] } } : {}),
+        ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
+        source: { file: instructionPath, line: 1, index: 0 },
+      };
   const env: Environment = {
     dir,
     manifestPath: configPath,

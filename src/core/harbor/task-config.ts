@@ -24,9 +24,32 @@ export interface HarborTaskConfig {
   verifierEnv: Record<string, string>;
   solutionEnv: Record<string, string>;
   /** `[[steps]]`: names in order, each with its own gate. */
-  steps: Array<{ name: string; minReward?: number; agentTimeoutSec?: number; verifierTimeoutSec?: number }>;
+  steps: HarborStepConfig[];
   multiStepRewardStrategy: "mean" | "final";
 }
+
+/** One `[[steps]]` entry: Harbor's StepConfig. */
+export interface HarborStepConfig {
+  name: string;
+  /** A number gates the "reward" key; a table gates each key it names. */
+  minReward?: number | Record<string, number>;
+  agentTimeoutSec?: number;
+  verifierTimeoutSec?: number;
+  /** `[steps.verifier].env`, over the task's `[verifier].env`. */
+  verifierEnv: Record<string, string>;
+}
+
+/** Fields of a `[[steps]]` entry Harbor knows, and those read but not acted on here. */
+const STEP_KNOWN = new Set(["name", "agent", "verifier", "min_reward", "healthcheck", "artifacts"]);
+const STEP_UNSUPPORTED: Record<string, string> = {
+  healthcheck: "the step's health check is not run before its agent starts",
+  artifacts: "the step's artifacts are not copied out of the sandbox",
+  "agent.user": "the agent runs as root in the task's sandbox",
+  "verifier.user": "the verifier runs as root in the task's sandbox",
+  "verifier.environment_mode": "the verifier runs in the agent's sandbox (shared)",
+  "verifier.environment": "the verifier runs in the agent's sandbox; a separate verifier image is not built",
+  "verifier.collect": "no files are collected from the sandbox besides /logs/verifier's reward",
+};
 
 /** Fields Harbor knows, by table; anything else is an unknown-field warning. */
 const KNOWN: Record<string, ReadonlySet<string>> = {
@@ -112,10 +135,10 @@ const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "obje
  */
 export function parseTaskConfig(file: string, text: string): { config: HarborTaskConfig | null; problems: Problem[] } {
   const problems: Problem[] = [];
-  const at = (table: string[], key: string | undefined, message: string, severity: Problem["severity"]) =>
+  const at = (table: string[], key: string | undefined, message: string, severity: Problem["severity"], arrayIndex?: number) =>
     problems.push({
       file,
-      ...tomlSpan(text, table, key),
+      ...tomlSpan(text, table, key, arrayIndex),
       path: [...table, ...(key ? [key] : [])].join("."),
       message,
       severity,
@@ -215,25 +238,13 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
   if (env.allow_internet === false) networkMode = "no-network";
   const workdir = str("environment", "workdir");
   if (workdir !== undefined && !workdir.startsWith("/")) at(["environment"], "workdir", "must be an absolute path", "error");
-  const steps: HarborTaskConfig["steps"] = [];
-  if (raw.steps !== undefined) {
-    if (!Array.isArray(raw.steps)) at([], "steps", "[[steps]] must be an array of tables", "error");
-    else
-      raw.steps.forEach((s, i) => {
-        if (!isTable(s) || typeof s.name !== "string") {
-          at(["steps"], undefined, `step ${i + 1} needs a name`, "error");
-          return;
-        }
-        const agent = isTable(s.agent) ? s.agent : {};
-        const verifier = isTable(s.verifier) ? s.verifier : {};
-        steps.push({
-          name: s.name,
-          ...(typeof s.min_reward === "number" ? { minReward: s.min_reward } : {}),
-          ...(typeof agent.timeout_sec === "number" ? { agentTimeoutSec: agent.timeout_sec } : {}),
-          ...(typeof verifier.timeout_sec === "number" ? { verifierTimeoutSec: verifier.timeout_sec } : {}),
-        });
-      });
-  }
+  const steps = parseSteps(raw.steps, at);
+  if (
+    raw.multi_step_reward_strategy !== undefined &&
+    raw.multi_step_reward_strategy !== "mean" &&
+    raw.multi_step_reward_strategy !== "final"
+  )
+    at([], "multi_step_reward_strategy", `must be "mean" or "final", got ${JSON.stringify(raw.multi_step_reward_strategy)}`, "error");
   const taskTable = table("task");
   const metadata = table("metadata");
   const config: HarborTaskConfig = {
@@ -264,4 +275,89 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
       "warning",
     );
   return { config, problems };
+}
+
+type At = (table: string[], key: string | undefined, message: string, severity: Problem["severity"], arrayIndex?: number) => void;
+
+/**
+ * `[[steps]]` as Harbor's StepConfig reads them: a unique name each, `min_reward` a number or a
+ * table of numbers, `[steps.agent]` / `[steps.verifier]` timeouts and the verifier's env. A
+ * step's problems are placed at its `[[steps]]` header (the TOML positions name no array index).
+ */
+function parseSteps(value: unknown, atFile: At): HarborStepConfig[] {
+  const steps: HarborStepConfig[] = [];
+  if (value === undefined) return steps;
+  if (!Array.isArray(value)) {
+    atFile([], "steps", "[[steps]] must be an array of tables", "error");
+    return steps;
+  }
+  const seen = new Set<string>();
+  value.forEach((s, i) => {
+    const where = `step ${i + 1}`;
+    const at: At = (table, key, message, severity) => atFile(table, key, message, severity, i);
+    if (!isTable(s) || typeof s.name !== "string" || s.name.trim() === "") {
+      at(["steps"], undefined, `${where} needs a name (the folder steps/<name>/ holds its instruction.md)`, "error");
+      return;
+    }
+    const label = `step '${s.name}'`;
+    if (!/^[A-Za-z0-9._-]+$/.test(s.name) || s.name === "." || s.name === "..")
+      at(["steps"], "name", `${label}: a step name is a folder name under steps/ (letters, digits, . _ -)`, "error");
+    if (seen.has(s.name)) at(["steps"], "name", `${label} is named twice: step names must be unique`, "error");
+    seen.add(s.name);
+    for (const key of Object.keys(s)) {
+      if (!STEP_KNOWN.has(key)) at(["steps"], key, `${label}: unknown field '${key}' for a Harbor step: ignored`, "warning");
+      else if (STEP_UNSUPPORTED[key]) at(["steps"], key, `${label}: read but not supported here: ${STEP_UNSUPPORTED[key]}`, "warning");
+    }
+    const phase = (name: "agent" | "verifier"): Record<string, unknown> => {
+      const v = s[name];
+      if (v === undefined) return {};
+      if (isTable(v)) {
+        for (const key of Object.keys(v))
+          if (STEP_UNSUPPORTED[`${name}.${key}`])
+            at(["steps", name], key, `${label}: read but not supported here: ${STEP_UNSUPPORTED[`${name}.${key}`]}`, "warning");
+        return v;
+      }
+      at(["steps"], name, `${label}: [steps.${name}] must be a table`, "error");
+      return {};
+    };
+    const agent = phase("agent");
+    const verifier = phase("verifier");
+    const timeout = (t: Record<string, unknown>, table: string): number | undefined => {
+      const v = t.timeout_sec;
+      if (v === undefined || v === null) return undefined;
+      if (typeof v === "number" && Number.isFinite(v) && v > 0) return v;
+      at(["steps", table], "timeout_sec", `${label}: timeout_sec must be a positive number, got ${JSON.stringify(v)}`, "error");
+      return undefined;
+    };
+    let minReward: HarborStepConfig["minReward"];
+    const mr = s.min_reward;
+    if (typeof mr === "number") minReward = mr;
+    else if (isTable(mr) && Object.values(mr).every((x) => typeof x === "number")) minReward = Object.fromEntries(Object.entries(mr)) as Record<string, number>;
+    else if (mr !== undefined && mr !== null)
+      at(
+        ["steps"],
+        "min_reward",
+        `${label}: min_reward must be a number or a table of reward key = number, got ${JSON.stringify(mr)}`,
+        "error",
+      );
+    const verifierEnv: Record<string, string> = {};
+    if (verifier.env !== undefined) {
+      if (!isTable(verifier.env)) at(["steps", "verifier"], "env", `${label}: env must be a table of NAME = "value"`, "error");
+      else
+        for (const [k, x] of Object.entries(verifier.env)) {
+          if (typeof x === "string" || typeof x === "number" || typeof x === "boolean") verifierEnv[k] = String(x);
+          else at(["steps", "verifier", "env"], k, `${label}: an environment value must be a string`, "error");
+        }
+    }
+    const agentTimeoutSec = timeout(agent, "agent");
+    const verifierTimeoutSec = timeout(verifier, "verifier");
+    steps.push({
+      name: s.name,
+      ...(minReward !== undefined ? { minReward } : {}),
+      ...(agentTimeoutSec !== undefined ? { agentTimeoutSec } : {}),
+      ...(verifierTimeoutSec !== undefined ? { verifierTimeoutSec } : {}),
+      verifierEnv,
+    });
+  });
+  return steps;
 }

@@ -1,4 +1,5 @@
 import type { Sandbox } from "../sandbox/types";
+import type { Solution } from "../schema/task";
 import type { ChatToolCall, ContentPart, Usage } from "../schema/trajectory";
 import type { SampledTokens } from "../tokens/types";
 
@@ -36,6 +37,8 @@ export interface PolicyPrepareContext {
   sandbox(): Promise<Sandbox>;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Set when a later stage of a multi-stage task begins (prepare is called again then): that stage's reference solution. */
+  stage?: { index: number; name: string; solution?: Solution };
 }
 
 /** One agent's decision-maker for one rollout. Infra failures throw PolicyInfraError. */

@@ -2,7 +2,9 @@ import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../domains/types";
 import type { ChatMessage } from "../policy/types";
 import { rolloutFailure } from "../reward/failure";
-import { scoreRollout } from "../reward/score";
+import { aggregate, scoreRollout } from "../reward/score";
+import { sandboxFiles } from "../environment/file-content";
+import { gateFailure, type StageResult, stageComponents, stageRewards, type TaskStage, type TaskStages } from "./task-stages";
 import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
@@ -43,6 +45,10 @@ export class Rollout {
   private isSetUp = false;
   private reward: number | null = null;
   private components: RewardComponent[] | undefined;
+  /** A multi-stage task's stage under play, and what each stage played so far left. */
+  private stage: { index: number; done: boolean } | null = null;
+  private readonly stageResults: StageResult[] = [];
+  private stoppedBy: string | undefined;
 
   constructor(
     private readonly o: RunRolloutOptions,
@@ -74,6 +80,10 @@ export class Rollout {
     try {
       const tools = await this.reset();
       const maxTurns = this.o.task.max_turns ?? this.o.env.manifest.max_turns;
+      if (this.o.task.stages && !this.o.resume) {
+        await this.playStages(this.o.task.stages, tools, maxTurns);
+        return;
+      }
       let ended = false;
       for (let turn = this.o.resume?.turn ?? 0; turn < maxTurns && !ended; turn++) ended = await this.turn(turn, tools);
       if (!ended) this.outcome("truncated", `max_turns (${maxTurns}) reached without submit`);
@@ -87,6 +97,101 @@ export class Rollout {
     } finally {
       this.scope.stopDeadline();
     }
+  }
+
+  /**
+   * A multi-stage task: each stage's files and setup, its prompt (the first is the task's own,
+   * already said), turns until the agent ends it, then its own verifier; a stage whose rewards
+   * fail its gate, or that could not be scored, ends the rollout. Max turns and the deadline
+   * count over all stages. The last stage played is scored in verify() when a throw ended it.
+   */
+  private async playStages(stages: TaskStages, toolset: Toolset, maxTurns: number): Promise<void> {
+    let turn = 0;
+    for (const [index, stage] of stages.list.entries()) {
+      this.stage = { index, done: false };
+      const setupError = await this.enterStage(stage, index, toolset);
+      if (setupError) {
+        this.stageResults.push({ stage, rewards: null, components: [], error: setupError });
+        this.stage.done = true;
+        this.stoppedBy = `step ${stage.name} did not start: ${setupError}`;
+        if (index === 0) this.outcome("completed", this.stoppedBy);
+        return;
+      }
+      this.submitted = false;
+      let ended = false;
+      while (turn < maxTurns && !ended) ended = await this.turn(turn++, toolset);
+      if (!ended) this.outcome("truncated", `max_turns (${maxTurns}) reached without submit in step ${stage.name}`);
+      const result = await this.verifyStage(stage);
+      this.stage.done = true;
+      const gate = result.rewards ? gateFailure(result.rewards, stage.minReward) : "no verifier result";
+      if (gate) this.stoppedBy = `step ${stage.name}: ${gate}`;
+      if (gate || !ended) return;
+    }
+  }
+
+  /** A stage's workdir files and setup command, then (after the first) the policy's preparation and the stage's prompt; the setup's failure, if any. */
+  private async enterStage(stage: TaskStage, index: number, toolset: Toolset): Promise<string | null> {
+    const { o, scope } = this;
+    if (stage.files || stage.setup) {
+      const sb = await scope.sandbox();
+      if (stage.files) await sb.writeFiles(sandboxFiles(stage.files));
+      if (stage.setup) {
+        const r = await sb.exec(["bash", "-c", stage.setup], { timeoutMs: this.stepMs, signal: scope.signal });
+        if (r.status !== "ok" || r.exitCode !== 0)
+          return `its setup exited ${r.exitCode ?? r.reason ?? r.status}: ${(r.stderr || r.stdout).slice(-500)}`;
+      }
+    }
+    if (index === 0) return null;
+    await o.policy.prepare?.({
+      tools: toolset.specs,
+      sandbox: scope.sandbox,
+      signal: scope.signal,
+      timeoutMs: this.stepMs,
+      stage: { index, name: stage.name, ...(stage.solution ? { solution: stage.solution } : {}) },
+    });
+    this.say("user", stage.prompt);
+    return null;
+  }
+
+  /** One stage's verifier over what the agent left so far, with the stage's tests and reward list. */
+  private async verifyStage(stage: TaskStage): Promise<StageResult> {
+    const { o, scope } = this;
+    const task = {
+      ...o.task,
+      prompt: stage.prompt,
+      ...(stage.tests ? { tests: stage.tests } : {}),
+      ...(stage.reward ? { reward: stage.reward } : {}),
+    };
+    const score = await scoreRollout(
+      rewardFor(o.env.manifest.reward, task),
+      {
+        env: o.env,
+        task,
+        sandbox: scope.sandbox,
+        state: this.toolCtx.state,
+        answer: this.answer,
+        events: this.writer.events,
+        signal: scope.outside ?? new AbortController().signal,
+      },
+      this.domain?.verifiers ?? [],
+      Math.max(this.stepMs, 60_000),
+    );
+    const result: StageResult = { stage, rewards: stageRewards(score.components), components: score.components };
+    this.stageResults.push(result);
+    return result;
+  }
+
+  /** A multi-stage task's score: the stage a timeout or max_turns cut short is scored too (as a one-stage task is), then the stages aggregated. */
+  private async stagedScore(): Promise<{ total: number; components: RewardComponent[] }> {
+    const stages = this.o.task.stages as TaskStages;
+    const pending = this.stage && !this.stage.done ? stages.list[this.stage.index] : undefined;
+    if (pending) {
+      const r = await this.verifyStage(pending);
+      const gate = r.rewards ? gateFailure(r.rewards, pending.minReward) : "no verifier result";
+      this.stoppedBy = `step ${pending.name} ended early (${this.status})${gate ? `; ${gate}` : ""}`;
+    }
+    const components = stageComponents(stages, this.stageResults, this.stoppedBy);
+    return { total: aggregate(components), components };
   }
 
   private outcome(status: RolloutStatus, reason: string | undefined): void {
@@ -271,20 +376,22 @@ export class Rollout {
     const a0 = scope.sandboxMs;
     const verifySignal = scope.outside ?? new AbortController().signal;
     try {
-      const score = await scoreRollout(
-        rewardFor(o.env.manifest.reward, o.task),
-        {
-          env: o.env,
-          task: o.task,
-          sandbox: scope.sandbox,
-          state: this.toolCtx.state,
-          answer: this.answer,
-          events: this.writer.events,
-          signal: verifySignal,
-        },
-        this.domain?.verifiers ?? [],
-        Math.max(this.stepMs, 60_000),
-      );
+      const score = this.stage
+        ? await this.stagedScore()
+        : await scoreRollout(
+            rewardFor(o.env.manifest.reward, o.task),
+            {
+              env: o.env,
+              task: o.task,
+              sandbox: scope.sandbox,
+              state: this.toolCtx.state,
+              answer: this.answer,
+              events: this.writer.events,
+              signal: verifySignal,
+            },
+            this.domain?.verifiers ?? [],
+            Math.max(this.stepMs, 60_000),
+          );
       // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
       const lost = scope.startFailure ? null : await scope.lost();
       if (scope.startFailure || lost) {
