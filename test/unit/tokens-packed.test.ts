@@ -88,7 +88,7 @@ test("ledger writes encoding 2; the sequence reader reads it and the older three
     },
   ];
   const asEvents = (ts: unknown[]) =>
-    ts.map((tokens, turn) => ({ type: "message", ts: "", role: "assistant", content: "", turn, tokens })) as Parameters<
+    ts.map((tokens, turn) => ({ type: "message", ts: "", role: "assistant", content: "", turn, tokens })) as unknown as Parameters<
       typeof rolloutSequence
     >[0];
   const now = rolloutSequence(asEvents([t0, t1]));
