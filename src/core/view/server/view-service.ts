@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
+import { TOKEN_PAGE } from "../protocol/tokens";
 import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
 import { markCitations } from "../model/citations";
@@ -8,6 +9,7 @@ import { Confinement, isInside } from "./confine";
 import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
+import { stepTokens } from "./turn-tokens";
 
 /** A request the caller got wrong (bad params, a path outside the root): shown to the user as is. */
 export class ViewRequestError extends Error {}
@@ -141,6 +143,16 @@ export class ViewService {
         const from = Number(params.from ?? 0);
         const w = await idx.stepWindow(row, from, Number(params.limit ?? STEP_PAGE));
         return { row, entries: w.entries, from, total: w.total };
+      }
+      case "tokens": {
+        const idx = await this.fullIndex(this.resolve(String(params.file)));
+        const row = Number(params.row);
+        if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
+        return stepTokens(idx, row, {
+          ...(params.line !== undefined ? { line: Number(params.line) } : {}),
+          from: Number(params.from ?? 0),
+          limit: Number(params.limit ?? TOKEN_PAGE),
+        });
       }
       case "diff": {
         const idx = await this.fullIndex(this.resolve(String(params.file)));

@@ -209,8 +209,15 @@ export function renderEntry(entry: StepEntry): HTMLElement {
   switch (e.type) {
     case "start":
       return renderStart(e);
-    case "message":
-      return renderMessage(e);
+    case "message": {
+      const card = renderMessage(e);
+      // The Steps panel's token toggle finds the turns that carry tokens by these.
+      if (e.role === "assistant" && e.tokens) {
+        card.dataset.tokensLine = String(entry.line);
+        card.dataset.capture = e.tokens.capture;
+      }
+      return card;
+    }
     case "tool_call":
       return renderToolCall(e);
     case "observation":

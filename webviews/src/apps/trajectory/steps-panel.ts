@@ -3,6 +3,7 @@ import { clear, fmtMs, h } from "../../shared/dom";
 import { VirtualList } from "../../shared/virtual-list";
 import { ROW_PAGE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
+import { TokenToggle } from "./tokens-view";
 
 const ROW_HEIGHT = 48;
 const PAGE = ROW_PAGE;
@@ -45,6 +46,7 @@ export class StepsPanel {
   private readonly detail = h("div", { class: "detail", "aria-live": "polite" });
   private readonly count = h("div", { class: "count" });
   private requestSeq = 0;
+  private readonly tokens: TokenToggle;
   /** Called after a step is drawn (the benchmark and the live panel listen). */
   onDrawn: (row: number) => void = () => {};
   onSelect: (row: number) => void = () => {};
@@ -60,6 +62,7 @@ export class StepsPanel {
       rowView,
       (i) => this.show(i),
     );
+    this.tokens = new TokenToggle(api, file);
     this.el = h("div", { class: "split steps" }, h("div", { class: "timeline" }, this.count, this.list.el), this.detail);
   }
 
@@ -75,7 +78,9 @@ export class StepsPanel {
       const step = await this.api.request("step", { file: this.file, row, from });
       if (seq !== this.requestSeq) return;
       clear(this.detail);
-      this.detail.appendChild(renderStep(step, (next) => void this.show(row, next)));
+      const drawn = renderStep(step, (next) => void this.show(row, next));
+      this.tokens.attach(drawn, row);
+      this.detail.appendChild(drawn);
       this.detail.scrollTop = 0;
       this.onDrawn(row);
     } catch (err) {
