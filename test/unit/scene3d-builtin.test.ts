@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { scene3dDomain } from "../../src/core/domains/scene3d";
-import { SceneToolError } from "../../src/core/domains/scene3d/backend";
+import { ToolError } from "../../src/core/domains/errors";
 import { BuiltinBackend } from "../../src/core/domains/scene3d/builtin-backend";
 import type { ToolContext } from "../../src/core/domains/types";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
@@ -65,7 +65,7 @@ describe("builtin scene backend", () => {
       assert.deepEqual(n.dimensions, [2, 1, 2]);
       assert.deepEqual(n.center, [3, 0, 2]);
       assert.equal(n.asset, "vase.gltf");
-      await assert.rejects(b.add({ name: "x", kind: "asset", asset: "../../etc/passwd" }), SceneToolError);
+      await assert.rejects(b.add({ name: "x", kind: "asset", asset: "../../etc/passwd" }), ToolError);
       await assert.rejects(b.add({ name: "y", kind: "asset", asset: "missing.glb" }), /cannot read asset/);
     } finally {
       cleanup();

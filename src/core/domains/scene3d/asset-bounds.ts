@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Box3, Matrix4, Quaternion, Vector3 } from "three";
-import { SceneToolError } from "./backend";
+import { ToolError } from "../errors";
 import type { Vec3 } from "./shapes";
 
 interface GltfNode {
@@ -49,7 +49,7 @@ export function assetBounds(file: string): { center: Vec3; size: Vec3 } {
   try {
     gltf = readGltfJson(file);
   } catch (e) {
-    throw new SceneToolError(`cannot read asset '${file}': ${(e as Error).message}`);
+    throw new ToolError(`cannot read asset '${file}': ${(e as Error).message}`);
   }
   const box = new Box3();
   const corner = new Vector3();
@@ -69,7 +69,7 @@ export function assetBounds(file: string): { center: Vec3; size: Vec3 } {
   };
   const roots = gltf.scenes?.[gltf.scene ?? 0]?.nodes ?? [];
   for (const r of roots) visit(r, Y_UP_TO_Z_UP, 0);
-  if (box.isEmpty()) throw new SceneToolError(`asset '${file}' has no mesh with POSITION bounds`);
+  if (box.isEmpty()) throw new ToolError(`asset '${file}' has no mesh with POSITION bounds`);
   const c = box.getCenter(new Vector3());
   const s = box.getSize(new Vector3());
   return { center: [c.x, c.y, c.z], size: [s.x, s.y, s.z] };

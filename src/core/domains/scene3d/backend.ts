@@ -1,14 +1,6 @@
-import { SandboxInfraError, ToolCrashError } from "../../rollout/errors";
+import { SandboxInfraError, ToolCrashError } from "../errors";
 import type { ContentPart, SceneSnapshot } from "../../schema/trajectory";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";
-
-/**
- * A mistake the agent can read and fix (a missing object, a duplicate name): the tool
- * returns it as an error observation and the rollout goes on.
- */
-export class SceneToolError extends Error {
-  override name = "SceneToolError";
-}
 
 /**
  * The 3D program itself broke (Blender crashed or hung) during a step. It travels as a
@@ -44,7 +36,7 @@ export interface StepResult {
 
 /**
  * One scene for one rollout. Every mutating call is atomic: it either applies fully or
- * throws SceneToolError and leaves the scene as it was.
+ * throws ToolError and leaves the scene as it was.
  */
 export interface SceneBackend {
   readonly kind: "builtin" | "blender";
@@ -52,7 +44,7 @@ export interface SceneBackend {
   update(args: UpdateObjectArgs): Promise<StepResult>;
   remove(name: string): Promise<StepResult>;
   group(args: GroupArgs): Promise<StepResult>;
-  /** A PNG, where the backend can render; throws SceneToolError where it cannot. */
+  /** A PNG, where the backend can render; throws ToolError where it cannot. */
   render(args: RenderViewArgs): Promise<StepResult>;
   /** Blender only: run a Python snippet with bpy. */
   runPython?(code: string): Promise<StepResult>;

@@ -2,7 +2,8 @@ import { MathUtils, Object3D, Scene } from "three";
 import type { SceneNode, SceneSnapshot } from "../../schema/trajectory";
 import { resolveInside } from "../../environment/safe-path";
 import { assetBounds } from "./asset-bounds";
-import { missingObjectMessage, type SceneBackend, SceneToolError, type StepResult } from "./backend";
+import { ToolError } from "../errors";
+import { missingObjectMessage, type SceneBackend, type StepResult } from "./backend";
 import { DEFAULT_DIMENSIONS, normalizeColor, type PrimitiveKind, type Vec3 } from "./shapes";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";
 import { fillGroupBoxes, type NodeShape, worldNode } from "./world-node";
@@ -32,7 +33,7 @@ export class BuiltinBackend implements SceneBackend {
 
   private get(name: string): Object3D {
     const o = this.objects.get(name);
-    if (!o) throw new SceneToolError(missingObjectMessage(name, [...this.objects.keys()].sort()));
+    if (!o) throw new ToolError(missingObjectMessage(name, [...this.objects.keys()].sort()));
     return o;
   }
 
@@ -43,21 +44,21 @@ export class BuiltinBackend implements SceneBackend {
 
   private shapeFor(args: AddObjectArgs): Pick<Meta, "extents" | "localCenter" | "asset"> {
     if (args.kind === "empty") {
-      if (args.dimensions) throw new SceneToolError("an empty has no dimensions");
+      if (args.dimensions) throw new ToolError("an empty has no dimensions");
       return { extents: [0, 0, 0], localCenter: [0, 0, 0] };
     }
     if (args.kind === "asset") {
-      if (!args.asset) throw new SceneToolError("kind 'asset' needs 'asset': a .gltf/.glb path in the asset folder");
-      if (!this.assetsDir) throw new SceneToolError("this environment has no asset folder (scene.assets in environment.yaml)");
+      if (!args.asset) throw new ToolError("kind 'asset' needs 'asset': a .gltf/.glb path in the asset folder");
+      if (!this.assetsDir) throw new ToolError("this environment has no asset folder (scene.assets in environment.yaml)");
       const r = resolveInside(this.assetsDir, args.asset);
-      if (!r.ok) throw new SceneToolError(`asset '${args.asset}': ${r.message}`);
+      if (!r.ok) throw new ToolError(`asset '${args.asset}': ${r.message}`);
       const b = assetBounds(r.path);
       if (!args.dimensions) return { extents: b.size, localCenter: b.center, asset: args.asset };
       // Resize the asset to the given dimensions about its own origin.
       const k = b.size.map((s, i) => (s > 0 ? args.dimensions![i]! / s : 1));
       return { extents: args.dimensions, localCenter: [b.center[0] * k[0]!, b.center[1] * k[1]!, b.center[2] * k[2]!], asset: args.asset };
     }
-    if (args.asset) throw new SceneToolError("'asset' is only for kind 'asset'");
+    if (args.asset) throw new ToolError("'asset' is only for kind 'asset'");
     return { extents: args.dimensions ?? DEFAULT_DIMENSIONS[args.kind as PrimitiveKind], localCenter: [0, 0, 0] };
   }
 
@@ -69,7 +70,7 @@ export class BuiltinBackend implements SceneBackend {
 
   async add(args: AddObjectArgs): Promise<StepResult> {
     if (this.objects.has(args.name))
-      throw new SceneToolError(`an object named '${args.name}' already exists; names are unique (use update_object to change it)`);
+      throw new ToolError(`an object named '${args.name}' already exists; names are unique (use update_object to change it)`);
     const parent = args.parent ? this.get(args.parent) : this.scene;
     const shape = this.shapeFor(args);
     const o = new Object3D();
@@ -90,16 +91,16 @@ export class BuiltinBackend implements SceneBackend {
     const m = meta(o);
     // Validate everything before changing anything, so a rejected call leaves the scene as it was.
     if (args.new_name !== undefined && args.new_name !== args.name && this.objects.has(args.new_name)) {
-      throw new SceneToolError(`cannot rename to '${args.new_name}': an object with that name exists`);
+      throw new ToolError(`cannot rename to '${args.new_name}': an object with that name exists`);
     }
     let newParent: Object3D | undefined;
     if (args.parent !== undefined) {
       newParent = args.parent === null ? this.scene : this.get(args.parent);
       if (newParent !== this.scene && this.isAncestor(o, newParent)) {
-        throw new SceneToolError(`cannot parent '${args.name}' to '${args.parent}': that would make a cycle`);
+        throw new ToolError(`cannot parent '${args.name}' to '${args.parent}': that would make a cycle`);
       }
     }
-    if (args.dimensions && m.kind === "empty") throw new SceneToolError("an empty has no dimensions");
+    if (args.dimensions && m.kind === "empty") throw new ToolError("an empty has no dimensions");
     BuiltinBackend.place(o, args.position, args.rotation, args.scale);
     if (args.dimensions) {
       const k = m.extents.map((s, i) => (s > 0 ? args.dimensions![i]! / s : 1));
@@ -129,9 +130,9 @@ export class BuiltinBackend implements SceneBackend {
   }
 
   async group(args: GroupArgs): Promise<StepResult> {
-    if (this.objects.has(args.name)) throw new SceneToolError(`an object named '${args.name}' already exists; names are unique`);
+    if (this.objects.has(args.name)) throw new ToolError(`an object named '${args.name}' already exists; names are unique`);
     const members = args.objects.map((n) => this.get(n));
-    if (new Set(args.objects).size !== args.objects.length) throw new SceneToolError("an object is listed twice in 'objects'");
+    if (new Set(args.objects).size !== args.objects.length) throw new ToolError("an object is listed twice in 'objects'");
     const g = new Object3D();
     g.name = args.name;
     g.rotation.order = "ZYX";
@@ -145,7 +146,7 @@ export class BuiltinBackend implements SceneBackend {
   }
 
   async render(_args: RenderViewArgs): Promise<StepResult> {
-    throw new SceneToolError("the builtin backend has no renderer; use query_scene to inspect positions and sizes");
+    throw new ToolError("the builtin backend has no renderer; use query_scene to inspect positions and sizes");
   }
 
   async snapshot(): Promise<SceneSnapshot> {

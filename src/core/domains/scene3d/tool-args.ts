@@ -82,17 +82,3 @@ export type RunBpyArgs = z.infer<typeof RunBpyArgs>;
 export const SubmitArgs = z.object({
   message: z.string().optional().describe("A short note on what was built"),
 });
-
-/** JSON Schema of a tool's arguments for the policy (no $schema key). */
-export function parametersOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  return rest;
-}
-
-/** Parse arguments, or a message that names each bad field. */
-export function parseArgs<S extends z.ZodType>(schema: S, args: unknown): { ok: true; value: z.infer<S> } | { ok: false; message: string } {
-  const r = schema.safeParse(args);
-  if (r.success) return { ok: true, value: r.data };
-  const parts = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`);
-  return { ok: false, message: `invalid arguments: ${parts.join("; ")}` };
-}

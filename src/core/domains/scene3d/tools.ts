@@ -1,13 +1,13 @@
 import type { z } from "zod";
 import type { Environment } from "../../environment/load-environment";
+import { defineTool } from "../define-tool";
+import { ToolError } from "../errors";
 import type { ToolContext, ToolDefinition, ToolResult } from "../types";
-import { missingObjectMessage, type SceneBackend, SceneToolError, type StepResult } from "./backend";
+import { missingObjectMessage, type SceneBackend, type StepResult } from "./backend";
 import { backendKind, noteStep, rememberSnapshot, sceneOf } from "./rollout-scene";
 import {
   AddObjectArgs,
   GroupArgs,
-  parametersOf,
-  parseArgs,
   QuerySceneArgs,
   RemoveObjectArgs,
   RenderViewArgs,
@@ -17,8 +17,8 @@ import {
 } from "./tool-args";
 
 /**
- * One scene tool: parse the arguments, run the step on the rollout's backend, and attach
- * the scene snapshot. Agent mistakes become error observations; a backend crash
+ * One scene tool: run the step on the rollout's backend and attach the scene snapshot,
+ * to errors as well. Agent mistakes (ToolError) become error observations; a backend crash
  * (SceneBackendCrash) propagates and ends the rollout. A tool that `changes` the scene notes
  * its steps, so a fork can rebuild the scene (fork-scene.ts): the ones that succeeded (the
  * backend's calls are atomic), or with "even-failed" every one, since a bpy snippet that
@@ -27,33 +27,31 @@ import {
 function sceneTool<S extends z.ZodType>(
   name: string,
   description: string,
-  schema: S,
+  args: S,
   step: (backend: SceneBackend, args: z.infer<S>, ctx: ToolContext) => Promise<StepResult & { submit?: ToolResult["submit"] }>,
   changes: false | "succeeded" | "even-failed" = false,
 ): ToolDefinition {
-  return {
+  return defineTool({
     name,
     description,
-    parameters: parametersOf(schema),
-    async run(raw, ctx): Promise<ToolResult> {
+    args,
+    errors: "scene3d",
+    // The scene starts (with the task's objects) before the arguments are read: its snapshot rides along even on bad arguments.
+    prepare: async (ctx) => {
+      await sceneOf(ctx);
+    },
+    errorArtifacts: async (ctx) => ({ scene: await rememberSnapshot(ctx.state, await sceneOf(ctx)) }),
+    async run(parsed, ctx): Promise<ToolResult> {
       const backend = await sceneOf(ctx);
-      const parsed = parseArgs(schema, raw);
-      let result: StepResult & { submit?: ToolResult["submit"] };
-      let failed: string | undefined;
-      if (!parsed.ok) failed = parsed.message;
-      else {
-        try {
-          result = await step(backend, parsed.value, ctx);
-          if (changes) noteStep(ctx.state, { tool: name, args: parsed.value });
-        } catch (e) {
-          if (!(e instanceof SceneToolError)) throw e;
-          failed = e.message;
-          if (changes === "even-failed") noteStep(ctx.state, { tool: name, args: parsed.value, failed: true });
-        }
+      let r: StepResult & { submit?: ToolResult["submit"] };
+      try {
+        r = await step(backend, parsed, ctx);
+      } catch (e) {
+        if (e instanceof ToolError && changes === "even-failed") noteStep(ctx.state, { tool: name, args: parsed, failed: true });
+        throw e;
       }
+      if (changes) noteStep(ctx.state, { tool: name, args: parsed });
       const scene = await rememberSnapshot(ctx.state, backend);
-      if (failed !== undefined) return { output: `error: ${failed}`, status: "error", error: failed, exitCode: 1, artifacts: { scene } };
-      const r = result!;
       const out: ToolResult = {
         output: r.parts ? [{ type: "text", text: r.text }, ...r.parts] : r.text,
         status: "ok",
@@ -68,7 +66,7 @@ function sceneTool<S extends z.ZodType>(
       if (r.submit) out.submit = r.submit;
       return out;
     },
-  };
+  });
 }
 
 /** The scene graph as compact JSON: what query_scene shows. */
@@ -76,7 +74,7 @@ async function describeScene(backend: SceneBackend, only?: string): Promise<stri
   const { nodes } = await backend.snapshot();
   const chosen = only ? nodes.filter((n) => n.name === only) : nodes;
   if (only && chosen.length === 0) {
-    throw new SceneToolError(
+    throw new ToolError(
       missingObjectMessage(
         only,
         nodes.map((n) => n.name),
@@ -140,7 +138,7 @@ export function sceneTools(env: Environment): ToolDefinition[] {
         "Run a Python snippet inside Blender (bpy, math and mathutils are imported). Objects it creates appear in the scene; print() output is returned.",
         RunBpyArgs,
         async (b, a) => {
-          if (!b.runPython) throw new SceneToolError("run_bpy needs the blender backend");
+          if (!b.runPython) throw new ToolError("run_bpy needs the blender backend");
           return b.runPython(a.code);
         },
         "even-failed",

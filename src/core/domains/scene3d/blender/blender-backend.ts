@@ -3,7 +3,8 @@ import { readFile } from "node:fs/promises";
 import { resolveInside } from "../../../environment/safe-path";
 import type { ExecResult, Sandbox } from "../../../sandbox/types";
 import type { ContentPart, SceneSnapshot } from "../../../schema/trajectory";
-import { SceneBackendCrash, type SceneBackend, SceneBackendStartError, SceneToolError, type StepResult } from "../backend";
+import { ToolError } from "../../errors";
+import { SceneBackendCrash, type SceneBackend, SceneBackendStartError, type StepResult } from "../backend";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "../tool-args";
 import { blenderServerSource } from "./server-source";
 
@@ -148,7 +149,7 @@ export class BlenderBackend implements SceneBackend {
       throw new SceneBackendCrash(`Blender's answer to ${what} is not JSON`, tail(text, 2000));
     }
     this.last = reply.snapshot;
-    if (!reply.ok) throw new SceneToolError(reply.error ?? "failed");
+    if (!reply.ok) throw new ToolError(reply.error ?? "failed");
     return reply;
   }
 
@@ -164,17 +165,17 @@ export class BlenderBackend implements SceneBackend {
 
   /** Copy an asset from the environment's folder into the server's, once; its path there. */
   private async upload(asset: string | undefined): Promise<string> {
-    if (!asset) throw new SceneToolError("kind 'asset' needs 'asset': a .gltf/.glb path in the asset folder");
-    if (!this.opts.assetsDir) throw new SceneToolError("this environment has no asset folder (scene.assets in environment.yaml)");
+    if (!asset) throw new ToolError("kind 'asset' needs 'asset': a .gltf/.glb path in the asset folder");
+    if (!this.opts.assetsDir) throw new ToolError("this environment has no asset folder (scene.assets in environment.yaml)");
     const r = resolveInside(this.opts.assetsDir, asset);
-    if (!r.ok) throw new SceneToolError(`asset '${asset}': ${r.message}`);
+    if (!r.ok) throw new ToolError(`asset '${asset}': ${r.message}`);
     const inside = `${this.dir}/assets/${asset.replace(/[^A-Za-z0-9._-]/g, "_")}`;
     if (this.uploaded.has(inside)) return inside;
     let bytes: Buffer;
     try {
       bytes = await readFile(r.path);
     } catch (e) {
-      throw new SceneToolError(`cannot read asset '${asset}': ${(e as Error).message}`);
+      throw new ToolError(`cannot read asset '${asset}': ${(e as Error).message}`);
     }
     const res = await this.sandbox.exec(["sh", "-c", 'mkdir -p "$(dirname "$0")" && cat > "$0"', inside], {
       stdin: bytes,
