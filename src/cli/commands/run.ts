@@ -6,7 +6,7 @@ import { formatProblem, loadEnvironment } from "../../core/environment";
 import { runEnvironment } from "../../core/rollout";
 import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
 import { resumableRecord } from "../../core/rollout/resume-run";
-import type { PolicyConfig, RunConfig } from "../../core/schema/run";
+import { type PolicyConfig, RunConfig } from "../../core/schema/run";
 import { progressPrinter } from "./run-progress";
 
 interface RunOptions {
@@ -32,6 +32,7 @@ interface RunOptions {
   runs: string;
   runId?: string;
   shard?: string;
+  onlySamples?: string;
   json?: boolean;
   progressJsonl?: boolean;
   unsafeNoSandbox?: boolean;
@@ -89,6 +90,22 @@ export function defaultMaxConcurrency(): number {
   return Math.min(64, Math.max(8, 4 * os.cpus().length));
 }
 
+/** `--only-samples {"task":[0,3]}`: which samples of which tasks; the tasks named become the run's tasks unless --tasks names them. */
+export function parseOnlySamples(s: string): Record<string, number[]> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s);
+  } catch (e) {
+    throw new Error(`--only-samples: not JSON (${(e as Error).message})`);
+  }
+  const r = RunConfig.shape.samples.safeParse(raw);
+  if (!r.success || !r.data) {
+    const i = r.error?.issues[0];
+    throw new Error(`--only-samples: ${i ? `${i.path.join(".") || "value"}: ${i.message}` : "needs an object"} (e.g. {"task-id":[0,3]})`);
+  }
+  return r.data;
+}
+
 export function parseShard(s: string): { index: number; count: number } {
   const m = /^(\d+)\/(\d+)$/.exec(s);
   if (!m) throw new Error(`--shard must look like i/N (e.g. 0/4), got '${s}'`);
@@ -141,6 +158,7 @@ export function registerRun(program: Command): void {
     .option("--runs <dir>", "where run folders go", "runs")
     .option("--run-id <id>", "name of the run folder (default: time, env, random)")
     .option("--shard <i/N>", "run only shard i of N (tasks split round-robin)")
+    .option("--only-samples <json>", 'only these samples of these tasks, as JSON: {"task-id":[0,3]} (a runner pool\'s shards)')
     .option("--json", "print the summary as JSON on stdout")
     .option("--progress-jsonl", "each rollout end as a JSON line on stderr (for `rlenv runner`)")
     .option("--unsafe-no-sandbox", "process backend: run unisolated when nothing can isolate")
@@ -186,6 +204,7 @@ export function registerRun(program: Command): void {
         ...(fileTasks ? { tasks: fileTasks } : {}),
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
+        ...(opts.onlySamples ? { samples: parseOnlySamples(opts.onlySamples) } : {}),
         ...(opts.infraRetries !== undefined ? { infra_retries: opts.infraRetries } : {}),
       };
       // First Ctrl-C: stop cleanly (sandboxes closed, trajectories end `cancelled`); second: leave now.

@@ -152,6 +152,27 @@ export const Health = z.object({
 });
 export type Health = z.infer<typeof Health>;
 
+/**
+ * `GET /v1/status`: what a pool's client places shards by and takes as the runner's
+ * heartbeat. Cheap to answer (no Docker probe; GPUs from a sample at most a few seconds old).
+ */
+export const RunnerStatus = z.object({
+  ok: z.boolean(),
+  version: z.string(),
+  /** The runner's clock (ms since the epoch) when it answered. */
+  time: z.number(),
+  slots: z.object({ total: z.number().int(), running: z.number().int(), free: z.number().int() }),
+  /** Jobs waiting for a slot. */
+  queue: z.number().int(),
+  gpus: z.object({
+    count: z.number().int(),
+    /** GPUs below 10% utilisation at the last sample. */
+    idle: z.number().int(),
+  }),
+  cpus: z.number().int(),
+});
+export type RunnerStatus = z.infer<typeof RunnerStatus>;
+
 export const ApiError = z.object({ error: z.string(), field: z.string().optional() });
 export type ApiError = z.infer<typeof ApiError>;
 

@@ -12,6 +12,8 @@ import {
   type JobRecord,
   JobSpec,
   type JobSpecInput,
+  type RunnerStatus,
+  RunnerStatus as RunnerStatusSchema,
 } from "./api";
 import { packDirectory, unpackToDir } from "./bundle";
 import { onStreamLines } from "./stream-lines";
@@ -94,6 +96,22 @@ export class RunnerClient {
 
   health(): Promise<Health> {
     return this.json("GET", "/v1/health");
+  }
+
+  /** The runner's load and heartbeat (`/v1/status`); a runner that does not answer within `timeoutMs` is an error. */
+  async status(timeoutMs = 5000): Promise<RunnerStatus> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const res = await this.request("GET", "/v1/status", {}, undefined, signal);
+    const text = await readAll(res);
+    if ((res.statusCode ?? 500) >= 400)
+      throw new RunnerHttpError(res.statusCode ?? 0, `runner: HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+    return RunnerStatusSchema.parse(JSON.parse(text));
+  }
+
+  /** Cancels a job, giving up after `timeoutMs` (a runner that stopped answering cannot be waited for). */
+  async cancelWithin(id: string, timeoutMs: number): Promise<void> {
+    const res = await this.request("DELETE", `/v1/jobs/${encodeURIComponent(id)}`, {}, undefined, AbortSignal.timeout(timeoutMs));
+    await readAll(res);
   }
 
   async jobs(): Promise<JobRecord[]> {

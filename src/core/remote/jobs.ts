@@ -212,7 +212,13 @@ export class JobManager extends EventEmitter {
         );
       }
       const env = checked.env;
-      const selected = spec.config.tasks?.length ? env.taskIds.filter((t) => spec.config.tasks?.includes(t)).length : env.taskIds.length;
+      const named = spec.config.tasks?.length ? spec.config.tasks : spec.config.samples ? Object.keys(spec.config.samples) : undefined;
+      const selected = named ? env.taskIds.filter((t) => named.includes(t)).length : env.taskIds.length;
+      // A pool's shard names its samples: its total is theirs, not tasks × k.
+      const samples = spec.config.samples;
+      const total = samples
+        ? env.taskIds.filter((t) => named?.includes(t)).reduce((n, t) => n + (samples[t] ? new Set(samples[t]).size : spec.config.k), 0)
+        : selected * spec.config.k;
       const executor = this.opts.executors[spec.executor];
       const record: JobRecord = {
         id,
@@ -222,7 +228,7 @@ export class JobManager extends EventEmitter {
         env: { name: env.name, hash: env.hash, domain: env.domain, tasks: selected },
         spec,
         ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
-        progress: { done: 0, total: selected * spec.config.k, mean_reward: null },
+        progress: { done: 0, total, mean_reward: null },
         units: [],
         interruptions: 0,
         run_id: `${env.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${id}`,

@@ -8,7 +8,8 @@ import { hasFinished, type RolloutFileState, RolloutWatcher } from "./rollout-wa
 export function jobTaskIds(envDir: string, job: JobRecord): string[] {
   const { env, problems } = loadEnvironment(envDir);
   if (!env) throw new Error(`environment in ${envDir} no longer loads: ${problems[0]?.message ?? "unknown problem"}`);
-  const wanted = job.spec.config.tasks;
+  const c = job.spec.config;
+  const wanted = c.tasks?.length ? c.tasks : c.samples ? Object.keys(c.samples) : undefined;
   const ids = env.tasks.map((t) => t.id);
   return wanted && wanted.length > 0 ? ids.filter((id) => wanted.includes(id)) : ids;
 }

@@ -31,6 +31,7 @@ export function runArgs(
   if (tasks && tasks.length > 0) args.push("--tasks", ...tasks);
   const shard = unit.shard ?? config.shard;
   if (shard) args.push("--shard", `${shard.index}/${shard.count}`);
+  if (config.samples) args.push("--only-samples", JSON.stringify(config.samples));
   return args;
 }
 

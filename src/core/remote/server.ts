@@ -10,6 +10,7 @@ import { queryGpus } from "./gpus";
 import { type JobManager, JobSpecError } from "./jobs";
 import { eventJson } from "./journal";
 import { runnerMetrics } from "./metrics";
+import { runnerStatus } from "./runner-status";
 import { streamRunFolder } from "./run-stream";
 import { bearerMatches } from "./token";
 
@@ -92,6 +93,10 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
     if (parts[0] !== "v1") throw new HttpError(404, `no route ${method} ${url.pathname}`);
     if (method === "GET" && parts[1] === "health" && parts.length === 2) {
       sendJson(res, 200, await health(opts));
+      return;
+    }
+    if (method === "GET" && parts[1] === "status" && parts.length === 2) {
+      sendJson(res, 200, await runnerStatus(opts.version, jobs));
       return;
     }
     if (parts[1] !== "jobs") throw new HttpError(404, `no route ${method} ${url.pathname}`);

@@ -96,9 +96,11 @@ export interface RunEnvironmentResult {
 /** The tasks a run covers: the named ones (all when none are named), then this shard's share. */
 export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
   let tasks = env.tasks;
-  if (config.tasks && config.tasks.length > 0) {
+  // Named samples name their tasks too, when no task list is given.
+  const wanted = config.tasks && config.tasks.length > 0 ? config.tasks : config.samples ? Object.keys(config.samples) : undefined;
+  if (wanted && wanted.length > 0) {
     const byId = new Map(tasks.map((t) => [t.id, t]));
-    const unknown = config.tasks.filter((id) => !byId.has(id));
+    const unknown = wanted.filter((id) => !byId.has(id));
     if (unknown.length > 0)
       throw new Error(
         `unknown task id${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `'${u}'`).join(", ")} in ${env.manifest.name}; tasks: ${tasks
@@ -106,7 +108,7 @@ export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
           .slice(0, 20)
           .join(", ")}`,
       );
-    tasks = config.tasks.map((id) => byId.get(id)!);
+    tasks = wanted.map((id) => byId.get(id)!);
   }
   // Shards split by task, so every sample of a task lands in one shard and pass@k stays whole.
   if (config.shard) {
@@ -115,6 +117,12 @@ export function selectTasks(env: Environment, config: RunConfig): LoadedTask[] {
     tasks = tasks.filter((_, i) => i % count === index);
   }
   return tasks;
+}
+
+/** The sample indices a run covers of one task: the ones `samples` names for it, else 0…k-1. */
+export function samplesOf(taskId: string, config: Pick<RunConfig, "k" | "samples">): number[] {
+  const named = config.samples?.[taskId];
+  return named ? [...new Set(named)].sort((a, b) => a - b) : Array.from({ length: config.k }, (_, i) => i);
 }
 
 /**
@@ -172,7 +180,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     }
   }
 
-  const all = tasks.flatMap((task) => Array.from({ length: config.k }, (_, sample) => ({ task, sample })));
+  const all = tasks.flatMap((task) => samplesOf(task.id, config).map((sample) => ({ task, sample })));
   // Resuming: the rollouts that ended stay as they are; the rest run, their unfinished tries set aside.
   const plan = resumed
     ? planResume(

@@ -34,6 +34,12 @@ export const RunConfig = z.object({
   sandbox: z.enum(["docker", "process", "auto"]).default("auto"),
   seed: z.number().int().optional(),
   shard: z.object({ index: z.number().int().nonnegative(), count: z.number().int().positive() }).optional(),
+  samples: z
+    .record(z.string(), z.array(z.number().int().nonnegative()).min(1))
+    .optional()
+    .describe(
+      "Only these sample indices of each named task (a pool's shard, or what a failed shard left); a task not named runs all k. Sample numbers keep their meaning: seed + i, rollout ids",
+    ),
   infra_retries: z
     .number()
     .int()

@@ -1,0 +1,319 @@
+import { copyFileSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { type JobRequest, jobSpec } from "../app/submit-job";
+import { loadEnvironment } from "../environment/index";
+import { isFinished, RolloutWatcher } from "../remote/rollout-watch";
+import { closeRunRecord, openRunRecord } from "../rollout/run-record";
+import { newRunId, rolloutId } from "../rollout/ids";
+import { samplesOf, selectTasks } from "../rollout/run-environment";
+import { ROLLOUTS_DIR, SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs/run-dir";
+import { RunConfig, type RunRecord } from "../schema/run";
+import { Heartbeats } from "./heartbeat";
+import { memberWeight, placeRollouts, type RolloutRef, samplesConfig } from "./placement";
+import type { LoadedPool, PoolMember } from "./pool-config";
+import { type Failover, POOL_FILE, type PoolRecord, type ShardRecord } from "./pool-record";
+import { RolloutClaims } from "./rollout-claims";
+
+export interface PoolRunOptions {
+  pool: LoadedPool;
+  envDir: string;
+  /** The job as for one runner; its executor must be local (each member runs its shard itself). */
+  request: JobRequest;
+  runsDir: string;
+  runId?: string;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** After every change of what is kept or where things run. */
+  onProgress?: (p: PoolRecord) => void;
+  /** How often shards are looked at (default 200 ms). */
+  tickMs?: number;
+  /** Keep each shard's pulled folder (under runs/.pool/<run id>) after a complete run. */
+  keepShards?: boolean;
+}
+
+export interface PoolRunResult {
+  runDir: string;
+  record: PoolRecord;
+}
+
+interface ShardRun {
+  rec: ShardRecord;
+  member: PoolMember;
+  keys: Set<string>;
+  dir: string;
+  /** Still counted on for its rollouts; false once ended or given up on. */
+  live: boolean;
+  /** The submit and pull are over (resolved or failed). */
+  settled: boolean;
+  error?: string;
+  finalState?: string;
+  startedAt: number;
+  /** When its member accepted it: a shard is quiet from then until its first rollout ends. */
+  acceptedAt?: number;
+  lastArrival?: number;
+  pull: AbortController;
+}
+
+/**
+ * Runs one job over a pool's members and merges it into one run folder. The rollouts are
+ * split by each member's reported capacity; each share is a job on that member (its samples
+ * named, so a rollout keeps its number wherever it runs), followed and pulled rollout by
+ * rollout. A shard whose member stops answering, or that ends no rollout for `stall_s` while
+ * other shards do, is cancelled there (as far as the member still listens) and what it had
+ * not finished is placed again on the others. Each rollout lands in the merged folder once:
+ * the first finished copy; a later one is recorded in pool.json's `duplicates`.
+ */
+export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
+  const { pool } = opts;
+  const log = opts.log ?? (() => {});
+  const signal = opts.signal ?? new AbortController().signal;
+  const heartbeatMs = pool.settings.heartbeat_s * 1000;
+  const stallMs = pool.settings.stall_s * 1000;
+  if (opts.request.executor !== "local") throw new Error("a pool job runs each shard with its member's local executor: --executor local");
+
+  const { env, problems } = loadEnvironment(opts.envDir);
+  const first = problems.find((p) => p.severity === "error");
+  if (!env || first)
+    throw new Error(`${first?.file ?? opts.envDir}:${first?.line ?? 1}: ${first?.message ?? "does not load"} (run rlenv validate)`);
+  const baseSpec = jobSpec(opts.request);
+  const config = RunConfig.parse(baseSpec.config);
+  const all: RolloutRef[] = selectTasks(env, config).flatMap((t) =>
+    samplesOf(t.id, config).map((sample) => ({ key: rolloutId(t.id, sample), task: t.id, sample })),
+  );
+  const byKey = new Map(all.map((r) => [r.key, r]));
+  const claims = new RolloutClaims(new Set(byKey.keys()));
+
+  const runId = opts.runId ?? newRunId(env.manifest.name);
+  const runsDir = path.resolve(opts.runsDir);
+  const runDir = path.join(runsDir, runId);
+  const staging = path.join(runsDir, ".pool", runId);
+  const runRecord: RunRecord = openRunRecord({ env, config, runId, runDir, runsDir, resumed: null });
+  const outRollouts = path.join(runDir, ROLLOUTS_DIR);
+
+  const hb = new Heartbeats(pool.members, heartbeatMs);
+  const shards: ShardRun[] = [];
+  const failovers: Failover[] = [];
+  const unexpected: string[] = [];
+  /** Members this job gave up on for stalling: no more of its shards go there. */
+  const stalled = new Set<string>();
+  /** Times each rollout was placed: past max_failovers + 1 the job fails rather than loop. */
+  const placements = new Map<string, number>();
+  let state: PoolRecord["state"] = "running";
+  /** Since when no member could take pending rollouts. */
+  let noneSince: number | undefined;
+  let error: string | undefined;
+
+  const record = (): PoolRecord => ({
+    pool: pool.name,
+    run_id: runId,
+    state,
+    ...(error ? { error } : {}),
+    rollouts: { expected: all.length, kept: claims.size },
+    members: hb.snapshot(stalled),
+    shards: shards.map((s) => ({ ...s.rec })),
+    failovers: [...failovers],
+    duplicates: [...claims.duplicates],
+    unexpected: [...unexpected],
+  });
+
+  const watcher = new RolloutWatcher(
+    () => shards.map((s) => ({ id: s.rec.id, dir: s.dir })),
+    (end, st) => {
+      const shard = shards.find((s) => s.rec.id === end.unit);
+      if (!shard || !isFinished(end.status)) return;
+      shard.lastArrival = Date.now();
+      const key = rolloutId(end.task, end.sample);
+      const verdict = claims.offer(key, { shard: shard.rec.id, member: shard.member.name, file: st.file, at: Date.now() });
+      if (verdict === "kept") {
+        copyFileSync(st.file, path.join(outRollouts, `${key}.jsonl`));
+        shard.rec.kept += 1;
+      } else if (verdict === "duplicate") {
+        const kept = claims.get(key);
+        log(
+          `rollout ${key} finished again on ${shard.member.name} (${shard.rec.id}); the first copy, from ${kept?.member} (${kept?.shard}), is kept`,
+        );
+      } else {
+        unexpected.push(`${shard.rec.id}:${st.rel}`);
+      }
+    },
+    0,
+  );
+
+  const startShard = (member: PoolMember, refs: RolloutRef[]): void => {
+    const id = `s${shards.length}`;
+    const { tasks, samples } = samplesConfig(refs);
+    const spec = {
+      ...baseSpec,
+      name: `${pool.name}/${runId}/${id}`,
+      config: { ...baseSpec.config, tasks, samples },
+    };
+    const shard: ShardRun = {
+      rec: { id, member: member.name, rollouts: refs.length, kept: 0, state: "submitting", started: new Date().toISOString() },
+      member,
+      keys: new Set(refs.map((r) => r.key)),
+      dir: path.join(staging, id),
+      live: true,
+      settled: false,
+      startedAt: Date.now(),
+      pull: new AbortController(),
+    };
+    for (const r of refs) placements.set(r.key, (placements.get(r.key) ?? 0) + 1);
+    shards.push(shard);
+    mkdirSync(shard.dir, { recursive: true });
+    log(`${id}: ${refs.length} rollout(s) of ${tasks.length} task(s) → ${member.name}`);
+    void (async () => {
+      try {
+        const { job } = await member.client.submit(opts.envDir, spec, `${runId}-${id}`);
+        shard.rec.job_id = job.id;
+        shard.acceptedAt = Date.now();
+        if (!shard.live) {
+          // Given up on while its upload was on the way: it must not run there.
+          await member.client.cancelWithin(job.id, 5000).catch(() => {});
+          return;
+        }
+        shard.rec.state = "running";
+        const r = await member.client.pull(job.id, shard.dir, { follow: true, signal: shard.pull.signal });
+        shard.finalState = r.state;
+      } catch (e) {
+        if (!shard.pull.signal.aborted) shard.error = (e as Error).message;
+      } finally {
+        shard.settled = true;
+      }
+    })();
+  };
+
+  /** Gives a shard up: cancelled on its member as far as it listens; its pull goes on, so a late copy is still seen (and recorded). */
+  const abandon = (shard: ShardRun, reason: string): void => {
+    shard.live = false;
+    shard.rec.state = "abandoned";
+    shard.rec.reason = reason;
+    shard.rec.ended = new Date().toISOString();
+    const unfinished = [...shard.keys].filter((k) => !claims.has(k)).length;
+    failovers.push({ shard: shard.rec.id, member: shard.member.name, reason, at: shard.rec.ended, unfinished });
+    log(`${shard.rec.id} on ${shard.member.name}: ${reason}; ${unfinished} unfinished rollout(s) go to other members`);
+    const jobId = shard.rec.job_id;
+    if (jobId)
+      shard.member.client
+        .cancelWithin(jobId, 5000)
+        .catch((e: Error) => log(`${shard.rec.id}: cancel on ${shard.member.name} failed: ${e.message}`));
+  };
+
+  const tick = (): void => {
+    watcher.scan();
+    const now = Date.now();
+    for (const s of shards) {
+      if (!s.live) continue;
+      const unfinished = [...s.keys].some((k) => !claims.has(k));
+      if (s.settled) {
+        s.live = false;
+        s.rec.state = s.error ? "failed" : "ended";
+        s.rec.ended = new Date().toISOString();
+        if (s.finalState) s.rec.job_state = s.finalState;
+        if (s.error) s.rec.reason = s.error;
+        if (unfinished)
+          log(`${s.rec.id} on ${s.member.name} ended (${s.error ?? s.finalState}) with rollouts unfinished: they are placed again`);
+        continue;
+      }
+      if (hb.isDown(s.member.name, now)) {
+        abandon(s, `runner ${s.member.name} stopped answering (no heartbeat for ${pool.settings.heartbeat_s} s)`);
+        continue;
+      }
+      // Quiet since its last rollout ended, or since its member accepted it (an upload still on the way is not a stall).
+      const quietSince = s.lastArrival ?? s.acceptedAt;
+      const othersProgress = shards.some((o) => o !== s && o.lastArrival !== undefined && now - o.lastArrival < stallMs);
+      if (unfinished && quietSince !== undefined && now - quietSince > stallMs && othersProgress) {
+        stalled.add(s.member.name);
+        abandon(s, `stalled: no rollout ended for ${pool.settings.stall_s} s while other shards progressed`);
+      }
+    }
+    if (claims.complete) return;
+    const assigned = new Set(shards.filter((s) => s.live).flatMap((s) => [...s.keys]));
+    const pending = all.filter((r) => !claims.has(r.key) && !assigned.has(r.key));
+    if (pending.length === 0) return;
+    // Placement waits until every member answered once or its deadline passed.
+    if (!pool.members.every((m) => hb.settled(m.name, now))) return;
+    const over = pending.find((r) => (placements.get(r.key) ?? 0) > pool.settings.max_failovers);
+    if (over)
+      throw new Error(
+        `rollout ${over.key} was placed ${placements.get(over.key)} times without finishing (max_failovers ${pool.settings.max_failovers})`,
+      );
+    const up = pool.members.filter((m) => !hb.isDown(m.name, now));
+    // A member that stalled a shard gets work again only when no other member is up.
+    const fresh = up.filter((m) => !stalled.has(m.name));
+    const candidates = fresh.length > 0 ? fresh : up;
+    if (candidates.length === 0) {
+      noneSince ??= now;
+      // Members get a while to come back (a restarted runner) before the job gives up.
+      if (!shards.some((s) => s.live) && now - noneSince > Math.max(3 * heartbeatMs, 30_000))
+        throw new Error(
+          `no member of pool ${pool.name} can take the ${pending.length} unfinished rollout(s): ${hb
+            .snapshot(stalled, now)
+            .map((h) => `${h.name} ${h.state}${h.last_error ? ` (${h.last_error})` : ""}`)
+            .join(", ")}`,
+        );
+      return;
+    }
+    noneSince = undefined;
+    const hasGpus = candidates.some((m) => (hb.get(m.name)?.status?.gpus.count ?? 0) > 0);
+    const weighted = candidates.map((m) => {
+      const st = hb.get(m.name)?.status;
+      return { member: m, weight: st ? memberWeight(st, hasGpus) : 0 };
+    });
+    for (const share of placeRollouts(pending, weighted)) startShard(share.member, share.rollouts);
+  };
+
+  hb.start();
+  let lastKept = -1;
+  let lastShards = -1;
+  let lastFailovers = -1;
+  try {
+    while (!claims.complete) {
+      if (signal.aborted) {
+        state = "cancelled";
+        error = "cancelled";
+        break;
+      }
+      tick();
+      if (claims.size !== lastKept || shards.length !== lastShards || failovers.length !== lastFailovers) {
+        lastKept = claims.size;
+        lastShards = shards.length;
+        lastFailovers = failovers.length;
+        opts.onProgress?.(record());
+      }
+      if (claims.complete) break;
+      await new Promise((r) => setTimeout(r, opts.tickMs ?? 200));
+    }
+    if (claims.complete) state = "completed";
+  } catch (e) {
+    state = "failed";
+    error = (e as Error).message;
+    log(`pool job failed: ${error}`);
+  } finally {
+    // Shards still running (cancel, failure) are stopped; every pull ends.
+    for (const s of shards) {
+      if (s.live && s.rec.job_id && state !== "completed") await s.member.client.cancelWithin(s.rec.job_id, 5000).catch(() => {});
+      if (s.live) {
+        s.live = false;
+        s.rec.state = state === "completed" ? "ended" : "abandoned";
+        s.rec.ended ??= new Date().toISOString();
+      }
+      s.pull.abort();
+    }
+    await hb.stop();
+  }
+  const final = record();
+  writeJsonAtomic(path.join(runDir, POOL_FILE), final);
+  closeRunRecord(runDir, runRecord, state === "completed" ? "completed" : state === "cancelled" ? "cancelled" : "failed");
+  writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summarizeRunDir(runDir));
+  if (state === "completed" && !opts.keepShards) {
+    rmSync(staging, { recursive: true, force: true });
+    // The shared .pool folder goes with its last run.
+    try {
+      rmdirSync(path.dirname(staging));
+    } catch {
+      // other pool runs still in it
+    }
+  }
+  opts.onProgress?.(final);
+  return { runDir, record: final };
+}
