@@ -1,48 +1,67 @@
+import { z } from "zod";
+
 /**
- * Argument readers for tool calls. The policy's JSON is untrusted: each reader returns
- * the value or a message naming the argument, which the tool hands back as a
- * recoverable error.
+ * Argument schemas of the code tools. The policy's JSON is untrusted: each schema words
+ * its problem for the model, naming the argument (the first problem is what the tool
+ * returns). A null counts as absent, as policies send either for an argument they skip,
+ * and whole numbers may come as strings ("3"), as some policies quote every value.
  */
-export type Arg<T> = { ok: true; value: T } | { ok: false; message: string };
 
-export function stringArg(
-  args: Record<string, unknown>,
-  name: string,
-  opts: { optional?: boolean; allowEmpty?: boolean } = {},
-): Arg<string | undefined> {
-  const v = args[name];
-  if (v === undefined || v === null)
-    return opts.optional ? { ok: true, value: undefined } : { ok: false, message: `missing argument '${name}' (a string)` };
-  if (typeof v !== "string") return { ok: false, message: `argument '${name}' must be a string, got ${typeof v}` };
-  if (!opts.allowEmpty && v === "") return { ok: false, message: `argument '${name}' must not be empty` };
-  return { ok: true, value: v };
+const nullAsAbsent = (v: unknown) => (v === null ? undefined : v);
+/** The argument's name: the last key of the issue's path. */
+const nameOf = (iss: { path?: PropertyKey[] }) => String(iss.path?.at(-1) ?? "arguments");
+
+function plainString(allowEmpty: boolean) {
+  const s = z.string({
+    error: (iss) =>
+      iss.input === undefined
+        ? `missing argument '${nameOf(iss)}' (a string)`
+        : `argument '${nameOf(iss)}' must be a string, got ${typeof iss.input}`,
+  });
+  return allowEmpty ? s : s.refine((v) => v !== "", { error: (iss) => `argument '${nameOf(iss)}' must not be empty` });
 }
 
-export function intArg(args: Record<string, unknown>, name: string, min: number): Arg<number | undefined> {
-  const v = args[name];
-  if (v === undefined || v === null) return { ok: true, value: undefined };
-  const n = typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n)) return { ok: false, message: `argument '${name}' must be an integer` };
-  if (n < min) return { ok: false, message: `argument '${name}' must be at least ${min}, got ${n}` };
-  return { ok: true, value: n };
+/** A required string; empty only with allowEmpty. */
+export function stringArg(opts: { allowEmpty?: boolean } = {}) {
+  return z.preprocess(nullAsAbsent, plainString(opts.allowEmpty ?? false));
 }
 
-export function numberArg(args: Record<string, unknown>, name: string): Arg<number | undefined> {
-  const v = args[name];
-  if (v === undefined || v === null) return { ok: true, value: undefined };
-  const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return { ok: false, message: `argument '${name}' must be a positive number` };
-  return { ok: true, value: n };
+/** An optional string, not empty when given. */
+export function optionalStringArg() {
+  return z.preprocess(nullAsAbsent, plainString(false).optional());
 }
 
-export function boolArg(args: Record<string, unknown>, name: string): Arg<boolean | undefined> {
-  const v = args[name];
-  if (v === undefined || v === null) return { ok: true, value: undefined };
-  if (typeof v !== "boolean") return { ok: false, message: `argument '${name}' must be true or false` };
-  return { ok: true, value: v };
+/** An optional whole number of at least `min`. */
+export function intArg(min: number) {
+  const fromText = (v: unknown) => (typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : nullAsAbsent(v));
+  const n = z
+    .int({ error: (iss) => `argument '${nameOf(iss)}' must be an integer` })
+    .min(min, { error: (iss) => `argument '${nameOf(iss)}' must be at least ${min}, got ${String(iss.input)}` });
+  return z.preprocess(fromText, n.optional());
 }
 
-/** A tool result for bad arguments or a refused path: the agent reads it and tries again. */
-export function toolError(message: string): { output: string; status: "error"; error: string } {
-  return { output: `error: ${message}`, status: "error", error: message };
+/** An optional positive number (a number written as text counts). */
+export function positiveNumberArg() {
+  const fromText = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? Number(v) : nullAsAbsent(v));
+  const message = (iss: { path?: PropertyKey[] }) => `argument '${nameOf(iss)}' must be a positive number`;
+  return z.preprocess(
+    fromText,
+    z
+      .number({ error: message })
+      .refine((n) => n > 0, { error: message })
+      .optional(),
+  );
+}
+
+/** An optional true or false. */
+export function boolArg() {
+  return z.preprocess(nullAsAbsent, z.boolean({ error: (iss) => `argument '${nameOf(iss)}' must be true or false` }).optional());
+}
+
+/**
+ * The arguments object. The model is told no other key is allowed, but one it adds anyway
+ * is ignored rather than refused, as the tools always did.
+ */
+export function codeArgs<T extends z.core.$ZodLooseShape>(shape: T) {
+  return z.object(shape).meta({ additionalProperties: false });
 }

@@ -1,5 +1,6 @@
-import type { ToolDefinition } from "../../types";
-import { boolArg, stringArg, toolError } from "../args";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
+import { boolArg, codeArgs, stringArg } from "../args";
 import { noteChange } from "../file-changes";
 import { readWorkdirFile, WorkdirWriteError, writeWorkdirFiles } from "../sandbox-files";
 import { resolveInWorkdir } from "../workdir-path";
@@ -11,52 +12,40 @@ function occurrenceLines(text: string, needle: string): number[] {
   return lines;
 }
 
-export const editFileTool: ToolDefinition = {
+export const editFileTool = defineTool({
   name: "edit_file",
   description:
     "Replace an exact string in a file. old_string must occur exactly once (include surrounding lines to make it unique) unless replace_all is true. Whitespace and indentation must match exactly.",
-  parameters: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "File path, relative to the workdir" },
-      old_string: { type: "string", description: "The exact text to replace" },
-      new_string: { type: "string", description: "The text to put in its place" },
-      replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one" },
-    },
-    required: ["path", "old_string", "new_string"],
-    additionalProperties: false,
-  },
+  args: codeArgs({
+    path: stringArg().describe("File path, relative to the workdir"),
+    old_string: stringArg().describe("The exact text to replace"),
+    new_string: stringArg({ allowEmpty: true }).describe("The text to put in its place"),
+    replace_all: boolArg().describe("Replace every occurrence instead of requiring exactly one"),
+  }),
+  errors: "code",
   async run(args, ctx) {
-    const p = stringArg(args, "path");
-    if (!p.ok) return toolError(p.message);
-    const oldS = stringArg(args, "old_string");
-    if (!oldS.ok) return toolError(oldS.message);
-    const newS = stringArg(args, "new_string", { allowEmpty: true });
-    if (!newS.ok) return toolError(newS.message);
-    const all = boolArg(args, "replace_all");
-    if (!all.ok) return toolError(all.message);
-    const needle = oldS.value ?? "";
-    const replacement = newS.value ?? "";
+    const needle = args.old_string;
+    const replacement = args.new_string;
     const sandbox = await ctx.sandbox();
-    const where = resolveInWorkdir(sandbox.workdir, p.value);
-    if (!where.ok) return toolError(where.message);
+    const where = resolveInWorkdir(sandbox.workdir, args.path);
+    if (!where.ok) throw new ToolError(where.message);
     const file = await readWorkdirFile(sandbox, where.rel, ctx.timeoutMs, ctx.signal);
-    if (!file.ok) return toolError(file.missing ? `${file.message}; use write_file to create it` : file.message);
+    if (!file.ok) throw new ToolError(file.missing ? `${file.message}; use write_file to create it` : file.message);
     const before = file.text;
     const at = occurrenceLines(before, needle);
     if (at.length === 0)
-      return toolError(`old_string was not found in '${where.rel}' (it must match exactly, including whitespace and indentation)`);
-    if (at.length > 1 && !all.value) {
-      return toolError(
+      throw new ToolError(`old_string was not found in '${where.rel}' (it must match exactly, including whitespace and indentation)`);
+    if (at.length > 1 && !args.replace_all) {
+      throw new ToolError(
         `old_string occurs ${at.length} times in '${where.rel}' (lines ${at.join(", ")}); include more surrounding text to make it unique, or set replace_all`,
       );
     }
-    if (needle === replacement) return toolError("old_string and new_string are the same: nothing would change");
-    const after = all.value ? before.split(needle).join(replacement) : before.replace(needle, () => replacement);
+    if (needle === replacement) throw new ToolError("old_string and new_string are the same: nothing would change");
+    const after = args.replace_all ? before.split(needle).join(replacement) : before.replace(needle, () => replacement);
     try {
       await writeWorkdirFiles(sandbox, { [where.rel]: after }, ctx.timeoutMs, ctx.signal);
     } catch (e) {
-      if (e instanceof WorkdirWriteError) return toolError(e.message);
+      if (e instanceof WorkdirWriteError) throw new ToolError(e.message);
       throw e;
     }
     const diff = noteChange(ctx, where.rel, before, after);
@@ -65,4 +54,4 @@ export const editFileTool: ToolDefinition = {
       artifacts: { diff: [diff] },
     };
   },
-};
+});

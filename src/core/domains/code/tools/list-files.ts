@@ -1,30 +1,25 @@
-import type { ToolDefinition } from "../../types";
-import { intArg, stringArg, toolError } from "../args";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
+import { codeArgs, intArg, optionalStringArg } from "../args";
 import { resolveInWorkdir } from "../workdir-path";
 
 const MAX_ENTRIES = 1000;
 
-export const listFilesTool: ToolDefinition = {
+export const listFilesTool = defineTool({
   name: "list_files",
   description:
     "List files and folders (folders end in '/') under a path in the workdir, down to a depth (default 3). Caches such as __pycache__ and .git are left out.",
-  parameters: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "Folder relative to the workdir; default: the workdir itself" },
-      depth: { type: "integer", minimum: 1, maximum: 20, description: "How many levels to descend (default 3)" },
-    },
-    additionalProperties: false,
-  },
+  args: codeArgs({
+    path: optionalStringArg().describe("Folder relative to the workdir; default: the workdir itself"),
+    // The model is told 20 at most; a deeper request is cut to 20 rather than refused.
+    depth: intArg(1).meta({ maximum: 20, description: "How many levels to descend (default 3)" }),
+  }),
+  errors: "code",
   async run(args, ctx) {
-    const p = stringArg(args, "path", { optional: true });
-    if (!p.ok) return toolError(p.message);
-    const depth = intArg(args, "depth", 1);
-    if (!depth.ok) return toolError(depth.message);
     const sandbox = await ctx.sandbox();
-    const where = resolveInWorkdir(sandbox.workdir, p.value ?? ".", { allowRoot: true });
-    if (!where.ok) return toolError(where.message);
-    const d = String(Math.min(depth.value ?? 3, 20));
+    const where = resolveInWorkdir(sandbox.workdir, args.path ?? ".", { allowRoot: true });
+    if (!where.ok) throw new ToolError(where.message);
+    const d = String(Math.min(args.depth ?? 3, 20));
     // GNU find: prune caches, print folders with a trailing slash, paths relative to the start.
     const argv = [
       "find",
@@ -55,8 +50,8 @@ export const listFilesTool: ToolDefinition = {
     ];
     const r = await sandbox.exec(argv, { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     if (r.status !== "ok" || r.exitCode !== 0) {
-      if (/No such file or directory/.test(r.stderr)) return toolError(`no folder '${where.rel}' in the workdir`);
-      return toolError(`listing '${where.rel}' failed: ${r.reason ?? r.stderr.trim()}`);
+      if (/No such file or directory/.test(r.stderr)) throw new ToolError(`no folder '${where.rel}' in the workdir`);
+      throw new ToolError(`listing '${where.rel}' failed: ${r.reason ?? r.stderr.trim()}`);
     }
     const entries = r.stdout
       .split("\n")
@@ -64,11 +59,11 @@ export const listFilesTool: ToolDefinition = {
       .sort();
     if (entries.length === 0) {
       const probe = await sandbox.exec(["test", "-d", where.rel], { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-      if (probe.exitCode !== 0) return toolError(`'${where.rel}' is a file, not a folder`);
+      if (probe.exitCode !== 0) throw new ToolError(`'${where.rel}' is a file, not a folder`);
       return { output: `(${where.rel === "." ? "the workdir" : where.rel} is empty)` };
     }
     const shown = entries.slice(0, MAX_ENTRIES);
     const more = entries.length > MAX_ENTRIES ? `\n[${entries.length - MAX_ENTRIES} more entries not shown; list a sub-folder]` : "";
     return { output: shown.join("\n") + more };
   },
-};
+});

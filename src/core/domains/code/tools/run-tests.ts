@@ -1,19 +1,21 @@
-import type { ToolDefinition } from "../../types";
-import { toolError } from "../args";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
+import { codeArgs } from "../args";
 import { describeCompileError } from "../compile-error";
 import { execToolResult } from "../exec-output";
 import { writeWorkdirFiles } from "../sandbox-files";
 import { formatStdioResults, runStdioCases } from "../stdio-cases";
 import { planVisibleTests } from "../visible-tests";
 
-export const runTestsTool: ToolDefinition = {
+export const runTestsTool = defineTool({
   name: "run_tests",
   description:
     "Run this task's visible tests against the current files and show the results. The hidden tests that decide the reward are different and run after submit.",
-  parameters: { type: "object", properties: {}, additionalProperties: false },
+  args: codeArgs({}),
+  errors: "code",
   async run(_args, ctx) {
     const plan = planVisibleTests(ctx.env, ctx.task);
-    if (plan.kind === "none") return toolError(plan.message);
+    if (plan.kind === "none") throw new ToolError(plan.message);
     const sandbox = await ctx.sandbox();
     // Written again on every run: an agent that edited the visible tests still runs the real ones.
     await writeWorkdirFiles(sandbox, plan.files, ctx.timeoutMs, ctx.signal, true);
@@ -30,4 +32,4 @@ export const runTestsTool: ToolDefinition = {
     const r = await sandbox.exec(["bash", "-c", plan.command], { timeoutMs: ctx.timeoutMs, signal: ctx.signal });
     return execToolResult(r);
   },
-};
+});

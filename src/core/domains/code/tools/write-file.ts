@@ -1,30 +1,23 @@
-import type { ToolDefinition } from "../../types";
-import { stringArg, toolError } from "../args";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
+import { codeArgs, stringArg } from "../args";
 import { knownText, noteChange } from "../file-changes";
 import { readWorkdirFile, WorkdirWriteError, writeWorkdirFiles } from "../sandbox-files";
 import { resolveInWorkdir } from "../workdir-path";
 
-export const writeFileTool: ToolDefinition = {
+export const writeFileTool = defineTool({
   name: "write_file",
   description: "Create or overwrite a file in the workdir with the given text. Parent folders are created.",
-  parameters: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "File path, relative to the workdir" },
-      content: { type: "string", description: "The whole new text of the file" },
-    },
-    required: ["path", "content"],
-    additionalProperties: false,
-  },
+  args: codeArgs({
+    path: stringArg().describe("File path, relative to the workdir"),
+    content: stringArg({ allowEmpty: true }).describe("The whole new text of the file"),
+  }),
+  errors: "code",
   async run(args, ctx) {
-    const p = stringArg(args, "path");
-    if (!p.ok) return toolError(p.message);
-    const content = stringArg(args, "content", { allowEmpty: true });
-    if (!content.ok) return toolError(content.message);
-    const text = content.value ?? "";
+    const text = args.content;
     const sandbox = await ctx.sandbox();
-    const where = resolveInWorkdir(sandbox.workdir, p.value);
-    if (!where.ok) return toolError(where.message);
+    const where = resolveInWorkdir(sandbox.workdir, args.path);
+    if (!where.ok) throw new ToolError(where.message);
     let before = knownText(ctx, where.rel);
     if (before === undefined) {
       const prior = await readWorkdirFile(sandbox, where.rel, ctx.timeoutMs, ctx.signal);
@@ -33,7 +26,7 @@ export const writeFileTool: ToolDefinition = {
     try {
       await writeWorkdirFiles(sandbox, { [where.rel]: text }, ctx.timeoutMs, ctx.signal);
     } catch (e) {
-      if (e instanceof WorkdirWriteError) return toolError(e.message);
+      if (e instanceof WorkdirWriteError) throw new ToolError(e.message);
       throw e;
     }
     const diff = noteChange(ctx, where.rel, before, text);
@@ -43,4 +36,4 @@ export const writeFileTool: ToolDefinition = {
       ...(before === text ? {} : { artifacts: { diff: [diff] } }),
     };
   },
-};
+});
