@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { ByteLevelDecoder } from "./byte-level-decode";
 
 /** A wire-format chat message, as chat templates read them. */
 export interface TemplateMessage {
@@ -25,6 +26,7 @@ export class ChatTokenizer {
   private readonly template: Template;
   private readonly tokenizer: Tokenizer;
   private readonly special: Record<string, string>;
+  private readonly fastDecoder: ByteLevelDecoder | undefined;
 
   constructor(readonly dir: string) {
     const configFile = path.join(dir, "tokenizer_config.json");
@@ -32,7 +34,9 @@ export class ChatTokenizer {
     const tpl = config.chat_template;
     if (typeof tpl !== "string") throw new Error(`${configFile}: chat_template: expected the template text (a string)`);
     this.template = new Template(tpl);
-    this.tokenizer = new Tokenizer(JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")), config);
+    const json = JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")) as unknown;
+    this.tokenizer = new Tokenizer(json as ConstructorParameters<typeof Tokenizer>[0], config);
+    this.fastDecoder = ByteLevelDecoder.fromTokenizerJson(json, config.clean_up_tokenization_spaces as boolean | undefined);
     const tokenText = (v: unknown): string => (typeof v === "string" ? v : ((v as { content?: string } | null)?.content ?? ""));
     this.eosToken = tokenText(config.eos_token);
     this.special = { bos_token: tokenText(config.bos_token), eos_token: this.eosToken };
@@ -45,7 +49,8 @@ export class ChatTokenizer {
   }
 
   decode(ids: readonly number[]): string {
-    return this.tokenizer.decode([...ids], { skip_special_tokens: false });
+    if (ids.length === 0) return "";
+    return this.fastDecoder?.decode(ids) ?? this.tokenizer.decode([...ids], { skip_special_tokens: false });
   }
 
   render(messages: readonly TemplateMessage[], tools: readonly unknown[] | undefined, generation: boolean): string {
