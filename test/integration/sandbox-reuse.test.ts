@@ -12,8 +12,8 @@ import { request } from "./sandbox-contract";
 
 /**
  * What one rollout leaves in its sandbox must not reach the next rollout that gets a sandbox
- * of the same shape, whether the backend reuses it (docker with `reset: restore`) or makes a
- * new one (process): files in the workdir (also under a folder made unreadable), /tmp, shared
+ * of the same shape, which both backends reuse under `reset: restore` (docker its container,
+ * process its namespaces and agent): files in the workdir (also under a folder made unreadable), /tmp, shared
  * memory (/dev/shm, SysV segments), and processes that detached from the command that made them.
  */
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";
@@ -48,8 +48,8 @@ async function leaveAndLook(
   assert.equal(made.status, "ok", made.stderr);
   assert.match(made.stdout.trim(), /^\d+$/, "the SysV segment was made");
   const before = (await first.exec(LOOK)).stdout;
-  // The process backend gives every command its own PID and IPC namespaces, so there processes
-  // and segments end with the command that made them; in a container they outlive it.
+  // A sandbox's commands share its PID and IPC namespaces, so processes and segments outlive
+  // the command that made them.
   assert.match(
     before,
     longLived ? /left\.txt[\s\S]*shm: 1\nprocs: [2-9]/ : /left\.txt/,
@@ -75,7 +75,7 @@ const backends: Array<{ name: string; skip: string | false; make: () => Promise<
     name: "process",
     skip: detectIsolation() ? false : "neither bubblewrap nor unshare can isolate processes on this host",
     make: async () => new ProcessSandboxProvider({ baseDir: path.join(os.tmpdir(), "rlenv-sandboxes") }),
-    reuses: false,
+    reuses: true,
   },
 ];
 
@@ -89,7 +89,7 @@ for (const b of backends) {
       t.after(() => provider.shutdown());
       const req = { ...request({}, image), reuse: true };
       const { first, second, seen } = await leaveAndLook(provider, req, b.reuses);
-      if (b.reuses) assert.equal(second.id, first.id, "the same container, reset in place");
+      if (b.reuses) assert.equal(second.id, first.id, "the same sandbox, reset in place");
       assert.equal(seen, ".:\nseed.py\n\n/tmp:\nshm: 0\nprocs: 0\n");
       assert.deepEqual(await second.diff(), []);
       assert.equal((await second.exec("python3 seed.py")).stdout, "two\n");
@@ -98,22 +98,57 @@ for (const b of backends) {
   });
 }
 
-test("docker: a workdir its owner made read-only is given back writable and empty", {
-  skip: missing("docker") || missing("image"),
+for (const b of backends) {
+  test(`${b.name}: a workdir its owner made read-only is given back writable and empty`, { skip: b.skip, timeout: 120_000 }, async (t) => {
+    const provider = await b.make();
+    t.after(() => provider.shutdown());
+    const req = { ...request({}, image), reuse: true };
+    const first = await provider.acquire(req);
+    await first.reset({});
+    // The workdir itself made unwritable by its owner: the reset restores its mode and empties it.
+    await first.exec("echo x > f && chmod 500 .");
+    await first.close();
+    const second = await provider.acquire(req);
+    assert.equal(second.id, first.id);
+    await second.reset({});
+    assert.equal((await second.exec("ls -A; echo y > g && cat g")).stdout, "y\n");
+    await second.close();
+  });
+}
+
+test("process: a sandbox whose request does not allow reuse is never handed on", {
+  skip: backends[1]?.skip ?? false,
   timeout: 120_000,
 }, async (t) => {
-  const docker = new Docker();
-  const provider = await DockerSandboxProvider.create({ docker, warm: 1 });
+  const provider = new ProcessSandboxProvider({ baseDir: path.join(os.tmpdir(), "rlenv-sandboxes") });
+  t.after(() => provider.shutdown());
+  const req = { ...request({}, image), reuse: false };
+  const first = await provider.acquire(req);
+  await first.reset({});
+  await first.close();
+  const second = await provider.acquire(req);
+  assert.notEqual(second.id, first.id);
+  // The closed handle stays closed for whoever still holds it, even when its sandbox lives on.
+  assert.equal((await first.exec("true")).status, "error");
+  await second.close();
+});
+
+test("process: a handle closed and recycled stays closed for its old holder", {
+  skip: backends[1]?.skip ?? false,
+  timeout: 120_000,
+}, async (t) => {
+  const provider = new ProcessSandboxProvider({ baseDir: path.join(os.tmpdir(), "rlenv-sandboxes") });
   t.after(() => provider.shutdown());
   const req = { ...request({}, image), reuse: true };
   const first = await provider.acquire(req);
   await first.reset({});
-  // The workdir itself made unwritable by its owner: the reset restores its mode and empties it.
-  await first.exec("echo x > f && chmod 500 .");
   await first.close();
   const second = await provider.acquire(req);
   assert.equal(second.id, first.id);
-  await second.reset({});
-  assert.equal((await second.exec("ls -A; echo y > g && cat g")).stdout, "y\n");
+  await second.reset({ "mine.txt": "two" });
+  const stale = await first.exec("cat mine.txt");
+  assert.equal(stale.status, "error");
+  assert.match(stale.reason ?? "", /closed/);
+  assert.equal((await second.exec("cat mine.txt")).stdout, "two");
   await second.close();
 });

@@ -65,9 +65,30 @@ export class ProcessSandboxProvider implements SandboxProvider {
 
   async acquire(req: SandboxRequest): Promise<Sandbox> {
     req.signal?.throwIfAborted();
-    const sb = this.warm.take(req) ?? (await this.start(req));
+    // Only an isolated sandbox with an agent can be wiped and handed on; never one without.
+    const reusable = { ...req, reuse: req.reuse === true && this.mode !== "none" };
+    let sb = this.warm.take(reusable);
+    if (!sb) {
+      try {
+        sb = await this.start(reusable);
+      } catch (e) {
+        this.warm.unlend(reusable);
+        throw e;
+      }
+    }
     this.open.add(sb);
     return sb;
+  }
+
+  /** A closed sandbox goes back to the warm ones, wiped, when it may serve again; else it is destroyed. */
+  private async release(sb: ProcessSandbox, req: SandboxRequest): Promise<void> {
+    this.open.delete(sb);
+    if (req.reuse) {
+      // giveBack counts the loan back itself, kept or not.
+      if (!sb.reusable) this.warm.unlend(req);
+      else if (await this.warm.giveBack(sb, req)) return;
+    }
+    await sb.destroy();
   }
 
   /**
@@ -106,7 +127,7 @@ export class ProcessSandboxProvider implements SandboxProvider {
         throw e;
       }
     }
-    return new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.open.delete(s));
+    return new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.release(s, req));
   }
 
   async shutdown(): Promise<void> {

@@ -102,8 +102,9 @@ export class ProcessSandbox implements Sandbox {
   constructor(
     readonly id: string,
     private readonly req: SandboxRequest,
-    parts: ProcessSandboxParts,
-    private readonly onClose: (s: ProcessSandbox) => void,
+    private readonly parts: ProcessSandboxParts,
+    /** Where close hands the sandbox: the provider recycles it (see recycled) or destroys it. */
+    private readonly release: (s: ProcessSandbox) => Promise<void>,
   ) {
     this.dirs = parts.dirs;
     this.mode = parts.mode;
@@ -294,13 +295,45 @@ export class ProcessSandbox implements Sandbox {
     await this.writeFiles(seed);
   }
 
+  /** Closed for its holder; the provider then recycles it or destroys it (see release). */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.closed = true;
+    for (const abort of this.running) abort();
+    await this.release(this);
+  }
+
+  /**
+   * Whether this sandbox's namespaces and agent may serve another holder: its request allows
+   * reuse and its agent still answers. Starting one costs a few namespaces and an interpreter
+   * (over 100 ms of CPU), a reset one round trip.
+   */
+  get reusable(): boolean {
+    return this.req.reuse === true && this.agent !== null && this.spoiled === null && this.agent.broken === null;
+  }
+
+  /**
+   * A new handle on the same namespaces, cgroup and agent for the next holder, once a wipe
+   * (every process killed, the workdir, /tmp and shared memory emptied) proved it clean; null
+   * when it could not (destroy it then). This handle stays closed for whoever still holds it.
+   */
+  async recycled(req: SandboxRequest): Promise<ProcessSandbox | null> {
+    if (!this.reusable || !this.agent) return null;
+    try {
+      const r = await this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} });
+      if (r.error || (r.left && r.left.length > 0)) return null;
+    } catch {
+      return null;
+    }
+    return new ProcessSandbox(this.id, req, this.parts, this.release);
+  }
+
+  /** Ends the agent and everything it runs, and removes the cgroup and the folders. */
+  async destroy(): Promise<void> {
     this.closed = true;
     for (const abort of this.running) abort();
     await this.agent?.close();
     await this.cgroup?.remove();
     await rm(this.dirs.root, { recursive: true, force: true });
-    this.onClose(this);
   }
 }
