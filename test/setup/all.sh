@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=.test-artifacts/services
 mkdir -p "$out"; : > "$out/env"; : > "$out/summary"
-for part in apt docker image chromium slurm code-server; do
+for part in apt docker image chromium slurm code-server prometheus s3; do
   script="test/setup/$part.sh"
   [ -f "$script" ] || continue
   t0=$SECONDS
