@@ -4,12 +4,13 @@ import type { AuditOutcome } from "./run-batch";
 type Backend = FlakinessResult["backend"];
 
 /**
- * The oracle's rewards over N fresh sandboxes on one backend: flaky when the judged ones are
- * not all identical. Rollouts that were not judged (infra errors) are counted apart: they
+ * The oracle's rewards over N runs on one backend (rollouts in fresh sandboxes, then any reruns
+ * of the verifier's commands on the oracle's files in one sandbox): flaky when the judged ones
+ * are not all identical. Rollouts that were not judged (infra errors) are counted apart: they
  * say nothing about the verifier.
  */
-export function flakinessOf(backend: Backend, runs: AuditOutcome[]): FlakinessResult {
-  const rewards = runs.map((r) => r.reward);
+export function flakinessOf(backend: Backend, runs: AuditOutcome[], reruns: Array<number | null> = []): FlakinessResult {
+  const rewards = [...runs.map((r) => r.reward), ...reruns];
   const judged = rewards.filter((r): r is number => r !== null);
   return {
     backend,
@@ -17,6 +18,7 @@ export function flakinessOf(backend: Backend, runs: AuditOutcome[]): FlakinessRe
     flaky: new Set(judged).size > 1,
     not_judged: rewards.length - judged.length,
     trajectories: runs.map((r) => r.file),
+    ...(reruns.length > 0 ? { reruns: reruns.length } : {}),
   };
 }
 

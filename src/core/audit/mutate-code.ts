@@ -6,6 +6,7 @@ import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import { sandboxFiles, textFiles } from "./file-map";
+import type { ScreenPlan, ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
 
@@ -64,11 +65,6 @@ export class MutationWorkbench {
         const b = read[n];
         if (b) gold[n] = b.toString("utf8");
       }
-      const tracer = await sb.exec(`mkdir -p ${TRACE_DIR} && cat > ${TRACE_DIR}/sitecustomize.py`, {
-        stdin: auditPython("rlenv_trace.py"),
-        timeoutMs: 30_000,
-      });
-      if (tracer.status !== "ok" || tracer.exitCode !== 0) throw new Error(`could not install the tracer: ${tracer.stderr.slice(0, 300)}`);
       return new MutationWorkbench(sb, env, task, gold);
     } catch (e) {
       await sb.close().catch(() => {});
@@ -96,6 +92,21 @@ export class MutationWorkbench {
     if (r.status !== "ok" || r.exitCode !== 0)
       throw new Error(`the mutator failed (${r.reason ?? `exit ${r.exitCode}`}): ${r.stderr.slice(0, 500)}`);
     return JSON.parse(r.stdout) as { mutants: CodeMutant[]; candidates: number; errors: string[] };
+  }
+
+  get backend(): "docker" | "process" {
+    return this.sb.backend;
+  }
+
+  get workdir(): string {
+    return this.sb.workdir;
+  }
+
+  /** The reference solution as files (a patch's result included), as the oracle leaves the workdir. */
+  goldSolution(): Solution {
+    const s = this.task.solution ?? {};
+    const { patch: _patch, ...rest } = s;
+    return { ...rest, files: { ...this.gold } };
   }
 
   /** The reference solution with one file replaced by its mutant: the gold files written whole, so no patch is needed. */
@@ -135,6 +146,7 @@ export class MutationWorkbench {
     }
     const command = this.task.tests?.command ?? tests.command;
     if (!command) return null;
+    await this.installTracer();
     if (this.task.tests?.files) await this.sb.writeFiles(sandboxFiles(this.task.tests.files));
     const watched = this.targets().map((f) => path.posix.join(this.sb.workdir, f));
     await this.sb.exec(`rm -f ${TRACE_OUT}`, { timeoutMs: 10_000 });
@@ -150,6 +162,68 @@ export class MutationWorkbench {
     const out = (await this.sb.readFiles([TRACE_OUT]))[TRACE_OUT];
     if (!out) return null;
     return `${r.status}:${r.exitCode}\n${out.toString("utf8")}`;
+  }
+
+  private tracer = false;
+  /** The tracer goes in only when outputs are wanted, so the screen's runs see the workdir as a rollout leaves it. */
+  private async installTracer(): Promise<void> {
+    if (this.tracer) return;
+    const r = await this.sb.exec(`mkdir -p ${TRACE_DIR} && cat > ${TRACE_DIR}/sitecustomize.py`, {
+      stdin: auditPython("rlenv_trace.py"),
+      timeoutMs: 30_000,
+    });
+    if (r.status !== "ok" || r.exitCode !== 0) throw new Error(`could not install the tracer: ${r.stderr.slice(0, 300)}`);
+    this.tracer = true;
+  }
+
+  /**
+   * Every candidate's workdir through the verifier's commands in one exec (rlenv_screen.py):
+   * each recorded run per candidate, in order, or why the screen failed as a whole. It leaves
+   * the workdir empty: the reference solution must be written back before outputs().
+   */
+  async screen(plan: ScreenPlan, candidates: Array<Record<string, string>>): Promise<ScreenRun[][] | { failed: string }> {
+    if (candidates.length === 0) return [];
+    const perCandidate = plan.steps.reduce((s, st) => s + st.timeout_ms, 0) + 2000;
+    const limit = this.env.manifest.sandbox.limits.output;
+    const r = await this.sb.exec(["python3", "-I", "-c", auditPython("rlenv_screen.py")], {
+      stdin: JSON.stringify({
+        seed: plan.seed,
+        candidates: candidates.map((files) => ({ files })),
+        steps: plan.steps,
+        output_limit: limit,
+      }),
+      timeoutMs: 30_000 + perCandidate * candidates.length,
+      maxOutputBytes: 256 * 1024 * 1024,
+    });
+    if (r.status !== "ok" || r.exitCode !== 0)
+      return { failed: `the screen ended ${r.reason ?? `with exit ${r.exitCode}`}: ${r.stderr.slice(-300)}` };
+    type Raw = {
+      status: ScreenRun["status"];
+      exit_code: number | null;
+      stdout: string;
+      stderr: string;
+      over: boolean;
+      duration_ms: number;
+      report: string | null;
+    };
+    let parsed: { candidates: Array<{ steps: Raw[] }> };
+    try {
+      parsed = JSON.parse(r.stdout) as typeof parsed;
+    } catch (e) {
+      return { failed: `the screen's answer is not JSON: ${(e as Error).message}` };
+    }
+    if (parsed.candidates.length !== candidates.length) return { failed: "the screen answered for another number of candidates" };
+    return parsed.candidates.map((c) =>
+      c.steps.map((x) => ({
+        status: x.status,
+        exitCode: x.exit_code,
+        stdout: Buffer.from(x.stdout, "base64").toString("utf8"),
+        stderr: Buffer.from(x.stderr, "base64").toString("utf8"),
+        over: x.over,
+        durationMs: x.duration_ms,
+        report: x.report === null ? null : Buffer.from(x.report, "base64"),
+      })),
+    );
   }
 
   /** Puts the reference solution's files back. */

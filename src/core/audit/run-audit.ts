@@ -10,6 +10,7 @@ import { type AnswerVariant, answerVariants } from "./perturb-answer";
 import { sceneVariants } from "./perturb-scene";
 import { figuresIn, probeVars, taskDocumentText } from "./probe-vars";
 import { type LoadedProbe, probePolicy } from "./probes";
+import { oracleScreenable, screenSolutions } from "./screen";
 import { type AuditItem, type AuditOutcome, type BatchContext, runBatch } from "./run-batch";
 
 type Backend = "docker" | "process";
@@ -40,10 +41,23 @@ interface MutationPlan {
   task: LoadedTask;
   kind: MutationResult["kind"];
   items: Array<
-    AuditItem & { operator: string; description: string; diff: string; expect: "reject" | "accept"; answer?: unknown; code?: CodeMutant }
+    AuditItem & {
+      operator: string;
+      description: string;
+      diff: string;
+      expect: "reject" | "accept";
+      answer?: unknown;
+      code?: CodeMutant;
+      /** The screen's replay of the real verifier scored it below the reference: killed without a rollout. */
+      screenKilled?: boolean;
+    }
   >;
   equivalentUpFront: number;
   note?: string;
+  /** Why the screen did not stand in for this task's mutant rollouts, when it did not. */
+  screenNote?: string;
+  /** The oracle's further runs as screen reruns (the gold's files through the verifier again), when asked for and screened. */
+  reruns?: Array<number | null>;
   /** A fresh workbench for the equivalence check of survivors (the one that made the mutants is closed). */
   bench?: () => Promise<MutationWorkbench>;
 }
@@ -75,6 +89,8 @@ async function planMutation(
   task: LoadedTask,
   opts: AuditOptions,
   primary: SandboxProvider,
+  reference: number | null,
+  reruns: number,
 ): Promise<MutationPlan | null> {
   const domain = env.manifest.domain;
   if (!task.solution) return null;
@@ -87,7 +103,7 @@ async function planMutation(
     }
     try {
       const made = await bench.mutants(opts.seed, opts.mutants);
-      const items = made.mutants.map((m, i) => ({
+      const items: MutationPlan["items"] = made.mutants.map((m, i) => ({
         id: variantId(task.id, "mutant", i + 1),
         task: { ...task, solution: bench.mutantSolution(m) },
         operator: m.operator,
@@ -103,7 +119,43 @@ async function planMutation(
             : `no mutants (${made.candidates} candidates)`
           : undefined;
       const reopen = () => MutationWorkbench.open(primary, env, task, opts.signal);
-      return { task, kind: "code", items, equivalentUpFront: 0, bench: reopen, ...(note ? { note } : {}) };
+      // The screen: the gold and every mutant through the verifier's own commands in this one
+      // sandbox, scored by the real verifiers replayed on what it recorded. A mutant it scores
+      // below the reference is killed; the rest (survivors, anything it cannot judge) are played
+      // as rollouts below, so a survivor's verdict is always a rollout's.
+      // The same exec reruns the gold's files (the oracle's further flakiness runs) first.
+      let screenNote: string | undefined;
+      let rerunRewards: Array<number | null> | undefined;
+      if (reference !== null && (items.length > 0 || reruns > 0)) {
+        const gold = bench.goldSolution();
+        const s = await screenSolutions(bench, env, task, gold, [
+          ...Array.from({ length: reruns }, () => gold),
+          ...items.map((i) => i.task.solution ?? {}),
+        ]);
+        if ("skipped" in s) screenNote = s.skipped;
+        else {
+          rerunRewards = reruns > 0 ? s.rewards.slice(0, reruns) : undefined;
+          if (rerunRewards?.some((r) => r === null)) rerunRewards = undefined;
+          const golds = [s.gold, ...(rerunRewards ?? [])];
+          if (golds.some((g) => g !== reference))
+            screenNote = `not screened: the screen scored the reference ${golds.map(fmt).join(", ")}, its rollout ${reference}`;
+          else
+            for (const [k, item] of items.entries()) {
+              const r = s.rewards[reruns + k];
+              if (r !== null && r !== undefined && r < reference) item.screenKilled = true;
+            }
+        }
+      }
+      return {
+        task,
+        kind: "code",
+        items,
+        equivalentUpFront: 0,
+        bench: reopen,
+        ...(note ? { note } : {}),
+        ...(screenNote && items.length > 0 ? { screenNote } : {}),
+        ...(rerunRewards ? { reruns: rerunRewards } : {}),
+      };
     } catch (e) {
       return { task, kind: "code", items: [], equivalentUpFront: 0, note: `no mutants: ${(e as Error).message}` };
     } finally {
@@ -184,6 +236,12 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
   let goldOutputs: string | null | undefined;
   let bench: MutationWorkbench | undefined;
   for (const item of plan.items) {
+    if (item.screenKilled) {
+      result.mutants++;
+      result.killed++;
+      result.screened_killed = (result.screened_killed ?? 0) + 1;
+      continue;
+    }
     const o = outcomes.get(item.id)?.[0];
     if (item.expect === "accept") {
       if (o && o.reward !== null && reference !== null && o.reward < reference) {
@@ -238,6 +296,46 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
   return result;
 }
 
+/** One map of a task's outcomes from several batches. */
+function mergeRuns(maps: Array<Map<string, AuditOutcome[]>>): Map<string, AuditOutcome[]> {
+  const out = new Map<string, AuditOutcome[]>();
+  for (const m of maps) for (const [id, list] of m) out.set(id, [...(out.get(id) ?? []), ...list]);
+  return out;
+}
+
+/**
+ * The oracle's N − 1 further runs on a backend as screen reruns in a workbench of its own: the
+ * rewards, or null when the screen could not judge them all (the caller plays rollouts instead).
+ */
+async function rerunOracle(
+  provider: SandboxProvider,
+  env: Environment,
+  task: LoadedTask,
+  opts: AuditOptions,
+  reference: number | null,
+): Promise<Array<number | null> | null> {
+  if (reference === null) return null;
+  let bench: MutationWorkbench | undefined;
+  try {
+    bench = await MutationWorkbench.open(provider, env, task, opts.signal);
+    const gold = bench.goldSolution();
+    const s = await screenSolutions(
+      bench,
+      env,
+      task,
+      gold,
+      Array.from({ length: opts.runs - 2 }, () => gold),
+    );
+    if ("skipped" in s) return null;
+    const rewards = [s.gold, ...s.rewards];
+    return rewards.some((r) => r === null) ? null : rewards;
+  } catch {
+    return null;
+  } finally {
+    await bench?.close();
+  }
+}
+
 function fmt(r: number | null): string {
   return r === null ? "not judged" : String(Math.round(r * 1000) / 1000);
 }
@@ -280,23 +378,39 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   const count = (m: Map<string, AuditOutcome[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
   if (opts.providers.length < 2) notes.push(`backend parity not checked: only the ${first.backend} backend is available here`);
 
-  // 1. Flakiness: the oracle N times per backend, in fresh sandboxes.
+  // 1. Flakiness: the oracle N times per backend. A task the screen can judge gets one rollout
+  // here, in a fresh sandbox, and its N − 1 further runs as reruns of the verifier's commands on
+  // the oracle's files in one sandbox (each a fresh process in a rewritten workdir, below); any
+  // other task gets N rollouts, each in a fresh sandbox.
+  const rerunnable = new Set<string>();
+  if (opts.runs > 1) for (const t of tasks) if (await oracleScreenable(env, t)) rerunnable.add(t.id);
   const oracleRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
+  const reruns = new Map<Backend, Map<string, Array<number | null>>>();
   for (const { backend, provider } of opts.providers) {
-    log(`${env.manifest.name}: oracle × ${opts.runs} on ${backend}`);
+    log(`${env.manifest.name}: oracle on ${backend}: ${rerunnable.size} tasks × 1, ${tasks.length - rerunnable.size} × ${opts.runs}`);
     oracleRuns.set(
       backend,
       await timed(
         `oracle on ${backend}`,
-        () =>
-          runBatch(
-            ctxFor(provider, opts.runs),
-            `oracle-${backend}`,
-            tasks.map((t) => ({ id: t.id, task: t })),
+        async () =>
+          mergeRuns(
+            await Promise.all([
+              runBatch(
+                ctxFor(provider, 1),
+                `oracle-${backend}`,
+                tasks.filter((t) => rerunnable.has(t.id)).map((t) => ({ id: t.id, task: t })),
+              ),
+              runBatch(
+                ctxFor(provider, opts.runs),
+                `oracle-${backend}-each`,
+                tasks.filter((t) => !rerunnable.has(t.id)).map((t) => ({ id: t.id, task: t })),
+              ),
+            ]),
           ),
         count,
       ),
     );
+    reruns.set(backend, new Map());
   }
 
   // 2. Probes, on every backend.
@@ -332,24 +446,78 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   }
   // 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
   const mutating = judging[0] ?? first;
+  /** The oracle's reward for a task on a backend, when its rollouts there agree (a flaky one gives the screen no bar). */
+  const referenceOn = (backend: Backend, id: string): number | null => {
+    const judged = (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward).filter((r): r is number => r !== null);
+    return judged.length > 0 && judged.every((r) => r === judged[0]) ? (judged[0] ?? null) : null;
+  };
   // Each task's mutants are made in a sandbox of its own, a few at a time.
   const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
   const plans = (
     await timed(
       "making mutants",
-      () => Promise.all(tasks.map((task) => making.run(() => planMutation(env, task, opts, mutating.provider)))),
+      () =>
+        Promise.all(
+          tasks.map((task) =>
+            making.run(() =>
+              planMutation(
+                env,
+                task,
+                opts,
+                mutating.provider,
+                referenceOn(mutating.backend, task.id),
+                rerunnable.has(task.id) ? opts.runs - 1 : 0,
+              ),
+            ),
+          ),
+        ),
       () => 0,
     )
   ).filter((p): p is MutationPlan => p !== null);
-  log(`${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length, 0)} mutant rollouts on ${mutating.backend}`);
+  for (const p of plans) if (p.reruns) reruns.get(mutating.backend)?.set(p.task.id, p.reruns);
+  // The oracle's reruns on the other backends, a workbench per task; then rollouts for any task the screen could not rerun.
+  for (const { backend, provider } of opts.providers) {
+    const got = reruns.get(backend) ?? new Map<string, Array<number | null>>();
+    const want = tasks.filter((t) => rerunnable.has(t.id) && !got.has(t.id));
+    if (backend !== mutating.backend && want.length > 0)
+      await timed(
+        `oracle reruns on ${backend}`,
+        () =>
+          Promise.all(
+            want.map((task) =>
+              making.run(async () => {
+                const r = await rerunOracle(provider, env, task, opts, referenceOn(backend, task.id));
+                if (r) got.set(task.id, r);
+              }),
+            ),
+          ),
+        () => 0,
+      );
+    const again = tasks.filter((t) => rerunnable.has(t.id) && !got.has(t.id));
+    if (again.length === 0) continue;
+    const more = await timed(
+      `oracle again on ${backend}`,
+      () =>
+        runBatch(
+          ctxFor(provider, opts.runs - 1),
+          `oracle-${backend}-again`,
+          again.map((t) => ({ id: t.id, task: t })),
+        ),
+      count,
+    );
+    const runs = oracleRuns.get(backend);
+    for (const [id, list] of more) runs?.set(id, [...(runs.get(id) ?? []), ...list]);
+  }
+  const played = plans.flatMap((p) => p.items.filter((i) => !i.screenKilled));
+  const screenNotes = new Map<string, number>();
+  for (const p of plans) if (p.screenNote) screenNotes.set(p.screenNote, (screenNotes.get(p.screenNote) ?? 0) + 1);
+  for (const [n, count] of screenNotes) notes.push(`mutants of ${count} task${count === 1 ? "" : "s"} ${n}: each was played as a rollout`);
+  log(
+    `${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length - p.items.filter((i) => i.screenKilled).length, 0)} mutant rollouts on ${mutating.backend} (${plans.reduce((s, p) => s + p.items.filter((i) => i.screenKilled).length, 0)} killed by the screen)`,
+  );
   const mutantRuns = await timed(
     `mutants on ${mutating.backend}`,
-    () =>
-      runBatch(
-        ctxFor(mutating.provider),
-        `mutants-${mutating.backend}`,
-        plans.flatMap((p) => p.items),
-      ),
+    () => runBatch(ctxFor(mutating.provider), `mutants-${mutating.backend}`, played),
     count,
   );
 
@@ -373,7 +541,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   for (const task of tasks) {
     const problems: string[] = [];
     const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) =>
-      flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? []),
+      flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? [], reruns.get(backend)?.get(task.id) ?? []),
     );
     for (const f of flakiness) {
       if (f.flaky) problems.push(`flaky on ${f.backend}: the oracle's rewards were ${f.rewards.map(fmt).join(", ")}`);

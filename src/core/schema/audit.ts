@@ -16,6 +16,14 @@ export const FlakinessResult = z.strictObject({
   flaky: z.boolean().describe("The judged rewards were not all identical"),
   not_judged: z.number().int().nonnegative(),
   trajectories: z.array(z.string()),
+  reruns: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "How many of the rewards (the last ones) are reruns of the verifier's commands on the oracle's files in one sandbox (the screen), with no trajectory of their own; the others are rollouts, one trajectory each",
+    ),
 });
 
 export const ParityResult = z.strictObject({
@@ -54,6 +62,14 @@ export const MutationResult = z.strictObject({
   equivalent: z.number().int().nonnegative(),
   not_judged: z.number().int().nonnegative(),
   score: z.number().nullable().describe("killed / (mutants − equivalent − not judged); null when nothing could be judged"),
+  screened_killed: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      "Of the killed, how many the in-sandbox screen rejected without a rollout of their own: the task's real verifiers scored the screen's recorded run of their commands below the reference",
+    ),
   survivors: z.array(Survivor),
   /** Correct reformattings of the gold answer the verifier rejected (document tasks). */
   rejected_correct: z.array(Misjudged).default([]),
