@@ -1,6 +1,8 @@
+import { z } from "zod";
 import type { Artifacts, Citation } from "../../../schema/trajectory";
 import { didYouMean } from "../../../environment/suggest";
-import type { ToolContext, ToolResult } from "../../types";
+import { ToolError } from "../../errors";
+import type { ToolContext } from "../../types";
 import { type Corpus, findDocument, loadCorpus } from "../corpus";
 import { DEFAULT_CHUNK_TOKENS } from "../prepare";
 import type { ParsedDocument } from "../types";
@@ -18,38 +20,73 @@ export async function corpusOf(ctx: Pick<ToolContext, "env" | "state">): Promise
   return corpus;
 }
 
-/** A tool error the agent can act on. */
-export function toolError(message: string): ToolResult {
-  return { output: message, error: message, status: "error", exitCode: 1 };
-}
-
-/** Resolve a document name or say which names exist. */
-export function documentOr(corpus: Corpus, name: unknown): ParsedDocument | ToolResult {
-  if (typeof name !== "string" || !name) return toolError("give 'document': a name from list_documents");
+/** The document of that name, or a ToolError that says which names exist. */
+export function documentNamed(corpus: Corpus, name: string): ParsedDocument {
   const doc = findDocument(corpus, name);
   if (doc) return doc;
   const names = corpus.documents.map((d) => d.name);
   const hint = didYouMean(name, names);
-  return toolError(`no document '${name}'${hint ? `; did you mean '${hint}'?` : ""} (list_documents shows the ${names.length} documents)`);
+  throw new ToolError(
+    `no document '${name}'${hint ? `; did you mean '${hint}'?` : ""} (list_documents shows the ${names.length} documents)`,
+  );
 }
 
-export function isToolResult(x: ParsedDocument | ToolResult): x is ToolResult {
-  return "output" in x;
+/** The corpus is read before any argument, so a corpus that cannot be read is the error a call reports first. */
+export async function prepareCorpus(ctx: ToolContext): Promise<void> {
+  await corpusOf(ctx);
 }
 
-/** An integer argument within bounds, the default when absent; an error message when invalid. */
-export function intArg(
-  args: Record<string, unknown>,
-  key: string,
-  dflt: number | undefined,
-  min: number,
-  max: number,
-): number | undefined | string {
-  const v = args[key];
-  if (v === undefined || v === null) return dflt;
-  if (typeof v !== "number" || !Number.isInteger(v)) return `'${key}' must be an integer`;
-  if (v < min || v > max) return `'${key}' must be between ${min} and ${max}`;
-  return v;
+const nullAsAbsent = (v: unknown) => (v === null ? undefined : v);
+const NAME_DOCUMENT = "give 'document': a name from list_documents";
+
+/** A document name (required). */
+export function documentArg() {
+  return z.string({ error: NAME_DOCUMENT }).refine((v) => v !== "", { error: NAME_DOCUMENT });
+}
+
+/** A document name, optional; a null is refused like any other non-name. */
+export function optionalDocumentArg() {
+  return documentArg().optional();
+}
+
+/** A string that must hold more than white space; `message` says what to give. */
+export function wordsArg(message: string, opts: { blankAllowed?: boolean } = {}) {
+  return z.string({ error: message }).refine((v) => (opts.blankAllowed ? v !== "" : v.trim() !== ""), { error: message });
+}
+
+/** An optional integer within bounds (null counts as absent). */
+export function intArg(min: number, max: number) {
+  const name = (iss: { path?: PropertyKey[] }) => String(iss.path?.at(-1));
+  const between = (iss: { path?: PropertyKey[] }) => `'${name(iss)}' must be between ${min} and ${max}`;
+  const n = z
+    .int({ error: (iss) => (iss.code === "too_big" || iss.code === "too_small" ? between(iss) : `'${name(iss)}' must be an integer`) })
+    .min(min, { error: between })
+    .max(max, { error: between });
+  return z.preprocess(nullAsAbsent, n.optional());
+}
+
+/**
+ * An integer argument checked in the tool, where its bounds are known (a page number
+ * against the document's pages); the model is shown `shown`.
+ */
+export function checkedInRun(shown: Record<string, unknown>) {
+  return z.unknown().optional().meta(shown);
+}
+
+/** An integer within bounds, the default when absent; a ToolError when invalid. */
+export function intWithin(value: unknown, key: string, min: number, max: number, context = ""): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value)) throw new ToolError(`'${key}' must be an integer${context}`);
+  if (value < min || value > max) throw new ToolError(`'${key}' must be between ${min} and ${max}${context}`);
+  return value;
+}
+
+/**
+ * The arguments object. The model is told no other key is allowed, but one it adds anyway
+ * is ignored rather than refused, as the tools always did.
+ */
+export function documentArgs<T extends z.core.$ZodLooseShape>(shape: T) {
+  return z.object(shape).meta({ additionalProperties: false });
 }
 
 export function citationsArtifact(citations: Citation[]): Artifacts | undefined {

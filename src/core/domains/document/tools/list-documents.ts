@@ -1,10 +1,11 @@
-import type { ToolDefinition } from "../../types";
-import { corpusOf } from "./context";
+import { defineTool } from "../../define-tool";
+import { corpusOf, documentArgs } from "./context";
 
-export const listDocumentsTool: ToolDefinition = {
+export const listDocumentsTool = defineTool({
   name: "list_documents",
   description: "List the documents you can search and read: name, number of pages, size.",
-  parameters: { type: "object", properties: {}, additionalProperties: false },
+  args: documentArgs({}),
+  errors: "document",
   async run(_args, ctx) {
     const corpus = await corpusOf(ctx);
     const lines = corpus.documents.map(
@@ -14,4 +15,4 @@ export const listDocumentsTool: ToolDefinition = {
     for (const p of corpus.problems) lines.push(`unreadable: ${p.message}`);
     return { output: lines.join("\n") };
   },
-};
+});

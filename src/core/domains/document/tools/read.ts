@@ -1,43 +1,47 @@
 import type { Citation } from "../../../schema/trajectory";
-import type { ToolDefinition } from "../../types";
-import { citationsArtifact, corpusOf, documentOr, intArg, isToolResult, toolError } from "./context";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
+import {
+  checkedInRun,
+  citationsArtifact,
+  corpusOf,
+  documentArg,
+  documentArgs,
+  documentNamed,
+  intArg,
+  intWithin,
+  prepareCorpus,
+} from "./context";
 
 /** Most characters one read returns: a long filing is read a page (or a range) at a time. */
 export const READ_LIMIT = 8000;
 
-export const readTool: ToolDefinition = {
+export const readTool = defineTool({
   name: "read",
   description: `Read a document: one page (optionally a character range of it), or a character range of the whole document. At most ${READ_LIMIT} characters per call.`,
-  parameters: {
-    type: "object",
-    properties: {
-      document: { type: "string" },
-      page: { type: "integer", minimum: 1, description: "1-based page number" },
-      start: { type: "integer", minimum: 0, description: "First character (of the page when 'page' is given, else of the document)" },
-      end: { type: "integer", minimum: 0, description: "One past the last character" },
-    },
-    required: ["document"],
-    additionalProperties: false,
-  },
+  args: documentArgs({
+    document: documentArg(),
+    // Checked against the document's page count, which the message names.
+    page: checkedInRun({ type: "integer", minimum: 1, description: "1-based page number" }),
+    start: intArg(0, Number.MAX_SAFE_INTEGER).describe("First character (of the page when 'page' is given, else of the document)"),
+    end: intArg(0, Number.MAX_SAFE_INTEGER).describe("One past the last character"),
+  }),
+  errors: "document",
+  prepare: prepareCorpus,
   async run(args, ctx) {
     const corpus = await corpusOf(ctx);
-    const doc = documentOr(corpus, args.document);
-    if (isToolResult(doc)) return doc;
-    const page = intArg(args, "page", undefined, 1, doc.pages.length);
-    if (typeof page === "string") return toolError(`${page} (${doc.name} has ${doc.pages.length} pages)`);
-    const start = intArg(args, "start", 0, 0, Number.MAX_SAFE_INTEGER);
-    if (typeof start === "string") return toolError(start);
-    const endArg = intArg(args, "end", undefined, 0, Number.MAX_SAFE_INTEGER);
-    if (typeof endArg === "string") return toolError(endArg);
-    const from = start ?? 0;
-    if (endArg !== undefined && endArg <= from) return toolError("'end' must be greater than 'start'");
+    const doc = documentNamed(corpus, args.document);
+    const page = intWithin(args.page, "page", 1, doc.pages.length, ` (${doc.name} has ${doc.pages.length} pages)`);
+    const from = args.start ?? 0;
+    const endArg = args.end;
+    if (endArg !== undefined && endArg <= from) throw new ToolError("'end' must be greater than 'start'");
     const to = Math.min(endArg ?? from + READ_LIMIT, from + READ_LIMIT);
 
     if (page !== undefined) {
       const text = doc.pages[page - 1]?.text ?? "";
       const end = Math.min(to, text.length);
       if (from >= text.length && text.length > 0)
-        return toolError(`page ${page} has ${text.length} characters; 'start' ${from} is past its end`);
+        throw new ToolError(`page ${page} has ${text.length} characters; 'start' ${from} is past its end`);
       const more = end < text.length ? `\n[… page continues: read with start=${end}]` : "";
       const citations: Citation[] = [{ document: doc.name, page, start: from, end }];
       return {
@@ -61,11 +65,11 @@ export const readTool: ToolDefinition = {
       citations.push({ document: doc.name, page: p.number, start: s, end: e });
     }
     const total = Math.max(0, offset - 1);
-    if (parts.length === 0) return toolError(`${doc.name} has ${total} characters; 'start' ${from} is past its end`);
+    if (parts.length === 0) throw new ToolError(`${doc.name} has ${total} characters; 'start' ${from} is past its end`);
     const more = to < total ? `\n[… continues: read with start=${to}]` : "";
     return {
       output: `${doc.name} chars ${from}-${Math.min(to, total)} of ${total}\n${parts.join("\n")}${more}`,
       artifacts: citationsArtifact(citations),
     };
   },
-};
+});

@@ -1,38 +1,39 @@
 import type { Citation } from "../../../schema/trajectory";
-import type { ToolDefinition } from "../../types";
+import { defineTool } from "../../define-tool";
 import { FINANCE_VOCABULARY } from "../retrieval/vocabulary";
 import { queryTerms } from "../tokenize";
-import { citationsArtifact, corpusOf, documentOr, intArg, isToolResult, snippet, toolError } from "./context";
+import {
+  citationsArtifact,
+  corpusOf,
+  documentArgs,
+  documentNamed,
+  intArg,
+  optionalDocumentArg,
+  prepareCorpus,
+  snippet,
+  wordsArg,
+} from "./context";
 
 /** Characters either side of the first matching term when no table row matched. */
 const WINDOW = 300;
 
-export const searchTool: ToolDefinition = {
+export const searchTool = defineTool({
   name: "search",
   description:
     "Search all documents, or one, for pages that answer a question: a filing named in the query (company, year, form) ranks first; finance synonyms (capex = purchases of property, plant and equipment, revenue = net sales, …), table rows and financial statement pages (income statement, balance sheet, cash flow) count. Returns the best pages with document, page, character span and a snippet; read a page for the full text.",
-  parameters: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: "A question or words to look for, e.g. 'Best Buy FY2019 inventories' or 'total revenue 2022'" },
-      document: { type: "string", description: "Only search this document" },
-      k: { type: "integer", minimum: 1, maximum: 20, description: "How many pages (default 5)" },
-    },
-    required: ["query"],
-    additionalProperties: false,
-  },
+  args: documentArgs({
+    query: wordsArg("give 'query': the words to search for").describe(
+      "A question or words to look for, e.g. 'Best Buy FY2019 inventories' or 'total revenue 2022'",
+    ),
+    document: optionalDocumentArg().describe("Only search this document"),
+    k: intArg(1, 20).describe("How many pages (default 5)"),
+  }),
+  errors: "document",
+  prepare: prepareCorpus,
   async run(args, ctx) {
     const corpus = await corpusOf(ctx);
-    if (typeof args.query !== "string" || !args.query.trim()) return toolError("give 'query': the words to search for");
-    const k = intArg(args, "k", 5, 1, 20);
-    if (typeof k === "string") return toolError(k);
-    let only: number | undefined;
-    if (args.document !== undefined) {
-      const doc = documentOr(corpus, args.document);
-      if (isToolResult(doc)) return doc;
-      only = corpus.documents.indexOf(doc);
-    }
-    const hits = corpus.ranker.search(args.query, k ?? 5, only);
+    const only = args.document !== undefined ? corpus.documents.indexOf(documentNamed(corpus, args.document)) : undefined;
+    const hits = corpus.ranker.search(args.query, args.k ?? 5, only);
     if (hits.length === 0) return { output: `no passage matches ${JSON.stringify(args.query)}` };
     const terms = queryTerms(args.query);
     const citations: Citation[] = [];
@@ -47,7 +48,7 @@ export const searchTool: ToolDefinition = {
     });
     return { output: lines.join("\n\n"), artifacts: citationsArtifact(citations) };
   },
-};
+});
 
 function around(text: string, at: number): [number, number] {
   return [Math.max(0, at - WINDOW), Math.min(text.length, at + WINDOW)];

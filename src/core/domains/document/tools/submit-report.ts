@@ -1,9 +1,11 @@
 import { z } from "zod";
 import type { Citation } from "../../../schema/trajectory";
 import type { Environment } from "../../../environment/load-environment";
+import { defineTool } from "../../define-tool";
+import { ToolError } from "../../errors";
 import type { ToolDefinition } from "../../types";
 import { DEFAULT_REPORT_SCHEMA, readTarget } from "../target";
-import { corpusOf, toolError } from "./context";
+import { corpusOf } from "./context";
 import { findDocument } from "../corpus";
 
 /** The report schema shown to the policy: the tasks' common schema, or the default one. */
@@ -25,11 +27,14 @@ function describeIssues(error: z.ZodError): string {
 }
 
 export function submitReportTool(env: Environment): ToolDefinition {
-  return {
+  return defineTool({
     name: "submit_report",
     description:
       "Submit your final report (ends the task). It must match the report schema; if it does not, you are told what to fix and may submit again.",
+    // The report's form is data (the tasks' schema), not code: it is shown as written and checked per task below.
+    args: z.looseObject({}),
     parameters: reportSchemaOf(env),
+    errors: "document",
     async run(args, ctx) {
       const target = readTarget(ctx.task.id, ctx.task.target);
       const schema = target.schema ?? DEFAULT_REPORT_SCHEMA;
@@ -40,7 +45,7 @@ export function submitReportTool(env: Environment): ToolDefinition {
         throw new Error(`task ${ctx.task.id}: target.schema is not a usable JSON Schema (${(e as Error).message})`);
       }
       const r = validator.safeParse(args);
-      if (!r.success) return toolError(`the report does not match the schema; fix these and submit again:\n${describeIssues(r.error)}`);
+      if (!r.success) throw new ToolError(`the report does not match the schema; fix these and submit again:\n${describeIssues(r.error)}`);
       const corpus = await corpusOf(ctx);
       const citations: Citation[] = [];
       const cited = (args as { citations?: unknown }).citations;
@@ -54,5 +59,5 @@ export function submitReportTool(env: Environment): ToolDefinition {
       }
       return { output: "report received", submit: { answer: r.data }, artifacts: citations.length ? { citations } : undefined };
     },
-  };
+  });
 }
