@@ -5,9 +5,9 @@ export function registerView(program: Command): void {
   program
     .command("view")
     .description(
-      "Open a rollout file (trajectory viewer) or a run folder (dashboard) in the browser, served on 127.0.0.1 with a random token",
+      "Open a rollout file (trajectory viewer), a run folder (dashboard) or an audit report (rlenv audit's --out folder or audit.json) in the browser, served on 127.0.0.1 with a random token",
     )
-    .argument("<path>", "runs/<id> folder, runs/<id>/rollouts/<rollout>.jsonl, or an ATIF trajectory (.json)")
+    .argument("<path>", "runs/<id> folder, runs/<id>/rollouts/<rollout>.jsonl, an ATIF trajectory (.json), or an audit folder / audit.json")
     .option("--port <n>", "port to listen on (default: any free port)", (v) => Number.parseInt(v, 10))
     .option("--json", "print {url} as JSON on one line (for scripts)")
     .action(async (p: string, opts: { port?: number; json?: boolean }) => {

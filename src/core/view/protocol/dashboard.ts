@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ReadinessReport } from "../../schema/report";
+import { RunAudit } from "./audit";
 import { RunRecord, RunSummary } from "../../schema/run";
 
 /** Messages of the run dashboard app. */
@@ -57,6 +58,8 @@ export const Dashboard = z.object({
   policyBusy: z.number().nullable(),
   /** `rlenv report` of the run (null while it has no run.json); its concurrency decisions also mark the utilisation chart. */
   readiness: ReadinessReport.nullable().default(null),
+  /** The audit of the run's environment, when one is found beside the run (see runAuditCandidates): a verdict per task. */
+  audit: RunAudit.nullable().default(null),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 

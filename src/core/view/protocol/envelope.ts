@@ -5,12 +5,12 @@ import { z } from "zod";
  * (VS Code postMessage or the `rlenv view` HTTP server). Parsed on both sides.
  * The app opens with `ready`; the host answers `init`; requests are matched by id.
  */
-export const AppName = z.enum(["trajectory", "dashboard"]);
+export const AppName = z.enum(["trajectory", "dashboard", "audit"]);
 export type AppName = z.infer<typeof AppName>;
 
 export const InitContext = z.object({
   app: AppName,
-  /** A file (trajectory) or run folder (dashboard), relative to the served root. */
+  /** A file (trajectory), run folder (dashboard) or audit.json (audit), relative to the served root. */
   target: z.string(),
   /** A second file for the compare view. */
   compare: z.string().optional(),

@@ -3,24 +3,31 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { FromApp, type FromHost, InitContext } from "../protocol/envelope";
+import { AppName, FromApp, type FromHost, InitContext } from "../protocol/envelope";
 import { renderPageWithCsp } from "../page";
 import { ASSET_TYPES, findAssetsDir } from "./assets";
+import { auditFileOf } from "./audit-report";
 import { firstScreen } from "./first-screen";
 import { ViewRequestError, ViewService } from "./view-service";
 
 export interface ViewTarget {
   /** The folder requests are confined to. */
   root: string;
-  app: "trajectory" | "dashboard";
-  /** File or run folder relative to root. */
+  app: AppName;
+  /** File, run folder or audit.json relative to root. */
   target: string;
 }
 
-/** What `rlenv view PATH` serves: a rollout file (its run folder is the root when there is one) or a run folder. */
+/**
+ * What `rlenv view PATH` serves: a rollout file (its run folder is the root when there is one), a
+ * run folder, or an audit report (an audit.json, or the `rlenv audit --out` folder holding one:
+ * its folder is the root, so the trajectories under its runs/ open from the report).
+ */
 export function targetFor(p: string): ViewTarget {
   const abs = path.resolve(p);
   if (!existsSync(abs)) throw new Error(`${p}: no such file or folder`);
+  const audit = auditFileOf(abs);
+  if (audit) return { root: path.dirname(audit), app: "audit", target: path.basename(audit) };
   if (statSync(abs).isDirectory()) {
     if (!existsSync(path.join(abs, "rollouts")) && !existsSync(path.join(abs, "run.json")))
       throw new Error(`${p}: not a run folder (no run.json or rollouts/)`);
@@ -29,6 +36,12 @@ export function targetFor(p: string): ViewTarget {
   const dir = path.dirname(abs);
   const root = path.basename(dir) === "rollouts" ? path.dirname(dir) : dir;
   return { root, app: "trajectory", target: path.relative(root, abs).split(path.sep).join("/") };
+}
+
+/** The app a page asks for (`?app=`), else the one the server was started for. */
+function appOf(asked: string | null, started: AppName): AppName {
+  const a = AppName.safeParse(asked);
+  return a.success ? a.data : started;
 }
 
 export interface RunningViewServer {
@@ -112,10 +125,7 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (url.pathname === "/" && req.method === "GET") {
       if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
-      const app =
-        url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app"))
-          ? "trajectory"
-          : "dashboard";
+      const app = appOf(url.searchParams.get("app"), t.app);
       const page = renderPageWithCsp({
         app,
         title: `RL Env Studio: ${app}`,
@@ -129,10 +139,7 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
-      const app =
-        url.searchParams.get("app") === "trajectory" || (t.app === "trajectory" && !url.searchParams.get("app"))
-          ? "trajectory"
-          : "dashboard";
+      const app = appOf(url.searchParams.get("app"), t.app);
       const file = url.searchParams.get("file");
       const [compare, ...more] = url.searchParams.getAll("compare");
       const context = InitContext.parse({

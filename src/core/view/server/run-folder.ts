@@ -11,6 +11,7 @@ import type { Dashboard, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
 import type { TrajectoryIndex } from "./trajectory-index";
 import { INFRA_STATUS } from "../../runs/summarize";
+import { findRunAudit } from "./audit-report";
 
 function readJson<T>(
   file: string,
@@ -163,5 +164,6 @@ export async function runDashboard(
     utilisation: points,
     policyBusy,
     readiness,
+    audit: findRunAudit(runDir, written?.env.name ?? null, problems),
   };
 }

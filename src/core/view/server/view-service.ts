@@ -5,6 +5,7 @@ import { TOKEN_PAGE } from "../protocol/tokens";
 import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
 import { markCitations } from "../model/citations";
+import { auditView } from "./audit-report";
 import { Confinement, isInside } from "./confine";
 import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
@@ -153,6 +154,15 @@ export class ViewService {
           from: Number(params.from ?? 0),
           limit: Number(params.limit ?? TOKEN_PAGE),
         });
+      }
+      case "audit": {
+        const rel = String(params.file);
+        const abs = this.resolve(rel);
+        try {
+          return auditView(this.root, rel, abs, (f) => this.readable(f));
+        } catch (err) {
+          throw new ViewRequestError(err instanceof Error ? err.message : String(err));
+        }
       }
       case "diff": {
         const idx = await this.fullIndex(this.resolve(String(params.file)));

@@ -1,5 +1,6 @@
 import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
+import { auditCell, auditNote } from "./audit-verdict";
 import { breakdownCards } from "./breakdown";
 import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
@@ -94,6 +95,7 @@ export class DashboardApp {
           )
         : null,
       rec ? item("created", new Date(rec.created).toLocaleString()) : null,
+      auditNote(d.audit),
       ...d.problems.map((p) => h("div", { class: "error-banner" }, p)),
     );
     clear(this.cards);
@@ -157,6 +159,7 @@ export class DashboardApp {
               h("th", { class: "num" }, "passed"),
               h("th", { class: "num" }, "mean"),
               ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
+              d.audit ? h("th", { title: d.audit.file }, "audit") : null,
             ),
           ),
           h(
@@ -171,6 +174,7 @@ export class DashboardApp {
                 h("td", { class: "num" }, t.passed),
                 h("td", { class: "num" }, fmtNum(t.mean_reward)),
                 ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
+                d.audit ? auditCell(d.audit, t.task) : null,
               ),
             ),
           ),
