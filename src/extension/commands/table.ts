@@ -1,10 +1,11 @@
 import * as vscode from "vscode";
 import type { ExtensionCtx } from "../context";
 import { allowedToExecute } from "../trust/guard";
+import type { CommandId } from "./contributions";
 
-/** One command: its id (as in package.json), what it does, and whether it executes environment code. */
+/** One command: its id (from the contributions table), what it does, and whether it executes environment code. */
 export interface CommandSpec {
-  id: string;
+  id: CommandId;
   /** Set for commands that run sandboxes or environment commands: refused in an untrusted workspace. */
   executes?: string;
   /** What a refused command returns to its caller (default `{ refused: "untrusted workspace" }`). */

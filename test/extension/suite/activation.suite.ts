@@ -39,7 +39,7 @@ suite("activation", () => {
     const api = await extensionApi();
     const pkg = vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as Manifest;
     assert.deepEqual(api.commands.map((c) => c.id).sort(), pkg.contributes.commands.map((c) => c.command).sort());
-    const gated = api.commands.filter((c) => c.executes).map((c) => c.id);
+    const gated: string[] = api.commands.filter((c) => c.executes).map((c) => c.id);
     for (const id of ["rlenv.validate", "rlenv.rollout", "rlenv.debugTask", "rlenv.submitToRunner", "rlenv.debug.openSandboxTerminal"])
       assert.ok(gated.includes(id), `${id} is refused in an untrusted workspace by the table`);
   });
