@@ -25,7 +25,7 @@ import { type ActiveJob, JobQueue } from "./job-queue";
 import { JobJournal } from "./journal";
 import { validateUpload } from "./upload-validation";
 import { mergedRunDir } from "./merge";
-import { startPolicyServer, type StartedPolicyServer } from "./policy-server";
+import { checkTokenizerFolder, POLICY_SERVER_LOG, startPolicyServer, type StartedPolicyServer } from "./policy-server";
 import { isFinished, RolloutWatcher } from "./rollout-watch";
 
 export interface JobManagerOptions {
@@ -341,17 +341,34 @@ export class JobManager extends EventEmitter {
     watcher.start();
     this.watchers.set(id, watcher);
     let server: StartedPolicyServer | undefined;
+    // A policy server that exits mid-job stops the units: what it leaves is an infrastructure failure, never a reward.
+    const serverDied = new AbortController();
+    let serverGone: string | undefined;
     try {
+      if (executor.kind === "local") checkTokenizerFolder(job.spec.config.policy);
       const ps = job.spec.policy_server;
       let policyBaseUrl: string | undefined;
       if (ps && "url" in ps) policyBaseUrl = ps.url;
       else if (ps && executor.kind === "local") {
-        server = await startPolicyServer(ps.command, ps.port, ps.ready_timeout_s, signal, (line) =>
-          this.emitEvent(id, { type: "log", line }),
+        const logFile = path.join(this.jobDir(id), POLICY_SERVER_LOG);
+        this.emitEvent(id, { type: "log", line: `starting the policy server (its output: ${POLICY_SERVER_LOG} in the job folder)` });
+        const started = await startPolicyServer(
+          ps.command,
+          ps.port,
+          ps.ready_timeout_s,
+          signal,
+          (line) => this.emitEvent(id, { type: "log", line }),
+          logFile,
         );
-        policyBaseUrl = server.baseUrl;
+        server = started;
+        void started.exited.then((how) => {
+          serverGone = how;
+          this.emitEvent(id, { type: "log", line: `policy server ${how} during the job: stopping its units (infrastructure failure)` });
+          serverDied.abort();
+        });
+        policyBaseUrl = started.baseUrl;
       }
-      await executor.execute(this.context(id, signal, policyBaseUrl));
+      await executor.execute(this.context(id, AbortSignal.any([signal, serverDied.signal]), policyBaseUrl));
     } finally {
       await server?.stop();
       watcher.stop();
@@ -359,6 +376,14 @@ export class JobManager extends EventEmitter {
     }
     if (act.reason === "shutdown") return;
     this.merger.keepFinalView(id, watcher.all());
+    if (serverGone && act.reason !== "cancel") {
+      this.finish(
+        id,
+        "failed",
+        `infrastructure: the policy server ${serverGone} during the job (see ${POLICY_SERVER_LOG} in the job folder)`,
+      );
+      return;
+    }
     const units = this.jobs.get(id)?.units ?? [];
     const failed = units.find((u) => u.state === "failed" && !u.superseded_by);
     if (act.reason === "cancel") this.finish(id, "cancelled", "cancelled by request");

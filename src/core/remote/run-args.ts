@@ -24,6 +24,9 @@ export function runArgs(
   if (p.top_p !== undefined) args.push("--top-p", String(p.top_p));
   if (p.max_tokens !== undefined) args.push("--max-tokens", String(p.max_tokens));
   if (p.timeout_ms !== undefined) args.push("--timeout-ms", String(p.timeout_ms));
+  if (p.tokens) args.push("--tokens");
+  if (p.tokenizer) args.push("--tokenizer", p.tokenizer);
+  if (p.tool_parser) args.push("--tool-parser", p.tool_parser);
   if (config.seed !== undefined) args.push("--seed", String(config.seed));
   if (config.policy_concurrency !== undefined) args.push("--policy-concurrency", String(config.policy_concurrency));
   args.push("-k", String(unit.k ?? config.k));
