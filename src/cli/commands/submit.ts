@@ -14,6 +14,10 @@ interface SubmitOptions {
   baseUrl?: string;
   policyCommand?: string;
   policyPort?: string;
+  policyReadyTimeout?: string;
+  tokens?: boolean;
+  tokenizer?: string;
+  toolParser?: string;
   tasks?: string[];
   k: string;
   concurrency: string;
@@ -45,6 +49,10 @@ export function registerSubmit(program: Command): void {
     .option("--base-url <url>", "OpenAI-compatible server the runner reaches (openai)")
     .option("--policy-command <cmd>", "start the policy server with this command on the runner ($PORT); waits for /v1/models")
     .option("--policy-port <port>", "port for --policy-command", "8000")
+    .option("--policy-ready-timeout <s>", "seconds --policy-command's server has to answer /v1/models (default 600)")
+    .option("--tokens", "openai: token-in/token-out on the runner (needs --tokenizer)")
+    .option("--tokenizer <dir>", "openai --tokens: the model's tokenizer folder on the runner host (tokenizer.json, tokenizer_config.json)")
+    .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen)")
     .option("--tasks <ids...>", "only these task ids")
     .option("-k <n>", "samples per task", "1")
     .option("--concurrency <n>", "concurrent sandboxes", "4")
@@ -92,8 +100,17 @@ export function registerSubmit(program: Command): void {
     });
 }
 
+function positiveInt(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} ${v}: expected a whole number above 0`);
+  return n;
+}
+
 /** The job the flags ask for. */
 function jobRequest(o: SubmitOptions): JobRequest {
+  if (o.tokens && !o.tokenizer) throw new Error("--tokens needs the model's tokenizer folder on the runner host: --tokenizer DIR");
+  if ((o.tokenizer || o.toolParser) && !o.tokens) throw new Error("--tokenizer and --tool-parser go with --tokens");
+  if (o.policyReadyTimeout && !o.policyCommand) throw new Error("--policy-ready-timeout goes with --policy-command");
   return {
     ...(o.name ? { name: o.name } : {}),
     policy: o.policy,
@@ -114,7 +131,18 @@ function jobRequest(o: SubmitOptions): JobRequest {
           },
         }
       : {}),
-    ...(o.policyCommand ? { policyServer: { command: o.policyCommand, port: Number(o.policyPort ?? 8000) } } : {}),
+    ...(o.policyCommand
+      ? {
+          policyServer: {
+            command: o.policyCommand,
+            port: positiveInt("--policy-port", o.policyPort ?? "8000"),
+            ...(o.policyReadyTimeout ? { readyTimeoutS: positiveInt("--policy-ready-timeout", o.policyReadyTimeout) } : {}),
+          },
+        }
+      : {}),
+    ...(o.tokens ? { tokens: true } : {}),
+    ...(o.tokenizer ? { tokenizer: o.tokenizer } : {}),
+    ...(o.toolParser ? { toolParser: o.toolParser } : {}),
   };
 }
 

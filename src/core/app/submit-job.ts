@@ -18,8 +18,12 @@ export interface JobRequest {
   executor: "local" | "slurm";
   /** Read when the executor is slurm (shards default to 1, GPUs to 0). */
   slurm?: { shards?: number; gpus?: number; partition?: string; retries?: number };
-  /** A policy server the job starts on the runner and waits for. */
-  policyServer?: { command: string; port: number };
+  /** A policy server the job starts on the runner and waits for (`readyTimeoutS`: how long, default 600). */
+  policyServer?: { command: string; port: number; readyTimeoutS?: number };
+  /** openai: token-in/token-out, with the model's tokenizer folder on the runner host. */
+  tokens?: boolean;
+  tokenizer?: string;
+  toolParser?: string;
 }
 
 /** The remote job spec, built the one way the CLI and the editor both send it. */
@@ -35,6 +39,9 @@ export function jobSpec(r: JobRequest): JobSpecInput {
         ...(r.model ? { model: r.model } : {}),
         ...(r.baseUrl ? { base_url: r.baseUrl } : {}),
         ...(replay ? { replay } : {}),
+        ...(r.tokens ? { tokens: true } : {}),
+        ...(r.tokenizer ? { tokenizer: r.tokenizer } : {}),
+        ...(r.toolParser ? { tool_parser: r.toolParser } : {}),
       },
       ...(r.tasks ? { tasks: r.tasks } : {}),
       k: r.k,
@@ -51,7 +58,15 @@ export function jobSpec(r: JobRequest): JobSpecInput {
           },
         }
       : {}),
-    ...(r.policyServer ? { policy_server: { command: r.policyServer.command, port: r.policyServer.port } } : {}),
+    ...(r.policyServer
+      ? {
+          policy_server: {
+            command: r.policyServer.command,
+            port: r.policyServer.port,
+            ...(r.policyServer.readyTimeoutS !== undefined ? { ready_timeout_s: r.policyServer.readyTimeoutS } : {}),
+          },
+        }
+      : {}),
   };
 }
 
