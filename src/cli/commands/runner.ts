@@ -6,6 +6,7 @@ import { JobManager } from "../../core/remote/jobs";
 import { LocalExecutor } from "../../core/remote/local-executor";
 import { DEFAULT_MAX_UPLOAD, startRunnerServer } from "../../core/remote/server";
 import { SlurmClient } from "../../core/remote/slurm-client";
+import { SlurmControl } from "../../core/remote/slurm-control";
 import { SlurmExecutor } from "../../core/remote/slurm-executor";
 import { loadOrCreateToken } from "../../core/remote/token";
 import { VERSION } from "../version";
@@ -28,6 +29,7 @@ interface ServeOptions {
   slurmTokenFile?: string;
   slurmPartition?: string;
   slurmPollMs: string;
+  slurmConf?: string;
 }
 
 /** The argv that starts this same CLI (node, its loader flags, the script) for work units. */
@@ -55,6 +57,7 @@ export function registerRunner(program: Command): void {
     .option("--slurm-token-file <file>", "file holding the Slurm JWT (else $SLURM_JWT)")
     .option("--slurm-partition <name>", "default partition")
     .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
+    .option("--slurm-conf <file>", "slurm.conf for scontrol (excluding failing nodes from elastic jobs); default $SLURM_CONF")
     .action(async (o: ServeOptions) => {
       if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
       const dataDir = path.resolve(o.data);
@@ -69,6 +72,7 @@ export function registerRunner(program: Command): void {
           client,
           ...(o.slurmPartition ? { partition: o.slurmPartition } : {}),
           pollMs: Number(o.slurmPollMs),
+          control: new SlurmControl(o.slurmConf ? { slurmConf: path.resolve(o.slurmConf) } : {}),
         });
       }
       const jobs = new JobManager({

@@ -27,6 +27,9 @@ interface SubmitOptions {
   gpus?: string;
   partition?: string;
   retries?: string;
+  elastic?: boolean;
+  maxShards?: string;
+  rolloutsPerShard?: string;
   name?: string;
   idempotencyKey?: string;
   follow?: boolean;
@@ -66,6 +69,9 @@ export function registerSubmit(program: Command): void {
     .option("--gpus <n>", "slurm: --gres=gpu:N for each shard")
     .option("--partition <name>", "slurm partition")
     .option("--retries <n>", "slurm: resubmissions of a failed shard")
+    .option("--elastic", "slurm: size the array from the backlog and the partition's idle nodes, adding shards while rollouts wait")
+    .option("--max-shards <n>", "slurm --elastic: most shards in Slurm at once")
+    .option("--rollouts-per-shard <n>", "slurm --elastic: rollouts each shard takes")
     .option("--name <name>", "a name for the job")
     .option("--idempotency-key <key>", "a retried submit with the same key makes one job")
     .option("-f, --follow", "stream the job's events until it ends")
@@ -128,6 +134,9 @@ function jobRequest(o: SubmitOptions): JobRequest {
             ...(o.gpus ? { gpus: Number(o.gpus) } : {}),
             ...(o.partition ? { partition: o.partition } : {}),
             ...(o.retries ? { retries: Number(o.retries) } : {}),
+            ...(o.elastic ? { elastic: true } : {}),
+            ...(o.maxShards ? { maxShards: Number(o.maxShards) } : {}),
+            ...(o.rolloutsPerShard ? { rolloutsPerShard: Number(o.rolloutsPerShard) } : {}),
           },
         }
       : {}),

@@ -17,7 +17,15 @@ export interface JobRequest {
   sandbox: RunConfig["sandbox"];
   executor: "local" | "slurm";
   /** Read when the executor is slurm (shards default to 1, GPUs to 0). */
-  slurm?: { shards?: number; gpus?: number; partition?: string; retries?: number };
+  slurm?: {
+    shards?: number;
+    gpus?: number;
+    partition?: string;
+    retries?: number;
+    elastic?: boolean;
+    maxShards?: number;
+    rolloutsPerShard?: number;
+  };
   /** A policy server the job starts on the runner and waits for (`readyTimeoutS`: how long, default 600). */
   policyServer?: { command: string; port: number; readyTimeoutS?: number };
   /** openai: token-in/token-out, with the model's tokenizer folder on the runner host. */
@@ -55,6 +63,9 @@ export function jobSpec(r: JobRequest): JobSpecInput {
             gpus_per_shard: slurm.gpus ?? 0,
             ...(slurm.partition ? { partition: slurm.partition } : {}),
             ...(slurm.retries !== undefined ? { max_retries: slurm.retries } : {}),
+            ...(slurm.elastic ? { elastic: true } : {}),
+            ...(slurm.maxShards ? { max_shards: slurm.maxShards } : {}),
+            ...(slurm.rolloutsPerShard ? { rollouts_per_shard: slurm.rolloutsPerShard } : {}),
           },
         }
       : {}),

@@ -23,6 +23,19 @@ export const SlurmOptions = z.object({
   partition: z.string().optional(),
   max_retries: z.number().int().nonnegative().default(2).describe("Resubmissions of a failed shard"),
   time_limit_min: z.number().int().positive().optional(),
+  elastic: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Size the array from the backlog and the partition's idle nodes, add shards while rollouts wait and nodes are idle; `shards` is then ignored",
+    ),
+  max_shards: z.number().int().positive().optional().describe("elastic: most shards in Slurm at once"),
+  rollouts_per_shard: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("elastic: rollouts a shard takes (default: the backlog over twice the idle nodes)"),
 });
 export type SlurmOptions = z.infer<typeof SlurmOptions>;
 
@@ -62,6 +75,10 @@ export const WorkUnit = z.object({
   /** Process group of a local unit, to end a stale one after a runner restart. */
   pgid: z.number().int().optional(),
   slurm_job_id: z.number().int().optional(),
+  /** An elastic shard's rollouts: sample numbers by task. */
+  samples: z.record(z.string(), z.array(z.number().int().nonnegative())).optional(),
+  /** The node its Slurm task ran on. */
+  node: z.string().optional(),
   exit_code: z.number().int().nullable().optional(),
   error: z.string().optional(),
   /** Replaced by another unit (a resumed remainder, a resubmitted shard); see `keep`. */

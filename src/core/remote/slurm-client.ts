@@ -19,6 +19,8 @@ export interface SlurmSubmit {
   partition?: string;
   gres?: string;
   timeLimitMin?: number;
+  /** Submitted held (it waits for a release): set before anything of it can start. */
+  hold?: boolean;
   environment: Record<string, string>;
 }
 
@@ -32,6 +34,18 @@ export interface SlurmTaskState {
   state: string;
   /** The wait status (exit code << 8). */
   exitCode: number;
+  /** The node it runs or ran on (its batch host), once it has one. */
+  node?: string;
+}
+
+/** A node as slurmrestd reports it, reduced to what placing shards needs. */
+export interface SlurmNode {
+  name: string;
+  /** e.g. "idle", "mixed", "allocated", "down", "drained". */
+  state: string;
+  partitions: string[];
+  cpus: number;
+  allocCpus: number;
 }
 
 export class SlurmError extends Error {
@@ -59,7 +73,13 @@ export class SlurmClient {
     return `${this.conn.url.replace(/\/$/, "")}/slurm/${this.conn.version ?? "v0.0.38"}`;
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  private async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    /** Errors that are news, not failures (a held job's "pending scheduler release"). */
+    benign: (e: { error?: string; description?: string }) => boolean = () => false,
+  ): Promise<Record<string, unknown>> {
     const res = await fetch(`${this.base}${path}`, {
       method,
       headers: {
@@ -78,7 +98,7 @@ export class SlurmClient {
       throw new SlurmError(`slurmrestd ${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
     }
     const errors = Array.isArray(json.errors)
-      ? (json.errors as Array<{ error?: string; error_number?: number; description?: string }>)
+      ? (json.errors as Array<{ error?: string; error_number?: number; description?: string }>).filter((e) => !benign(e))
       : [];
     if (!res.ok || errors.length > 0) {
       const e = errors[0];
@@ -106,7 +126,14 @@ export class SlurmClient {
     if (s.partition) job.partition = s.partition;
     if (s.gres) job.gres = s.gres;
     if (s.timeLimitMin) job.time_limit = s.timeLimitMin;
-    const r = await this.call("POST", "/job/submit", { script: s.script, job });
+    if (s.hold) job.hold = true;
+    // A held job is accepted with an "error" saying it waits for a release: that is what was asked.
+    const r = await this.call(
+      "POST",
+      "/job/submit",
+      { script: s.script, job },
+      (e) => s.hold === true && /held state/i.test(e.error ?? ""),
+    );
     if (typeof r.job_id !== "number") throw new SlurmError("slurmrestd accepted the job but returned no job_id");
     return r.job_id;
   }
@@ -129,6 +156,20 @@ export class SlurmClient {
       ...(typeof j.array_task_string === "string" && j.array_task_string ? { arrayTaskString: j.array_task_string } : {}),
       state: String(j.job_state ?? "UNKNOWN"),
       exitCode: Number(j.exit_code ?? 0),
+      ...(typeof j.batch_host === "string" && j.batch_host ? { node: j.batch_host } : {}),
+    }));
+  }
+
+  /** Every node of the cluster with its state and partitions. */
+  async nodes(): Promise<SlurmNode[]> {
+    const r = await this.call("GET", "/nodes");
+    const nodes = Array.isArray(r.nodes) ? (r.nodes as Array<Record<string, unknown>>) : [];
+    return nodes.map((n) => ({
+      name: String(n.name ?? ""),
+      state: String(n.state ?? "unknown").toLowerCase(),
+      partitions: Array.isArray(n.partitions) ? n.partitions.map(String) : [],
+      cpus: Number(n.cpus ?? 0),
+      allocCpus: Number(n.alloc_cpus ?? 0),
     }));
   }
 

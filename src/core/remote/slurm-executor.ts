@@ -6,6 +6,8 @@ import { unitEnded } from "./executor";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { shq } from "./shell-quote";
 import { inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
+import { SlurmControl } from "./slurm-control";
+import { runElastic } from "./slurm-elastic";
 
 export interface SlurmExecutorOptions {
   client: SlurmClient;
@@ -14,6 +16,8 @@ export interface SlurmExecutorOptions {
   pollMs?: number;
   /** PATH (and the like) the batch script runs with on the compute node. */
   environment?: Record<string, string>;
+  /** `scontrol` for what slurmrestd cannot do (excluding nodes from an elastic job's later shards). */
+  control?: SlurmControl;
 }
 
 /**
@@ -30,6 +34,8 @@ export class SlurmExecutor implements Executor {
   constructor(private readonly opts: SlurmExecutorOptions) {}
 
   plan(job: { spec: { slurm?: SlurmOptions | undefined } }): WorkUnit[] {
+    // Elastic shards are made while the job runs, from its backlog and the idle nodes.
+    if (job.spec.slurm?.elastic) return [];
     const n = job.spec.slurm?.shards ?? 1;
     return Array.from({ length: n }, (_, i) => ({
       id: `s${i}`,
@@ -47,7 +53,15 @@ export class SlurmExecutor implements Executor {
   }
 
   async execute(ctx: ExecutionContext): Promise<void> {
-    const opts = ctx.job().spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2 };
+    const opts = ctx.job().spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2, elastic: false };
+    if (opts.elastic)
+      return runElastic(ctx, {
+        client: this.opts.client,
+        control: this.opts.control ?? new SlurmControl(),
+        ...(this.opts.partition ? { partition: this.opts.partition } : {}),
+        pollMs: this.opts.pollMs ?? 1000,
+        ...(this.opts.environment ? { environment: this.opts.environment } : {}),
+      });
     // Units not yet in Slurm; after a runner restart the others are watched, never submitted twice.
     const pending = ctx.job().units.filter((u) => u.state === "pending" && u.slurm_job_id === undefined);
     if (pending.length > 0) await this.submit(ctx, pending, 1);
@@ -122,7 +136,7 @@ export class SlurmExecutor implements Executor {
   /** One sbatch array for these units (all at the same attempt). */
   private async submit(ctx: ExecutionContext, units: WorkUnit[], attempt: number): Promise<void> {
     const job = ctx.job();
-    const opts = job.spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2 };
+    const opts = job.spec.slurm ?? { shards: 1, gpus_per_shard: 0, max_retries: 2, elastic: false };
     for (const u of units) mkdirSync(ctx.unitRunsDir({ ...u, runs_dir: path.join("units", u.id, `a${attempt}`) }), { recursive: true });
     const count = units[0]?.shard?.count ?? 1;
     const logDir = path.join(ctx.jobDir, "logs");
