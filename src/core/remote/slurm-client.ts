@@ -166,7 +166,8 @@ export class SlurmClient {
     const nodes = Array.isArray(r.nodes) ? (r.nodes as Array<Record<string, unknown>>) : [];
     return nodes.map((n) => ({
       name: String(n.name ?? ""),
-      state: String(n.state ?? "unknown").toLowerCase(),
+      // Flags such as DRAIN come apart from the state in v0.0.38: joined as sinfo shows them (idle+drain).
+      state: [String(n.state ?? "unknown"), ...(Array.isArray(n.state_flags) ? n.state_flags.map(String) : [])].join("+").toLowerCase(),
       partitions: Array.isArray(n.partitions) ? n.partitions.map(String) : [],
       cpus: Number(n.cpus ?? 0),
       allocCpus: Number(n.alloc_cpus ?? 0),

@@ -17,14 +17,14 @@ export const NODE_FAILURES_TO_EXCLUDE = 2;
 
 /** Nodes of the partition that can take a shard now: idle, or running something with CPUs to spare. */
 export function nodesWithRoom(nodes: readonly SlurmNode[], partition: string | undefined, excluded: ReadonlySet<string>): string[] {
-  return nodes
-    .filter((n) => !excluded.has(n.name))
-    .filter((n) => (partition ? n.partitions.includes(partition) : true))
-    .filter((n) => {
-      const base = n.state.split("+")[0] ?? n.state;
-      return base === "idle" || (base === "mixed" && n.allocCpus < n.cpus);
-    })
-    .map((n) => n.name);
+  return (
+    nodes
+      .filter((n) => !excluded.has(n.name))
+      .filter((n) => (partition ? n.partitions.includes(partition) : true))
+      // A flag (drain, maint, reserved, not responding…) takes a node out, whatever its base state.
+      .filter((n) => n.state === "idle" || (n.state === "mixed" && n.allocCpus < n.cpus))
+      .map((n) => n.name)
+  );
 }
 
 /** Nodes where this job's shards failed at least `limit` times. */
