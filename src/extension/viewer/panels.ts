@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import { InitContext } from "../../core/view/protocol/envelope";
@@ -7,6 +8,7 @@ import { WebviewHost } from "./webview-host";
 
 export const DASHBOARD_PANEL = "rlenv.dashboard";
 export const TRAJECTORY_PANEL = "rlenv.trajectoryPanel";
+export const AUDIT_PANEL = "rlenv.auditReport";
 
 /** Accepts a path, a Uri, or {file|dir|run.dir, compare?, more?, row?} (what tree items, the dashboard and other features pass). */
 export function argPath(arg: unknown): { file?: string; compare?: string; more?: string[]; row?: number } {
@@ -89,6 +91,32 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
       return void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
     }
     this.show(DASHBOARD_PANEL, `Run ${path.basename(t.root)}`, { app: "dashboard", root: t.root, target: t.target, live: false });
+  }
+
+  /**
+   * `rlenv.openAuditReport`: an audit report (audit.json, or the folder `rlenv audit --out` and the
+   * Test Explorer's Audit profile write) in a panel; without an argument, the workspace's newest.
+   */
+  async openAuditReport(arg: unknown): Promise<void> {
+    let file = argPath(arg).file;
+    if (!file) {
+      const found = await vscode.workspace.findFiles("**/audit.json", "**/node_modules/**", 200);
+      const newest = found
+        .map((u) => ({ u, t: statSync(u.fsPath).mtimeMs }))
+        .sort((a, b) => b.t - a.t)
+        .at(0);
+      if (!newest)
+        return void vscode.window.showWarningMessage("No audit.json in the workspace: run the Audit profile or `rlenv audit` first.");
+      file = newest.u.fsPath;
+    }
+    let t: ReturnType<typeof targetFor>;
+    try {
+      t = targetFor(file);
+    } catch (err) {
+      return void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+    }
+    if (t.app !== "audit") return void vscode.window.showErrorMessage(`${file}: not an audit report (audit.json)`);
+    this.show(AUDIT_PANEL, `Audit ${path.basename(t.root)}`, { app: "audit", root: t.root, target: t.target, live: false });
   }
 
   private show(

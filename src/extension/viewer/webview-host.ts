@@ -41,7 +41,7 @@ export class WebviewHost implements vscode.Disposable {
     webview.options = webviewOptions(extension);
     webview.html = renderPage({
       app: context.app,
-      title: context.app === "dashboard" ? "Run dashboard" : "Trajectory",
+      title: context.app === "dashboard" ? "Run dashboard" : context.app === "audit" ? "Audit report" : "Trajectory",
       cspSource: webview.cspSource,
       scriptUri: asset(`${context.app}.js`),
       styleUri: asset(`${context.app}.css`),

@@ -66,6 +66,29 @@ suite("trajectory viewer", () => {
     await screenshot("trajectory-compare-four");
   });
 
+  test("rlenv.openAuditReport opens an audit folder's report in a panel that reads it through the host", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { writeAuditFolder } = await import("../../support/audit-report");
+    const out = mkdtempSync(path.join(tmpdir(), "rlenv-ext-audit-"));
+    const { file } = writeAuditFolder(out);
+    await vscode.commands.executeCommand("rlenv.openAuditReport", vscode.Uri.file(out));
+    await waitFor("the audit report panel", () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find(
+          (t) =>
+            t.input instanceof vscode.TabInputWebview &&
+            t.input.viewType.includes("rlenv.auditReport") &&
+            t.label === `Audit ${path.basename(out)}`,
+        ),
+    );
+    const asked = await waitFor("the report asked for", async () => (await served(file, "audit"))[0]);
+    assert.deepEqual(asked, { file: "audit.json" });
+    await sleep(1500); // the panel draws the task table
+    await screenshot("audit-report-panel");
+  });
+
   test("a search hit opens its rollout at the hit's step", async () => {
     const { writeRunFixture } = await import("./fixtures");
     const dir = writeRunFixture("2022-01-03T00:00:00.000Z", "run-search-hit", 1);
