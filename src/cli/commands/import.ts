@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { formatProblem, loadEnvironment } from "../../core/environment";
 import { exportHarbor } from "../../core/harbor/export";
+import type { ExportDocument } from "../../core/harbor/export-grader";
 import { importHarbor } from "../../core/harbor/import";
 import { expandHarborFolders, isHarborTask } from "../../core/harbor/load-harbor";
 
@@ -26,7 +27,7 @@ export function registerImport(program: Command): void {
 }
 
 /** `rlenv export harbor DIR --out OUT`: every task of an environment (or of each environment given) as Harbor task folders. */
-export function exportHarborCommand(dirs: string[], out: string | undefined): void {
+export async function exportHarborCommand(dirs: string[], out: string | undefined): Promise<void> {
   if (!out) throw new Error("export harbor needs --out DIR: the folder the Harbor tasks go to");
   let failed = false;
   for (const dir of dirs) {
@@ -38,7 +39,13 @@ export function exportHarborCommand(dirs: string[], out: string | undefined): vo
       failed = true;
       continue;
     }
-    const r = exportHarbor(env, path.resolve(out));
+    // The documents' pages, for the citation checks the exported grader makes (loaded only when there are documents).
+    let documents: ExportDocument[] = [];
+    if (env.paths.documents) {
+      const { loadCorpus } = await import("../../core/domains/document/corpus");
+      documents = (await loadCorpus(env.paths.documents, env.manifest.documents?.chunk_tokens ?? 200)).documents;
+    }
+    const r = exportHarbor(env, path.resolve(out), { documents });
     for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
     process.stdout.write(`✓ ${env.manifest.name}: ${r.written.length} Harbor task${r.written.length === 1 ? "" : "s"} in ${out}\n`);
   }

@@ -9,6 +9,8 @@ import { buildContext } from "../sandbox/image/context";
 import { stockRecipe } from "../sandbox/image/stand-in";
 import { parseSize } from "../sandbox/size";
 import type { VerifierConfig } from "../schema/verifier";
+import { type ExportDocument, graderSpec } from "./export-grader";
+import { GRADER_PY } from "./grader-py";
 import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
 
@@ -66,9 +68,30 @@ function portableFrom(image: string): string[] {
   ];
 }
 
+/** Where an exported task's agent leaves its answer: Harbor has no submit step, so the answer graders read this file. */
+export const ANSWER_FILE = "/logs/agent/answer.json";
+
 /** The test.sh lines that score one verifier into the shell variable `score_<i>`; null when it cannot run outside rlenv. */
-function verifierLines(v: VerifierConfig, task: LoadedTask, i: number, files: Map<string, Buffer>): string[] | null {
+function verifierLines(
+  v: VerifierConfig,
+  task: LoadedTask,
+  i: number,
+  files: Map<string, Buffer>,
+  documents: readonly ExportDocument[],
+  warn: (m: string) => void,
+): string[] | null {
   const name = `score_${i}`;
+  const graded = graderSpec(v, task, documents);
+  if (graded) {
+    for (const u of graded.unsupported)
+      warn(`the ${v.type} verifier '${v.name ?? v.type}' field ${u} is graded by rlenv's own code only: it scores 0 in Harbor's grader.py`);
+    files.set(`grade_${i}.json`, Buffer.from(JSON.stringify(graded.spec)));
+    files.set("grader.py", Buffer.from(GRADER_PY));
+    return [
+      `${name}=$(python3 /tests/grader.py /tests/grade_${i}.json ${ANSWER_FILE} 2>>/logs/verifier/grader.txt | tail -n 1)`,
+      `: "\${${name}:=0}"`,
+    ];
+  }
   if (v.type === "tests") {
     if (v.format === "stdio") {
       const program = v.program ?? task.tests?.command ?? v.command;
@@ -101,7 +124,8 @@ function verifierLines(v: VerifierConfig, task: LoadedTask, i: number, files: Ma
  * Verifiers graded by rlenv's own code (exact, numeric, fields, judge, scene) cannot run in
  * Harbor's container: each is a warning.
  */
-export function exportHarbor(env: Environment, outDir: string): ExportResult {
+export function exportHarbor(env: Environment, outDir: string, opts: { documents?: readonly ExportDocument[] } = {}): ExportResult {
+  const documents = opts.documents ?? [];
   const result: ExportResult = { written: [], warnings: [] };
   const m = env.manifest;
   const harbor = m.metadata?.harbor as { task_toml?: Record<string, unknown>; task_toml_text?: string } | undefined;
@@ -139,18 +163,30 @@ export function exportHarbor(env: Environment, outDir: string): ExportResult {
     const carried = path.join(env.dir, HARBOR_EXTRA);
     if (harborToml && existsSync(carried)) cpSync(carried, dir, { recursive: true });
     const plain = env.prompts.system.trim() === "" && env.prompts.user.trim() === "{{task.prompt}}";
+    // Harbor has no submit step: an agent whose answer is graded writes it to a file, and reads the task's documents in the workdir.
+    const answerGraded = (task.reward ?? m.reward).some((v) => graderSpec(v, task) !== null);
+    const named = documents.filter((d) => task.prompt.includes(d.name.split("/").pop() ?? d.name));
+    const harborNote = [
+      ...(named.length > 0 ? [`The documents are in ${m.sandbox.workdir}/documents/: ${named.map((d) => d.name).join(", ")}.`] : []),
+      ...(answerGraded ? [`When you are done, write your answer to ${ANSWER_FILE} as JSON: the object you would submit.`] : []),
+    ];
     write(
       "instruction.md",
-      plain
+      (plain
         ? task.prompt
         : [env.prompts.system, env.prompts.user]
             .filter((t) => t.trim())
             .map((t) => renderTemplate(t, env, task))
-            .join("\n\n"),
+            .join("\n\n")) + (harborNote.length > 0 ? `\n\n${harborNote.join("\n")}\n` : ""),
     );
 
     // environment/: the build context, or a Dockerfile for the stock image; seed files baked in.
-    const seed = { ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) };
+    const seed: Record<string, string | Buffer> = { ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) };
+    if (env.paths.documents)
+      for (const d of named) {
+        const from = path.join(env.paths.documents, d.name);
+        if (existsSync(from)) seed[`documents/${d.name}`] = readFileSync(from);
+      }
     let original: string | null = null;
     let dockerfile: string[];
     if (m.sandbox.build && env.paths.build) {
@@ -194,8 +230,9 @@ export function exportHarbor(env: Environment, outDir: string): ExportResult {
         );
       for (const c of s.commands ?? []) lines.push(c);
       if (s.answer !== undefined) {
-        lines.push(`mkdir -p /logs/agent && cat > /logs/agent/answer.json <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
-        warn("the reference answer is written to /logs/agent/answer.json; Harbor has no submit step, so its graders need rlenv");
+        lines.push(`mkdir -p /logs/agent && cat > ${ANSWER_FILE} <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
+        if (!answerGraded)
+          warn(`the reference answer is written to ${ANSWER_FILE}, but no verifier of this task grades an answer in Harbor`);
       }
       if (s.tool_calls?.length)
         warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
@@ -216,7 +253,7 @@ export function exportHarbor(env: Environment, outDir: string): ExportResult {
     ];
     const parts: Array<{ name: string; weight: number; i: number }> = [];
     verifiers.forEach((v, i) => {
-      const got = verifierLines(v, task, i, extra);
+      const got = verifierLines(v, task, i, extra, documents, warn);
       if (!got) {
         warn(
           `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
@@ -229,8 +266,14 @@ export function exportHarbor(env: Environment, outDir: string): ExportResult {
     for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/files/${p}`, c);
     for (const [p, c] of extra) write(`tests/${p}`, c);
     if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
-    else if (parts.length === 1) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
-    else {
+    else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
+    else if (parts.length === 1) {
+      // One key per component, named as rlenv names it (the fields verifier's name): the same component either side.
+      const only = parts[0] as { name: string; i: number };
+      lines.push(
+        `python3 -c 'import json, sys; json.dump({sys.argv[1]: float(sys.argv[2])}, open("/logs/verifier/reward.json", "w"))' ${JSON.stringify(only.name)} "$score_${only.i}"`,
+      );
+    } else {
       const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
       const py = parts.map((p) => `${JSON.stringify(p.name)}: float("$score_${p.i}")`).join(", ");
       const weighted = parts.map((p) => `${p.weight / total} * float("$score_${p.i}")`).join(" + ");

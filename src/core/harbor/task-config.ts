@@ -332,7 +332,8 @@ function parseSteps(value: unknown, atFile: At): HarborStepConfig[] {
     let minReward: HarborStepConfig["minReward"];
     const mr = s.min_reward;
     if (typeof mr === "number") minReward = mr;
-    else if (isTable(mr) && Object.values(mr).every((x) => typeof x === "number")) minReward = Object.fromEntries(Object.entries(mr)) as Record<string, number>;
+    else if (isTable(mr) && Object.values(mr).every((x) => typeof x === "number"))
+      minReward = Object.fromEntries(Object.entries(mr)) as Record<string, number>;
     else if (mr !== undefined && mr !== null)
       at(
         ["steps"],
