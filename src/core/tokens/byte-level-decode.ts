@@ -9,16 +9,16 @@
  * side decode apart, as the library does.
  */
 export class ByteLevelDecoder {
-  private readonly bytes: Array<Uint8Array | string | undefined>;
+  /** Each id's bytes (a string for added tokens), worked out on first use. */
+  private readonly bytes: Array<Uint8Array | string | undefined> = [];
   private readonly utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  /** id → vocabulary entry, built on the first decode (a run that never decodes pays nothing). */
+  private tokens: string[] | undefined;
 
   private constructor(
-    private readonly vocab: ReadonlyMap<number, string>,
-    private readonly added: ReadonlySet<string>,
-    size: number,
-  ) {
-    this.bytes = new Array(size);
-  }
+    private readonly vocab: Record<string, number>,
+    private readonly added: ReadonlyMap<number, string>,
+  ) {}
 
   /**
    * The decoder for a tokenizer.json, or undefined when its decoding is not plain byte-level BPE
@@ -32,19 +32,7 @@ export class ByteLevelDecoder {
     };
     // The library's default for clean_up_tokenization_spaces is true.
     if (cleanUpSpaces !== false || t.decoder?.type !== "ByteLevel" || t.model?.type !== "BPE" || !t.model.vocab) return undefined;
-    const vocab = new Map<number, string>();
-    let size = 0;
-    for (const [token, id] of Object.entries(t.model.vocab)) {
-      vocab.set(id, token);
-      size = Math.max(size, id + 1);
-    }
-    const added = new Set<string>();
-    for (const a of t.added_tokens ?? []) {
-      vocab.set(a.id, a.content);
-      added.add(a.content);
-      size = Math.max(size, a.id + 1);
-    }
-    return new ByteLevelDecoder(vocab, added, size);
+    return new ByteLevelDecoder(t.model.vocab, new Map((t.added_tokens ?? []).map((a) => [a.id, a.content])));
   }
 
   /** The text of `ids`; undefined when one of them is not in the vocabulary (the caller asks the library). */
@@ -74,12 +62,19 @@ export class ByteLevelDecoder {
   }
 
   private learn(id: number): Uint8Array | string | undefined {
-    const token = Number.isInteger(id) ? this.vocab.get(id) : undefined;
-    if (token === undefined) return undefined;
-    if (this.added.has(token)) {
-      this.bytes[id] = token;
-      return token;
+    if (!Number.isInteger(id) || id < 0) return undefined;
+    const added = this.added.get(id);
+    if (added !== undefined) {
+      this.bytes[id] = added;
+      return added;
     }
+    if (!this.tokens) {
+      const tokens: string[] = [];
+      for (const token in this.vocab) tokens[this.vocab[token] as number] = token;
+      this.tokens = tokens;
+    }
+    const token = this.tokens[id];
+    if (token === undefined) return undefined;
     const b = new Uint8Array(token.length);
     let n = 0;
     for (const ch of token) {
