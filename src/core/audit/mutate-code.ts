@@ -6,7 +6,7 @@ import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import { sandboxFiles, textFiles } from "./file-map";
-import type { ScreenPlan, ScreenRun } from "./screen";
+import type { ScreenCandidate, ScreenPlan, ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
 
@@ -181,18 +181,20 @@ export class MutationWorkbench {
    * each recorded run per candidate, in order, or why the screen failed as a whole. It leaves
    * the workdir empty: the reference solution must be written back before outputs().
    */
-  async screen(plan: ScreenPlan, candidates: Array<Record<string, string>>): Promise<ScreenRun[][] | { failed: string }> {
+  async screen(plan: ScreenPlan, candidates: ScreenCandidate[]): Promise<Array<ScreenRun[] | null> | { failed: string }> {
     if (candidates.length === 0) return [];
-    const perCandidate = plan.steps.reduce((s, st) => s + st.timeout_ms, 0) + 2000;
+    const stepsMs = plan.steps.reduce((s, st) => s + st.timeout_ms, 0) + 2000;
+    const actionsMs = (c: ScreenCandidate) => (c.actions ?? []).reduce((s, a) => s + ("timeout_ms" in a ? a.timeout_ms : 0), 0);
     const limit = this.env.manifest.sandbox.limits.output;
     const r = await this.sb.exec(["python3", "-I", "-c", auditPython("rlenv_screen.py")], {
       stdin: JSON.stringify({
+        workdir: this.sb.workdir,
         seed: plan.seed,
-        candidates: candidates.map((files) => ({ files })),
+        candidates,
         steps: plan.steps,
         output_limit: limit,
       }),
-      timeoutMs: 30_000 + perCandidate * candidates.length,
+      timeoutMs: 30_000 + candidates.reduce((s, c) => s + stepsMs + actionsMs(c), 0),
       maxOutputBytes: 256 * 1024 * 1024,
     });
     if (r.status !== "ok" || r.exitCode !== 0)
@@ -202,11 +204,12 @@ export class MutationWorkbench {
       exit_code: number | null;
       stdout: string;
       stderr: string;
-      over: boolean;
+      stdout_bytes: number;
+      stderr_bytes: number;
       duration_ms: number;
       report: string | null;
     };
-    let parsed: { candidates: Array<{ steps: Raw[] }> };
+    let parsed: { candidates: Array<{ steps: Raw[] } | { error: string }> };
     try {
       parsed = JSON.parse(r.stdout) as typeof parsed;
     } catch (e) {
@@ -214,15 +217,23 @@ export class MutationWorkbench {
     }
     if (parsed.candidates.length !== candidates.length) return { failed: "the screen answered for another number of candidates" };
     return parsed.candidates.map((c) =>
-      c.steps.map((x) => ({
-        status: x.status,
-        exitCode: x.exit_code,
-        stdout: Buffer.from(x.stdout, "base64").toString("utf8"),
-        stderr: Buffer.from(x.stderr, "base64").toString("utf8"),
-        over: x.over,
-        durationMs: x.duration_ms,
-        report: x.report === null ? null : Buffer.from(x.report, "base64"),
-      })),
+      "error" in c
+        ? null
+        : c.steps.map((x) => {
+            const out = Buffer.from(x.stdout, "base64");
+            const err = Buffer.from(x.stderr, "base64");
+            return {
+              status: x.status,
+              exitCode: x.exit_code,
+              stdout: out.toString("utf8"),
+              stderr: err.toString("utf8"),
+              keptBytes: out.length + err.length,
+              stdoutBytes: x.stdout_bytes,
+              stderrBytes: x.stderr_bytes,
+              durationMs: x.duration_ms,
+              report: x.report === null ? null : Buffer.from(x.report, "base64"),
+            };
+          }),
     );
   }
 

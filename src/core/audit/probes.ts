@@ -79,7 +79,7 @@ export function probePolicy(
   task: LoadedTask,
   vars: ProbeVars,
   tools: readonly string[],
-): { policy: () => PlannedPolicy } | { skip: string } {
+): { policy: () => PlannedPolicy; turns: PlannedTurn[] } | { skip: string } {
   if (!probe.domains.includes(env.manifest.domain)) return { skip: `not for the ${env.manifest.domain} domain` };
   const missing = [...missingVars(probe.turns, vars), ...missingVars(probe.answer, vars)];
   if (missing.length > 0) return { skip: `the task gives no ${[...new Set(missing)].join(", ")}` };
@@ -114,6 +114,7 @@ export function probePolicy(
   else if (probe.answer) answer = render(probe.answer.value, vars);
   turns.push({ content: null, calls: [{ name: submit, arguments: JSON.stringify(submitArguments(submit, answer)) }] });
   return {
+    turns,
     policy: () =>
       new PlannedPolicy(
         `probe:${probe.name}`,

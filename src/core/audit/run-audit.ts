@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
+import type { PlannedTurn } from "../policy/scripted";
 import { Limiter } from "../rollout/limiter";
 import type { SandboxProvider } from "../sandbox/types";
 import type { EnvironmentAudit, FlakinessResult, MutationResult, ParityResult, ProbeOutcome, TaskAudit } from "../schema/audit";
@@ -10,7 +11,7 @@ import { type AnswerVariant, answerVariants } from "./perturb-answer";
 import { sceneVariants } from "./perturb-scene";
 import { figuresIn, probeVars, taskDocumentText } from "./probe-vars";
 import { type LoadedProbe, probePolicy } from "./probes";
-import { oracleScreenable, screenSolutions } from "./screen";
+import { candidateFiles, oracleScreenable, probeActions, replayScore, screenPlan, screenSolutions } from "./screen";
 import { type AuditItem, type AuditOutcome, type BatchContext, runBatch } from "./run-batch";
 
 type Backend = "docker" | "process";
@@ -296,6 +297,48 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
   return result;
 }
 
+/**
+ * A task's probes through the screen in a workbench of its own, after the gold (the screen must
+ * score it as the oracle's rollout did): the ids of those the real verifiers scored 0.
+ */
+async function screenProbes(
+  provider: SandboxProvider,
+  env: Environment,
+  task: LoadedTask,
+  items: Array<{ id: string; turns: PlannedTurn[] }>,
+  reference: number | null,
+  opts: AuditOptions,
+): Promise<string[]> {
+  if (reference === null || !(await oracleScreenable(env, task))) return [];
+  const plan = await screenPlan(env, task);
+  if ("unscreenable" in plan) return [];
+  const stepMs = env.manifest.sandbox.timeouts.step * 1000;
+  const playable = items.flatMap((i) => {
+    const actions = probeActions(i.turns, stepMs);
+    return actions ? [{ id: i.id, actions }] : [];
+  });
+  if (playable.length === 0) return [];
+  let bench: MutationWorkbench | undefined;
+  try {
+    bench = await MutationWorkbench.open(provider, env, task, opts.signal);
+    const gold = candidateFiles(bench.goldSolution());
+    const runs = await bench.screen(plan, [{ files: gold }, ...playable.map((p) => ({ files: {}, actions: p.actions }))]);
+    if ("failed" in runs) return [];
+    const [goldRuns, ...probeRuns] = runs;
+    if (!goldRuns || (await replayScore(env, task, plan, goldRuns, bench)) !== reference) return [];
+    const rejected: string[] = [];
+    for (const [k, p] of playable.entries()) {
+      const recorded = probeRuns[k];
+      if (recorded && (await replayScore(env, task, plan, recorded, bench)) === 0) rejected.push(p.id);
+    }
+    return rejected;
+  } catch {
+    return [];
+  } finally {
+    await bench?.close();
+  }
+}
+
 /** One map of a task's outcomes from several batches. */
 function mergeRuns(maps: Array<Map<string, AuditOutcome[]>>): Map<string, AuditOutcome[]> {
   const out = new Map<string, AuditOutcome[]>();
@@ -413,8 +456,16 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     reruns.set(backend, new Map());
   }
 
+  /** The oracle's reward for a task on a backend, when its rollouts there agree (a flaky one gives the screen no bar). */
+  const referenceOn = (backend: Backend, id: string): number | null => {
+    const judged = (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward).filter((r): r is number => r !== null);
+    return judged.length > 0 && judged.every((r) => r === judged[0]) ? (judged[0] ?? null) : null;
+  };
+  // Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time.
+  const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
+
   // 2. Probes, on every backend.
-  const probeItems: Array<AuditItem & { probe: string; task: LoadedTask }> = [];
+  const probeItems: Array<AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] }> = [];
   const sampledFor = new Map<string, number>();
   for (const task of tasks) {
     const vars = probeVars(env, task);
@@ -426,13 +477,37 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
         if (n >= probe.sample) continue;
         sampledFor.set(probe.name, n + 1);
       }
-      probeItems.push({ id: variantId(task.id, "probe", probe.name), task, probe: probe.name, policy: p.policy });
+      probeItems.push({ id: variantId(task.id, "probe", probe.name), task, probe: probe.name, policy: p.policy, turns: p.turns });
     }
   }
+  // A task the screen can judge plays its probes there first, with the gold to check the screen
+  // against the oracle's rollout: a probe the real verifiers score 0 on its recorded runs is
+  // rejected; a finding, or anything the screen cannot judge, is played as a rollout, so a
+  // finding's evidence is always a rollout's trajectory.
   const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
+  const probeScreened = new Map<Backend, Set<string>>();
   for (const { backend, provider } of opts.providers) {
-    log(`${env.manifest.name}: ${probeItems.length} probe rollouts on ${backend}`);
-    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, probeItems), count));
+    const rejected = new Set<string>();
+    probeScreened.set(backend, rejected);
+    const byTask = new Map<string, typeof probeItems>();
+    for (const item of probeItems) byTask.set(item.task.id, [...(byTask.get(item.task.id) ?? []), item]);
+    await timed(
+      `probes screened on ${backend}`,
+      () =>
+        Promise.all(
+          [...byTask.values()].map((items) =>
+            making.run(async () => {
+              const task = items[0]?.task;
+              if (!task) return;
+              for (const id of await screenProbes(provider, env, task, items, referenceOn(backend, task.id), opts)) rejected.add(id);
+            }),
+          ),
+        ),
+      () => 0,
+    );
+    const played = probeItems.filter((i) => !rejected.has(i.id));
+    log(`${env.manifest.name}: ${played.length} probe rollouts on ${backend} (${rejected.size} rejected by the screen)`);
+    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, played), count));
   }
 
   // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
@@ -446,13 +521,6 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   }
   // 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
   const mutating = judging[0] ?? first;
-  /** The oracle's reward for a task on a backend, when its rollouts there agree (a flaky one gives the screen no bar). */
-  const referenceOn = (backend: Backend, id: string): number | null => {
-    const judged = (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward).filter((r): r is number => r !== null);
-    return judged.length > 0 && judged.every((r) => r === judged[0]) ? (judged[0] ?? null) : null;
-  };
-  // Each task's mutants are made in a sandbox of its own, a few at a time.
-  const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
   const plans = (
     await timed(
       "making mutants",
@@ -576,6 +644,10 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     const probes: ProbeOutcome[] = [];
     for (const { backend } of opts.providers) {
       for (const item of probeItems.filter((p) => p.task.id === task.id)) {
+        if (probeScreened.get(backend)?.has(item.id)) {
+          probes.push({ probe: item.probe, backend, status: "rejected", reward: 0, trajectory: "", screened: true });
+          continue;
+        }
         const o = probeRuns.get(backend)?.get(item.id)?.[0];
         if (!o) continue;
         const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { SIMPLE_COMMAND } from "../domains/code/sandbox-files";
 import { findDomain } from "../domains/registry";
 import type { Verifier } from "../domains/types";
@@ -30,13 +31,23 @@ export interface ScreenPlan {
   token: string;
 }
 
-/** One step's run as the screen recorded it (base64 decoded). */
+/** What the screen plays before the verifier's commands: a candidate's files, then an agent's actions (a probe's turns). */
+export interface ScreenCandidate {
+  files: Record<string, string>;
+  actions?: Array<{ argv: string[]; timeout_ms: number } | { write: string; text: string }>;
+}
+
+/** One step's run as the screen recorded it (base64 decoded), its output cut as the sandbox cuts it. */
 export interface ScreenRun {
   status: "ok" | "timeout" | "killed";
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  over: boolean;
+  /** Bytes each stream wrote in all (more than kept when the output passed the sandbox's limit). */
+  stdoutBytes: number;
+  stderrBytes: number;
+  /** Bytes of the two streams kept. */
+  keptBytes: number;
   durationMs: number;
   report: Buffer | null;
 }
@@ -135,14 +146,23 @@ class ReplaySandbox implements Sandbox {
     if (!step || !run) this.fail("the verifier ran more commands than the screen did");
     const asked = argvOf(command, step.argv[0] === "sh" ? "sh" : "bash");
     if (JSON.stringify(asked) !== JSON.stringify(step.argv)) this.fail(`the verifier ran ${JSON.stringify(asked)}`);
-    if (run.over) this.fail("the output passed the sandbox's limit");
+    const total = run.stdoutBytes + run.stderrBytes;
+    const kept = run.keptBytes;
+    // Cut output is as the sandbox's only when one stream wrote (with both, where the cut falls depends on timing).
+    if (total > kept && run.stdoutBytes > 0 && run.stderrBytes > 0) this.fail("both streams passed the sandbox's output limit");
     const stdin = opts.stdin === undefined ? null : opts.stdin.toString();
     if ((stdin === null) !== (step.stdin === null)) this.fail("the verifier's stdin differs from the screen's");
     const token = stdin?.trim() ?? "";
     const swap = (s: string) => (step.stdin === null ? s : s.split(this.plan.token).join(token));
     const timeoutMs = opts.timeoutMs ?? Number.POSITIVE_INFINITY;
     this.last = { step, run };
-    const base = { stdout: swap(run.stdout), stderr: swap(run.stderr), durationMs: run.durationMs };
+    const marker = total > kept ? `\n[output truncated: kept ${kept} of ${total} bytes]\n` : "";
+    const base = {
+      stdout: swap(run.stdout) + marker,
+      stderr: swap(run.stderr),
+      durationMs: run.durationMs,
+      ...(marker ? { truncated: { originalBytes: total } } : {}),
+    };
     if (run.status === "timeout" || run.durationMs > timeoutMs) {
       if (run.status === "timeout" && timeoutMs > step.timeout_ms + 50) this.fail("the verifier allows longer than the screen did");
       return { ...base, status: "timeout", exitCode: null, reason: `killed after ${Math.round(timeoutMs / 1000)} s timeout` };
@@ -220,7 +240,7 @@ export async function replayScore(
 export interface ScreenBench {
   readonly backend: "docker" | "process";
   readonly workdir: string;
-  screen(plan: ScreenPlan, candidates: Array<Record<string, string>>): Promise<ScreenRun[][] | { failed: string }>;
+  screen(plan: ScreenPlan, candidates: ScreenCandidate[]): Promise<Array<ScreenRun[] | null> | { failed: string }>;
 }
 
 /**
@@ -250,7 +270,7 @@ export async function screenSolutions(
   const wanted = files.flatMap((f, i) => (f ? [i] : []));
   const runs = await bench.screen(
     plan,
-    wanted.map((i) => files[i] as Record<string, string>),
+    wanted.map((i) => ({ files: files[i] as Record<string, string> })),
   );
   if ("failed" in runs) return { skipped: `not screened: ${runs.failed}` };
   const rewards: Array<number | null> = files.map(() => null);
@@ -266,4 +286,36 @@ export async function oracleScreenable(env: Environment, task: LoadedTask): Prom
   const s = task.solution;
   if (!s || !(s.files || s.patch) || s.commands?.length || s.tool_calls?.length) return false;
   return !("unscreenable" in (await screenPlan(env, task)));
+}
+
+/**
+ * A probe's turns as screen actions (bash commands as the bash tool runs them, write_file as
+ * a file written in the workdir), ending in a submit; null when it does anything else, which
+ * only a rollout can play.
+ */
+export function probeActions(
+  turns: ReadonlyArray<{ calls: ReadonlyArray<{ name: string; arguments: string }> }>,
+  stepMs: number,
+): ScreenCandidate["actions"] | null {
+  const calls = turns.flatMap((t) => t.calls);
+  const last = calls.at(-1);
+  if (!last || last.name !== "submit") return null;
+  const actions: NonNullable<ScreenCandidate["actions"]> = [];
+  for (const c of calls.slice(0, -1)) {
+    let args: Record<string, unknown>;
+    try {
+      args = JSON.parse(c.arguments) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    if (c.name === "bash" && typeof args.command === "string") {
+      const asked = typeof args.timeout === "number" && args.timeout > 0 ? args.timeout * 1000 : stepMs;
+      actions.push({ argv: ["bash", "-c", args.command], timeout_ms: Math.min(stepMs, asked) });
+    } else if (c.name === "write_file" && typeof args.path === "string" && typeof args.content === "string") {
+      const rel = path.posix.normalize(args.path);
+      if (rel.startsWith("/") || rel === "." || rel.startsWith("../") || rel === "..") return null;
+      actions.push({ write: rel, text: args.content });
+    } else return null;
+  }
+  return actions;
 }

@@ -83,6 +83,12 @@ export const ProbeOutcome = z.strictObject({
   reward: z.number().nullable(),
   reason: z.string().optional(),
   trajectory: z.string(),
+  screened: z
+    .literal(true)
+    .optional()
+    .describe(
+      "Rejected by the screen: its turns and the verifier's commands ran in a reset workbench sandbox and the real verifiers scored 0 on the recorded runs; no rollout, so trajectory is empty",
+    ),
 });
 
 export const TaskAudit = z.strictObject({

@@ -4,21 +4,25 @@
 Run inside the sandbox, in the workdir, as `python3 -I -c SOURCE` with the request (JSON) on
 stdin:
 
-  {"seed": {path: text}, "candidates": [{"files": {path: text}}], "output_limit": bytes,
+  {"seed": {path: text}, "output_limit": bytes,
+   "candidates": [{"files": {path: text}, "actions": [{"argv": [...], "timeout_ms": n} or {"write": path, "text": text}]}],
    "steps": [{"argv": [...], "hidden": {path: text}, "stdin": text or null,
               "timeout_ms": n, "report": path or null}]}
 
-For each candidate, in order: the workdir (the current directory) is emptied and given the
-seed files and then the candidate's files, as a rollout's reset and the oracle's writes would
-leave it; what earlier runs added to /tmp is removed; then each step writes its hidden files
+For each candidate, in order: every process younger than this one is killed and the workdir
+(the current directory), /tmp, /dev/shm and /dev/mqueue are emptied, as a recycled sandbox's
+reset does; the workdir gets the seed files and then the candidate's files, as a rollout's
+reset and the oracle's writes would leave it; its actions run in order (a command as the bash
+tool runs it, a file written as write_file writes it: an agent's turns); then each step writes its hidden files
 (a link or file in the way is replaced, as the verifier does) and runs its argv with its stdin
 in a session of its own, under its timeout, killing the whole session afterwards. Each run is
 a fresh process, exactly the verifier's command: nothing is imported into this process.
 
-Prints one JSON object: {"candidates": [{"steps": [{"status": "ok" | "timeout" | "killed",
-"exit_code", "signal", "stdout" (base64), "stderr" (base64), "over": bool, "duration_ms",
-"report" (base64 or null)}]}]}. `over` says the output passed `output_limit` (the sandbox
-would have cut it): such a run is not judged from here.
+Prints one JSON object: {"candidates": [{"error": why} or {"steps": [{"status": "ok" | "timeout" | "killed",
+"exit_code", "signal", "stdout" (base64), "stderr" (base64), "stdout_bytes", "stderr_bytes",
+"duration_ms", "report" (base64 or null)}]}]}. Output is kept as the sandbox keeps it: the
+first `output_limit` bytes of both streams together, in the order they arrived; the byte
+counts are of everything written.
 """
 
 import base64
@@ -34,8 +38,9 @@ import time
 HERE = os.getcwd()
 
 
-def wipe(path):
-    """Removes everything below path, making read-only folders writable first."""
+def wipe(path, mode):
+    """Removes everything below path, making read-only folders (path itself too) writable first."""
+    os.chmod(path, mode)
     for name in os.listdir(path):
         full = os.path.join(path, name)
         if os.path.islink(full) or not os.path.isdir(full):
@@ -63,16 +68,67 @@ def write(rel, text, replace):
         f.write(text)
 
 
-def clean_tmp(before):
-    for name in set(os.listdir("/tmp")) - before:
-        full = os.path.join("/tmp", name)
+SHARED = ("/tmp", "/dev/shm", "/dev/mqueue")
+
+
+def start_time(pid):
+    """When the process started (clock ticks since boot); None for a zombie (dead, only not reaped)."""
+    with open("/proc/%d/stat" % pid, "rb") as f:
+        line = f.read()
+    fields = line[line.rindex(b")") + 2:].split()
+    return None if fields[0] in (b"Z", b"X") else int(fields[19])
+
+
+def kill_younger():
+    """Every process started after this one (what earlier candidates left running) is killed."""
+    me = os.getpid()
+    mine = start_time(me)
+    for _ in range(100):
+        left = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) == me:
+                continue
+            try:
+                t = start_time(int(name))
+                if t is not None and t >= mine:
+                    left.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
-            if os.path.isdir(full) and not os.path.islink(full):
-                shutil.rmtree(full, ignore_errors=True)
-            else:
-                os.unlink(full)
-        except OSError:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
             pass
+        time.sleep(0.002)
+
+
+def clean_shared(before):
+    for root in SHARED:
+        if not os.path.isdir(root):
+            continue
+        for name in set(os.listdir(root)) - before.get(root, set()):
+            full = os.path.join(root, name)
+            try:
+                if os.path.isdir(full) and not os.path.islink(full):
+                    for r, dirs, _files in os.walk(full):
+                        for d in dirs:
+                            try:
+                                os.chmod(os.path.join(r, d), 0o755)
+                            except OSError:
+                                pass
+                    os.chmod(full, 0o755)
+                    shutil.rmtree(full, ignore_errors=True)
+                else:
+                    os.unlink(full)
+            except OSError:
+                pass
 
 
 def run(step, limit):
@@ -86,7 +142,7 @@ def run(step, limit):
         except OSError:
             pass
     kept = {"stdout": bytearray(), "stderr": bytearray()}
-    total = 0
+    totals = {"stdout": 0, "stderr": 0}
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
@@ -104,9 +160,9 @@ def run(step, limit):
                 sel.unregister(key.fileobj)
                 open_streams -= 1
                 continue
-            total += len(chunk)
+            totals[key.data] += len(chunk)
             buf = kept[key.data]
-            room = limit + 1 - len(kept["stdout"]) - len(kept["stderr"])
+            room = limit - len(kept["stdout"]) - len(kept["stderr"])
             if room > 0:
                 buf.extend(chunk[:room])
     if not timed_out:
@@ -115,7 +171,8 @@ def run(step, limit):
         except subprocess.TimeoutExpired:
             timed_out = True
     duration = (time.monotonic() - t0) * 1000.0
-    # The whole session goes, whatever it left running.
+    # The command's process group goes with it (as the sandbox's exec kills its tree); what
+    # escaped into a session of its own lives on until the next candidate, as in a rollout.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
@@ -138,31 +195,54 @@ def run(step, limit):
         "signal": -code if code is not None and code < 0 else None,
         "stdout": base64.b64encode(bytes(kept["stdout"])).decode("ascii"),
         "stderr": base64.b64encode(bytes(kept["stderr"])).decode("ascii"),
-        "over": total > limit,
+        "stdout_bytes": totals["stdout"],
+        "stderr_bytes": totals["stderr"],
         "duration_ms": duration,
         "report": report,
     }
 
 
+def act(action, limit):
+    if "write" in action:
+        write(action["write"], action["text"], False)
+        return
+    run({"argv": action["argv"], "stdin": None, "timeout_ms": action["timeout_ms"]}, limit)
+
+
+def play(req, cand):
+    for rel, text in req["seed"].items():
+        write(rel, text, False)
+    for rel, text in cand.get("files", {}).items():
+        write(rel, text, True)
+    for action in cand.get("actions", []):
+        act(action, req["output_limit"])
+    steps = []
+    for step in req["steps"]:
+        for rel, text in step.get("hidden", {}).items():
+            write(rel, text, True)
+        steps.append(run(step, req["output_limit"]))
+    return steps
+
+
 def main():
     req = json.loads(sys.stdin.read())
-    tmp_before = set(os.listdir("/tmp"))
+    os.chdir(req["workdir"])
+    global HERE
+    HERE = os.getcwd()
+    mode = os.stat(HERE).st_mode & 0o7777
+    before = {root: set(os.listdir(root)) for root in SHARED if os.path.isdir(root)}
     out = []
     for cand in req["candidates"]:
-        wipe(HERE)
-        clean_tmp(tmp_before)
-        for rel, text in req["seed"].items():
-            write(rel, text, False)
-        for rel, text in cand["files"].items():
-            write(rel, text, True)
-        steps = []
-        for step in req["steps"]:
-            for rel, text in step.get("hidden", {}).items():
-                write(rel, text, True)
-            steps.append(run(step, req["output_limit"]))
-        out.append({"steps": steps})
-    wipe(HERE)
-    clean_tmp(tmp_before)
+        kill_younger()
+        wipe(HERE, mode)
+        clean_shared(before)
+        try:
+            out.append({"steps": play(req, cand)})
+        except Exception as e:  # this candidate cannot be judged here (a hidden file it kept from being written): a rollout plays it
+            out.append({"error": "%s: %s" % (type(e).__name__, e)})
+    kill_younger()
+    wipe(HERE, mode)
+    clean_shared(before)
     json.dump({"candidates": out}, sys.stdout)
 
 
