@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { runnerClientFor } from "../../core/remote/client-config";
+import { runsTarget } from "./runs-target";
 
 export function registerPull(program: Command): void {
   program
@@ -8,12 +9,14 @@ export function registerPull(program: Command): void {
     .description("Download a job's run folder into runs/ (while it runs: a snapshot, or -f to fill it as rollouts end)")
     .argument("<job>", "job id")
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
-    .option("--runs <dir>", "runs folder", "runs")
+    .option("--runs <dir>", "runs folder, or s3://bucket/prefix (uploaded once pulled)", "runs")
     .option("-f, --follow", "keep pulling rollouts as they end until the job ends")
     .action(async (jobId: string, o: { runner?: string; runs: string; follow?: boolean }) => {
+      const target = runsTarget(o.runs);
       const client = runnerClientFor(o.runner);
-      const r = await client.pull(jobId, path.resolve(o.runs), { follow: o.follow ?? false });
-      process.stdout.write(`${path.relative(process.cwd(), r.dir) || r.dir}\n`);
+      const r = await client.pull(jobId, target.localDir, { follow: o.follow ?? false });
       process.stderr.write(`pulled ${r.files} files of job ${jobId} (${r.state})\n`);
+      const url = await target.publish(r.dir);
+      process.stdout.write(`${url ?? (path.relative(process.cwd(), r.dir) || r.dir)}\n`);
     });
 }

@@ -8,6 +8,7 @@ import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
 import { resumableRecord } from "../../core/rollout/resume-run";
 import { type PolicyConfig, RunConfig } from "../../core/schema/run";
 import { progressPrinter } from "./run-progress";
+import { runsTarget } from "./runs-target";
 
 interface RunOptions {
   policy: string;
@@ -174,6 +175,8 @@ export function registerRun(program: Command): void {
     .option("--no-build", "docker: do not build a missing sandbox image; fail naming the command that builds it")
     .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
       const opts: RunOptions = { ...o, k: o.samples };
+      // A local folder or s3://bucket/prefix (checked now, before any sandbox starts).
+      const target = runsTarget(opts.runs);
       if (!["docker", "process", "auto"].includes(opts.sandbox))
         throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
       // Resuming: the run's own environment and config, whatever the other flags say.
@@ -221,7 +224,7 @@ export function registerRun(program: Command): void {
         const r = await runEnvironment({
           env,
           config,
-          runsDir: path.resolve(opts.runs),
+          runsDir: target.localDir,
           ...(opts.runId ? { runId: opts.runId } : {}),
           ...(opts.resume ? { resumeDir: path.resolve(opts.resume) } : {}),
           signal: ac.signal,
@@ -230,8 +233,14 @@ export function registerRun(program: Command): void {
           ...(opts.build === false ? { noBuild: true } : {}),
         });
         printer.finish();
+        const url = await target.publish(r.runDir).catch((e: unknown) => {
+          throw new Error(`the run is in ${r.runDir}, but its upload to ${opts.runs} failed: ${(e as Error).message}`);
+        });
         const s = r.summary;
-        if (opts.json) process.stdout.write(`${JSON.stringify({ run_dir: r.runDir, status: r.record.status, summary: s }, null, 2)}\n`);
+        if (opts.json)
+          process.stdout.write(
+            `${JSON.stringify({ run_dir: r.runDir, ...(url ? { url } : {}), status: r.record.status, summary: s }, null, 2)}\n`,
+          );
         else {
           const pk = Object.entries(s.pass_at_k)
             .map(([k, v]) => `pass@${k} ${v.toFixed(3)}`)
@@ -251,7 +260,7 @@ export function registerRun(program: Command): void {
             process.stderr.write(
               `policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`,
             );
-          process.stdout.write(`${r.runDir}\n`);
+          process.stdout.write(`${url ?? r.runDir}\n`);
         }
         process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 || (s.infra_errors ?? 0) > 0 ? 1 : 0;
       } finally {

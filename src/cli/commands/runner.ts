@@ -4,11 +4,13 @@ import type { Command } from "commander";
 import type { Executor } from "../../core/remote/executor";
 import { JobManager } from "../../core/remote/jobs";
 import { LocalExecutor } from "../../core/remote/local-executor";
+import { RunArchive } from "../../core/remote/run-archive";
 import { DEFAULT_MAX_UPLOAD, startRunnerServer } from "../../core/remote/server";
 import { SlurmClient } from "../../core/remote/slurm-client";
 import { SlurmControl } from "../../core/remote/slurm-control";
 import { SlurmExecutor } from "../../core/remote/slurm-executor";
 import { loadOrCreateToken } from "../../core/remote/token";
+import { parseS3Url } from "../../core/runs/object-store/location";
 import { VERSION } from "../version";
 import { registerJobs } from "./jobs";
 import { registerLogs } from "./logs";
@@ -58,8 +60,10 @@ export function registerRunner(program: Command): void {
     .option("--slurm-partition <name>", "default partition")
     .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
     .option("--slurm-conf <file>", "slurm.conf for scontrol (excluding failing nodes from elastic jobs); default $SLURM_CONF")
-    .action(async (o: ServeOptions) => {
+    .option("--runs <url>", "also keep each finished job's run folder in an S3-compatible store: s3://bucket/prefix")
+    .action(async (o: ServeOptions & { runs?: string }) => {
       if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
+      const store = o.runs ? parseS3Url(o.runs) : undefined;
       const dataDir = path.resolve(o.data);
       const { token, file, created } = loadOrCreateToken(dataDir);
       const executors: Partial<Record<"local" | "slurm", Executor>> = { local: new LocalExecutor() };
@@ -83,7 +87,9 @@ export function registerRunner(program: Command): void {
         maxConcurrentJobs: Number(o.maxJobs),
         resumeInterrupted: o.resume,
       });
+      const archive = store ? new RunArchive(jobs, store, (line) => process.stderr.write(`runner: ${line}\n`)) : undefined;
       const problems = await jobs.init();
+      archive?.sweep();
       for (const p of problems) process.stderr.write(`runner: journal: ${p}\n`);
       const srv = await startRunnerServer({
         jobs,
