@@ -77,7 +77,7 @@ export function runnerCommands(
     return true;
   };
   const removeRunner = async (arg?: RunnerNode) => {
-    const name = arg?.runner ?? (await pickRunner(registry));
+    const name = (arg && "runner" in arg ? arg.runner : undefined) ?? (await pickRunner(registry));
     if (name) await registry.remove(name);
   };
   const submit = async (arg?: unknown): Promise<string | undefined> => {

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import { RunnerClient } from "../../core/remote/client";
+import { readPools } from "../../core/fleet/pool-config";
 import { loadRunners, loadToken, type RunnerEntry } from "../../core/remote/client-config";
 
 export interface RunnerInfo extends RunnerEntry {
@@ -47,6 +48,16 @@ export class RunnerRegistry implements vscode.Disposable {
     for (const [name, entry] of Object.entries(yaml))
       if (!out.some((r) => r.name === name)) out.push({ name, ...entry, source: "runners.yaml" });
     return out;
+  }
+
+  /** The pools of the CLI's runners.yaml (`pools:`), each naming its member runners; none when the file is broken. */
+  pools(): Array<{ name: string; members: string[] }> {
+    try {
+      return Object.entries(readPools().pools).map(([name, p]) => ({ name, members: p.members }));
+    } catch {
+      // a broken runners.yaml is the CLI's to report (with its line); the runners still show
+      return [];
+    }
   }
 
   get(name: string): RunnerInfo | undefined {

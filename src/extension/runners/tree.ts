@@ -1,13 +1,19 @@
 import * as vscode from "vscode";
 import type { Health, JobRecord } from "../../core/remote/api";
 import { TERMINAL_STATES } from "../../core/remote/api";
+import type { MemberHealth } from "../../core/fleet/heartbeat";
+import { probePool } from "../../core/fleet/heartbeat";
+import { describeMember, describePool } from "../../core/fleet/member-line";
+import type { PoolMember } from "../../core/fleet/pool-config";
 import type { RunnerRegistry } from "./registry";
 
 export type RunnerNode =
   | { kind: "runner"; runner: string }
   | { kind: "health"; runner: string; health?: Health; error?: string }
   | { kind: "gpu"; runner: string; label: string; detail: string }
-  | { kind: "job"; runner: string; job: JobRecord };
+  | { kind: "job"; runner: string; job: JobRecord }
+  | { kind: "pool"; pool: string }
+  | { kind: "member"; pool: string; health: MemberHealth };
 
 interface RunnerState {
   health?: Health;
@@ -23,6 +29,8 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
   private readonly changed = new vscode.EventEmitter<RunnerNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly state = new Map<string, RunnerState>();
+  /** Each pool's members as last asked (`/v1/status`, a few seconds' timeout each). */
+  private readonly poolHealth = new Map<string, MemberHealth[]>();
   /** One SSE follower per running job, keyed runner/job. */
   private readonly followers = new Map<string, AbortController>();
   private readonly sub: vscode.Disposable;
@@ -36,8 +44,39 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
 
   /** Re-reads health and jobs of every runner. */
   async refresh(): Promise<void> {
-    await Promise.all(this.registry.list().map((r) => this.refreshRunner(r.name)));
+    await Promise.all([
+      ...this.registry.list().map((r) => this.refreshRunner(r.name)),
+      ...this.registry.pools().map((p) => this.refreshPool(p.name)),
+    ]);
     this.changed.fire(undefined);
+  }
+
+  /** Asks every member of a pool for its status: up with its load, or down with why. */
+  async refreshPool(name: string): Promise<MemberHealth[]> {
+    const pool = this.registry.pools().find((p) => p.name === name);
+    if (!pool) return [];
+    const members = await Promise.all(
+      pool.members.map(async (m): Promise<PoolMember | MemberHealth> => {
+        try {
+          const client = await this.registry.client(m);
+          return { name: m, url: this.registry.get(m)?.url ?? m, client };
+        } catch (e) {
+          return { name: m, url: this.registry.get(m)?.url ?? "", state: "down", last_error: (e as Error).message };
+        }
+      }),
+    );
+    const asked = await probePool(members.filter((m): m is PoolMember => "client" in m));
+    const health = members.map((m) =>
+      "client" in m ? (asked.find((a) => a.name === m.name) ?? { name: m.name, url: m.url, state: "down" as const }) : m,
+    );
+    this.poolHealth.set(name, health);
+    this.changed.fire(undefined);
+    return health;
+  }
+
+  /** A pool's members as last asked (for commands and tests). */
+  poolMembers(name: string): readonly MemberHealth[] {
+    return this.poolHealth.get(name) ?? [];
   }
 
   async refreshRunner(name: string): Promise<void> {
@@ -93,6 +132,24 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
 
   getTreeItem(node: RunnerNode): vscode.TreeItem {
     switch (node.kind) {
+      case "pool": {
+        const members = this.poolHealth.get(node.pool) ?? [];
+        const item = new vscode.TreeItem(node.pool, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `pool · ${members.length ? describePool(members) : "not asked yet"}`;
+        item.iconPath = new vscode.ThemeIcon("server-environment");
+        item.contextValue = "pool";
+        item.id = `pool/${node.pool}`;
+        return item;
+      }
+      case "member": {
+        const { state, detail } = describeMember(node.health);
+        const item = new vscode.TreeItem(node.health.name, vscode.TreeItemCollapsibleState.None);
+        item.description = `${state} · ${detail}`;
+        item.tooltip = `${node.health.url}\n${state}: ${detail}`;
+        item.iconPath = new vscode.ThemeIcon(state === "up" ? "pass" : state === "unknown" ? "question" : "error");
+        item.id = `pool/${node.pool}/${node.health.name}`;
+        return item;
+      }
       case "runner": {
         const r = this.registry.get(node.runner);
         const st = this.state.get(node.runner);
@@ -138,7 +195,13 @@ export class RunnersTree implements vscode.TreeDataProvider<RunnerNode>, vscode.
   }
 
   getChildren(node?: RunnerNode): RunnerNode[] {
-    if (!node) return this.registry.list().map((r) => ({ kind: "runner" as const, runner: r.name }));
+    if (!node)
+      return [
+        ...this.registry.pools().map((p) => ({ kind: "pool" as const, pool: p.name })),
+        ...this.registry.list().map((r) => ({ kind: "runner" as const, runner: r.name })),
+      ];
+    if (node.kind === "pool")
+      return (this.poolHealth.get(node.pool) ?? []).map((health) => ({ kind: "member" as const, pool: node.pool, health }));
     if (node.kind === "runner") {
       const st = this.state.get(node.runner);
       return [
