@@ -7,6 +7,7 @@ import { activateDebugger } from "./debug/activate";
 import { LiveRollouts } from "./debug/live-rollouts";
 import { type CommandSpec, registerCommands } from "./commands/table";
 import type { ExtensionCtx } from "./context";
+import { TASK_TOML, TaskTomlCompletion, TaskTomlHover } from "./authoring/task-toml";
 import { EnvironmentDiagnostics } from "./diagnostics/collection";
 import { ProblemQuickFixes } from "./diagnostics/quick-fixes";
 import { EnvironmentIndex } from "./environments/index";
@@ -100,6 +101,8 @@ function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: C
     codeLens,
     vscode.languages.registerCodeLensProvider(ENVIRONMENT_FILES, codeLens),
     vscode.languages.registerHoverProvider(MANIFEST_FILES, new ReferenceHovers(ctx)),
+    vscode.languages.registerCompletionItemProvider(TASK_TOML, new TaskTomlCompletion(), "[", '"', "="),
+    vscode.languages.registerHoverProvider(TASK_TOML, new TaskTomlHover()),
     new StatusBar(ctx.settings),
     tests,
     vscode.workspace.onDidGrantWorkspaceTrust(() => ctx.log.info("workspace trusted: validation and rollouts enabled")),

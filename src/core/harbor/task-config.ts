@@ -40,7 +40,7 @@ export interface HarborStepConfig {
 }
 
 /** Fields of a `[[steps]]` entry Harbor knows, and those read but not acted on here. */
-const STEP_KNOWN = new Set(["name", "agent", "verifier", "min_reward", "healthcheck", "artifacts"]);
+export const STEP_KNOWN: ReadonlySet<string> = new Set(["name", "agent", "verifier", "min_reward", "healthcheck", "artifacts"]);
 const STEP_UNSUPPORTED: Record<string, string> = {
   healthcheck: "the step's health check is not run before its agent starts",
   artifacts: "the step's artifacts are not copied out of the sandbox",
@@ -52,7 +52,7 @@ const STEP_UNSUPPORTED: Record<string, string> = {
 };
 
 /** Fields Harbor knows, by table; anything else is an unknown-field warning. */
-const KNOWN: Record<string, ReadonlySet<string>> = {
+export const KNOWN: Record<string, ReadonlySet<string>> = {
   "": new Set([
     "version",
     "schema_version",

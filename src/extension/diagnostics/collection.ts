@@ -2,6 +2,8 @@ import path from "node:path";
 import * as vscode from "vscode";
 import { loadManifestText, MANIFEST_FILE } from "../../core/environment/load-environment";
 import type { Problem } from "../../core/environment/problem";
+import { HARBOR_CONFIG, isHarborTask } from "../../core/harbor/load-harbor";
+import { parseTaskConfig } from "../../core/harbor/task-config";
 import type { EnvironmentIndex } from "../environments/index";
 
 /** A Problem's place as a vscode.Range (the loader counts from 1, VS Code from 0; end exclusive). */
@@ -49,7 +51,9 @@ export class EnvironmentDiagnostics implements vscode.Disposable {
   }
 
   private isManifest(d: vscode.TextDocument): boolean {
-    return d.uri.scheme === "file" && path.basename(d.uri.fsPath) === MANIFEST_FILE;
+    if (d.uri.scheme !== "file") return false;
+    const name = path.basename(d.uri.fsPath);
+    return name === MANIFEST_FILE || (name === HARBOR_CONFIG && isHarborTask(path.dirname(d.uri.fsPath)));
   }
 
   private schedule(d: vscode.TextDocument): void {
@@ -70,7 +74,9 @@ export class EnvironmentDiagnostics implements vscode.Disposable {
   fromBuffer(d: vscode.TextDocument): void {
     if (!this.isManifest(d)) return;
     const file = d.uri.fsPath;
-    const { problems } = loadManifestText(path.dirname(file), file, d.getText());
+    // A Harbor task's task.toml is checked as the loader reads it, each problem at its field.
+    const { problems } =
+      path.basename(file) === HARBOR_CONFIG ? parseTaskConfig(file, d.getText()) : loadManifestText(path.dirname(file), file, d.getText());
     const loaded = this.index.list().find((e) => e.manifest.fsPath === file)?.result.problems ?? [];
     this.publish(file, [...problems, ...loaded.filter((p) => p.file !== file)]);
   }

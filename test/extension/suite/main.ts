@@ -6,6 +6,7 @@ export function run(): Promise<void> {
     await import("./activation.suite");
     await import("./views.suite");
     await import("./diagnostics.suite");
+    await import("./harbor.suite");
     await import("./commands.suite");
     await import("./testing.suite");
     await import("./audit.suite");
