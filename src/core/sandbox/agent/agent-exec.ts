@@ -12,6 +12,12 @@ import type { AgentClient, AgentReply } from "./agent-client";
 /** Extra time the agent gets to report a timeout it enforces itself before we call it broken. */
 export const AGENT_GRACE_MS = 5000;
 
+/**
+ * How long past a command's deadline the host's backstop waits for the agent's own kill
+ * before it kills the command itself (where the backend can: see agentExec's backstop).
+ */
+export const BACKSTOP_AFTER_MS = 200;
+
 /** A command line of plain words: no quotes, variables, globs, redirections, assignments or operators. */
 const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
 /** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */
@@ -53,6 +59,11 @@ export type AgentExecOutcome = { reply: AgentReply } | { lost: Error };
  * Sends one exec to the agent and waits for its reply: a kill request on abort, and a guard
  * that gives up AGENT_GRACE_MS past the command's own timeout (the agent enforces that one).
  * A broken connection or that silence comes back as `lost`; the caller explains it.
+ *
+ * `backstop`, where given, kills the command from the host BACKSTOP_AFTER_MS past its deadline
+ * when the agent has not answered by then (a command hogging the sandbox's CPU quota starves
+ * the agent too); the reply that follows is the timeout the deadline called for, however the
+ * command ended.
  */
 export async function agentExec(
   agent: AgentClient,
@@ -61,6 +72,7 @@ export async function agentExec(
   opts: ExecOptions,
   req: SandboxRequest,
   workdir: string,
+  backstop?: () => void,
 ): Promise<AgentExecOutcome> {
   const how = typeof command === "string" ? commandArgv(command) : { argv: command };
   let id = -1;
@@ -69,6 +81,8 @@ export async function agentExec(
   };
   opts.signal?.addEventListener("abort", kill, { once: true });
   let guard: NodeJS.Timeout | undefined;
+  let stopper: NodeJS.Timeout | undefined;
+  let stopped = false;
   try {
     const reply = agent.request(
       {
@@ -86,6 +100,12 @@ export async function agentExec(
       },
     );
     const limit = opts.timeoutMs;
+    if (limit && backstop) {
+      stopper = setTimeout(() => {
+        stopped = true;
+        backstop();
+      }, limit + BACKSTOP_AFTER_MS);
+    }
     const timeout = limit
       ? new Promise<never>((_, reject) => {
           guard = setTimeout(
@@ -94,11 +114,14 @@ export async function agentExec(
           );
         })
       : null;
-    return { reply: await (timeout ? Promise.race([reply, timeout]) : reply) };
+    const r = await (timeout ? Promise.race([reply, timeout]) : reply);
+    // Killed from the host at the deadline: a timeout, not the signal the kill left.
+    return { reply: stopped && !r.error && r.ending !== "killed" ? { ...r, ending: "timeout" } : r };
   } catch (e) {
     return { lost: e as Error };
   } finally {
     if (guard) clearTimeout(guard);
+    if (stopper) clearTimeout(stopper);
     opts.signal?.removeEventListener("abort", kill);
   }
 }

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { type AgentClient, pipedAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
 
@@ -20,6 +21,8 @@ export interface IsolatedLaunch {
  */
 export class AgentProcess {
   private closing = false;
+  /** Host pids of the isolating processes and the agent itself, taken once it was ready: what killCommands spares. */
+  private machinery = new Set<number>();
   /** Why the agent stopped, once it has (null while it runs). */
   private stoppedWhy: string | null = null;
   readonly exited: Promise<void>;
@@ -65,7 +68,32 @@ export class AgentProcess {
       agent.kill();
       throw new Error(`the process sandbox could not start: ${(e as Error).message}`);
     }
+    // Nothing has run yet: everything under the isolating process now is the machinery.
+    if (child.pid !== undefined) agent.machinery = new Set([child.pid, ...descendants(child.pid)]);
     return agent;
+  }
+
+  /**
+   * Kills, from the host, every process in the sandbox but the isolating ones and the agent:
+   * the backstop for a command past its deadline whose agent has not answered (it shares the
+   * sandbox's CPU quota with the command, so a command that hogs it can starve the agent's own
+   * kill). Loops while a fork races it, for at most a second. Returns how many it killed.
+   */
+  killCommands(): number {
+    const root = this.child.pid;
+    if (root === undefined || this.machinery.size === 0) return 0;
+    let killed = 0;
+    const until = performance.now() + 1000;
+    for (;;) {
+      const left = descendants(root).filter((p) => !this.machinery.has(p));
+      if (left.length === 0 || performance.now() > until) return killed;
+      for (const p of left) {
+        try {
+          process.kill(p, "SIGKILL");
+          killed++;
+        } catch {}
+      }
+    }
   }
 
   /** Null while the agent answers, else why it stopped. */
@@ -88,4 +116,35 @@ export class AgentProcess {
     this.kill();
     await this.exited;
   }
+}
+
+/** Host pids of every live process below `root` (its children, theirs, and so on), from /proc. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command name (which may hold spaces and parentheses): state, ppid, ...
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z") continue; // dead already, only waiting for its parent
+    const ppid = Number(fields[1]);
+    const list = children.get(ppid);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
+  }
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    for (const c of children.get(stack.pop()!) ?? []) {
+      out.push(c);
+      stack.push(c);
+    }
+  }
+  return out;
 }

@@ -171,7 +171,8 @@ export class ProcessSandbox implements Sandbox {
     // The cgroup's counters (the agent cannot see /sys): read around the command, as the agent does its own.
     const oomBefore = this.cgroup?.oomKills() ?? 0;
     const pidsBefore = this.cgroup?.pidsLimitHits() ?? 0;
-    const done = await agentExec(this.agent.client, command, cwd, opts, this.req, this.workdir);
+    const agent = this.agent;
+    const done = await agentExec(agent.client, command, cwd, opts, this.req, this.workdir, () => agent.killCommands());
     if ("lost" in done) {
       const why = this.agent.broken ?? done.lost.message;
       return { ...fail(why), sandboxLost: true };
