@@ -14,13 +14,16 @@
  * BENCH_ROUNDS=N (default 1) alternates baseline and sandboxed runs N times and reports each
  * round's ratio and their median.
  *
+ * After each round, where each sandboxed run's wall went (see slotTimeline): the time with k
+ * rollouts in flight for each k, and the rollouts' own time by phase.
+ *
  * Prints the wall times, the time per rollout and each backend's ratio to the baseline
  * (goal for docker: at most 1.5x). The baseline runs twice, before and after the
  * sandboxed runs, and the mean is used, so load from elsewhere on the machine counts
  * against both sides alike.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { textFiles } from "../../src/core/environment/file-content";
@@ -92,11 +95,58 @@ function cpuMs(): { children: number; containers: number | null; engine: number 
   return { children, containers, engine };
 }
 
+/**
+ * A cgroup v1 cpuacct group the bench moves itself into while one side runs (Linux, as root):
+ * everything that side starts is counted there, however it ends. The waited-for children's
+ * times above miss a process sandbox's commands, which their agent's killed init never reaps
+ * (they read as a third of the baseline's CPU when the sandbox spent more than the baseline).
+ * Null where it cannot be made; the bench then counts waited-for children.
+ */
+const CPUACCT = "/sys/fs/cgroup/cpuacct";
+const benchGroup = (() => {
+  const dir = path.join(CPUACCT, `rlenv-bench-${process.pid}`);
+  try {
+    mkdirSync(dir);
+    return dir;
+  } catch {
+    return null;
+  }
+})();
+
+/** CPU milliseconds the bench's cgroup counted so far (null without one). */
+function groupCpuMs(): number | null {
+  if (!benchGroup) return null;
+  return Number(readFileSync(path.join(benchGroup, "cpuacct.usage"), "utf8")) / 1e6;
+}
+
+/** Moves the bench (and what it starts from now on) into its cgroup, or back to the root group. */
+function joinGroup(inside: boolean): void {
+  if (!benchGroup) return;
+  writeFileSync(path.join(inside ? benchGroup : CPUACCT, "cgroup.procs"), String(process.pid));
+}
+
 /** CPU used between two cpuMs() readings, all parts together; NaN when a counter went back (an engine restarted). */
-function cpuSince(a: ReturnType<typeof cpuMs>): number {
+function cpuSince(a: ReturnType<typeof cpuMs>, groupAt: number | null): number {
   const b = cpuMs();
-  const parts = [b.children - a.children, (b.containers ?? 0) - (a.containers ?? 0), (b.engine ?? 0) - (a.engine ?? 0)];
+  const group = groupCpuMs();
+  const own = group !== null && groupAt !== null ? group - groupAt : b.children - a.children;
+  const parts = [own, (b.containers ?? 0) - (a.containers ?? 0), (b.engine ?? 0) - (a.engine ?? 0)];
   return parts.some((x) => x < 0) ? Number.NaN : parts.reduce((x, y) => x + y, 0);
+}
+
+/** Runs one side inside the bench's cgroup and returns its wall and CPU time. */
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; cpu: number }> {
+  joinGroup(true);
+  try {
+    const c0 = cpuMs();
+    const g0 = groupCpuMs();
+    const t0 = performance.now();
+    const value = await fn();
+    const ms = performance.now() - t0;
+    return { value, ms, cpu: cpuSince(c0, g0) };
+  } finally {
+    joinGroup(false);
+  }
 }
 
 /**
@@ -143,19 +193,18 @@ async function baseline(): Promise<Timed> {
   const programs = baselinePrograms();
   let next = 0;
   let wrong = 0;
-  const c0 = cpuMs();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: BASELINE_THREADS }, async () => {
-      while (next < programs.length) {
-        const p = programs[next++]!;
-        if ((await runBaseline(p.files)) !== p.expectPass) wrong++;
-      }
-    }),
+  const { ms, cpu } = await timed(() =>
+    Promise.all(
+      Array.from({ length: BASELINE_THREADS }, async () => {
+        while (next < programs.length) {
+          const p = programs[next++]!;
+          if ((await runBaseline(p.files)) !== p.expectPass) wrong++;
+        }
+      }),
+    ),
   );
-  const ms = performance.now() - t0;
   if (wrong > 0) throw new Error(`baseline: ${wrong} of ${programs.length} programs did not pass/fail as expected`);
-  return { ms, cpu: cpuSince(c0) };
+  return { ms, cpu };
 }
 
 const CLI_MODE = process.env.BENCH_CLI === "tsx" ? "tsx" : "dist";
@@ -170,18 +219,83 @@ async function buildCli(): Promise<void> {
     );
 }
 
+/**
+ * Where the sandboxed side's wall time went, from its kept trajectories (each rollout's first
+ * and last event times and its phase timings): how long k rollouts were in flight, for each k,
+ * and the rollouts' own time split into sandbox start/close, verification and the rest. Idle
+ * slots show as time at k below the concurrency; a serial phase as a stretch at k = 1.
+ */
+function slotTimeline(runsDir: string, wallMs: number): string {
+  const spans: Array<{ from: number; to: number; timings: Record<string, number> }> = [];
+  for (const run of readdirSync(runsDir)) {
+    const dir = path.join(runsDir, run, "rollouts");
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".jsonl"))) {
+      const events = readFileSync(path.join(dir, f), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; t?: number; timings?: Record<string, number> });
+      const ts = events.flatMap((e) => (e.t === undefined ? [] : [e.t]));
+      const end = events.find((e) => e.type === "end");
+      if (ts.length > 0) spans.push({ from: Math.min(...ts), to: Math.max(...ts), timings: end?.timings ?? {} });
+    }
+  }
+  if (spans.length === 0) return "  (no trajectories)";
+  const edges = spans
+    .flatMap((s) => [
+      { t: s.from, d: 1 },
+      { t: s.to, d: -1 },
+    ])
+    .sort((a, b) => a.t - b.t || a.d - b.d);
+  const at = new Map<number, number>();
+  let k = 0;
+  let last = edges[0]!.t;
+  for (const e of edges) {
+    at.set(k, (at.get(k) ?? 0) + (e.t - last));
+    k += e.d;
+    last = e.t;
+  }
+  const first = edges[0]!.t;
+  const span = last - first;
+  const sum = (key: string) => spans.reduce((n, s) => n + (s.timings[key] ?? 0), 0);
+  const total = sum("total_ms");
+  const parts = ["sandbox_ms", "verify_ms", "policy_ms"].map(
+    (key) => `${key.replace("_ms", "")} ${((100 * sum(key)) / total).toFixed(0)}%`,
+  );
+  const levels = [...at.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([n, ms]) => `${n}: ${(ms / 1000).toFixed(1)} s`)
+    .join(", ");
+  return [
+    `  first rollout to last: ${fmt(span)} of ${fmt(wallMs)} (before: ${fmt(wallMs - span)} start-up and close of the CLI, outside any rollout)`,
+    `  time with k rollouts in flight: ${levels}; mean in flight ${(total / span).toFixed(2)}`,
+    `  rollouts' own time: ${parts.join(", ")} (sandbox: start and close; verify: the hidden check)`,
+  ].join("\n");
+}
+
+/** Timelines of the sandboxed runs, printed after each round. */
+const timelines: string[] = [];
+
 async function validate(backend: string): Promise<Timed> {
-  const c0 = cpuMs();
-  const t0 = performance.now();
-  const r = await run(process.execPath, [...cliArgv, "validate", "--run", "--sandbox", backend, "--json", ENV_DIR]);
-  const ms = performance.now() - t0;
+  const runsDir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-he-runs-"));
+  const {
+    value: r,
+    ms,
+    cpu,
+  } = await timed(() =>
+    run(process.execPath, [...cliArgv, "validate", "--run", "--sandbox", backend, "--json", "--runs", runsDir, ENV_DIR]),
+  );
+  try {
+    timelines.push(`${backend}:\n${slotTimeline(runsDir, ms)}`);
+  } finally {
+    rmSync(runsDir, { recursive: true, force: true });
+  }
   const report = JSON.parse(r.stdout) as { ok: boolean; run?: { environments: Array<{ tasks: Array<{ ok: boolean }> }> } };
   const tasks = report.run?.environments[0]?.tasks ?? [];
   if (!report.ok || tasks.length !== 164)
     throw new Error(
       `validate --run on ${backend}: ok=${report.ok}, ${tasks.filter((t) => !t.ok).length} bad of ${tasks.length}\n${r.stderr.slice(-2000)}`,
     );
-  return { ms, cpu: cpuSince(c0) };
+  return { ms, cpu };
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -229,7 +343,10 @@ async function main(): Promise<void> {
   console.log(
     `rlenv: ${CLI_MODE === "dist" ? "dist/cli.js (the bundled CLI, rebuilt)" : "src/cli/main.ts through tsx"}; default concurrency`,
   );
-  console.log("cpu: CPU time of the side's processes, containers and container engine (Linux, cgroup v1 accounting where present)");
+  console.log(
+    `cpu: CPU time of the side's processes (${benchGroup ? "all, counted in a cpuacct cgroup" : "waited-for children only: no cpuacct cgroup could be made"}), containers and container engine (Linux, cgroup v1 accounting where present)`,
+  );
+  console.log(`load average at start: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
   const rounds: Round[] = [];
   let before = await baseline();
   for (let i = 0; i < roundsWanted; i++) {
@@ -238,6 +355,7 @@ async function main(): Promise<void> {
     const after = await baseline();
     rounds.push({ before, after, rows });
     printRound(rounds[i]!, roundsWanted > 1 ? `round ${i + 1}` : "");
+    console.log(timelines.splice(0).join("\n"));
     before = after;
   }
   const docker = rounds.flatMap((r) =>
@@ -254,7 +372,15 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+main()
+  .catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    if (!benchGroup) return;
+    joinGroup(false);
+    try {
+      rmdirSync(benchGroup);
+    } catch {}
+  });
