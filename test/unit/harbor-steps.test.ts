@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
+import { importHarbor } from "../../src/core/harbor/import";
 import { parseTaskConfig } from "../../src/core/harbor/task-config";
 import { aggregate } from "../../src/core/reward/score";
 import { aggregateStageRewards, gateFailure, type StageResult, stageComponents, type TaskStages } from "../../src/core/rollout/task-stages";
@@ -174,4 +175,15 @@ test("[[steps]] fields: duplicate names, a bad min_reward, a bad strategy are er
       ["a", null, 30],
     ],
   );
+});
+
+test("import refuses a multi-step task by name instead of keeping only its first step", () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), "rlenv-harbor-import-"));
+  try {
+    const r = importHarbor([FIXTURE], out);
+    assert.deepEqual(r.written, []);
+    assert.match(r.failed[0]?.message ?? "", /a multi-step task \(3 \[\[steps\]\]\) has no native layout here/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });

@@ -46,6 +46,14 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
       result.failed.push({ dir, message: errors.join("; ") || "the task does not load" });
       continue;
     }
+    if (task.stages) {
+      // The native layout has one prompt, one set of tests and one oracle per task: converting would drop the later steps.
+      result.failed.push({
+        dir,
+        message: `a multi-step task (${task.stages.list.length} [[steps]]) has no native layout here: run its folder as it is (rlenv validate --run ${dir})`,
+      });
+      continue;
+    }
     const out = path.join(outDir, env.manifest.name);
     if (existsSync(path.join(out, "environment.yaml"))) {
       result.failed.push({ dir, message: `${out} already holds an environment: not overwritten` });
