@@ -31,32 +31,75 @@ export function streamRunFolder(
   prefix: string,
   opts: { follow: boolean },
 ): { stream: Readable; close(): void } {
-  const out = new TarOut();
-  const mtime = Math.floor(Date.now() / 1000);
+  const s = new RunFolderStream(jobs, id, prefix, opts.follow);
+  s.start();
+  return { stream: s.out.stream, close: () => s.close() };
+}
+
+/** The files left to send once the job has ended (or for a snapshot), and how far the sending got. */
+interface Rest {
+  dir: string;
+  files: Array<{ rel: string; size: number }>;
+  at: number;
+}
+
+/** One pull of a run folder: what was sent, and the timers and listener that drive the next look. */
+class RunFolderStream {
+  readonly out = new TarOut();
+  private readonly mtime = Math.floor(Date.now() / 1000);
   /** Path inside the run folder → bytes sent (-1: a folder). */
-  const sent = new Map<string, number>();
+  private readonly sent = new Map<string, number>();
   /** Rollout files sent once their trajectory had ended: they never change, and the last look skips them unread. */
-  const sentFinal = new Set<string>();
-  let closed = false;
-  let batch: NodeJS.Timeout | undefined;
-  let tick: NodeJS.Timeout | undefined;
+  private readonly sentFinal = new Set<string>();
+  private closed = false;
+  private batch: NodeJS.Timeout | undefined;
+  private tick: NodeJS.Timeout | undefined;
+  /** The last send (the job has ended, or a snapshot). */
+  private rest: Rest | undefined;
+  private waitingDrain = false;
+  private readonly onEvent = (jobId: string, ev: JobEvent): void => this.onJobEvent(jobId, ev);
+
+  constructor(
+    private readonly jobs: JobManager,
+    private readonly id: string,
+    private readonly prefix: string,
+    private readonly follow: boolean,
+  ) {}
+
+  start(): void {
+    this.out.directory(this.prefix, this.mtime);
+    if (this.follow) {
+      this.jobs.on("event", this.onEvent);
+      this.tick = setInterval(() => {
+        if (!this.batch) this.look();
+      }, SAFETY_TICK_MS);
+    }
+    this.look();
+    this.out.stream.on("close", () => this.stop()); // the client went away
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.stop();
+    this.out.stream.destroy();
+  }
 
   /** Sends the file unless it was sent at this size; false when it is gone (an interrupted rollout dropped from the merge). */
-  const sendFile = (dir: string, rel: string, size?: number): boolean => {
-    const before = sent.get(rel);
+  private sendFile(dir: string, rel: string, size?: number): boolean {
+    const before = this.sent.get(rel);
     if (size !== undefined && before === size) return true;
     // Read whole into the tar: a growing file cannot change size between header and body.
-    const now = out.file(`${prefix}/${rel}`, `${dir}/${rel}`, mtime, before);
+    const now = this.out.file(`${this.prefix}/${rel}`, `${dir}/${rel}`, this.mtime, before);
     if (now === undefined) return false;
-    sent.set(rel, now);
+    this.sent.set(rel, now);
     return true;
-  };
+  }
 
   /**
    * Every file of the folder not yet sent as it is now, listed into `into` (folders go out
    * at once: a header each) to be sent as the puller takes them.
    */
-  const listRest = (dir: string, rel: string, into: Array<{ rel: string; size: number }>): void => {
+  private listRest(dir: string, rel: string, into: Rest["files"]): void {
     let names: string[];
     try {
       names = readdirSync(rel ? path.join(dir, rel) : dir).sort();
@@ -64,7 +107,7 @@ export function streamRunFolder(
       return;
     }
     for (const name of names) {
-      if (rel === "rollouts" && sentFinal.has(name)) continue;
+      if (rel === "rollouts" && this.sentFinal.has(name)) continue;
       const r = rel ? `${rel}/${name}` : name;
       let st: ReturnType<typeof lstatSync>;
       try {
@@ -76,99 +119,81 @@ export function streamRunFolder(
         continue;
       }
       if (st.isDirectory()) {
-        if (!sent.has(r)) out.directory(`${prefix}/${r}`, mtime);
-        sent.set(r, -1);
-        listRest(dir, r, into);
-      } else if (st.isFile() && sent.get(r) !== st.size) into.push({ rel: r, size: st.size });
+        if (!this.sent.has(r)) this.out.directory(`${this.prefix}/${r}`, this.mtime);
+        this.sent.set(r, -1);
+        this.listRest(dir, r, into);
+      } else if (st.isFile() && this.sent.get(r) !== st.size) into.push({ rel: r, size: st.size });
     }
-  };
-
-  /** The last send (the job has ended, or a snapshot): its files, and how far it got. */
-  let rest: { dir: string; files: Array<{ rel: string; size: number }>; at: number } | undefined;
-  let waitingDrain = false;
+  }
 
   /**
    * True while more than BACKLOG_BYTES wait to go out, with a look set for when they have:
    * a puller slower than the run (or a snapshot of a big folder) must not make the runner
    * hold the run folder in memory.
    */
-  const backlogged = (): boolean => {
-    if (out.backlog() <= BACKLOG_BYTES) return false;
-    if (!waitingDrain) {
-      waitingDrain = true;
-      out.stream.once("drain", () => {
-        waitingDrain = false;
-        if (!batch) look();
+  private backlogged(): boolean {
+    if (this.out.backlog() <= BACKLOG_BYTES) return false;
+    if (!this.waitingDrain) {
+      this.waitingDrain = true;
+      this.out.stream.once("drain", () => {
+        this.waitingDrain = false;
+        if (!this.batch) this.look();
       });
     }
     return true;
-  };
+  }
 
-  const sendRest = (): void => {
-    if (!rest) return;
+  private sendRest(rest: Rest): void {
     for (; rest.at < rest.files.length; rest.at++) {
-      if (backlogged()) return;
+      if (this.backlogged()) return;
       const f = rest.files[rest.at];
-      if (f) sendFile(rest.dir, f.rel, f.size);
+      if (f) this.sendFile(rest.dir, f.rel, f.size);
     }
-    stop();
-    out.end();
-  };
+    this.stop();
+    this.out.end();
+  }
 
-  const stop = (): void => {
-    closed = true;
-    if (batch) clearTimeout(batch);
-    if (tick) clearInterval(tick);
-    jobs.off("event", onEvent);
-  };
+  private stop(): void {
+    this.closed = true;
+    if (this.batch) clearTimeout(this.batch);
+    if (this.tick) clearInterval(this.tick);
+    this.jobs.off("event", this.onEvent);
+  }
 
-  const look = (): void => {
-    batch = undefined;
-    if (closed || backlogged()) return;
-    if (rest) {
-      sendRest();
+  private look(): void {
+    this.batch = undefined;
+    if (this.closed || this.backlogged()) return;
+    if (this.rest) {
+      this.sendRest(this.rest);
       return;
     }
-    const view = jobs.runView(id, { fresh: !opts.follow });
-    if (!view?.live || !opts.follow) {
-      rest = { dir: view?.dir ?? "", files: [], at: 0 };
-      if (view) listRest(view.dir, "", rest.files);
-      sendRest();
+    const view = this.jobs.runView(this.id, { fresh: !this.follow });
+    if (!view?.live || !this.follow) {
+      this.rest = { dir: view?.dir ?? "", files: [], at: 0 };
+      if (view) this.listRest(view.dir, "", this.rest.files);
+      this.sendRest(this.rest);
       return;
     }
-    for (const name of view.finished) {
-      if (sentFinal.has(name)) continue;
-      if (backlogged()) return;
-      if (sendFile(view.dir, `rollouts/${name}`)) sentFinal.add(name);
-    }
-  };
+    this.sendFinished(view.dir, view.finished);
+  }
 
-  function onEvent(jobId: string, ev: JobEvent): void {
-    if (jobId !== id || closed) return;
+  /** Rollouts whose trajectory has ended since the last look, each once. */
+  private sendFinished(dir: string, finished: Iterable<string>): void {
+    for (const name of finished) {
+      if (this.sentFinal.has(name)) continue;
+      if (this.backlogged()) return;
+      if (this.sendFile(dir, `rollouts/${name}`)) this.sentFinal.add(name);
+    }
+  }
+
+  private onJobEvent(jobId: string, ev: JobEvent): void {
+    if (jobId !== this.id || this.closed) return;
     // The job's end is sent at once; rollout ends wait for their batch.
     if (ev.type === "state") {
-      if (batch) clearTimeout(batch);
-      batch = setTimeout(look, 0);
-    } else if (ev.type === "rollout-end" && !batch) batch = setTimeout(look, BATCH_MS);
+      if (this.batch) clearTimeout(this.batch);
+      this.batch = setTimeout(() => this.look(), 0);
+    } else if (ev.type === "rollout-end" && !this.batch) this.batch = setTimeout(() => this.look(), BATCH_MS);
   }
-
-  out.directory(prefix, mtime);
-  if (opts.follow) {
-    jobs.on("event", onEvent);
-    tick = setInterval(() => {
-      if (!batch) look();
-    }, SAFETY_TICK_MS);
-  }
-  look();
-  out.stream.on("close", stop); // the client went away
-  return {
-    stream: out.stream,
-    close: () => {
-      if (closed) return;
-      stop();
-      out.stream.destroy();
-    },
-  };
 }
 
 /** True when `p` resolves to a place inside the job folder that holds the run folder `runDir`. */

@@ -1,0 +1,44 @@
+import type http from "node:http";
+import { BundleError } from "./bundle";
+import { JobSpecError } from "./jobs";
+
+/** A request the runner refuses, with the HTTP status and (for a bad header) the field. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+/**
+ * A failed request's answer: `{ error, field?, problems? }` with the status the error
+ * carries (500 for the unexpected), or a dropped socket when the answer had already begun.
+ */
+export function replyWithError(err: unknown, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const status = err instanceof HttpError ? err.status : err instanceof BundleError ? err.status : err instanceof JobSpecError ? 400 : 500;
+  const field = err instanceof HttpError || err instanceof JobSpecError ? err.field : undefined;
+  const problems = err instanceof JobSpecError ? err.problems : undefined;
+  if (!res.headersSent)
+    sendJson(
+      res,
+      status,
+      { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) },
+      status === 413 ? { Connection: "close" } : {},
+    );
+  else res.destroy();
+  // An oversized body is not read to its end; dropping the socket stops the client.
+  if (status === 413) req.destroy();
+}
