@@ -1,8 +1,9 @@
 import { ChatTokenizer, type TemplateMessage } from "../tokens/chat-template";
 import { hermesParser, type ToolCallParser } from "../tokens/tool-call-parsers";
 import { observe } from "../rollout/observations";
-import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
+import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import {
   type ChatMessage,
   type Policy,
@@ -13,19 +14,9 @@ import {
   type ToolSpec,
 } from "./types";
 
-export interface TokenPolicyOptions {
-  baseURL: string;
-  model: string;
+export interface TokenPolicyOptions extends OpenAIServerOptions {
   /** The model's folder: tokenizer.json and tokenizer_config.json (with its chat_template). */
   tokenizerDir: string;
-  apiKey?: string;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  seed?: number;
-  timeoutMs?: number;
-  retries?: number;
-  backoff?: BackoffOptions;
   parser?: ToolCallParser;
   /** A tokenizer already loaded (one per run: loading tokenizer.json takes a while). */
   tokenizer?: ChatTokenizer;
@@ -62,16 +53,7 @@ export class TokenInOutPolicy implements Policy {
     this.model = opts.model;
     this.tok = opts.tokenizer ?? new ChatTokenizer(opts.tokenizerDir);
     this.parser = opts.parser ?? hermesParser;
-    this.params = Object.fromEntries(
-      Object.entries({
-        temperature: opts.temperature,
-        top_p: opts.topP,
-        max_tokens: opts.maxTokens,
-        seed: opts.seed,
-        tokens: true,
-        tool_parser: this.parser.name,
-      }).filter(([, v]) => v !== undefined),
-    );
+    this.params = recordedParams(opts, { tokens: true, tool_parser: this.parser.name });
   }
 
   async next(req: PolicyRequest): Promise<PolicyReply> {

@@ -1,24 +1,13 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
 import { observe } from "../rollout/observations";
-import { abortReason, type BackoffOptions, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
+import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
 
-export interface OpenAIPolicyOptions {
-  baseURL: string;
-  model: string;
-  apiKey?: string;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  seed?: number;
-  /** Milliseconds for one HTTP request; a request past it is retried like a connection error. */
-  timeoutMs?: number;
-  /** Retries after the first attempt, on 429, 5xx, connection errors and timeouts only. */
-  retries?: number;
-  backoff?: BackoffOptions;
+export interface OpenAIPolicyOptions extends OpenAIServerOptions {
   /** Use server-sent events; the reply is assembled from the deltas. */
   stream?: boolean;
   /**
@@ -64,16 +53,7 @@ export class OpenAIPolicy implements Policy {
       maxRetries: 0,
       timeout: opts.timeoutMs ?? 120_000,
     });
-    this.params = Object.fromEntries(
-      Object.entries({
-        temperature: opts.temperature,
-        top_p: opts.topP,
-        max_tokens: opts.maxTokens,
-        seed: opts.seed,
-        stream: opts.stream,
-        logprobs: this.capture ? true : undefined,
-      }).filter(([, v]) => v !== undefined),
-    );
+    this.params = recordedParams(opts, { stream: opts.stream, logprobs: this.capture ? true : undefined });
   }
 
   async next(req: PolicyRequest): Promise<PolicyReply> {
