@@ -187,3 +187,18 @@ test("import refuses a multi-step task by name instead of keeping only its first
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+test("a step name is any one folder name: spaces are fine, a path that climbs out is an error", () => {
+  const ok = parseTaskConfig("/t/task.toml", '[[steps]]\nname = "step one"\n');
+  assert.deepEqual(
+    ok.problems.filter((p) => p.severity === "error"),
+    [],
+  );
+  for (const name of ["../x", "a/b", "..", "."]) {
+    const bad = parseTaskConfig("/t/task.toml", `[[steps]]\nname = ${JSON.stringify(name)}\n`);
+    assert.ok(
+      bad.problems.some((p) => p.severity === "error" && p.line === 2 && /one folder name under steps/.test(p.message)),
+      name,
+    );
+  }
+});

@@ -300,8 +300,9 @@ function parseSteps(value: unknown, atFile: At): HarborStepConfig[] {
       return;
     }
     const label = `step '${s.name}'`;
-    if (!/^[A-Za-z0-9._-]+$/.test(s.name) || s.name === "." || s.name === "..")
-      at(["steps"], "name", `${label}: a step name is a folder name under steps/ (letters, digits, . _ -)`, "error");
+    // Harbor reads steps/<name>/: any one folder name will do, nothing that climbs out or down.
+    if (/[/\\\0]/.test(s.name) || s.name === "." || s.name === "..")
+      at(["steps"], "name", `${label}: a step name is one folder name under steps/ (no / or \\, not . or ..)`, "error");
     if (seen.has(s.name)) at(["steps"], "name", `${label} is named twice: step names must be unique`, "error");
     seen.add(s.name);
     for (const key of Object.keys(s)) {
