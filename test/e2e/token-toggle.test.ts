@@ -78,3 +78,44 @@ test("steps: the Tokens toggle shows a turn's tokens coloured by logprob, sample
     view.stop();
   }
 });
+
+test("steps: a run whose tokenizer folder is here shows the tokens' text pieces", { skip: missing("chromium") }, async () => {
+  const { writeFileSync } = await import("node:fs");
+  const { QWEN3_DIR, qwenDecode } = await import("../support/qwen-tokens");
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tokens-text-e2e-"));
+  const plan = writeTokenRollout(dir, 120);
+  writeFileSync(
+    path.join(dir, "run.json"),
+    JSON.stringify({
+      id: "tok",
+      created: "2026-01-01T00:00:00Z",
+      status: "completed",
+      env: { name: "tok-env", hash: "h", domain: "custom", path: "/e" },
+      config: { policy: { kind: "openai", model: "qwen3", tokens: true, tokenizer: QWEN3_DIR }, k: 1 },
+    }),
+  );
+  const view = await rlenvView(plan.file);
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
+    const errors = watchErrors(page);
+    await page.goto(view.url);
+    await page.waitForSelector(".vrow[data-index='2']");
+    await page.click(".vrow[data-index='2']");
+    await page.waitForSelector(".detail .step[data-row='2']");
+    await page.click(".detail .tokens-toggle");
+    await page.locator(".tokens-body .tok").first().waitFor();
+    assert.equal(await page.locator(".tokens-body .tok.id").count(), 0, "text pieces, not ids");
+    const first = plan.turns[1]!.completion.slice(0, 5);
+    const shown = await page.locator(".tokens-body .tok.sampled").allTextContents();
+    assert.deepEqual(
+      shown.slice(0, 5),
+      first.map((id) => qwenDecode([id])),
+    );
+    await screenshot(page, "steps-token-toggle-text");
+    assert.deepEqual(errors, [], errors.join("\n"));
+  } finally {
+    await browser.close();
+    view.stop();
+  }
+});

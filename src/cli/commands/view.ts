@@ -15,7 +15,12 @@ export function registerView(program: Command): void {
       // An ATIF trajectory (Harbor's format) is converted to a rollout file of ours first.
       const { viewableAtif } = await import("./atif");
       const target = targetFor(viewableAtif(p));
-      const running = await startViewServer(target, opts.port !== undefined ? { port: opts.port } : {});
+      // Token text for runs whose tokenizer folder is here (loaded on the first toggle only).
+      const { tokenPiecesForRollout } = await import("../../core/view/server/token-text");
+      const running = await startViewServer(target, {
+        ...(opts.port !== undefined ? { port: opts.port } : {}),
+        tokenPieces: tokenPiecesForRollout,
+      });
       if (opts.json) process.stdout.write(`${JSON.stringify({ url: running.url, app: target.app })}\n`);
       else process.stdout.write(`Serving ${target.app} for ${p}\nOpen ${running.url}\n(Ctrl-C to stop)\n`);
       const stop = () => void running.close().then(() => process.exit(0));

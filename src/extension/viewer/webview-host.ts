@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { FromApp, type FromHost, type InitContext } from "../../core/view/protocol/envelope";
 import { renderPage } from "../../core/view/page";
 import { ViewRequestError, ViewService } from "../../core/view/server/view-service";
+import { loadEngine } from "../rollouts/engine";
 
 /** Where the app bundles live inside the extension: the only folder a webview may load from. */
 export function bundleRoot(extension: vscode.ExtensionContext): vscode.Uri {
@@ -35,7 +36,7 @@ export class WebviewHost implements vscode.Disposable {
     snapshot: Record<string, unknown> | null = null,
   ) {
     this.snapshot = snapshot;
-    this.service = new ViewService(context.root);
+    this.service = new ViewService(context.root, { tokenPieces: (rollout) => loadEngine().tokenPiecesForRollout(rollout) });
     const bundles = bundleRoot(extension);
     const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(bundles, name)).toString();
     webview.options = webviewOptions(extension);

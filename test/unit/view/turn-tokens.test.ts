@@ -84,3 +84,35 @@ test("rewrittenFrom: the lowest later offset inside the turn", () => {
   assert.equal(rewrittenFrom(100, []), null);
   assert.equal(rewrittenFrom(100, [100]), null);
 });
+
+test("tokens: a run whose tokenizer folder is here shows each token's text piece (decoded alone), else ids", async () => {
+  const { QWEN3_DIR, qwenDecode, qwenEncode } = await import("../../support/qwen-tokens");
+  const { tokenPiecesForRollout } = await import("../../../src/core/view/server/token-text");
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-turn-text-"));
+  const plan = writeTokenRollout(dir, 50);
+  const rel = path.relative(dir, plan.file);
+  const record = {
+    id: "tok",
+    created: "2026-01-01T00:00:00Z",
+    status: "completed",
+    env: { name: "tok-env", hash: "h", domain: "custom", path: "/e" },
+    config: { policy: { kind: "openai", model: "qwen3", tokens: true, tokenizer: QWEN3_DIR }, k: 1 },
+  };
+  const { writeFileSync } = await import("node:fs");
+  const svc = new ViewService(dir, { tokenPieces: tokenPiecesForRollout });
+  // No run.json yet: ids only.
+  const [before] = (await svc.handle("tokens", { file: rel, row: 1 })) as TurnTokenWindow[];
+  assert.equal(before!.text, null);
+  writeFileSync(path.join(dir, "run.json"), JSON.stringify(record));
+  const [w] = (await svc.handle("tokens", { file: rel, row: 1 })) as TurnTokenWindow[];
+  assert.deepEqual(
+    w!.text,
+    w!.ids.map((id) => qwenDecode([id])),
+  );
+  // A real word splits into the pieces Qwen3 samples it as.
+  const ids = qwenEncode(" tokenisation");
+  assert.equal(tokenPiecesForRollout(plan.file)!(ids).join(""), " tokenisation");
+  // A run without a tokenizer folder (chat mode) has no pieces.
+  writeFileSync(path.join(dir, "run.json"), JSON.stringify({ ...record, config: { policy: { kind: "openai" }, k: 1 } }));
+  assert.equal(tokenPiecesForRollout(plan.file), null);
+});

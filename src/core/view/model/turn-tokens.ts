@@ -56,7 +56,14 @@ const finite = (v: number): number | null => (Number.isFinite(v) ? v : null);
  * then the sampled ones with their logprobs. `laterOffsets` are the prompt offsets of the captured
  * turns that follow it in the rollout (for the tokens a drifting turn rewrote).
  */
-export function turnTokenWindow(line: number, t: TurnTokens, laterOffsets: Iterable<number>, from: number, limit: number): TurnTokenWindow {
+export function turnTokenWindow(
+  line: number,
+  t: TurnTokens,
+  laterOffsets: Iterable<number>,
+  from: number,
+  limit: number,
+  pieces?: (ids: readonly number[]) => string[],
+): TurnTokenWindow {
   const d = decodeTurn(t);
   const total = d.prompt.length + d.completion.length;
   const hasLogprobs = d.completion.length > 0 && d.logprobs.length === d.completion.length;
@@ -84,6 +91,6 @@ export function turnTokenWindow(line: number, t: TurnTokens, laterOffsets: Itera
     from: start,
     ids,
     logprobs,
-    text: null,
+    text: pieces && ids.length > 0 ? pieces(ids) : null,
   };
 }

@@ -8,6 +8,7 @@ import { renderPageWithCsp } from "../page";
 import { ASSET_TYPES, findAssetsDir } from "./assets";
 import { auditFileOf } from "./audit-report";
 import { firstScreen } from "./first-screen";
+import type { TokenPieces } from "./token-text";
 import { ViewRequestError, ViewService } from "./view-service";
 
 export interface ViewTarget {
@@ -89,12 +90,14 @@ export interface ViewServerOptions {
    * `init` (default). Off, the page asks for each once it runs (the benchmark's before).
    */
   firstScreen?: boolean;
+  /** The text of a rollout's tokens (see ViewService); the CLI passes it, so this module stays light. */
+  tokenPieces?: (rollout: string) => TokenPieces | null;
 }
 
 export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
   const token = randomBytes(24).toString("base64url");
   const assets = opts.assetsDir ?? findAssetsDir();
-  const service = new ViewService(t.root);
+  const service = new ViewService(t.root, opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {});
   const firstScreenAhead = opts.firstScreen ?? true;
   // The file is read from the start while the browser loads the page (its first chunk is what the first screen needs).
   // (A bad target is reported when the page asks for it, not here.)

@@ -1,6 +1,7 @@
 import type { TrajectoryEvent } from "../../schema/trajectory";
 import { isTokenTurn, turnTokenWindow } from "../model/turn-tokens";
 import type { TurnTokenWindow } from "../protocol/tokens";
+import type { TokenPieces } from "./token-text";
 import type { TrajectoryIndex } from "./trajectory-index";
 
 const ROWS_AT_ONCE = 200;
@@ -23,7 +24,7 @@ async function offsetsFrom(idx: TrajectoryIndex, from: number): Promise<number[]
 export async function stepTokens(
   idx: TrajectoryIndex,
   row: number,
-  opts: { line?: number; from: number; limit: number },
+  opts: { line?: number; from: number; limit: number; pieces?: TokenPieces | null },
 ): Promise<TurnTokenWindow[]> {
   const [step] = await idx.entries(row, row + 1);
   const turns = (step?.entries ?? []).flatMap((e) => ("event" in e && isTokenTurn(e.event) ? [{ line: e.line, event: e.event }] : []));
@@ -36,6 +37,6 @@ export async function stepTokens(
     const sameRowLater = turns
       .filter((t) => t.line > line && t.event.tokens.capture !== "absent")
       .map((t) => t.event.tokens.prompt_offset ?? 0);
-    return turnTokenWindow(line, event.tokens, [...sameRowLater, ...after], opts.from, opts.limit);
+    return turnTokenWindow(line, event.tokens, [...sameRowLater, ...after], opts.from, opts.limit, opts.pieces ?? undefined);
   });
 }

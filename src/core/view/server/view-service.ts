@@ -10,6 +10,7 @@ import { Confinement, isInside } from "./confine";
 import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
+import type { TokenPieces } from "./token-text";
 import { stepTokens } from "./turn-tokens";
 
 /** A request the caller got wrong (bad params, a path outside the root): shown to the user as is. */
@@ -27,7 +28,14 @@ export class ViewService {
   /** Full-text search of the run folders served, built on first use. */
   readonly search = new RunSearch();
 
-  constructor(readonly root: string) {
+  /**
+   * `tokenPieces`: the text of a rollout's tokens where its run's tokenizer is at hand (the
+   * tokenizer code is heavy, so the CLI and the editor's engine bundle pass it in; without it, ids).
+   */
+  constructor(
+    readonly root: string,
+    private readonly opts: { tokenPieces?: (rollout: string) => TokenPieces | null } = {},
+  ) {
     this.confinement = new Confinement(root);
   }
 
@@ -146,10 +154,12 @@ export class ViewService {
         return { row, entries: w.entries, from, total: w.total };
       }
       case "tokens": {
-        const idx = await this.fullIndex(this.resolve(String(params.file)));
+        const abs = this.resolve(String(params.file));
+        const idx = await this.fullIndex(abs);
         const row = Number(params.row);
         if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
         return stepTokens(idx, row, {
+          pieces: this.opts.tokenPieces?.(abs) ?? null,
           ...(params.line !== undefined ? { line: Number(params.line) } : {}),
           from: Number(params.from ?? 0),
           limit: Number(params.limit ?? TOKEN_PAGE),
