@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -86,7 +86,7 @@ function checkMerged(runDir: string, tasks: number, k: number): void {
 
 describe("runner pool", { skip, timeout: 300_000 }, () => {
   it("splits a job over three real runners; one killed with SIGKILL and one whose unit is stopped (SIGSTOP) are failed over, each rollout kept once", async () => {
-    const { dir, started } = await fleet(3, { heartbeat_s: 2, stall_s: 8 });
+    const { dir, started } = await fleet(3, { heartbeat_s: 2, stall_s: 15 });
     const env = makeFixtureEnv(12, 0.4, dir);
     const pool = loadPool("lab", {}, path.join(dir, "runners.yaml"));
     let killed = false;
@@ -98,6 +98,8 @@ describe("runner pool", { skip, timeout: 300_000 }, () => {
       envDir: env,
       request: { policy: "oracle", k: 4, concurrency: 2, sandbox: "process", executor: "local" },
       runsDir: path.join(dir, "runs"),
+      // A job that cannot finish fails the test with its record, rather than hang it.
+      signal: AbortSignal.timeout(200_000),
       log: (l) => {
         log.push(l);
         if (process.env.FLEET_DEBUG) process.stderr.write(`${l}\n`);
@@ -141,6 +143,28 @@ describe("runner pool", { skip, timeout: 300_000 }, () => {
     assert.ok(!existsSync(path.join(dir, "runs", ".pool", pj.run_id)), "shard folders are cleaned up after a complete run");
   });
 
+  it("rlenv submit --pool: the CLI splits the job, prints the merged run folder and exits 0; a pool that is not there is named", async () => {
+    const { dir } = await fleet(2, { heartbeat_s: 5, stall_s: 60 });
+    const env = makeFixtureEnv(4, null, dir);
+    const run = (args: string[]) =>
+      spawnSync(DIST_CLI[0] ?? "node", [DIST_CLI[1] ?? "", "submit", env, ...args], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, RLENV_RUNNERS: path.join(dir, "runners.yaml") },
+        timeout: 180_000,
+      });
+    const ok = run(["--pool", "lab", "--pull", "runs", "--sandbox", "process", "-k", "3"]);
+    assert.equal(ok.status, 0, ok.stderr);
+    const runDir = ok.stdout.trim();
+    checkMerged(runDir, 4, 3);
+    const pj = JSON.parse(readFileSync(path.join(runDir, "pool.json"), "utf8")) as PoolRecord;
+    assert.deepEqual(pj.shards.map((s) => s.member).sort(), ["r0", "r1"]);
+    assert.match(ok.stderr, /pool lab: completed: 12\/12 rollouts/);
+    const missing = run(["--pool", "nope"]);
+    assert.notEqual(missing.status, 0);
+    assert.match(missing.stderr, /no pool "nope" in .*runners\.yaml \(pools: lab\)/);
+  });
+
   it("a runner stopped whole (SIGSTOP) misses its heartbeat; continued, whatever it still sends is kept at most once", async () => {
     const { dir, started } = await fleet(2, { heartbeat_s: 2, stall_s: 30 });
     const env = makeFixtureEnv(6, 0.4, dir);
@@ -152,6 +176,7 @@ describe("runner pool", { skip, timeout: 300_000 }, () => {
       envDir: env,
       request: { policy: "oracle", k: 4, concurrency: 2, sandbox: "process", executor: "local" },
       runsDir: path.join(dir, "runs"),
+      signal: AbortSignal.timeout(200_000),
       keepShards: true,
       onProgress: (p) => {
         if (!stoppedAt && p.shards.some((s) => s.member === "r0" && s.kept >= 1)) {
