@@ -24,6 +24,7 @@ interface AuditCliOptions {
   concurrency?: number;
   probes?: string[];
   unsafeNoSandbox?: boolean;
+  screen: boolean;
 }
 
 /** The backends to audit on (core's choice), with the ones that did not start said on stderr unless auto. */
@@ -57,6 +58,7 @@ export function registerAudit(program: Command): void {
     .option("--concurrency <n>", "concurrent rollouts (default: 2 per CPU, at least 4)", int)
     .option("--probes <dirs...>", "more probe files (besides the built-in ones and the environment's audit/probes)")
     .option("--unsafe-no-sandbox", "process backend: run without isolation when no namespaces are available")
+    .option("--no-screen", "play every oracle run, probe and mutant as a rollout of its own (slower; the screen gives the same verdicts)")
     .action(async (given: string[], opts: AuditCliOptions) => {
       // A folder of Harbor tasks is audited task by task (each is an environment of its own image).
       const dirs = expandHarborFolders(given);
@@ -96,6 +98,7 @@ export function registerAudit(program: Command): void {
             seed: opts.seed,
             concurrency: opts.concurrency ?? defaultValidateConcurrency(),
             probes,
+            screen: opts.screen,
             log: opts.json ? undefined : (l) => process.stderr.write(`… ${l}\n`),
           });
           environments.push(audit);

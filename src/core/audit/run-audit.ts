@@ -26,6 +26,11 @@ export interface AuditOptions {
   seed: number;
   concurrency: number;
   probes: LoadedProbe[];
+  /**
+   * False: every oracle run, probe and mutant is a rollout of its own. Otherwise the screen
+   * stands in where it can judge (see screen.ts), with the same verdicts.
+   */
+  screen?: boolean;
   signal?: AbortSignal;
   log?: (line: string) => void;
 }
@@ -127,7 +132,7 @@ async function planMutation(
       // The same exec reruns the gold's files (the oracle's further flakiness runs) first.
       let screenNote: string | undefined;
       let rerunRewards: Array<number | null> | undefined;
-      if (reference !== null && (items.length > 0 || reruns > 0)) {
+      if (opts.screen !== false && reference !== null && (items.length > 0 || reruns > 0)) {
         const gold = bench.goldSolution();
         const s = await screenSolutions(bench, env, task, gold, [
           ...Array.from({ length: reruns }, () => gold),
@@ -309,7 +314,7 @@ async function screenProbes(
   reference: number | null,
   opts: AuditOptions,
 ): Promise<string[]> {
-  if (reference === null || !(await oracleScreenable(env, task))) return [];
+  if (opts.screen === false || reference === null || !(await oracleScreenable(env, task))) return [];
   const plan = await screenPlan(env, task);
   if ("unscreenable" in plan) return [];
   const stepMs = env.manifest.sandbox.timeouts.step * 1000;
@@ -426,7 +431,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   // the oracle's files in one sandbox (each a fresh process in a rewritten workdir, below); any
   // other task gets N rollouts, each in a fresh sandbox.
   const rerunnable = new Set<string>();
-  if (opts.runs > 1) for (const t of tasks) if (await oracleScreenable(env, t)) rerunnable.add(t.id);
+  if (opts.runs > 1 && opts.screen !== false) for (const t of tasks) if (await oracleScreenable(env, t)) rerunnable.add(t.id);
   const oracleRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
   const reruns = new Map<Backend, Map<string, Array<number | null>>>();
   for (const { backend, provider } of opts.providers) {

@@ -299,7 +299,7 @@ export function probeActions(
 ): ScreenCandidate["actions"] | null {
   const calls = turns.flatMap((t) => t.calls);
   const last = calls.at(-1);
-  if (!last || last.name !== "submit") return null;
+  if (last?.name !== "submit") return null;
   const actions: NonNullable<ScreenCandidate["actions"]> = [];
   for (const c of calls.slice(0, -1)) {
     let args: Record<string, unknown>;
