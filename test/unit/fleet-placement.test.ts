@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { parseOnlySamples } from "../../src/cli/commands/run";
 import { memberWeight, placeRollouts, type RolloutRef, samplesConfig } from "../../src/core/fleet/placement";
 import { readPools } from "../../src/core/fleet/pool-config";
 import { RolloutClaims } from "../../src/core/fleet/rollout-claims";
@@ -79,6 +80,16 @@ describe("pool placement", () => {
     });
     assert.deepEqual(samplesOf("t0", { k: 3, samples: { t0: [4, 1, 4] } }), [1, 4]);
     assert.deepEqual(samplesOf("t9", { k: 3, samples: { t0: [4] } }), [0, 1, 2]);
+  });
+});
+
+describe("rlenv run --only-samples", () => {
+  it("reads task → sample numbers, and names what is wrong", () => {
+    assert.deepEqual(parseOnlySamples('{"t0":[0,3],"t1":[2]}'), { t0: [0, 3], t1: [2] });
+    assert.throws(() => parseOnlySamples("{t0:[0]}"), /^Error: --only-samples: not JSON/);
+    assert.throws(() => parseOnlySamples('{"t0":[-1]}'), /--only-samples: t0\.0: /);
+    assert.throws(() => parseOnlySamples('{"t0":[]}'), /--only-samples: t0: /);
+    assert.throws(() => parseOnlySamples("[1]"), /--only-samples: /);
   });
 });
 
