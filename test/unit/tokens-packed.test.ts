@@ -118,3 +118,10 @@ test("packed: the Python reader in docs/exports.md gives the same arrays", (t) =
   assert.deepEqual(c, completionIds);
   assert.deepEqual(l, logprobs);
 });
+
+test("packed: a block that unpacks past any turn's size is refused before it fills the memory; encoding 2 needs its field", () => {
+  const { deflateSync } = require("node:zlib") as typeof import("node:zlib");
+  const bomb = deflateSync(Buffer.alloc(129 * 2 ** 20), { level: 1 }).toString("base64");
+  assert.throws(() => unpackTurn(bomb), /unpacks to more than 128 MiB/);
+  assert.throws(() => readTurnTokens({ capture: "server", encoding: 2 }), /encoding 2 without its packed field/);
+});

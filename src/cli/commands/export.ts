@@ -43,8 +43,13 @@ export function registerExport(program: Command): void {
       let note = "";
       let lines: Iterable<string>;
       if (o.format === "rl-jsonl" || o.format === "parquet") {
-        const { records, withoutTokens } = exportRlRecords(run, filters);
+        const { records, withoutTokens, broken } = exportRlRecords(run, filters);
         if (withoutTokens > 0) note = `; ${withoutTokens} left out: their policy server returned no token ids`;
+        for (const b of broken) process.stderr.write(`${b}\n`);
+        if (broken.length > 0) {
+          note += `; ${broken.length} left out: their token fields do not read back (above)`;
+          process.exitCode = 1;
+        }
         if (o.format === "parquet") {
           writeFileSync(o.out as string, rlRecordsToParquet(records));
           process.stderr.write(`exported ${records.length} rollout${records.length === 1 ? "" : "s"}${note}\n`);

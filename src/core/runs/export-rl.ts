@@ -48,6 +48,7 @@ export interface RlExportOptions {
 }
 
 interface Scored {
+  file: string;
   events: TrajectoryEvent[];
   start: Extract<TrajectoryEvent, { type: "start" }>;
   end: Extract<TrajectoryEvent, { type: "end" }>;
@@ -67,7 +68,7 @@ function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<strin
     const end = events.findLast((e) => e.type === "end");
     if (start?.type !== "start" || end?.type !== "end" || endedOnInfra(events) || end.status === "cancelled") continue;
     // An error or timeout scores 0, as in the run summary.
-    rollouts.push({ events, start, end, reward: end.reward ?? 0, group: `${start.run_id}/${start.task.id}` });
+    rollouts.push({ file, events, start, end, reward: end.reward ?? 0, group: `${start.run_id}/${start.task.id}` });
   }
   const byGroup = new Map<string, number[]>();
   for (const r of rollouts) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r.reward]);
@@ -81,6 +82,8 @@ export interface RlExport {
   records: RlRecord[];
   /** Rollouts left out because their policy reported no tokens (a server without capture). */
   withoutTokens: number;
+  /** Rollouts left out because their token fields do not read back: the file and what is wrong. */
+  broken: string[];
 }
 
 /** rl-jsonl / parquet records: every scored rollout whose tokens were captured. */
@@ -88,9 +91,17 @@ export function exportRlRecords(runDir: string, o: RlExportOptions = {}): RlExpo
   const { rollouts, groups } = scoredRollouts(runDir);
   const records: RlRecord[] = [];
   let withoutTokens = 0;
+  const broken: string[] = [];
   for (const r of rollouts) {
     if (!picked(r, o)) continue;
-    const seq = rolloutSequence(r.events);
+    let seq: ReturnType<typeof rolloutSequence>;
+    try {
+      seq = rolloutSequence(r.events);
+    } catch (e) {
+      // One damaged trajectory leaves the export; the others go on.
+      broken.push(`${r.file}: ${(e as Error).message}`);
+      continue;
+    }
     if (!seq) {
       withoutTokens++;
       continue;
@@ -121,7 +132,7 @@ export function exportRlRecords(runDir: string, o: RlExportOptions = {}): RlExpo
       prompt_length: seq.summary.loss_mask[0]?.[0] ?? seq.ids.length,
     });
   }
-  return { records, withoutTokens };
+  return { records, withoutTokens, broken };
 }
 
 /** TRL records: the conversation up to the first assistant turn is the prompt, the rest the completion. */

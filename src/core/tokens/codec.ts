@@ -73,5 +73,6 @@ export function readTurnTokens(t: TurnTokens): TurnArrays {
   }
   if (t.encoding !== TOKENS_ENCODING)
     throw new Error(`tokens: encoding ${t.encoding} is newer than this rlenv reads (${TOKENS_ENCODING}); update rlenv`);
-  return t.packed ? unpackTurn(t.packed) : { promptIds: [], completionIds: [] };
+  if (t.packed === undefined) throw new Error(`encoding ${t.encoding} without its packed field`);
+  return unpackTurn(t.packed);
 }

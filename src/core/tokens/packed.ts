@@ -27,6 +27,8 @@ export interface TurnArrays {
 const LAYOUT = 2;
 const HEADER = 12;
 const LEVEL = 2;
+/** A bound on one turn unpacked (about 12 million tokens with logprobs): a damaged or hostile field cannot fill the memory. */
+const MAX_UNPACKED = 128 * 2 ** 20;
 
 export function packTurn(t: TurnArrays): string {
   const p = t.promptIds.length;
@@ -67,8 +69,10 @@ export function packTurn(t: TurnArrays): string {
 export function unpackTurn(packed: string): TurnArrays {
   let buf: Buffer;
   try {
-    buf = inflateSync(Buffer.from(packed, "base64"));
+    buf = inflateSync(Buffer.from(packed, "base64"), { maxOutputLength: MAX_UNPACKED });
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE")
+      throw new Error(`packed tokens: unpacks to more than ${MAX_UNPACKED / 2 ** 20} MiB, more than any turn holds`);
     throw new Error(`packed tokens: not a zlib stream in base64 (${(e as Error).message})`);
   }
   if (buf.length < HEADER) throw new Error(`packed tokens: ${buf.length} bytes, shorter than the ${HEADER}-byte header`);

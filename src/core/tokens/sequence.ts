@@ -34,7 +34,12 @@ export function rolloutSequence(events: readonly TrajectoryEvent[]): RolloutSequ
       continue;
     }
     const offset = t.prompt_offset ?? 0;
-    const turn = readTurnTokens(t);
+    let turn: ReturnType<typeof readTurnTokens>;
+    try {
+      turn = readTurnTokens(t);
+    } catch (err) {
+      throw new Error(`line ${e.seq + 1} (turn ${e.turn ?? "?"}), field tokens: ${(err as Error).message}`);
+    }
     const prompt = ids.slice(0, offset).concat(turn.promptIds);
     const completion = turn.completionIds;
     const lps = turn.logprobs ?? [];
