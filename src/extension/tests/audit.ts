@@ -33,7 +33,9 @@ export function taskAuditMarkdown(t: TaskAudit, reportMd: string): string {
     for (const s of m.survivors) parts.push(`**survivor** ${s.description}: ${trajectoryLink(s.trajectory)}\n\n${fenced(s.diff)}`);
     for (const r of m.rejected_correct) parts.push(`**rejected a correct answer** ${r.description}: ${trajectoryLink(r.trajectory)}`);
   }
-  parts.push(`[the whole audit report](${vscode.Uri.file(reportMd).toString()})`);
+  parts.push(
+    `[the whole audit report](${vscode.Uri.file(reportMd).toString()}) · [open it in the viewer](command:rlenv.openAuditReport?${encodeURIComponent(JSON.stringify([path.dirname(reportMd)]))})`,
+  );
   return parts.join("\n\n");
 }
 

@@ -31,6 +31,6 @@ export function outcomeText(label: string, o: TaskOutcome | undefined): string {
 
 export function markdownMessage(md: string): vscode.TestMessage {
   const s = new vscode.MarkdownString(md);
-  s.isTrusted = { enabledCommands: ["rlenv.openRollout"] };
+  s.isTrusted = { enabledCommands: ["rlenv.openRollout", "rlenv.openAuditReport"] };
   return new vscode.TestMessage(s);
 }
