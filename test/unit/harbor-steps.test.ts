@@ -9,7 +9,8 @@ import { test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { importHarbor } from "../../src/core/harbor/import";
 import { parseTaskConfig } from "../../src/core/harbor/task-config";
-import { aggregate } from "../../src/core/reward/score";
+import { aggregate, scoreRollout } from "../../src/core/reward/score";
+import type { Sandbox } from "../../src/core/sandbox/types";
 import { aggregateStageRewards, gateFailure, type StageResult, stageComponents, type TaskStages } from "../../src/core/rollout/task-stages";
 
 const FIXTURE = path.join(__dirname, "../fixtures/harbor-multistep/notes-pipeline");
@@ -201,4 +202,22 @@ test("a step name is any one folder name: spaces are fine, a path that climbs ou
       name,
     );
   }
+});
+
+test("on the process backend a Harbor task's verifier says it needs docker instead of failing to make /tests", async () => {
+  const { env } = loadEnvironment(FIXTURE);
+  const task = env?.tasks[0];
+  assert.ok(env && task);
+  const sandbox = { backend: "process", workdir: "/tmp" } as unknown as Sandbox;
+  const score = await scoreRollout(env.manifest.reward, {
+    env,
+    task,
+    sandbox: async () => sandbox,
+    state: new Map(),
+    answer: undefined,
+    events: [],
+    signal: new AbortController().signal,
+  });
+  assert.equal(score.total, 0);
+  assert.match(score.components[0]?.error ?? "", /runs on the docker backend only .* not process/);
 });

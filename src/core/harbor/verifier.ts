@@ -44,6 +44,11 @@ export const harborVerifier: Verifier<HarborVerifierConfig> = {
   type: "harbor",
   async verify(config, ctx) {
     const sb = await ctx.sandbox();
+    // The process backend has no image of the task's and a read-only /: /tests and /logs cannot be made there.
+    if (sb.backend !== "docker")
+      throw new Error(
+        `a Harbor task runs on the docker backend only (its image, /tests and /logs are the task's own container's), not ${sb.backend}`,
+      );
     const tests = sandboxFiles(ctx.task.tests?.files);
     if (!tests["test.sh"]) throw new Error("the task has no tests/test.sh, which Harbor's verifier runs");
     const files = new Map<string, Buffer>();
