@@ -237,6 +237,12 @@ export class MutationWorkbench {
     );
   }
 
+  /** The workdir as open() left it (the seed, then the reference solution), after the screen emptied it. */
+  async restore(): Promise<void> {
+    await this.sb.reset({ ...sandboxFiles(this.task.files), ...sandboxFiles(this.task.visible_tests) });
+    await this.writeGold();
+  }
+
   /** Puts the reference solution's files back. */
   async writeGold(): Promise<void> {
     await this.sb.writeFiles(this.gold);

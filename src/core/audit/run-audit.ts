@@ -64,6 +64,8 @@ interface MutationPlan {
   screenNote?: string;
   /** The oracle's further runs as screen reruns (the gold's files through the verifier again), when asked for and screened. */
   reruns?: Array<number | null>;
+  /** What the gold and the mutants the screen let through compute (MutationWorkbench.outputs), taken while its workbench was open. */
+  outputs?: { gold: string | null; mutants: Map<string, string | null> };
   /** A fresh workbench for the equivalence check of survivors (the one that made the mutants is closed). */
   bench?: () => Promise<MutationWorkbench>;
 }
@@ -131,6 +133,7 @@ async function planMutation(
       // as rollouts below, so a survivor's verdict is always a rollout's.
       // The same exec reruns the gold's files (the oracle's further flakiness runs) first.
       let screenNote: string | undefined;
+      let screened = false;
       let rerunRewards: Array<number | null> | undefined;
       if (opts.screen !== false && reference !== null && (items.length > 0 || reruns > 0)) {
         const gold = bench.goldSolution();
@@ -147,9 +150,28 @@ async function planMutation(
             screenNote = `not screened: the screen scored the reference ${golds.map(fmt).join(", ")}, its rollout ${reference}`;
           else
             for (const [k, item] of items.entries()) {
+              screened = true;
               const r = s.rewards[reruns + k];
               if (r !== null && r !== undefined && r < reference) item.screenKilled = true;
             }
+        }
+      }
+      // The likely survivors' outputs for the equivalence check, while this workbench is open (else one is opened again for them).
+      let outputs: MutationPlan["outputs"];
+      const through = items.filter((i) => i.code && !i.screenKilled);
+      if (screened && through.length > 0) {
+        try {
+          await bench.restore();
+          const gold = await bench.outputs(bench.gold);
+          const mutants = new Map<string, string | null>();
+          for (const item of through) {
+            if (!item.code) continue;
+            mutants.set(item.id, await bench.outputs({ ...bench.gold, [item.code.file]: item.code.source }));
+            await bench.writeGold();
+          }
+          outputs = { gold, mutants };
+        } catch {
+          outputs = undefined;
         }
       }
       return {
@@ -161,6 +183,7 @@ async function planMutation(
         ...(note ? { note } : {}),
         ...(screenNote && items.length > 0 ? { screenNote } : {}),
         ...(rerunRewards ? { reruns: rerunRewards } : {}),
+        ...(outputs ? { outputs } : {}),
       };
     } catch (e) {
       return { task, kind: "code", items: [], equivalentUpFront: 0, note: `no mutants: ${(e as Error).message}` };
@@ -272,7 +295,14 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
       continue;
     }
     // Survived: equivalent only when it computes what the gold does on the task's own inputs.
-    if (plan.bench && item.code) {
+    const taken = plan.outputs?.mutants.has(item.id) ? plan.outputs : undefined;
+    if (taken) {
+      const mine = taken.mutants.get(item.id) ?? null;
+      if (taken.gold !== null && mine !== null && mine === taken.gold) {
+        result.equivalent++;
+        continue;
+      }
+    } else if (plan.bench && item.code) {
       try {
         bench ??= await plan.bench();
         goldOutputs ??= await bench.outputs(bench.gold);
