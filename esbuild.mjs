@@ -102,6 +102,26 @@ const configs = [
   })),
 ];
 
+/**
+ * An app's `import("./<part>.lazy")` loads the part's own entry (`<app>-<part>.js`) at run
+ * time instead of being bundled through: esbuild puts the CSS of everything a dynamic import
+ * reaches into the importing entry's stylesheet, so Monaco's (140 KB) sat in the trajectory
+ * viewer's first stylesheet, parsed before its first paint, though only the code tab uses it.
+ */
+const lazyPartsApart = {
+  name: "lazy-parts-apart",
+  setup(build) {
+    build.onResolve({ filter: /\.lazy(\.ts)?$/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      const file = path.resolve(args.resolveDir, args.path);
+      const app = path.relative(appsDir, path.dirname(file));
+      if (app.startsWith("..") || app.includes(path.sep) || !webApps.includes(app)) return undefined;
+      const part = path.basename(file).replace(/\.lazy(\.ts)?$/, "");
+      return { path: `./${app}-${part}.js`, external: true };
+    });
+  },
+};
+
 // The webview apps: ES modules with code splitting, so an app's first paint does not wait
 // for Monaco or three.js. `<app>/<part>.lazy.ts` is an extra entry `<app>-<part>` (its CSS
 // lands in `<app>-<part>.css`, which the app links when it loads the part).
@@ -124,6 +144,7 @@ if (webApps.length > 0) {
     minify: !watch,
     loader: { ".ttf": "file", ".css": "css" },
     assetNames: "[name]",
+    plugins: [...(common.plugins ?? []), lazyPartsApart],
   });
 }
 
