@@ -13,7 +13,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
@@ -77,10 +77,12 @@ async function startStore(root: string): Promise<{ endpoint: string; stop: () =>
 
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), "rlenv-bench-s3-"));
+  let stopStore = () => {};
   try {
     const src = path.join(root, "run");
     const bytes = makeRun(src);
     const store = await startStore(root);
+    stopStore = store.stop;
     process.env.RLENV_S3_ENDPOINT = store.endpoint;
     process.env.AWS_ACCESS_KEY_ID ||= process.env.RLENV_S3_ACCESS_KEY || "S3RVER";
     process.env.AWS_SECRET_ACCESS_KEY ||= process.env.RLENV_S3_SECRET_KEY || "S3RVER";
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       `re-upload      ${againS.toFixed(2)} s  ${(mb / againS).toFixed(0)} MB/s  ${(againS / cpS).toFixed(2)}× cp's time (${again.skipped.length} skipped, ${again.uploaded.length} sent)`,
     );
   } finally {
+    stopStore();
     rmSync(root, { recursive: true, force: true });
   }
 }

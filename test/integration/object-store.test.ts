@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
@@ -193,7 +193,8 @@ test("a runner with --runs s3://… keeps each finished job's run in the store; 
 }, async () => {
   const bucket = await freshBucket();
   const data = tmp("rlenv-s3-runner-");
-  const runner = await startRunner(data, ["--runs", `s3://${bucket}/fleet`]);
+  // %H is this host's name: runners sharing a bucket keep apart.
+  const runner = await startRunner(data, ["--runs", `s3://${bucket}/fleet/%H`]);
   cleanups.push(async () => {
     if (runner.proc.exitCode === null) await runner.stop();
   });
@@ -204,7 +205,7 @@ test("a runner with --runs s3://… keeps each finished job's run in the store; 
   await api.followEvents(job.id, () => {});
   const done = await api.job(job.id);
   assert.equal(done.state, "completed");
-  const prefix = `fleet/${done.run_id}/`;
+  const prefix = `fleet/${hostname()}/${done.run_id}/`;
   // The manifest goes last: once it is there, so is the rest.
   const stored = await waitFor(`${prefix}${MANIFEST_NAME} (runner log: ${runner.output.join("\n")})`, async () => {
     const k = await keys(bucket, prefix);

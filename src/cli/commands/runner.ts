@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import type { Executor } from "../../core/remote/executor";
@@ -60,10 +61,11 @@ export function registerRunner(program: Command): void {
     .option("--slurm-partition <name>", "default partition")
     .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
     .option("--slurm-conf <file>", "slurm.conf for scontrol (excluding failing nodes from elastic jobs); default $SLURM_CONF")
-    .option("--runs <url>", "also keep each finished job's run folder in an S3-compatible store: s3://bucket/prefix")
+    .option("--runs <url>", "also keep each finished job's run folder in an S3-compatible store: s3://bucket/prefix (%H: this host's name)")
     .action(async (o: ServeOptions & { runs?: string }) => {
       if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
-      const store = o.runs ? parseS3Url(o.runs) : undefined;
+      // %H: this host's name, so runners sharing one unit file and bucket keep apart prefixes.
+      const store = o.runs ? parseS3Url(o.runs.replaceAll("%H", hostname())) : undefined;
       const dataDir = path.resolve(o.data);
       const { token, file, created } = loadOrCreateToken(dataDir);
       const executors: Partial<Record<"local" | "slurm", Executor>> = { local: new LocalExecutor() };
