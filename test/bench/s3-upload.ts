@@ -63,8 +63,10 @@ async function startStore(root: string): Promise<{ endpoint: string; stop: () =>
   if (process.env.RLENV_S3_ENDPOINT) return { endpoint: process.env.RLENV_S3_ENDPOINT, stop: () => {} };
   const port = 20000 + Math.floor(Math.random() * 20000);
   const bin = path.resolve(__dirname, "../../node_modules/s3rver/bin/s3rver.js");
-  const proc = spawn(process.execPath, [bin, "-d", path.join(root, "s3"), "-a", "127.0.0.1", "-p", String(port), "-s"], {
-    stdio: "ignore",
+  // Its log beside the data (RLENV_BENCH_S3_LOG keeps it elsewhere): a failed request says why there.
+  const log = openSync(process.env.RLENV_BENCH_S3_LOG || path.join(root, "s3rver.log"), "w");
+  const proc = spawn(process.execPath, [bin, "-d", path.join(root, "s3"), "-a", "127.0.0.1", "-p", String(port)], {
+    stdio: ["ignore", log, log],
   });
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
