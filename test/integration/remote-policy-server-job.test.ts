@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -33,7 +34,14 @@ async function freshRunner(): Promise<{ runner: StartedRunner; client: RunnerCli
 }
 
 const standIn = (env = "") => `${env}${env ? " " : ""}${process.execPath} --import tsx ${path.join(__dirname, "remote-policy-server.ts")}`;
-const freePort = () => 20000 + Math.floor(Math.random() * 20000);
+/** A port the system just had free (a random one can collide with other tests' servers on a shared machine). */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
 
 function jobRollouts(data: string, jobId: string): TrajectoryEvent[][] {
   const out: TrajectoryEvent[][] = [];
@@ -56,7 +64,7 @@ function jobRollouts(data: string, jobId: string): TrajectoryEvent[][] {
 
 test("a token-in/token-out job starts its policy server, reads the tokenizer folder on the runner host, logs the server in the job folder", async () => {
   const { client, data } = await freshRunner();
-  const port = freePort();
+  const port = await freePort();
   const { job } = await client.submit(makeFixtureEnv(2, null), {
     config: { policy: { kind: "openai", model: "scripted", tokens: true, tokenizer: QWEN3_DIR }, sandbox: "process" },
     policy_server: { command: standIn("READY_DELAY_MS=300"), port, ready_timeout_s: 60 },
@@ -87,7 +95,7 @@ test("a policy server that dies mid-job fails the job as an infrastructure fault
   const { client, data } = await freshRunner();
   const { job } = await client.submit(makeFixtureEnv(4, null), {
     config: { policy: { kind: "openai", model: "scripted", timeout_ms: 5000 }, concurrency: 1, sandbox: "process" },
-    policy_server: { command: standIn("READY_DELAY_MS=300 DIE_AFTER_REQUESTS=1"), port: freePort(), ready_timeout_s: 60 },
+    policy_server: { command: standIn("READY_DELAY_MS=300 DIE_AFTER_REQUESTS=1"), port: await freePort(), ready_timeout_s: 60 },
   });
   const events: JobEvent[] = [];
   await client.followEvents(job.id, (e) => events.push(e));
@@ -113,7 +121,7 @@ test("a token job whose tokenizer folder is not on the runner host fails before 
   const nowhere = path.join(tmpdir(), "rlenv-no-such-model");
   const { job } = await client.submit(makeFixtureEnv(1, null), {
     config: { policy: { kind: "openai", model: "scripted", tokens: true, tokenizer: nowhere }, sandbox: "process" },
-    policy_server: { command: standIn(), port: freePort(), ready_timeout_s: 60 },
+    policy_server: { command: standIn(), port: await freePort(), ready_timeout_s: 60 },
   });
   await client.followEvents(job.id, () => {});
   const final = await client.job(job.id);
