@@ -18,6 +18,7 @@ import { Settings } from "./settings/settings";
 import { StatusBar } from "./status/status-bar";
 import { activateTestExplorer, type TestExplorer } from "./tests/controller";
 import { activateRunners } from "./runners/activate";
+import type { RunnersTree } from "./runners/tree";
 import { activateLiveSandbox } from "./sandbox-live/activate";
 import { activateViewer } from "./viewer/activate";
 import { servedRequests } from "./viewer/webview-host";
@@ -34,6 +35,8 @@ export interface ExtensionApi {
   viewerRequests(file: string): readonly string[];
   /** Files start-up required beyond the extension bundle (the rollout engine and node_modules must not be among them). */
   requiredAtStart: string[];
+  /** The Runners view (runners, pools and their members' health). */
+  runners: RunnersTree;
 }
 
 /** Files the editor features look at: manifests, JSONL task sets and task folders' task.yaml/json. */
@@ -57,14 +60,14 @@ export async function startExtension(context: vscode.ExtensionContext): Promise<
   context.subscriptions.push(log);
   try {
     const ctx = buildContext(context, log);
-    const { tests, commands } = activateFeatures(ctx);
+    const { tests, commands, runners } = activateFeatures(ctx);
     const startMs = performance.now() - started;
     log.info(
       `RL Env Studio started in ${startMs.toFixed(1)} ms (workspace ${vscode.workspace.isTrusted ? "trusted" : "not trusted: nothing is executed"})`,
     );
     const requiredAtStart = Object.keys(require.cache).filter((f) => !before.has(f));
     const viewerRequests = (file: string) => servedRequests.get(path.resolve(file)) ?? [];
-    return { ctx, tests, commands, startMs, requiredAtStart, viewerRequests };
+    return { ctx, tests, commands, startMs, requiredAtStart, viewerRequests, runners };
   } catch (e) {
     log.error(`start-up failed: ${e instanceof Error && e.stack ? e.stack : String(e)}`);
     void vscode.window.showErrorMessage(
@@ -84,7 +87,7 @@ function buildContext(context: vscode.ExtensionContext, log: vscode.LogOutputCha
   return { extension: context, log, settings, environments, results, runs, live };
 }
 
-function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: CommandSpec[] } {
+function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: CommandSpec[]; runners: RunnersTree } {
   const subs = ctx.extension.subscriptions;
   const diagnostics = new EnvironmentDiagnostics(ctx.environments);
   const environmentsTree = new EnvironmentsTree(ctx.environments, ctx.results);
@@ -120,5 +123,5 @@ function activateFeatures(ctx: ExtensionCtx): { tests: TestExplorer; commands: C
     ...runners.commands,
   ];
   subs.push(...registerCommands(ctx, commands));
-  return { tests, commands };
+  return { tests, commands, runners: runners.tree };
 }

@@ -163,3 +163,53 @@ for (const executor of ["local", "slurm"] as const) {
     });
   });
 }
+
+suite("runner pools in the Runners view", () => {
+  let runner: Runner | undefined;
+  let yaml = "";
+  const before = process.env.RLENV_RUNNERS;
+
+  suiteSetup(async () => {
+    await extensionApi();
+    runner = await startRunner([]);
+    // The view reads the CLI's runners.yaml: one member that answers, one that cannot (nothing listens on port 9).
+    yaml = path.join(mkdtempSync(path.join(tmpdir(), "ext-pools-")), "runners.yaml");
+    writeFileSync(
+      yaml,
+      `runners:\n  pool-up: { url: "${runner.url}" }\n  pool-gone: { url: "http://127.0.0.1:9" }\npools:\n  lab: { members: [pool-up, pool-gone] }\n`,
+    );
+    process.env.RLENV_RUNNERS = yaml;
+    process.env.RLENV_RUNNER_TOKEN_POOL_UP = runner.token;
+    process.env.RLENV_RUNNER_TOKEN_POOL_GONE = "x";
+  });
+  suiteTeardown(async () => {
+    if (before === undefined) delete process.env.RLENV_RUNNERS;
+    else process.env.RLENV_RUNNERS = before;
+    delete process.env.RLENV_RUNNER_TOKEN_POOL_UP;
+    delete process.env.RLENV_RUNNER_TOKEN_POOL_GONE;
+    if (!runner) return;
+    runner.proc.kill("SIGTERM");
+    await new Promise((r) => runner?.proc.once("exit", r));
+    rmSync(runner.data, { recursive: true, force: true });
+  });
+
+  test("a pool shows above the runners with each member's health: up with its load, down with why", async () => {
+    const { runners: tree } = await extensionApi();
+    const members = await tree.refreshPool("lab");
+    assert.deepEqual(
+      members.map((m) => [m.name, m.state]),
+      [
+        ["pool-up", "up"],
+        ["pool-gone", "down"],
+      ],
+    );
+    const roots = tree.getChildren();
+    const pool = roots.find((n) => n.kind === "pool");
+    assert.ok(pool, JSON.stringify(roots));
+    assert.equal(roots.indexOf(pool), 0, "pools come before the runners");
+    assert.match(String(tree.getTreeItem(pool).description), /^pool · 1\/2 up$/);
+    const rows = tree.getChildren(pool).map((n) => `${String(tree.getTreeItem(n).label)}: ${String(tree.getTreeItem(n).description)}`);
+    assert.match(rows[0] ?? "", /^pool-up: up · 0\/2 jobs · 0 queued · (\d+\/\d+ GPUs idle|\d+ CPUs)$/);
+    assert.match(rows[1] ?? "", /^pool-gone: down · .*ECONNREFUSED/);
+  });
+});
