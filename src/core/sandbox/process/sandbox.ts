@@ -15,6 +15,8 @@ import { spawnExec } from "./spawn-exec";
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Folders a reset empties besides the workdir, as the sandbox sees them (the agent skips those it lacks). */
 const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
+/** How long a closed sandbox's wipe may take before it is destroyed instead of handed on. */
+const RECYCLE_WIPE_MS = 10_000;
 /** Seeds up to this size go with the reset request; larger ones are written from the host after it. */
 const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
@@ -320,11 +322,18 @@ export class ProcessSandbox implements Sandbox {
    */
   async recycled(req: SandboxRequest): Promise<ProcessSandbox | null> {
     if (!this.reusable || !this.agent) return null;
+    let timer: NodeJS.Timeout | undefined;
+    // An agent that does not answer is not waited for: the sandbox is destroyed instead.
+    const silent = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), RECYCLE_WIPE_MS);
+    });
     try {
-      const r = await this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} });
-      if (r.error || (r.left && r.left.length > 0)) return null;
+      const r = await Promise.race([this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} }), silent]);
+      if (!r || r.error || (r.left && r.left.length > 0)) return null;
     } catch {
       return null;
+    } finally {
+      clearTimeout(timer);
     }
     return new ProcessSandbox(this.id, req, this.parts, this.release);
   }
