@@ -64,10 +64,15 @@ async function startStore(root: string): Promise<{ endpoint: string; stop: () =>
   const port = 20000 + Math.floor(Math.random() * 20000);
   const bin = path.resolve(__dirname, "../../node_modules/s3rver/bin/s3rver.js");
   // Its log beside the data (RLENV_BENCH_S3_LOG keeps it elsewhere): a failed request says why there.
+  // The legacy provider: s3rver's listing past 1000 keys uses DES, which OpenSSL 3 leaves out.
   const log = openSync(process.env.RLENV_BENCH_S3_LOG || path.join(root, "s3rver.log"), "w");
-  const proc = spawn(process.execPath, [bin, "-d", path.join(root, "s3"), "-a", "127.0.0.1", "-p", String(port)], {
-    stdio: ["ignore", log, log],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["--openssl-legacy-provider", bin, "-d", path.join(root, "s3"), "-a", "127.0.0.1", "-p", String(port)],
+    {
+      stdio: ["ignore", log, log],
+    },
+  );
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if ((await fetch(`${endpoint}/`).catch(() => null))?.ok) return { endpoint, stop: () => proc.kill() };
