@@ -289,11 +289,11 @@ async function validate(backend: string): Promise<Timed> {
   } finally {
     rmSync(runsDir, { recursive: true, force: true });
   }
-  const report = JSON.parse(r.stdout) as { ok: boolean; run?: { environments: Array<{ tasks: Array<{ ok: boolean }> }> } };
-  const tasks = report.run?.environments[0]?.tasks ?? [];
+  const report = JSON.parse(r.stdout) as { ok: boolean; run?: { environments?: Array<{ tasks: Array<{ ok: boolean }> }> } };
+  const tasks = report.run?.environments?.[0]?.tasks ?? [];
   if (!report.ok || tasks.length !== 164)
     throw new Error(
-      `validate --run on ${backend}: ok=${report.ok}, ${tasks.filter((t) => !t.ok).length} bad of ${tasks.length}\n${r.stderr.slice(-2000)}`,
+      `validate --run on ${backend}: ok=${report.ok}, ${tasks.filter((t) => !t.ok).length} bad of ${tasks.length}\n${r.stdout.slice(0, 1000)}\n${r.stderr.slice(-2000)}`,
     );
   return { ms, cpu };
 }
