@@ -108,3 +108,38 @@ test("a step the oracle fails stops the rollout at its gate: the reward is the m
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("a step past its own agent timeout is cut there, its tests still run, and the next step follows", {
+  skip: missing("docker") || missing("image"),
+  timeout: 600_000,
+}, () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), "rlenv-harbor-steps-"));
+  try {
+    const task = path.join(root, "tasks", "notes-pipeline");
+    cpSync(FIXTURE, task, { recursive: true });
+    // The first step's oracle outlasts the step's 3 s; no gate on it, so the rollout goes on to the second.
+    const toml = readFileSync(path.join(task, "task.toml"), "utf8").replace(
+      'name = "create"\nmin_reward = 1.0',
+      'name = "create"\n\n[steps.agent]\ntimeout_sec = 3.0',
+    );
+    writeFileSync(path.join(task, "task.toml"), toml);
+    writeFileSync(path.join(task, "steps/create/solution/solve.sh"), "#!/bin/bash\nsleep 30\necho alpha > /app/notes.txt\n");
+    const runs = path.join(root, "runs");
+    rlenv(["validate", "--run", "--sandbox", "docker", "--runs", runs, path.join(root, "tasks")], { timeoutMs: 580_000 });
+    const oracle = rewardsIn(runs).find((g) => g.policy === "oracle");
+    assert.ok(oracle);
+    assert.equal(oracle.prompts.length, 2, "the second step's instruction was given after the first timed out");
+    // The second step ran its own oracle (appending the word) but notes.txt lacks the first line: its test scores 0 and its gate stops the third.
+    assert.deepEqual(summary(oracle.reward), [
+      0,
+      [
+        ["reward", 1, 0, null],
+        ["step create", 0, 0, null],
+        ["step append", 0, 0, null],
+        ["step count", 0, 0, "not played: step append: reward=0 below min_reward 1"],
+      ],
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

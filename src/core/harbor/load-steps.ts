@@ -98,6 +98,9 @@ export function loadHarborSteps(o: HarborStepsOptions): { stages: TaskStages | n
       ...(workdir.size > 0 ? { files: fileMap(workdir) } : {}),
       ...(workdir.has("setup.sh") ? { setup: "bash ./setup.sh" } : {}),
       ...(step.minReward !== undefined ? { minReward: step.minReward } : {}),
+      ...((step.agentTimeoutSec ?? config.agentTimeoutSec) !== null
+        ? { agentTimeoutSec: step.agentTimeoutSec ?? (config.agentTimeoutSec as number) }
+        : {}),
     });
   });
   if (problems.some((p) => p.severity === "error")) return { stages: null, problems };

@@ -27,6 +27,7 @@ export class OraclePolicy extends PlannedPolicy {
   async prepare(ctx: PolicyPrepareContext): Promise<void> {
     // A later stage of a multi-stage task brings its own solution; the task's is the first stage's.
     const s = (ctx.stage ? ctx.stage.solution : this.solution) ?? {};
+    if (ctx.stage) this.dropUnplayed();
     const byName = new Map(ctx.tools.map((t) => [t.name, t]));
     const writeTool = hasParams(byName.get("write_file"), "path", "content");
     const bashTool = hasParams(byName.get("bash"), "command");

@@ -18,6 +18,11 @@ export class PlannedPolicy implements Policy {
     protected readonly plan: PlannedTurn[],
   ) {}
 
+  /** Forgets the planned turns not played yet (a stage that ended before its plan did: the next one starts from its own). */
+  protected dropUnplayed(): void {
+    this.plan.length = Math.min(this.plan.length, this.turn);
+  }
+
   async next(req: PolicyRequest): Promise<PolicyReply> {
     const started = performance.now();
     const t = this.plan[this.turn];

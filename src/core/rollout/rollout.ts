@@ -9,6 +9,7 @@ import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
 import { renderTemplate } from "./prompt";
+import { RolloutTimeoutError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
 import type { RolloutScope } from "./rollout-scope";
 import type { PendingToolCall, RolloutMeter, RolloutResult, RunRolloutOptions } from "./rollout-types";
@@ -49,6 +50,9 @@ export class Rollout {
   private stage: { index: number; done: boolean } | null = null;
   private readonly stageResults: StageResult[] = [];
   private stoppedBy: string | undefined;
+  /** The agent loop's signal: the scope's, or within a step with its own timeout, that step's. */
+  private signal: AbortSignal;
+  private stageTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly o: RunRolloutOptions,
@@ -59,6 +63,7 @@ export class Rollout {
     this.meter = o.meter ?? directPolicy;
     this.stepMs = o.env.manifest.sandbox.timeouts.step * 1000;
     this.messages = o.resume ? [...o.resume.messages] : [];
+    this.signal = scope.signal;
     this.toolCtx = {
       env: o.env,
       task: o.task,
@@ -119,14 +124,48 @@ export class Rollout {
       }
       this.submitted = false;
       let ended = false;
-      while (turn < maxTurns && !ended) ended = await this.turn(turn++, toolset);
-      if (!ended) this.outcome("truncated", `max_turns (${maxTurns}) reached without submit in step ${stage.name}`);
+      let timedOut = false;
+      const stageClock = this.startStageClock(stage);
+      try {
+        while (turn < maxTurns && !ended) ended = await this.turn(turn++, toolset);
+        if (!ended) this.outcome("truncated", `max_turns (${maxTurns}) reached without submit in step ${stage.name}`);
+      } catch (e) {
+        // The step's own agent timeout (not the rollout's, not a cancel): as in Harbor, its tests still run and the next step may follow.
+        if (!stageClock?.signal.aborted || this.scope.signal.aborted) throw e;
+        timedOut = true;
+        this.outcome("timeout", (stageClock.signal.reason as Error).message);
+      } finally {
+        this.endStageClock(stageClock);
+      }
       const result = await this.verifyStage(stage);
       this.stage.done = true;
       const gate = result.rewards ? gateFailure(result.rewards, stage.minReward) : "no verifier result";
       if (gate) this.stoppedBy = `step ${stage.name}: ${gate}`;
-      if (gate || !ended) return;
+      if (gate || (!ended && !timedOut) || turn >= maxTurns) return;
     }
+  }
+
+  /** A step's own agent timeout: the turns of the step run under a signal its clock aborts. */
+  private startStageClock(stage: TaskStage): AbortController | null {
+    if (stage.agentTimeoutSec === undefined) return null;
+    const clock = new AbortController();
+    const seconds = stage.agentTimeoutSec;
+    const timer = setTimeout(
+      () => clock.abort(new RolloutTimeoutError(`step ${stage.name}'s agent timeout (${seconds} s) reached`)),
+      seconds * 1000,
+    );
+    clock.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    this.stageTimer = timer;
+    this.signal = AbortSignal.any([this.scope.signal, clock.signal]);
+    this.toolCtx.signal = this.signal;
+    return clock;
+  }
+
+  private endStageClock(clock: AbortController | null): void {
+    if (!clock) return;
+    clearTimeout(this.stageTimer);
+    this.signal = this.scope.signal;
+    this.toolCtx.signal = this.signal;
   }
 
   /** A stage's workdir files and setup command, then (after the first) the policy's preparation and the stage's prompt; the setup's failure, if any. */
@@ -254,11 +293,11 @@ export class Rollout {
   async turn(turn: number, toolset: Toolset): Promise<boolean> {
     const { o, scope, messages } = this;
     await o.hooks?.beforePolicyCall?.({ turn, messages, sandbox: scope.sandbox });
-    scope.signal.throwIfAborted();
+    this.signal.throwIfAborted();
     const p0 = performance.now();
     const reply = await this.meter.policyCall(
-      () => o.policy.next({ messages, tools: toolset.specs, turn, signal: scope.signal }),
-      scope.signal,
+      () => o.policy.next({ messages, tools: toolset.specs, turn, signal: this.signal }),
+      this.signal,
     );
     this.timings.policy_ms += performance.now() - p0;
     this.turns = turn + 1;
@@ -320,7 +359,7 @@ export class Rollout {
       const next = await o.hooks.beforeToolCall(pending, scope.sandbox);
       edited = JSON.stringify(next) !== JSON.stringify(pending);
       pending = next;
-      scope.signal.throwIfAborted();
+      this.signal.throwIfAborted();
     }
     this.emit({
       type: "tool_call",

@@ -19,6 +19,8 @@ export interface TaskStage {
   files?: FileMap;
   /** Run in the workdir after the files are written; a non-zero exit fails the stage before the agent plays it. */
   setup?: string;
+  /** The step's own agent time limit: past it the step's turns stop, its tests still run, and the next step may follow. */
+  agentTimeoutSec?: number;
   /** The gate: a number gates the "reward" key; a table gates each key it names (a missing key is -inf). */
   minReward?: number | Record<string, number>;
 }
