@@ -186,7 +186,13 @@ export class MutationWorkbench {
     const stepsMs = plan.steps.reduce((s, st) => s + st.timeout_ms, 0) + 2000;
     const actionsMs = (c: ScreenCandidate) => (c.actions ?? []).reduce((s, a) => s + ("timeout_ms" in a ? a.timeout_ms : 0), 0);
     const limit = this.env.manifest.sandbox.limits.output;
-    const r = await this.sb.exec(["python3", "-I", "-c", auditPython("rlenv_screen.py")], {
+    let source: string;
+    try {
+      source = auditPython("rlenv_screen.py");
+    } catch (e) {
+      return { failed: (e as Error).message };
+    }
+    const r = await this.sb.exec(["python3", "-I", "-c", source], {
       stdin: JSON.stringify({
         workdir: this.sb.workdir,
         seed: plan.seed,
