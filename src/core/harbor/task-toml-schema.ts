@@ -51,6 +51,7 @@ export const TASK_TOML_FIELDS: Record<string, readonly TomlField[]> = {
   ],
   verifier: [
     f("timeout_sec", "number", "Seconds tests/test.sh may run (default 600).", { example: "600.0" }),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Harbor's own ${VAR} syntax, shown as written
     f("env", "table", "Environment of tests/test.sh (${VAR} is read from the host)."),
     f("user", "string", "The user test.sh runs as (warned: root here)."),
     f("network_mode", "string", "The verifier's network (sandboxes here have none).", { values: NETWORK }),
@@ -85,6 +86,7 @@ export const TASK_TOML_FIELDS: Record<string, readonly TomlField[]> = {
     }),
     f("allowed_hosts", "array", "Hosts an allowlist lets through (none here)."),
     f("allow_internet", "boolean", "Deprecated: false is network_mode = no-network."),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Harbor's own ${VAR} syntax, shown as written
     f("env", "table", "The container's environment (${VAR} from the host): here solve.sh's and test.sh's."),
     f("mcp_servers", "array of tables", "MCP servers for the agent (warned, not started)."),
     f("skills_dir", "string", "Skills installed for the agent (warned)."),
@@ -185,6 +187,7 @@ export function taskTomlCompletions(text: string, line: number, column: number):
     .filter((x) => !set.has(x.key) && x.type !== "table" && x.type !== "array of tables")
     .map((x) => ({
       label: x.key,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a VS Code snippet's choice placeholder
       insert: `${x.key} = ${x.example ?? (x.values ? `"\${1|${x.values.join(",")}|}"` : x.type === "string" ? '"$1"' : x.type === "array" ? "[$1]" : x.type === "boolean" ? "${1|true,false|}" : "$1")}`,
       detail: x.type,
       doc: x.doc,
