@@ -6,6 +6,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadPool } from "../../src/core/fleet/pool-config";
 import type { PoolRecord } from "../../src/core/fleet/pool-record";
+import { RunnerClient } from "../../src/core/remote/client";
 import { runOnPool } from "../../src/core/fleet/pool-run";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { makeFixtureEnv, REPO, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
@@ -163,6 +164,38 @@ describe("runner pool", { skip, timeout: 300_000 }, () => {
     const missing = run(["--pool", "nope"]);
     assert.notEqual(missing.status, 0);
     assert.match(missing.stderr, /no pool "nope" in .*runners\.yaml \(pools: lab\)/);
+  });
+
+  it("a shard's runner killed and restarted resumes it by sample number: only the named samples not yet finished run again", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "rlenv-fleet-resume-"));
+    roots.push(dir);
+    const data = path.join(dir, "data");
+    let runner = await startRunner(data, [], DIST_CLI);
+    runners.push(runner);
+    let client = new RunnerClient({ url: runner.url, token: runner.token });
+    const samples = { t0: [1, 3], t1: [0, 2], t2: [4, 5] };
+    const { job } = await client.submit(makeFixtureEnv(3, 2, dir), {
+      config: { policy: { kind: "oracle" }, k: 6, samples, concurrency: 2, sandbox: "process" },
+    });
+    assert.equal(job.progress.total, 6);
+    await waitFor("two finished rollouts", async () => ((await client.job(job.id)).progress.done >= 2 ? true : undefined), 120_000, 50);
+    await runner.kill();
+    runner = await startRunner(data, [], DIST_CLI);
+    runners.push(runner);
+    client = new RunnerClient({ url: runner.url, token: runner.token });
+    await client.followEvents(job.id, () => {});
+    const final = await client.job(job.id);
+    assert.equal(final.state, "completed", final.error);
+    const remainder = final.units.slice(1);
+    assert.equal(remainder.length, 1, JSON.stringify(final.units));
+    const again = Object.entries(remainder[0]?.samples ?? {}).flatMap(([t, s]) => s.map((i) => `${t}.s${i}`));
+    assert.ok(again.length > 0 && again.length <= 4, `only unfinished samples run again: ${again.join(", ")}`);
+    const runs = path.join(dir, "pulled");
+    const pulled = await client.pull(job.id, runs);
+    assert.deepEqual(
+      readdirSync(path.join(pulled.dir, "rollouts")).sort(),
+      ["t0.s1", "t0.s3", "t1.s0", "t1.s2", "t2.s4", "t2.s5"].map((f) => `${f}.jsonl`),
+    );
   });
 
   it("a runner stopped whole (SIGSTOP) misses its heartbeat; continued, whatever it still sends is kept at most once", async () => {

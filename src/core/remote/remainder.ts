@@ -3,6 +3,8 @@ import { loadEnvironment } from "../environment";
 import type { JobRecord, WorkUnit } from "./api";
 import type { ExecutionContext } from "./executor";
 import { hasFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";
+import { rolloutId } from "../rollout/ids";
+import { samplesOf } from "../rollout/run-environment";
 
 /** Task ids the job covers, in the environment's order. */
 export function jobTaskIds(envDir: string, job: JobRecord): string[] {
@@ -47,8 +49,28 @@ export function planRemainder(ctx: ExecutionContext): void {
     for (const u of j.units) if (u.state === "interrupted" && !u.superseded_by) u.keep = "finished";
   });
   const finished = new Map<string, number>();
+  const finishedIds = new Set<string>();
   for (const r of keptRollouts(ctx.job(), (u) => ctx.unitRunsDir(u))) {
     if (hasFinished(r) && r.task) finished.set(r.task, (finished.get(r.task) ?? 0) + 1);
+    if (hasFinished(r) && r.task !== undefined && r.sample !== undefined) finishedIds.add(rolloutId(r.task, r.sample));
+  }
+  // A job that names its samples (a pool's shard) is finished by sample number: `-k m` would renumber them.
+  if (job.spec.config.samples) {
+    const samples: Record<string, number[]> = {};
+    for (const id of jobTaskIds(ctx.envDir, job)) {
+      const missing = samplesOf(id, job.spec.config).filter((s) => !finishedIds.has(rolloutId(id, s)));
+      if (missing.length > 0) samples[id] = missing;
+    }
+    const id = `u${job.units.length}`;
+    const unit: WorkUnit | undefined = Object.keys(samples).length
+      ? { id, tasks: Object.keys(samples), samples, state: "pending", attempts: 0, runs_dir: path.join("units", id), keep: "all" }
+      : undefined;
+    ctx.update((j) => {
+      for (const u of j.units) if (u.state === "interrupted" && !u.superseded_by) u.superseded_by = unit?.id ?? "nothing (all finished)";
+      if (unit) j.units.push(unit);
+    });
+    ctx.log(`resume: ${finishedIds.size} finished rollouts kept; ${Object.values(samples).flat().length} sample(s) to run again`);
+    return;
   }
   const k = job.spec.config.k;
   const byMissing = new Map<number, string[]>();

@@ -11,7 +11,7 @@ export function runArgs(
   envDir: string,
   runsDir: string,
   config: RunConfig,
-  unit: Pick<WorkUnit, "tasks" | "k" | "shard">,
+  unit: Pick<WorkUnit, "tasks" | "k" | "shard" | "samples">,
   policyBaseUrl?: string,
 ): string[] {
   const p = config.policy;
@@ -29,12 +29,14 @@ export function runArgs(
   if (p.tool_parser) args.push("--tool-parser", p.tool_parser);
   if (config.seed !== undefined) args.push("--seed", String(config.seed));
   if (config.policy_concurrency !== undefined) args.push("--policy-concurrency", String(config.policy_concurrency));
-  args.push("-k", String(unit.k ?? config.k));
+  // A unit's own samples (a resumed pool shard's remainder) replace the job's, and with them -k.
+  const samples = unit.samples ?? config.samples;
+  args.push("-k", String(unit.samples ? config.k : (unit.k ?? config.k)));
   const tasks = unit.tasks ?? config.tasks;
   if (tasks && tasks.length > 0) args.push("--tasks", ...tasks);
   const shard = unit.shard ?? config.shard;
   if (shard) args.push("--shard", `${shard.index}/${shard.count}`);
-  if (config.samples) args.push("--only-samples", JSON.stringify(config.samples));
+  if (samples) args.push("--only-samples", JSON.stringify(samples));
   return args;
 }
 
