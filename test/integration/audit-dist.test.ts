@@ -64,7 +64,7 @@ test("audit runs from a copy of dist/ alone: mutants are made and the built-in p
   const { NODE_OPTIONS: _tsx, ...env } = process.env;
   const r = spawnSync(
     process.execPath,
-    [path.join(dist, "cli.js"), "audit", dir, "--sandbox", "process", "--runs", "1", "--mutants", "4", "--out", out],
+    [path.join(dist, "cli.js"), "audit", dir, "--sandbox", "process", "--runs", "2", "--mutants", "4", "--out", out],
     { cwd: home, encoding: "utf8", env: { ...env, RLENV_CACHE_DIR: path.join(home, "cache") }, timeout: 280_000 },
   );
   assert.equal(r.status, 1, `exit ${r.status}: ${r.stderr}`);
@@ -74,6 +74,7 @@ test("audit runs from a copy of dist/ alone: mutants are made and the built-in p
       tasks: Array<{
         mutation: { mutants: number; survived: number; note?: string } | null;
         probes: Array<{ probe: string; status: string }>;
+        flakiness: Array<{ reruns?: number }>;
       }>;
     }>;
   };
@@ -82,5 +83,7 @@ test("audit runs from a copy of dist/ alone: mutants are made and the built-in p
   assert.equal(t.mutation.note, undefined, "the mutator was found and ran");
   assert.ok(t.mutation.mutants > 0 && t.mutation.survived > 0, JSON.stringify(t.mutation));
   assert.ok(report.options.probes.includes("exit-early-os-exit"), "the built-in probe library was loaded");
+  // The oracle's second run is a rerun in the screen: its helper was found too.
+  assert.equal(t.flakiness[0]?.reruns, 1, JSON.stringify(t.flakiness));
   assert.equal(t.probes.find((p) => p.probe === "exit-early-os-exit")?.status, "finding", JSON.stringify(t.probes));
 });
