@@ -80,13 +80,32 @@ const lazyRequires = {
   },
 };
 
+/**
+ * `import("node:http")` inside the AWS SDK (its HTTP handler's agent, the invoke store's
+ * async_hooks) becomes `Promise.resolve(require("node:http"))`. The CLI bundle runs from
+ * V8's code cache (src/cli/launcher.ts), and under Node 20 a script compiled from cached
+ * data loses its dynamic-import callback: every `import()` then throws "A dynamic import
+ * callback was not specified". For a builtin, require is the same module.
+ */
+const builtinImportsAsRequire = {
+  name: "builtin-imports-as-require",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]@(smithy|aws-sdk|aws)[\\/].*\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const builtin = /\bimport\((["'])(node:[a-z_/]+)\1\)/g;
+      if (!builtin.test(source)) return undefined;
+      return { contents: source.replace(builtin, 'Promise.resolve(require("$2"))'), loader: "js" };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   sourcemap: true,
   logLevel: "warning",
   define,
   legalComments: "none",
-  plugins: [zodEnglishOnly, lazyRequires],
+  plugins: [zodEnglishOnly, lazyRequires, builtinImportsAsRequire],
 };
 
 const configs = [
