@@ -130,6 +130,11 @@ export class ProcessSandboxProvider implements SandboxProvider {
     return new ProcessSandbox(id, req, { dirs, mode, cgroup, agent }, (s) => this.release(s, req));
   }
 
+  /** Ids of the sandboxes a holder has and has not closed yet: what a leak check looks at, since closed ones may stay warm for reuse. */
+  get lentIds(): string[] {
+    return [...this.open].map((s) => s.id);
+  }
+
   async shutdown(): Promise<void> {
     await this.warm.stop();
     await Promise.all([...this.open].map((s) => s.close()));
