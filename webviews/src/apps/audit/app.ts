@@ -53,6 +53,8 @@ export class AuditApp {
   }
 
   private readonly openTrajectory: OpenTrajectory = (original) => {
+    // A probe or rerun judged in the audit's screen has no rollout of its own, so nothing to open.
+    if (original === "") return h("span", { class: "meta-item traj-none", title: "judged in the audit's screen" }, "screened, no rollout");
     const rel = this.links.get(original) ?? null;
     if (rel === null) return h("span", { class: "meta-item traj-missing", title: original }, "trajectory not found beside the report");
     return h(
