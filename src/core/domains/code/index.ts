@@ -6,7 +6,7 @@ import { editFileTool } from "./tools/edit-file";
 import { listFilesTool } from "./tools/list-files";
 import { readFileTool } from "./tools/read-file";
 import { runTestsTool } from "./tools/run-tests";
-import { submitTool } from "./tools/submit";
+import { customSubmitTool, submitTool } from "./tools/submit";
 import { writeFileTool } from "./tools/write-file";
 
 /** Every code tool, in the order shown to the policy. */
@@ -36,4 +36,8 @@ export const codeDomain: DomainPlugin = {
 };
 
 /** The custom domain gets the code tools: a shell and files are what a bespoke environment builds on. */
-export const customDomain: DomainPlugin = { ...codeDomain, name: "custom" };
+export const customDomain: DomainPlugin = {
+  ...codeDomain,
+  name: "custom",
+  tools: () => CODE_TOOLS.map((t) => (t.name === "submit" ? customSubmitTool : t)),
+};
