@@ -59,7 +59,8 @@ test("a CPU hog under a tight CPU quota ends as a timeout at its deadline, even 
     await new Promise((r) => setTimeout(r, 10));
     loops = inSandbox(s.id, LOOP);
   }
-  assert.equal(loops.length, 20, "the loops ran");
+  // The shell and its subshells share the command line: 20 or more are running (21 once every loop has forked).
+  assert.ok(loops.length >= 20, `the loops ran (${loops.length} seen)`);
   const [agent] = inSandbox(s.id, "/usr/bin/python3\0");
   assert.ok(agent, "the agent runs in the sandbox's cgroup");
   process.kill(agent, "SIGSTOP");
