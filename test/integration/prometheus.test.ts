@@ -118,6 +118,15 @@ scrape_configs:
     (await fetch(`${base}/-/ready`).catch(() => null))?.ok ? true : undefined,
   );
 
+  // Scraped with the bearer token: up is 1. Prometheus applies new targets on a 5 s tick, so its first
+  // scrape can come seconds after it says ready; the job, whose rollouts are in flight for about 3 s,
+  // starts only once the runner is being scraped.
+  const up = await waitFor("up == 1", async () => {
+    const r = await query(base, 'up{job="rlenv-runner"}');
+    return r[0]?.value[1] === "1" ? r : undefined;
+  });
+  assert.equal(up.length, 1);
+
   const client = new RunnerClient({ url: runner.url, token: runner.token });
   const { job } = await client.submit(makeFixtureEnv(3, 1), {
     config: { policy: { kind: "oracle" }, k: 2, concurrency: 2, sandbox: "process" },
@@ -125,12 +134,8 @@ scrape_configs:
   await client.followEvents(job.id, () => {});
   assert.equal((await client.job(job.id)).state, "completed");
 
-  // Scraped with the bearer token: up is 1, and the job's six rollouts arrive.
-  const up = await waitFor("up == 1", async () => {
-    const r = await query(base, 'up{job="rlenv-runner"}');
-    return r[0]?.value[1] === "1" ? r : undefined;
-  });
-  assert.equal(up.length, 1);
+  // The job's six rollouts arrive.
+
   // A query answers from the latest scrape, which may predate the job's end by a second: waited for.
   const until = (q: string, value: string) =>
     waitFor(`${q} == ${value}`, async () => ((await query(base, q))[0]?.value[1] === value ? true : undefined), 30_000);

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
 import { type Environment, type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
@@ -16,6 +16,8 @@ export interface EnvironmentEntry {
 }
 
 const IGNORED = "**/{node_modules,.git,dist,.vscode-test,.test-artifacts}/**";
+/** Folders whose creation never means a new environment (the scan ignores them too). */
+const BUILD_OUTPUT = /[/\\](dist|\.vscode-test|\.test-artifacts)([/\\]|$)/;
 
 /**
  * Every environment.yaml in the workspace, loaded with the core loader and kept fresh
@@ -28,6 +30,8 @@ export class EnvironmentIndex implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [this.changed];
   private pending = new Set<string>();
+  /** Created paths among `pending`: a created folder may hold a manifest whose own event never came. */
+  private created = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
 
@@ -36,7 +40,8 @@ export class EnvironmentIndex implements vscode.Disposable {
     // A changed file reloads the environment that contains it; a manifest created or
     // deleted anywhere rescans.
     const touched = (uri: vscode.Uri) => this.onFileEvent(uri);
-    this.disposables.push(watcher, watcher.onDidChange(touched), watcher.onDidCreate(touched), watcher.onDidDelete(touched));
+    const created = (uri: vscode.Uri) => this.onFileEvent(uri, true);
+    this.disposables.push(watcher, watcher.onDidChange(touched), watcher.onDidCreate(created), watcher.onDidDelete(touched));
     this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => void this.refresh()));
   }
 
@@ -143,19 +148,26 @@ export class EnvironmentIndex implements vscode.Disposable {
     });
   }
 
-  private onFileEvent(uri: vscode.Uri): void {
+  private onFileEvent(uri: vscode.Uri, created = false): void {
     if (uri.scheme !== "file" || /[/\\](node_modules|\.git|runs)[/\\]/.test(uri.fsPath)) return;
     this.pending.add(uri.fsPath);
+    if (created) this.created.add(uri.fsPath);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.flush(), 150);
   }
 
   private flush(): void {
     const files = [...this.pending];
+    const created = [...this.created];
     this.pending = new Set();
+    this.created = new Set();
     const manifestAppeared = files.some((f) => [MANIFEST_FILE, HARBOR_CONFIG].includes(path.basename(f)) && !this.entries.has(f));
     const manifestGone = files.some((f) => this.entries.has(f) && !existsSync(f));
-    if (manifestAppeared || manifestGone) {
+    // A folder made with its files at once (mkdir -p then writes, a copy, a checkout, an unzip) can reach
+    // the watcher as the folder's event alone: inotify watches a new folder only after it exists, so the
+    // files written into it before that are never reported. Such a folder may hold a manifest: rescan.
+    const folderAppeared = created.some((f) => !BUILD_OUTPUT.test(f) && !this.containing(f) && isFolder(f));
+    if (manifestAppeared || manifestGone || folderAppeared) {
       void this.refresh();
       return;
     }
@@ -175,5 +187,13 @@ export class EnvironmentIndex implements vscode.Disposable {
   dispose(): void {
     clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
+  }
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
   }
 }
