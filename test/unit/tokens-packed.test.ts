@@ -52,7 +52,7 @@ test("packed: a damaged block is an error that says what is wrong, never other i
   const future = Buffer.from(raw);
   future[0] = 3;
   assert.throws(() => unpackTurn(deflateSync(future).toString("base64")), /layout 3/);
-  assert.throws(() => readTurnTokens({ capture: "server", encoding: 3, packed: "" }), /encoding 3 is newer/);
+  assert.throws(() => readTurnTokens({ capture: "server", encoding: 4, packed: "" }), /encoding 4 is not one this rlenv reads/);
 });
 
 test("packed: a 512-token turn with logprobs takes under 5 KB of base64 where the separate fields took 5.4 KB", () => {
@@ -64,7 +64,7 @@ test("packed: a 512-token turn with logprobs takes under 5 KB of base64 where th
   assert.ok(packed < 5000, `packed ${packed} characters`);
 });
 
-test("ledger writes encoding 2; the sequence reader reads it and the older three-field turns alike", () => {
+test("ledger writes the newest encoding; the sequence reader reads it and the older three-field turns alike", () => {
   const l = new TokenLedger();
   const t0 = l.record({ capture: "server", promptIds: [1, 2, 3], completionIds: [10, 11], logprobs: [-0.25, -1.5] });
   const t1 = l.record({ capture: "server", promptIds: [1, 2, 3, 10, 11, 4], completionIds: [12], logprobs: [-0.5] });
@@ -98,10 +98,12 @@ test("ledger writes encoding 2; the sequence reader reads it and the older three
   assert.deepEqual(now?.logprobs, [0, 0, 0, -0.25, -1.5, 0, -0.5]);
 });
 
-test("packed: the Python reader in docs/exports.md gives the same arrays", (t) => {
+test("packed: the encoding 2 Python reader in docs/exports.md gives the same arrays", (t) => {
   const doc = readFileSync(path.join(__dirname, "..", "..", "docs", "exports.md"), "utf8");
-  const reader = /```python\n(# read a turn's packed tokens[\s\S]*?)```/.exec(doc)?.[1];
-  assert.ok(reader, "docs/exports.md has the packed reader");
+  const reader = /```python\n(# read a turn's packed tokens, encoding 2[\s\S]*?)```/
+    .exec(doc)?.[1]
+    ?.replace("def turn_tokens_v2", "def turn_tokens");
+  assert.ok(reader, "docs/exports.md has the encoding 2 reader");
   try {
     execFileSync("python3", ["-c", "import numpy"], { stdio: "ignore" });
   } catch {

@@ -50,11 +50,13 @@ export const TurnTokens = z.object({
     .int()
     .positive()
     .optional()
-    .describe("How the ids are stored: 2, one zlib block in `packed` (docs/exports.md); absent, three base64 fields (older runs)"),
+    .describe(
+      "How the ids are stored: 3, one base85 block in `packed`; 2, one base64 zlib block in `packed` (docs/exports.md); absent, three base64 fields (older runs)",
+    ),
   packed: z
     .string()
     .optional()
-    .describe("encoding 2: base64 of zlib of the prompt ids from prompt_offset on, the completion ids and their float32 logprobs"),
+    .describe("encoding 3 or 2: the prompt ids from prompt_offset on, the completion ids and their float32 logprobs, in one block"),
   prompt_ids: z.string().optional().describe("Older runs: base64 <u4: this turn's prompt tokens from prompt_offset on"),
   completion_ids: z.string().optional().describe("Older runs: base64 <u4: the sampled tokens"),
   logprobs: z.string().optional().describe("Older runs: base64 <f4: the sampled tokens' log-probabilities, one per completion id"),

@@ -1,6 +1,7 @@
 import { endianness } from "node:os";
 import type { TurnTokens } from "../schema/trajectory";
 import { type TurnArrays, unpackTurn } from "./packed";
+import { unpackTurnV3 } from "./packed-v3";
 
 /**
  * Token ids and logprobs as base64 of little-endian uint32 / float32 arrays: exact, about 5.3
@@ -60,19 +61,20 @@ export const decodeLogprobs = (b64: string | undefined): number[] =>
     : [];
 
 /** The newest `encoding` this rlenv writes and reads. */
-export const TOKENS_ENCODING = 2;
+export const TOKENS_ENCODING = 3;
 
 /**
- * A turn's arrays from its trajectory field, whichever encoding wrote it: 2 (one packed block) or
- * none (the older three base64 fields). Absent capture gives empty arrays.
+ * A turn's arrays from its trajectory field, whichever encoding wrote it: 3 (base85 block of varint ids
+ * and sorted float planes), 2 (base64 zlib block of byte planes) or none (the older three base64
+ * fields). Absent capture gives empty arrays.
  */
 export function readTurnTokens(t: TurnTokens): TurnArrays {
   if (t.encoding === undefined) {
     const lps = decodeLogprobs(t.logprobs);
     return { promptIds: decodeIds(t.prompt_ids), completionIds: decodeIds(t.completion_ids), ...(t.logprobs ? { logprobs: lps } : {}) };
   }
-  if (t.encoding !== TOKENS_ENCODING)
-    throw new Error(`tokens: encoding ${t.encoding} is newer than this rlenv reads (${TOKENS_ENCODING}); update rlenv`);
+  if (t.encoding !== 2 && t.encoding !== TOKENS_ENCODING)
+    throw new Error(`tokens: encoding ${t.encoding} is not one this rlenv reads (2, ${TOKENS_ENCODING}); update rlenv`);
   if (t.packed === undefined) throw new Error(`encoding ${t.encoding} without its packed field`);
-  return unpackTurn(t.packed);
+  return t.encoding === 2 ? unpackTurn(t.packed) : unpackTurnV3(t.packed);
 }

@@ -1,6 +1,6 @@
 import type { RolloutTokens, TurnTokens } from "../schema/trajectory";
 import { TOKENS_ENCODING } from "./codec";
-import { packTurn } from "./packed";
+import { packTurnV3 } from "./packed-v3";
 import type { SampledTokens } from "./types";
 
 /** Length of the common prefix of two id lists. */
@@ -50,7 +50,7 @@ export class TokenLedger {
       capture: t.capture,
       prompt_offset: offset,
       encoding: TOKENS_ENCODING,
-      packed: packTurn({
+      packed: packTurnV3({
         promptIds: prompt.slice(offset),
         completionIds: t.completionIds,
         ...(t.logprobs && t.logprobs.length === t.completionIds.length ? { logprobs: t.logprobs } : {}),
