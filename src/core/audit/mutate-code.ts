@@ -199,6 +199,7 @@ export class MutationWorkbench {
         candidates,
         steps: plan.steps,
         output_limit: limit,
+        budget: plan.budget,
       }),
       timeoutMs: 30_000 + candidates.reduce((s, c) => s + stepsMs + actionsMs(c), 0),
       maxOutputBytes: 256 * 1024 * 1024,

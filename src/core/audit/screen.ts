@@ -29,7 +29,18 @@ export interface ScreenPlan {
   defaultTimeoutMs: number;
   /** The sentinel the screen gives every command that wants one; the replay swaps in the verifier's own. */
   token: string;
+  /** How long a candidate's step may run in the screen, relative to the gold's (see SCREEN_BUDGET). */
+  budget: { factor: number; min_ms: number };
 }
+
+/**
+ * A candidate still running after ten times the gold's time for the same step (at least 3 s)
+ * is stopped in the screen and played as a rollout under the verifier's real timeout. The
+ * screen runs candidates one after another, so a mutant that loops forever would hold every
+ * later one for the whole timeout; rollouts run side by side. The screen never judges a run it
+ * did not see end: a slow but correct candidate still gets the verdict the real verifier gives.
+ */
+export const SCREEN_BUDGET = { factor: 10, min_ms: 3000 };
 
 /** What the screen plays before the verifier's commands: a candidate's files, then an agent's actions (a probe's turns). */
 export interface ScreenCandidate {
@@ -106,7 +117,7 @@ export async function screenPlan(env: Environment, task: LoadedTask): Promise<Sc
         report: c.report ?? null,
       });
     }
-    return { seed, steps, configs, verifiers: domain?.verifiers ?? [], defaultTimeoutMs, token };
+    return { seed, steps, configs, verifiers: domain?.verifiers ?? [], defaultTimeoutMs, token, budget: SCREEN_BUDGET };
   } catch (e) {
     if (e instanceof Unscreenable) return { unscreenable: e.message };
     throw e;

@@ -7,7 +7,8 @@ stdin:
   {"seed": {path: text}, "output_limit": bytes,
    "candidates": [{"files": {path: text}, "actions": [{"argv": [...], "timeout_ms": n} or {"write": path, "text": text}]}],
    "steps": [{"argv": [...], "hidden": {path: text}, "stdin": text or null,
-              "timeout_ms": n, "report": path or null}]}
+              "timeout_ms": n, "report": path or null}],
+   "budget": {"factor": f, "min_ms": n} (optional)}
 
 For each candidate, in order: every process younger than this one is killed and the workdir
 (the current directory), /tmp, /dev/shm and /dev/mqueue are emptied, as a recycled sandbox's
@@ -17,6 +18,13 @@ tool runs it, a file written as write_file writes it: an agent's turns); then ea
 (a link or file in the way is replaced, as the verifier does) and runs its argv with its stdin
 in a session of its own, under its timeout, killing the whole session afterwards. Each run is
 a fresh process, exactly the verifier's command: nothing is imported into this process.
+
+With a budget, the first candidate (the gold) runs each step under its full timeout, and every
+later candidate's step i under min(timeout, max(min_ms, factor x the gold's time for step i)): a
+candidate still running then is stopped and answered {"error": ..., "over_budget": true}. The
+screen judges no candidate it did not see finish (a slow but correct one would pass the real
+verifier); the audit plays those as rollouts, in parallel, under the verifier's real timeout,
+instead of one after another here (an infinite loop a mutation made costs the whole timeout).
 
 Prints one JSON object: {"candidates": [{"error": why} or {"steps": [{"status": "ok" | "timeout" | "killed",
 "exit_code", "signal", "stdout" (base64), "stderr" (base64), "stdout_bytes", "stderr_bytes",
@@ -131,7 +139,11 @@ def clean_shared(before):
                 pass
 
 
-def run(step, limit):
+class OverBudget(Exception):
+    pass
+
+
+def run(step, limit, budget_ms=None):
     stdin = subprocess.PIPE if step.get("stdin") is not None else subprocess.DEVNULL
     t0 = time.monotonic()
     proc = subprocess.Popen(step["argv"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE, start_new_session=True)
@@ -146,7 +158,8 @@ def run(step, limit):
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
-    deadline = t0 + step["timeout_ms"] / 1000.0
+    stop_ms = step["timeout_ms"] if budget_ms is None else min(step["timeout_ms"], budget_ms)
+    deadline = t0 + stop_ms / 1000.0
     timed_out = False
     open_streams = 2
     while open_streams > 0:
@@ -182,6 +195,8 @@ def run(step, limit):
     proc.stdout.close()
     proc.stderr.close()
     code = proc.returncode
+    if timed_out and stop_ms < step["timeout_ms"]:
+        raise OverBudget("still running after the screen's budget of %d ms (the gold's time x the factor)" % stop_ms)
     report = None
     if step.get("report"):
         try:
@@ -209,7 +224,7 @@ def act(action, limit):
     run({"argv": action["argv"], "stdin": None, "timeout_ms": action["timeout_ms"]}, limit)
 
 
-def play(req, cand):
+def play(req, cand, budgets):
     for rel, text in req["seed"].items():
         write(rel, text, False)
     for rel, text in cand.get("files", {}).items():
@@ -217,10 +232,10 @@ def play(req, cand):
     for action in cand.get("actions", []):
         act(action, req["output_limit"])
     steps = []
-    for step in req["steps"]:
+    for i, step in enumerate(req["steps"]):
         for rel, text in step.get("hidden", {}).items():
             write(rel, text, True)
-        steps.append(run(step, req["output_limit"]))
+        steps.append(run(step, req["output_limit"], budgets[i] if budgets else None))
     return steps
 
 
@@ -232,12 +247,19 @@ def main():
     mode = os.stat(HERE).st_mode & 0o7777
     before = {root: set(os.listdir(root)) for root in SHARED if os.path.isdir(root)}
     out = []
-    for cand in req["candidates"]:
+    budget = req.get("budget")
+    budgets = None
+    for k, cand in enumerate(req["candidates"]):
         kill_younger()
         wipe(HERE, mode)
         clean_shared(before)
         try:
-            out.append({"steps": play(req, cand)})
+            steps = play(req, cand, budgets)
+            out.append({"steps": steps})
+            if budget and k == 0:
+                budgets = [max(budget["min_ms"], budget["factor"] * s["duration_ms"]) for s in steps]
+        except OverBudget as e:
+            out.append({"error": str(e), "over_budget": True})
         except Exception as e:  # this candidate cannot be judged here (a hidden file it kept from being written): a rollout plays it
             out.append({"error": "%s: %s" % (type(e).__name__, e)})
     kill_younger()
