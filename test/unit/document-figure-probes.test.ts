@@ -230,6 +230,33 @@ describe("the categories that were misjudged", () => {
     ["money", "$11588.00 million", "€11,588 million", false],
     ["money", "$11588.00 million", "$11,588 million or $10,073 million or $3,033 million or $2,371 million or $1,500 million", false],
     ["money", "$11588.00 million", "Net income attributable to shareholders was $11,588 million in FY2019.", true],
+    // A currency written after the figure, or another currency's mark, is a currency all the same.
+    ["money", "$1,577 million", "1,577 million EUR", false],
+    ["money", "$1,577 million", "1,577 million euros", false],
+    ["money", "$1,577 million", "¥1,577 million", false],
+    ["money", "$1,577 million", "JPY 1,577 million", false],
+    ["money", "$1,577 million", "1,577 million USD", true],
+    ["money", "$1,577 million", "1,577 million US dollars", true],
+    ["number", "24.26", "24.26 dollars", false],
+    // A scale letter glued to the digits is a scale: "1,577k" is 1.577 million, not 1,577 in the gold's millions.
+    ["money", "$1,577 million", "1,577k", false],
+    ["money", "$1,577 million", "1,577b", false],
+    ["money", "$1,577 million", "1,577m", true],
+    ["money", "$1,577 million", "1.577b", true],
+    ["money", "$1,577 million", "Rule 10b-5 aside, $1,577 million", true],
+    // A range or a choice of figures is a hedge, whichever figure comes first.
+    ["money", "$1,577 million", "$1,577 million or $1,600 million", false],
+    ["money", "$1,577 million", "either $1,577 million or $2,000 million", false],
+    ["money", "$1,577 million", "$1,577-$1,600 million", false],
+    ["money", "$1,577 million", "1,577 to 1,600", false],
+    ["money", "$1,577 million", "$1,577 million, $1,300 million", false],
+    ["percent", "12.5%", "12.5% to 13%", false],
+    ["percent", "12.5%", "12.5%–13%", false],
+    ["percent", "12.5%", "12.5%, 13.5%", false],
+    ["percent", "12.5%", "between 12.5% and 15%", false],
+    ["money", "$1,577 million", "$1,577 million, or $1.577 billion", true],
+    ["money", "$1,577 million", "$1,577 million, up from $1,300 million in 2018", true],
+    ["money", "$1,577 million", "$1,577 million in 2019, 2018: $1,300 million", true],
   ];
   for (const [kind, gold, answer, ok] of cases) {
     test(`${kind} ${gold} ${ok ? "accepts" : "rejects"} ${answer.slice(0, 60)}`, () => {

@@ -85,6 +85,25 @@ function variants(gold: string): unknown[] {
     `${num} percent`,
     `${num} per cent`,
     `negative ${Math.abs(num)}`,
+    // Currencies written after the figure or with other marks, scale letters glued to the digits, and hedges.
+    `${num} million USD`,
+    `${num} million euros`,
+    `${num} EUR`,
+    `¥${num} million`,
+    `C$${num} million`,
+    `${num} dollars`,
+    `${num}k`,
+    `${num}b`,
+    `${num}m`,
+    `Rule 10b-5: ${num}`,
+    `${gold} or ${num * 1.2}`,
+    `${num * 0.8} to ${gold}`,
+    `either ${gold} or ${num * 2}`,
+    `${num}-${num * 1.1}`,
+    `${num}, ${num * 1.3}`,
+    `between ${num} and ${num * 1.5}`,
+    `${gold} (or ${gold})`,
+    `${gold}, up from ${num * 0.9} in 2021`,
   ];
   return out;
 }

@@ -15,16 +15,20 @@ export const GRADER_PY = String.raw`import json, math, re, sys, unicodedata
 
 SCALES = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6,
           "mil": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "trillions": 1e12, "tn": 1e12}
-CURRENCY = {"$": "USD", "us$": "USD", "usd": "USD", "\u20ac": "EUR", "eur": "EUR", "\u00a3": "GBP", "gbp": "GBP"}
+CURRENCY = {"$": "USD", "us$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "\u20ac": "EUR", "eur": "EUR", "euro": "EUR",
+            "euros": "EUR", "\u00a3": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "\u00a5": "JPY", "jpy": "JPY", "yen": "JPY",
+            "cny": "CNY", "rmb": "CNY", "yuan": "CNY", "\u20b9": "INR", "inr": "INR", "rupee": "INR", "rupees": "INR", "chf": "CHF",
+            "cad": "CAD", "c$": "CAD", "aud": "AUD", "a$": "AUD", "hkd": "HKD", "hk$": "HKD"}
 # JavaScript's \s (Unicode spaces and line ends); \d and \b are ASCII there, as with re.ASCII here.
 S = "[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 QUANTITY = re.compile(
     "(?P<open>\\()?" + S + "?(?P<neg>(?:negative|minus)" + S + "+)?(?P<minus>[-\u2212\u2013])?" + S + "?"
-    "(?P<cur>\\$|US\\$|USD" + S + "?|\u20ac|\u00a3|EUR" + S + "?|GBP" + S + "?)?" + S + "{0,3}(?P<open2>\\()?(?P<minus2>[-\u2212\u2013])?"
+    "(?P<cur>\\$|US\\$|C\\$|A\\$|HK\\$|\u20ac|\u00a3|\u00a5|\u20b9|(?:USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD)" + S + "?)?" + S + "{0,3}"
+    "(?P<open2>\\()?(?P<minus2>[-\u2212\u2013])?"
     "(?P<num>\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?|\\.\\d+)(?:[eE](?P<exp>[-+]?\\d{1,2})\\b)?(?P<close>\\))?"
-    "(?:" + S + "?(?P<pct>%|percent\\b|per cent\\b|pct\\b|percentage points?\\b)|" + S + "?(?P<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\\b)?"
-    "(?P<close2>" + S + "?\\))?",
+    "(?:" + S + "?(?P<pct>%|percent\\b|per cent\\b|pct\\b|percentage points?\\b)|(?P<sp>" + S + ")?(?P<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\\b)?"
+    "(?:" + S + "?(?P<cur2>USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|dollars?|euros?|pounds?|yen|yuan|rupees?)\\b)?(?P<close2>" + S + "?\\))?",
     re.I | re.A)
 MAX_ROUNDING = 0.005
 MAX_OTHER_FIGURES = 3
@@ -130,12 +134,19 @@ def find_quantities(text):
             continue
         mantissa = -magnitude if negative else magnitude
         scale_word = g["scale"].lower() if g["scale"] else None
-        scale = SCALES.get(scale_word, 1) if scale_word and (len(scale_word) > 1 or g["cur"]) else 1
-        kind = "percent" if g["pct"] else "money" if g["cur"] else "plain"
-        currency = CURRENCY.get(js_trim(g["cur"]).lower()) if g["cur"] else None
+        glued = scale_word is not None and len(scale_word) == 1 and not g["sp"] and not after.startswith("-")
+        cur = g["cur2"] or g["cur"]
+        scale = SCALES.get(scale_word, 1) if scale_word and (len(scale_word) > 1 or cur or glued) else 1
+        kind = "percent" if g["pct"] else "money" if cur else "plain"
+        currency = CURRENCY.get(js_trim(cur).lower()) if cur else None
+        if g["close2"] and not opened:
+            end -= len(g["close2"])
+        if scale == 1 and scale_word:
+            end -= len(m0) - re.search("(?:" + S + ")?[kmb]\\)?$", m0, re.I | re.A).start()
         d = count_digits(num)
         out.append({"value": mantissa * scale, "mantissa": mantissa, "scale": scale, "kind": kind, "currency": currency,
-                    "decimals": max(0, d["decimals"] - exp), "significant": d["significant"], "lastDigit": d["lastDigit"] + exp})
+                    "decimals": max(0, d["decimals"] - exp), "significant": d["significant"], "lastDigit": d["lastDigit"] + exp,
+                    "start": start, "end": end})
     return out
 
 
@@ -226,6 +237,27 @@ def as_gold_unit(a, want):
                  lastDigit=a["lastDigit"] + 2)]
 
 
+JOINS_ALTERNATIVES = re.compile("^" + S + "*(?:and/or|or|to|through|and|[-\u2013\u2014/,;])" + S + "*$", re.I | re.A)
+
+
+def alternative_to(text, a, g, want, opts):
+    """The figure the graded one is offered beside as a range or an alternative ("X or Y", "X-Y"), or None."""
+    found = [q for q in find_quantities(text) if not looks_like_year(q)]
+    i = next((k for k, q in enumerate(found) if q["start"] == a["start"]), -1)
+    if i < 0:
+        return None
+    for left, right in ((found[i - 1] if i > 0 else None, a), (a, found[i + 1] if i + 1 < len(found) else None)):
+        if not left or not right:
+            continue
+        other = right if left is a else left
+        if unit_mismatch(other, g, want) or any(same_quantity(x, g, opts) for x in as_gold_unit(other, want)):
+            continue
+        join = text[left["end"]:right["start"]] or ("-" if re.match("[-\u2013]", text[right["start"]:]) else "")
+        if JOINS_ALTERNATIVES.match(join):
+            return text[other["start"]:other["end"]]
+    return None
+
+
 def other_figures(text, g, want, opts):
     seen = set()
     for q in find_quantities(text):
@@ -254,6 +286,8 @@ def compare_quantity(expect_kind):
         match = next((x for x in as_gold_unit(a, want) if same_quantity(x, g, opts)), None)
         if not match:
             return verdict(False, "%s differs from %s" % (show(actual), show(gold)))
+        if isinstance(actual, str) and alternative_to(actual, a, g, want, opts) is not None:
+            return verdict(False, "%s gives a range or alternatives; an answer states one" % show(actual))
         if isinstance(actual, str) and other_figures(actual, g, want, opts) > MAX_OTHER_FIGURES:
             return verdict(False, "%s states several different figures; an answer states one" % show(actual))
         return verdict(True, "%s matches %s" % (show(actual), show(gold)))

@@ -69,11 +69,43 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
         `${show(actual)} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`,
       );
     if (typeof actual === "string") {
+      const alternative = alternativeTo(actual, a, g, want, opts);
+      if (alternative)
+        return verdict(
+          false,
+          `${show(actual)} gives ${show(alternative)} beside the matching figure (a range or alternatives); an answer states one`,
+        );
       const others = otherFigures(actual, g, want, opts);
       if (others > MAX_OTHER_FIGURES) return verdict(false, `${show(actual)} states ${others + 1} different figures; an answer states one`);
     }
     return verdict(true, `${show(actual)} matches ${show(gold)}${match !== a ? " (a fraction)" : ""}`);
   };
+}
+
+/** Words or marks that join two figures into a range or a choice: "X or Y", "X to Y", "X–Y", "X, Y", "between X and Y". */
+const JOINS_ALTERNATIVES = /^\s*(?:and\/or|or|to|through|and|[-–—/,;])\s*$/i;
+
+/**
+ * The figure that the graded figure `a` is offered beside as a range or an alternative
+ * ("$1,577 million or $1,600 million", "12.5%–13%"), or undefined. A hedge is not an
+ * answer, whichever of its figures comes first. Years and figures that also match the gold
+ * ("$1,577 million, or $1.577 billion") are not alternatives.
+ */
+function alternativeTo(text: string, a: Quantity, g: Quantity, want: QuantityKind, opts: Parameters<typeof sameQuantity>[2]) {
+  const all = findQuantities(text).filter((q) => !looksLikeYear(q));
+  const i = all.findIndex((q) => q.start === a.start);
+  for (const [left, right] of [
+    [all[i - 1], a],
+    [a, all[i + 1]],
+  ] as const) {
+    if (i < 0 || !left || !right) continue;
+    const other = left === a ? right : left;
+    if (unitMismatch(other, g, want) || asGoldUnit(other, want).some((x) => sameQuantity(x, g, opts))) continue;
+    // "1,500-1,600": the dash was read as the second figure's minus sign.
+    const join = text.slice(left.end, right.start) || (/^[-–]/.test(text.slice(right.start)) ? "-" : "");
+    if (JOINS_ALTERNATIVES.test(join)) return text.slice(other.start, other.end);
+  }
+  return undefined;
 }
 
 /** How many distinct figures of the gold's unit the answer states besides those matching the gold (years not counted). */

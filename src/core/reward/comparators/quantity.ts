@@ -51,13 +51,45 @@ const SCALES: Record<string, number> = {
   tn: 1e12,
 };
 
-const CURRENCY: Record<string, string> = { $: "USD", us$: "USD", usd: "USD", "€": "EUR", eur: "EUR", "£": "GBP", gbp: "GBP" };
+/** Currency marks and codes written before a figure ("$", "€", "JPY ") or after it ("USD", "euros"). */
+const CURRENCY: Record<string, string> = {
+  $: "USD",
+  us$: "USD",
+  usd: "USD",
+  dollar: "USD",
+  dollars: "USD",
+  "€": "EUR",
+  eur: "EUR",
+  euro: "EUR",
+  euros: "EUR",
+  "£": "GBP",
+  gbp: "GBP",
+  pound: "GBP",
+  pounds: "GBP",
+  "¥": "JPY",
+  jpy: "JPY",
+  yen: "JPY",
+  cny: "CNY",
+  rmb: "CNY",
+  yuan: "CNY",
+  "₹": "INR",
+  inr: "INR",
+  rupee: "INR",
+  rupees: "INR",
+  chf: "CHF",
+  cad: "CAD",
+  c$: "CAD",
+  aud: "AUD",
+  a$: "AUD",
+  hkd: "HKD",
+  hk$: "HKD",
+};
 
 // Sign words or marks, an opening bracket, currency, digits with thousands separators and
-// decimals, a closing bracket, then a percent or scale word, and a bracket closing after
-// that ("($1,577 million)"). One pattern, so a match gives every part's position.
+// decimals, a closing bracket, then a percent or scale word, a currency written after the
+// figure ("1,577 million EUR"), and a bracket closing after that ("($1,577 million)"). One pattern, so a match gives every part's position.
 const QUANTITY =
-  /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|USD\s?|€|£|EUR\s?|GBP\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE](?<exp>[-+]?\d{1,2})\b)?(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|\s?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?<close2>\s?\))?/giu;
+  /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|C\$|A\$|HK\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD)\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE](?<exp>[-+]?\d{1,2})\b)?(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|(?<sp>\s)?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?:\s?(?<cur2>USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|dollars?|euros?|pounds?|yen|yuan|rupees?)\b)?(?<close2>\s?\))?/giu;
 
 function countDigits(num: string): { decimals: number; significant: number; lastDigit: number } {
   const plain = num.replace(/,/g, "");
@@ -94,11 +126,14 @@ export function findQuantities(text: string): Quantity[] {
     if (!Number.isFinite(magnitude)) continue;
     const mantissa = negative ? -magnitude : magnitude;
     const scaleWord = g.scale?.toLowerCase();
-    // A bare "m"/"b"/"k" only counts as a scale right after a number with a currency ("$5m"),
-    // otherwise "5 m" (metres) or "Q2 b" would be misread.
-    const scale = scaleWord && (scaleWord.length > 1 || g.cur) ? (SCALES[scaleWord] ?? 1) : 1;
-    const kind: QuantityKind = g.pct ? "percent" : g.cur ? "money" : "plain";
-    const currency = g.cur ? CURRENCY[g.cur.trim().toLowerCase()] : undefined;
+    // A bare "m"/"b"/"k" counts as a scale with a currency ("$5m") or glued to the digits
+    // ("1,577k": not 1,577 read in the gold's scale), unless a label goes on ("10b-5");
+    // spaced and without a currency, "5 m" (metres) or "Q2 b" would be misread.
+    const glued = scaleWord?.length === 1 && !g.sp && !after.startsWith("-");
+    const cur = g.cur2 ?? g.cur;
+    const scale = scaleWord && (scaleWord.length > 1 || cur || glued) ? (SCALES[scaleWord] ?? 1) : 1;
+    const kind: QuantityKind = g.pct ? "percent" : cur ? "money" : "plain";
+    const currency = cur ? CURRENCY[cur.trim().toLowerCase()] : undefined;
     // A closing bracket with no opening one belongs to the surrounding text.
     if (g.close2 && !opened) end -= g.close2.length;
     if (scale === 1 && scaleWord) end -= m[0].length - m[0].search(/\s?[kmb]\)?$/i);
