@@ -20,6 +20,8 @@ export interface AgentReply {
   refused?: boolean;
   /** wipe: what could not be removed (processes, files, IPC objects). */
   left?: string[];
+  /** The ready line: the agent's pid as the sandbox sees it. */
+  pid?: number;
 }
 
 /**
@@ -36,6 +38,8 @@ export class AgentClient {
   private closedWith: Error | null = null;
   private readyWaiter: { resolve: () => void; reject: (e: Error) => void } | null = null;
   readonly ready: Promise<void>;
+  /** The agent's pid inside the sandbox (its ready line said), so that a kill from outside can spare it; null until ready. */
+  agentPid: number | null = null;
 
   /**
    * @param input the agent's stdin; feed its output through stdout(), stderr() and ended().
@@ -86,6 +90,7 @@ export class AgentClient {
         continue; // not ours (nothing else writes here, but never let a stray line kill the client)
       }
       if (reply.id === 0 && reply.ready) {
+        this.agentPid = typeof reply.pid === "number" ? reply.pid : null;
         this.readyWaiter?.resolve();
         continue;
       }

@@ -6,6 +6,7 @@ import { currentOwner } from "../owner";
 import type { SandboxRequest } from "../types";
 import { type AgentClient, dockerAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
+import { ContainerBackstop } from "./backstop";
 
 /** Labels on every sandbox container: the owner pid, its start time and host let a later start reap orphans. */
 export const OWNER_LABEL = "rlenv.owner";
@@ -70,6 +71,8 @@ export interface LiveContainer {
   container: Docker.Container;
   agent: AgentClient;
   name: string;
+  /** Kills its commands from outside when the agent does not answer past a deadline. */
+  backstop: ContainerBackstop;
   /** Why a wipe could not prove the container clean: it is never lent again. */
   spoiled?: string;
 }
@@ -89,7 +92,7 @@ export async function startContainer(docker: Docker, req: SandboxRequest): Promi
     const agent = dockerAgentClient(stream);
     await container.start();
     await agent.ready;
-    return { container, agent, name };
+    return { container, agent, name, backstop: new ContainerBackstop(container, agent, req.user ?? "1000:1000") };
   } catch (e) {
     await container.remove({ force: true, v: true }).catch(() => {});
     throw e;

@@ -104,7 +104,11 @@ export class DockerSandbox implements Sandbox {
       return fail((e as Error).message);
     }
     if (opts.signal?.aborted) return { ...fail("cancelled"), status: "killed" };
-    const done = await agentExec(this.live.agent, command, cwd, opts, this.req, this.workdir);
+    const backstop = this.live.backstop;
+    // Past the deadline with no answer: the command may be starving the agent of the container's CPU (see ./backstop.ts).
+    const done = await agentExec(this.live.agent, command, cwd, opts, this.req, this.workdir, () => {
+      backstop.killCommands().catch(() => {}); // a container gone meanwhile: the agent's silence then says so
+    });
     if ("reply" in done) return execResultOf(done.reply, opts, this.req, started);
     // The agent's connection broke, or it did not answer past the command's own deadline.
     const why = await this.explain(done.lost);

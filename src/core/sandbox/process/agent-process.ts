@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { type AgentClient, pipedAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
+import { descendants, killBelow } from "../host-procs";
 
 /** The host interpreter the agent runs on: inside the sandbox it is the same file, through the read-only /usr. */
 export const AGENT_PYTHON = "/usr/bin/python3";
@@ -82,17 +82,10 @@ export class AgentProcess {
   killCommands(): number {
     const root = this.child.pid;
     if (root === undefined || this.machinery.size === 0) return 0;
-    let killed = 0;
-    const until = performance.now() + 1000;
-    for (;;) {
-      const left = descendants(root).filter((p) => !this.machinery.has(p));
-      if (left.length === 0 || performance.now() > until) return killed;
-      for (const p of left) {
-        try {
-          process.kill(p, "SIGKILL");
-          killed++;
-        } catch {}
-      }
+    try {
+      return killBelow(root, this.machinery);
+    } catch {
+      return 0; // the host may not kill them: the agent's own kill, or the grace guard, ends the command
     }
   }
 
@@ -116,35 +109,4 @@ export class AgentProcess {
     this.kill();
     await this.exited;
   }
-}
-
-/** Host pids of every live process below `root` (its children, theirs, and so on), from /proc. */
-export function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // gone meanwhile
-    }
-    // Fields after the command name (which may hold spaces and parentheses): state, ppid, ...
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z") continue; // dead already, only waiting for its parent
-    const ppid = Number(fields[1]);
-    const list = children.get(ppid);
-    if (list) list.push(pid);
-    else children.set(ppid, [pid]);
-  }
-  const out: number[] = [];
-  const stack = [root];
-  while (stack.length > 0) {
-    for (const c of children.get(stack.pop()!) ?? []) {
-      out.push(c);
-      stack.push(c);
-    }
-  }
-  return out;
 }
