@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import type { FileContent, FileMap } from "../schema/common";
 import { Task } from "../schema/task";
@@ -240,15 +240,25 @@ function leadsOut(abs: string, realEnv: string): boolean {
   return lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true && linkLeadsOut(abs, realEnv) !== null;
 }
 
+/** What a file system entry that is neither a file nor a folder is, in words. */
+function specialKind(st: Stats): string {
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  return "a special file";
+}
+
 /**
  * Read every file under a folder into a path → content map (text, or base64 for bytes that
  * are not UTF-8 text, so a database or an image arrives byte for byte), never through a link that leads
  * out of the environment (the loader refuses each of those where it is: see
  * findOutsideLinks). A link that stays inside is read as what it points to: a file's bytes,
  * a folder's files; a link to this folder or one above it is skipped (it would hold itself),
- * and each real folder is read once, so no loop of links goes on without end.
+ * and each real folder is read once, so no loop of links goes on without end. What is not
+ * a file or a folder (a FIFO, a socket, a device, a loop of links) or cannot be read goes
+ * to `refuse`: the sandbox would otherwise get the task without it and nobody be told.
  */
-function readTree(dir: string, realEnv: string): Record<string, FileContent> {
+function readTree(dir: string, realEnv: string, refuse: (abs: string, why: string) => void): Record<string, FileContent> {
   const out: Record<string, FileContent> = {};
   const seen = new Set<string>();
   let top = "";
@@ -260,10 +270,16 @@ function readTree(dir: string, realEnv: string): Record<string, FileContent> {
     for (const name of readdirSync(abs).sort()) {
       const a = path.join(abs, name);
       const r = rel ? `${rel}/${name}` : name;
-      if (leadsOut(a, realEnv)) continue;
-      const st = statSync(a, { throwIfNoEntry: false }); // follows a link that stays inside; undefined when dangling
-      if (st?.isDirectory()) walk(a, r);
-      else if (st?.isFile()) out[r] = contentOfBytes(readFileSync(a));
+      try {
+        if (leadsOut(a, realEnv)) continue;
+        const st = statSync(a, { throwIfNoEntry: false }); // follows a link that stays inside; undefined when dangling
+        if (st?.isDirectory()) walk(a, r);
+        else if (st?.isFile()) out[r] = contentOfBytes(readFileSync(a));
+        else if (st) refuse(a, `is ${specialKind(st)}, not a file or a folder: a task's folders hold files and folders only`);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        refuse(a, err.code === "ELOOP" ? "is a loop of symbolic links" : `cannot be read: ${err.code ?? err.message}`);
+      }
     }
   };
   if (existsSync(dir) && !leadsOut(dir, realEnv) && statSync(dir).isDirectory()) walk(dir, "");
@@ -315,11 +331,14 @@ function loadTaskFolders(root: string, envDir: string, limits: LoadLimits): { ta
       return;
     }
     const raw = (js.value ?? {}) as Record<string, unknown>;
+    const unreadable: Problem[] = [];
     const value = typeof raw === "object" && raw !== null ? { id: name, ...raw } : raw;
     if (value && typeof value === "object") {
       const v = value as Record<string, unknown>;
       const merge = (field: string, sub: string, into?: string) => {
-        const tree = readTree(path.join(dir, sub), realEnv);
+        const tree = readTree(path.join(dir, sub), realEnv, (abs, why) =>
+          unreadable.push({ file: abs, ...START_OF_FILE, path: prefix, message: `'${path.relative(dir, abs)}' ${why}`, severity: "error" }),
+        );
         if (Object.keys(tree).length === 0) return;
         if (into) {
           const parent = (v[field] ?? {}) as Record<string, unknown>;
@@ -330,6 +349,10 @@ function loadTaskFolders(root: string, envDir: string, limits: LoadLimits): { ta
       merge("visible_tests", "visible_tests");
       merge("tests", "tests", "files");
       merge("solution", "solution", "files");
+    }
+    if (unreadable.length > 0) {
+      problems.push(...unreadable);
+      return;
     }
     const res = validateValue(Task, value, yamlFile, positions, prefix);
     problems.push(...res.problems);
