@@ -58,12 +58,9 @@ export class TokenInOutPolicy implements Policy {
 
   async next(req: PolicyRequest): Promise<PolicyReply> {
     const tools = toOpenAITools(req.tools as ToolSpec[]);
-    const messages = asTemplate(req.messages);
-    if (this.seen === 0) this.ids = this.tok.firstPrompt(messages, tools);
-    else {
-      const fresh = messages.slice(this.seen);
-      this.ids = this.ids.concat(this.tok.continuation(fresh, tools));
-    }
+    // Only the messages not yet in the sequence are converted and rendered: the rest are tokens already.
+    if (this.seen === 0) this.ids = this.tok.firstPrompt(asTemplate(req.messages), tools);
+    else this.ids = this.ids.concat(this.tok.continuation(asTemplate(req.messages.slice(this.seen)), tools));
     const prompt = this.ids;
     const started = performance.now();
     const choice = await this.complete(prompt, req.signal);

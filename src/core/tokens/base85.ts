@@ -11,20 +11,26 @@ for (let i = 0; i < CODES.length; i++) VALUE[CODES[i] as number] = i;
 
 export function encodeBase85(bytes: Uint8Array): string {
   const n = bytes.length;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = Buffer.allocUnsafe(Math.ceil((n * 5) / 4));
   let at = 0;
   for (let i = 0; i < n; i += 4) {
-    const b1 = i + 1 < n ? (bytes[i + 1] as number) : 0;
-    const b2 = i + 2 < n ? (bytes[i + 2] as number) : 0;
-    const b3 = i + 3 < n ? (bytes[i + 3] as number) : 0;
-    let v = (bytes[i] as number) * 0x1000000 + ((b1 << 16) | (b2 << 8) | b3);
-    const keep = Math.min(5, n - i + 1);
-    for (let k = 4; k >= 0; k--) {
-      const d = v % 85;
-      if (k < keep) out[at + k] = CODES[d] as number;
-      v = (v - d) / 85;
-    }
-    at += keep;
+    const v =
+      i + 4 <= n
+        ? buf.readUInt32BE(i)
+        : (buf[i] as number) * 0x1000000 + (((buf[i + 1] ?? 0) << 16) | ((buf[i + 2] ?? 0) << 8) | (buf[i + 3] ?? 0));
+    // Digits by float division, in two halves that fit int32: `%` on a number past 2^31 is a slow fmod.
+    const hi = Math.floor(v / 7225);
+    const lo = v - hi * 7225;
+    const h1 = (hi / 85) | 0;
+    const h2 = (h1 / 85) | 0;
+    const l1 = (lo / 85) | 0;
+    out[at] = CODES[h2] as number;
+    out[at + 1] = CODES[h1 - h2 * 85] as number;
+    out[at + 2] = CODES[hi - h1 * 85] as number;
+    out[at + 3] = CODES[l1] as number;
+    out[at + 4] = CODES[lo - l1 * 85] as number;
+    at += Math.min(5, n - i + 1);
   }
   return out.toString("latin1", 0, at);
 }
@@ -32,7 +38,7 @@ export function encodeBase85(bytes: Uint8Array): string {
 export function decodeBase85(text: string): Uint8Array {
   const n = text.length;
   if (n % 5 === 1) throw new Error(`base85: ${n} characters, a length no encoding gives (a last group of 1)`);
-  const out = new Uint8Array(Math.floor(n / 5) * 4 + Math.max(0, (n % 5) - 1));
+  const out = Buffer.alloc(Math.floor(n / 5) * 4 + 4);
   let at = 0;
   for (let i = 0; i < n; i += 5) {
     let v = 0;
@@ -44,8 +50,8 @@ export function decodeBase85(text: string): Uint8Array {
       v = v * 85 + d;
     }
     if (v > 0xffffffff) throw new Error(`base85: group at ${i} is larger than 4 bytes hold`);
-    const bytes = Math.min(4, n - i - 1);
-    for (let k = 0; k < bytes; k++) out[at++] = Math.floor(v / 2 ** (24 - 8 * k)) & 0xff;
+    out.writeUInt32BE(v, at);
+    at += Math.min(4, n - i - 1);
   }
-  return out;
+  return new Uint8Array(out.buffer, out.byteOffset, at);
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { ByteLevelDecoder } from "./byte-level-decode";
+import { speedUpByteLevel } from "./byte-level-encode";
 
 /** A wire-format chat message, as chat templates read them. */
 export interface TemplateMessage {
@@ -27,6 +28,11 @@ export class ChatTokenizer {
   private readonly tokenizer: Tokenizer;
   private readonly special: Record<string, string>;
   private readonly fastDecoder: ByteLevelDecoder | undefined;
+  /**
+   * For the last tool list seen (as JSON): whether it changes what follows an assistant turn. Most
+   * templates print tools in the system block only, and rendering them is a good part of a turn's cost.
+   */
+  private toolsInTail: { key: string; matters: boolean } | undefined;
 
   constructor(readonly dir: string) {
     const configFile = path.join(dir, "tokenizer_config.json");
@@ -36,6 +42,7 @@ export class ChatTokenizer {
     this.template = new Template(tpl);
     const json = JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")) as unknown;
     this.tokenizer = new Tokenizer(json as ConstructorParameters<typeof Tokenizer>[0], config);
+    speedUpByteLevel(this.tokenizer);
     this.fastDecoder = ByteLevelDecoder.fromTokenizerJson(json, config.clean_up_tokenization_spaces as boolean | undefined);
     const tokenText = (v: unknown): string => (typeof v === "string" ? v : ((v as { content?: string } | null)?.content ?? ""));
     this.eosToken = tokenText(config.eos_token);
@@ -73,6 +80,18 @@ export class ChatTokenizer {
    * conversation that ends in an assistant turn, and cut right after that turn's end token.
    */
   continuation(newMessages: readonly TemplateMessage[], tools: readonly unknown[]): number[] {
+    const key = tools.length > 0 ? JSON.stringify(tools) : "";
+    if (key === "") return this.encode(this.tail(newMessages, tools));
+    if (this.toolsInTail?.key !== key) {
+      // Checked once per tool list, on a real turn: the tail with and without the tools.
+      const withTools = this.tail(newMessages, tools);
+      this.toolsInTail = { key, matters: withTools !== this.tail(newMessages, []) };
+      return this.encode(withTools);
+    }
+    return this.encode(this.tail(newMessages, this.toolsInTail.matters ? tools : []));
+  }
+
+  private tail(newMessages: readonly TemplateMessage[], tools: readonly unknown[]): string {
     const base: TemplateMessage[] = [
       { role: "user", content: "." },
       { role: "assistant", content: MARKER },
@@ -82,6 +101,6 @@ export class ChatTokenizer {
     const end = this.eosToken ? text.indexOf(this.eosToken, at) : -1;
     if (at < 0 || end < 0)
       throw new Error(`${this.dir}: the chat template does not end an assistant turn with ${this.eosToken || "an eos token"}`);
-    return this.encode(text.slice(end + this.eosToken.length));
+    return text.slice(end + this.eosToken.length);
   }
 }

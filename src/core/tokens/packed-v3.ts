@@ -123,7 +123,7 @@ function floatPlanes(lps: readonly number[]): Uint8Array[] {
   const top = planes[0] as Uint8Array;
   for (let i = 0; i < c; i++) top[i] = (bits[i] as number) >>> 24;
   for (let k = 1; k < 4; k++) {
-    const order = stableOrder(c, (i) => (bits[i] as number) >>> (32 - 8 * k));
+    const order = stableOrder(bits, 32 - 8 * k);
     const plane = planes[k] as Uint8Array;
     const shift = 24 - 8 * k;
     for (let j = 0; j < c; j++) plane[j] = ((bits[order[j] as number] as number) >>> shift) & 0xff;
@@ -136,7 +136,7 @@ function floatsFromPlanes(planes: Uint8Array[], c: number): Float32Array {
   const top = planes[0] as Uint8Array;
   for (let i = 0; i < c; i++) bits[i] = (top[i] as number) << 24;
   for (let k = 1; k < 4; k++) {
-    const order = stableOrder(c, (i) => (bits[i] as number) >>> (32 - 8 * k));
+    const order = stableOrder(bits, 32 - 8 * k);
     const plane = planes[k] as Uint8Array;
     const shift = 24 - 8 * k;
     for (let j = 0; j < c; j++) {
@@ -147,12 +147,16 @@ function floatsFromPlanes(planes: Uint8Array[], c: number): Float32Array {
   return new Float32Array(bits.buffer);
 }
 
-/** Indices 0..n-1 ordered by key, ties by index (what numpy's argsort kind="stable" gives). */
-function stableOrder(n: number, key: (i: number) => number): Float64Array {
+/** Indices 0..n-1 ordered by `bits[i] >>> shift`, ties by index (what numpy's argsort kind="stable" gives). */
+function stableOrder(bits: Uint32Array, shift: number): Float64Array {
+  const n = bits.length;
   const k = new Float64Array(n);
-  for (let i = 0; i < n; i++) k[i] = key(i) * INDEX + i;
+  for (let i = 0; i < n; i++) k[i] = ((bits[i] as number) >>> shift) * INDEX + i;
   k.sort();
-  for (let j = 0; j < n; j++) k[j] = (k[j] as number) % INDEX;
+  for (let j = 0; j < n; j++) {
+    const v = k[j] as number;
+    k[j] = v - Math.floor(v / INDEX) * INDEX;
+  }
   return k;
 }
 

