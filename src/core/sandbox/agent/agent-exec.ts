@@ -18,6 +18,11 @@ export const AGENT_GRACE_MS = 5000;
  */
 export const BACKSTOP_AFTER_MS = 200;
 
+/** An exec that did not run, or whose sandbox was lost: no output, and the reason. */
+export function failedExec(started: number, reason: string): ExecResult {
+  return { status: "error", exitCode: null, stdout: "", stderr: "", durationMs: performance.now() - started, reason };
+}
+
 /** A command line of plain words: no quotes, variables, globs, redirections, assignments or operators. */
 const PLAIN_WORDS = /^[\w./:,+@%-]+( [\w./:,+@%-]+)*$/;
 /** sh's builtins: a command line starting with one keeps its shell (the program of that name may differ). */

@@ -3,16 +3,12 @@ import type { Readable } from "node:stream";
 import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap, toBuffer } from "../diff";
 import { resolveSandboxPath } from "../paths";
-import { agentExec, execResultOf, putRequest } from "../agent/agent-exec";
+import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-exec";
+import { pingAgent, resetFailure, resetRequest } from "../agent/probe-and-reset";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
 import type { LiveContainer } from "./container";
 import { openDockerShell } from "./shell";
 import { packFiles, unpackFiles } from "./tar";
-
-/** Folders a reset empties besides the workdir: the writable places a rollout could leave something in. */
-const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
-/** Seeds up to this size go with the reset request; larger ones as a tar archive through the engine. */
-const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
 function owner(user: string | undefined): { uid: number; gid: number } {
   const [u, g] = (user ?? "1000:1000").split(":").map(Number);
@@ -81,14 +77,7 @@ export class DockerSandbox implements Sandbox {
 
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const started = performance.now();
-    const fail = (reason: string): ExecResult => ({
-      status: "error",
-      exitCode: null,
-      stdout: "",
-      stderr: "",
-      durationMs: performance.now() - started,
-      reason,
-    });
+    const fail = (reason: string): ExecResult => failedExec(started, reason);
     const lost = (reason: string): ExecResult => ({ ...fail(reason), sandboxLost: true });
     if (this.closed) return fail("sandbox is closed");
     try {
@@ -143,19 +132,13 @@ export class DockerSandbox implements Sandbox {
   private async ping(timeoutMs: number): Promise<string | null> {
     const broken = this.live.agent.broken;
     if (broken) return this.explain(broken);
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<"silent">((resolve) => {
-      timer = setTimeout(() => resolve("silent"), timeoutMs);
-    });
+    let silence: Error | null;
     try {
-      const r = await Promise.race([this.live.agent.request({ op: "read", paths: [] }), silent]);
-      if (r !== "silent") return null;
+      silence = await pingAgent(this.live.agent, timeoutMs);
     } catch (e) {
       return this.explain(e as Error);
-    } finally {
-      clearTimeout(timer);
     }
-    const silence = new Error(`the sandbox agent did not answer a liveness probe within ${timeoutMs / 1000} s`);
+    if (!silence) return null;
     try {
       if ((await this.live.container.inspect()).State.Paused) return `the sandbox container is paused (${silence.message})`;
     } catch {}
@@ -245,27 +228,18 @@ export class DockerSandbox implements Sandbox {
    */
   async reset(seed: Record<string, string | Buffer>): Promise<void> {
     if (this.live.agent.broken) throw new Error(`the sandbox cannot be reset: ${this.live.agent.broken.message}`);
-    const entries = Object.entries(seed);
-    const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
-    const files = inline
-      ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")]))
-      : {};
-    const r = await this.live.agent.request(
-      this.state === "pristine" ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files },
-    );
+    // Seeds too large to go with the request follow as a tar archive through the engine.
+    const { request, inline } = resetRequest(this.workdir, seed, this.state === "pristine");
+    const r = await this.live.agent.request(request);
     this.state = "used";
-    const failure =
-      r.error ??
-      (r.left && r.left.length > 0
-        ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`
-        : null);
+    const failure = resetFailure(r);
     if (failure) {
       // Not provably clean: the pool removes it when it comes back, and never lends it again.
       this.live.spoiled = failure;
       throw new Error(`resetting the sandbox: ${failure}`);
     }
     this.seed = seedMap(seed);
-    if (!inline && entries.length > 0) await this.writeFiles(seed);
+    if (!inline && Object.keys(seed).length > 0) await this.writeFiles(seed);
   }
 
   /** An interactive TTY exec as the sandbox's user (see ./shell.ts). */

@@ -142,19 +142,25 @@ export class SandboxCgroup {
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
+/** One rmdir of a cgroup: true when it is gone, false when it never will be, null while it is still emptying (EBUSY). */
+function rmdirGroup(dir: string): boolean | null {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return true;
+    // Only a group still emptying is worth waiting for: one we may not remove never will be.
+    return code === "EBUSY" ? null : false;
+  }
+}
+
 /** rmdir a cgroup, retrying for up to 2 s while killed processes finish exiting (EBUSY); false when it stays. */
 function removeGroup(dir: string): boolean {
   for (let i = 0; i < 200; i++) {
-    try {
-      rmdirSync(dir);
-      return true;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return true;
-      // Only a group still emptying is worth waiting for: one we may not remove never will be.
-      if (code !== "EBUSY") return false;
-      Atomics.wait(pause, 0, 0, 10);
-    }
+    const gone = rmdirGroup(dir);
+    if (gone !== null) return gone;
+    Atomics.wait(pause, 0, 0, 10);
   }
   return false;
 }
@@ -165,15 +171,9 @@ function removeGroup(dir: string): boolean {
  */
 async function removeGroupSoon(dir: string): Promise<boolean> {
   for (let i = 0; i < 200; i++) {
-    try {
-      rmdirSync(dir);
-      return true;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return true;
-      if (code !== "EBUSY") return false;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const gone = rmdirGroup(dir);
+    if (gone !== null) return gone;
+    await new Promise((r) => setTimeout(r, 10));
   }
   return false;
 }

@@ -27,15 +27,6 @@ export const UNSAFE_WARNING =
   "WARNING: --unsafe-no-sandbox: neither bubblewrap nor unshare can isolate commands here, so model-written code runs " +
   "as YOU, with your files, your network and no limits. Use it only for code you trust.";
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Hands out process sandboxes, from a few kept ready per shape once prewarm asked for them. */
 export class ProcessSandboxProvider implements SandboxProvider {
   readonly backend = "process" as const;

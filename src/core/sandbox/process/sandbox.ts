@@ -1,8 +1,9 @@
 import { access, rm } from "node:fs/promises";
 import path from "node:path";
 import type { FileDiff } from "../../schema/trajectory";
-import { agentExec, execResultOf, putRequest } from "../agent/agent-exec";
-import { diffFiles, seedMap, toBuffer } from "../diff";
+import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-exec";
+import { answerWithin, pingAgent, resetFailure, resetRequest, SILENT, WIPED } from "../agent/probe-and-reset";
+import { diffFiles, seedMap } from "../diff";
 import { emptyDir, readInside, readTree, writeTree } from "../host-files";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
@@ -13,12 +14,8 @@ import { openProcessShell } from "./shell";
 import { spawnExec } from "./spawn-exec";
 
 const PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-/** Folders a reset empties besides the workdir, as the sandbox sees them (the agent skips those it lacks). */
-const WIPED = ["/tmp", "/dev/shm", "/dev/mqueue"];
 /** How long a closed sandbox's wipe may take before it is destroyed instead of handed on. */
 const RECYCLE_WIPE_MS = 10_000;
-/** Seeds up to this size go with the reset request; larger ones are written from the host after it. */
-const INLINE_SEED_BYTES = 4 * 1024 * 1024;
 
 /** Host folders backing one process sandbox. */
 export interface ProcessSandboxDirs {
@@ -135,14 +132,7 @@ export class ProcessSandbox implements Sandbox {
 
   async exec(command: string | string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const started = performance.now();
-    const fail = (reason: string): ExecResult => ({
-      status: "error",
-      exitCode: null,
-      stdout: "",
-      stderr: "",
-      durationMs: performance.now() - started,
-      reason,
-    });
+    const fail = (reason: string): ExecResult => failedExec(started, reason);
     if (this.closed) return fail("sandbox is closed");
     let cwd: string;
     try {
@@ -239,19 +229,11 @@ export class ProcessSandbox implements Sandbox {
     if (!this.agent) return null;
     const broken = this.agent.broken;
     if (broken) return broken;
-    let timer: NodeJS.Timeout | undefined;
-    const silent = new Promise<"silent">((resolve) => {
-      timer = setTimeout(() => resolve("silent"), timeoutMs);
-    });
     try {
-      const r = await Promise.race([this.agent.client.request({ op: "read", paths: [] }), silent]);
-      if (r !== "silent") return null;
+      return (await pingAgent(this.agent.client, timeoutMs))?.message ?? null;
     } catch (e) {
       return this.agent.broken ?? (e as Error).message;
-    } finally {
-      clearTimeout(timer);
     }
-    return `the sandbox agent did not answer a liveness probe within ${timeoutMs / 1000} s`;
   }
 
   /**
@@ -265,26 +247,16 @@ export class ProcessSandbox implements Sandbox {
     if (this.closed) throw new Error("sandbox is closed");
     const broken = this.spoiled ?? this.agent.broken;
     if (broken) throw new Error(`the sandbox cannot be reset: ${broken}`);
-    const entries = Object.entries(seed);
-    const inline = entries.reduce((n, [, c]) => n + c.length, 0) <= INLINE_SEED_BYTES;
-    const files = inline
-      ? Object.fromEntries(entries.map(([p, c]) => [resolveSandboxPath(this.workdir, p), toBuffer(c).toString("base64")]))
-      : {};
-    const r = await this.agent.client.request(
-      this.pristine ? { op: "write", files, mode: null } : { op: "wipe", paths: [this.workdir, ...WIPED], files },
-    );
+    const { request, inline } = resetRequest(this.workdir, seed, this.pristine);
+    const r = await this.agent.client.request(request);
     this.pristine = false;
-    const failure =
-      r.error ??
-      (r.left && r.left.length > 0
-        ? `could not remove ${r.left.slice(0, 5).join(", ")}${r.left.length > 5 ? ` and ${r.left.length - 5} more` : ""}`
-        : null);
+    const failure = resetFailure(r);
     if (failure) {
       this.spoiled = `resetting the sandbox: ${failure}`;
       throw new Error(this.spoiled);
     }
     this.seed = seedMap(seed);
-    if (!inline && entries.length > 0) await this.writeFiles(seed);
+    if (!inline && Object.keys(seed).length > 0) await this.writeFiles(seed);
   }
 
   /** Reset without an agent: kill every command (the cgroup), then empty and reseed the host folders. */
@@ -322,18 +294,12 @@ export class ProcessSandbox implements Sandbox {
    */
   async recycled(req: SandboxRequest): Promise<ProcessSandbox | null> {
     if (!this.reusable || !this.agent) return null;
-    let timer: NodeJS.Timeout | undefined;
-    // An agent that does not answer is not waited for: the sandbox is destroyed instead.
-    const silent = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), RECYCLE_WIPE_MS);
-    });
     try {
-      const r = await Promise.race([this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} }), silent]);
-      if (!r || r.error || (r.left && r.left.length > 0)) return null;
+      // An agent that does not answer is not waited for: the sandbox is destroyed instead.
+      const r = await answerWithin(this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} }), RECYCLE_WIPE_MS);
+      if (r === SILENT || resetFailure(r) !== null) return null;
     } catch {
       return null;
-    } finally {
-      clearTimeout(timer);
     }
     return new ProcessSandbox(this.id, req, this.parts, this.release);
   }
