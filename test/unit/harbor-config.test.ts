@@ -123,6 +123,10 @@ test("rewards: reward.json first with every numeric key, reward.txt a single num
   assert.equal(none.ok, false);
   assert.match(none.ok ? "" : none.message, /neither .*reward\.json nor .*reward\.txt/);
   assert.equal(parseRewards(undefined, "passed").ok, false);
+  // Not a reward: a number too large to be finite (clamped, it read as a full reward), NaN, inf.
+  for (const txt of ["1e999", "-1e999", "NaN", "inf", ""]) assert.equal(parseRewards(undefined, txt).ok, false, txt);
+  assert.deepEqual(parseRewards('{"a": 1e999}', "1e999"), { ok: false, message: "/logs/verifier/reward.json holds no numeric reward" });
+  assert.deepEqual(parseRewards(undefined, "\uFEFF1\r\n"), { ok: true, values: { reward: 1 } });
   assert.equal(parseRewards("[1]", undefined).ok, false);
 });
 

@@ -10,7 +10,9 @@ export function parseRewards(
 ): { ok: true; values: Record<string, number> } | { ok: false; message: string } {
   const fromTxt = (t: string): number | null => {
     const s = t.trim();
-    return /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s) ? Number(s) : null;
+    const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s) ? Number(s) : null;
+    // "1e999" is Infinity, which clamping would turn into a full reward.
+    return n !== null && Number.isFinite(n) ? n : null;
   };
   if (json !== undefined) {
     let v: unknown;
