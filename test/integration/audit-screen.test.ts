@@ -90,6 +90,14 @@ test("audit (process): the screen's verdicts are the rollouts' verdicts, and it 
   assert.ok(env, JSON.stringify(problems));
   const provider = await createSandboxProvider({ backend: "process" });
   cleanups.push(() => provider.shutdown());
+  // Workbenches (the audit's own sandboxes, not rollouts) opened per task.
+  const workbenches = new Map<string, number>();
+  const acquire = provider.acquire.bind(provider);
+  provider.acquire = (req) => {
+    const task = req.labels?.["rlenv.audit"];
+    if (task) workbenches.set(task, (workbenches.get(task) ?? 0) + 1);
+    return acquire(req);
+  };
   const { probes } = loadProbes([builtinProbesDir()]);
   const run = async (screen: boolean) => {
     const runsDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-audit-screen-"));
@@ -106,6 +114,11 @@ test("audit (process): the screen's verdicts are the rollouts' verdicts, and it 
     });
   };
   const screened = await run(true);
+  // One sandbox per task served its mutants, its oracle reruns, its probes and the outputs for the equivalence check.
+  assert.deepEqual([...workbenches.entries()].sort(), [
+    ["clamp", 1],
+    ["double", 1],
+  ]);
   const played = await run(false);
   assert.deepEqual(summary(screened), summary(played));
 

@@ -68,6 +68,8 @@ interface MutationPlan {
   outputs?: { gold: string | null; mutants: Map<string, string | null> };
   /** A fresh workbench for the equivalence check of survivors (the one that made the mutants is closed). */
   bench?: () => Promise<MutationWorkbench>;
+  /** The task's probes the screen rejected in this same workbench, after the mutants (absent: not screened here). */
+  probesRejected?: string[];
 }
 
 function shuffledPick<T>(items: T[], max: number, seed: number): T[] {
@@ -99,6 +101,7 @@ async function planMutation(
   primary: SandboxProvider,
   reference: number | null,
   reruns: number,
+  probes: Array<{ id: string; turns: PlannedTurn[] }> = [],
 ): Promise<MutationPlan | null> {
   const domain = env.manifest.domain;
   if (!task.solution) return null;
@@ -174,6 +177,9 @@ async function planMutation(
           outputs = undefined;
         }
       }
+      // The task's probes in this same sandbox, after the mutants (whose files are the gold's, changed a little) and
+      // the outputs taken for them: an agent's actions may leave more behind outside the workdir than a mutant does.
+      const probesRejected = probes.length > 0 ? await screenProbesIn(bench, env, task, probes, reference, opts) : undefined;
       return {
         task,
         kind: "code",
@@ -184,6 +190,7 @@ async function planMutation(
         ...(screenNote && items.length > 0 ? { screenNote } : {}),
         ...(rerunRewards ? { reruns: rerunRewards } : {}),
         ...(outputs ? { outputs } : {}),
+        ...(probesRejected ? { probesRejected } : {}),
       };
     } catch (e) {
       return { task, kind: "code", items: [], equivalentUpFront: 0, note: `no mutants: ${(e as Error).message}` };
@@ -344,7 +351,28 @@ async function screenProbes(
   reference: number | null,
   opts: AuditOptions,
 ): Promise<string[]> {
-  if (opts.screen === false || reference === null || !(await oracleScreenable(env, task))) return [];
+  if (opts.screen === false || reference === null || items.length === 0 || !(await oracleScreenable(env, task))) return [];
+  let bench: MutationWorkbench | undefined;
+  try {
+    bench = await MutationWorkbench.open(provider, env, task, opts.signal);
+    return await screenProbesIn(bench, env, task, items, reference, opts);
+  } catch {
+    return [];
+  } finally {
+    await bench?.close();
+  }
+}
+
+/** screenProbes in a workbench already open (the one where the task's mutants were made and screened). */
+async function screenProbesIn(
+  bench: MutationWorkbench,
+  env: Environment,
+  task: LoadedTask,
+  items: Array<{ id: string; turns: PlannedTurn[] }>,
+  reference: number | null,
+  opts: AuditOptions,
+): Promise<string[]> {
+  if (opts.screen === false || reference === null || items.length === 0 || !(await oracleScreenable(env, task))) return [];
   const plan = await screenPlan(env, task);
   if ("unscreenable" in plan) return [];
   const stepMs = env.manifest.sandbox.timeouts.step * 1000;
@@ -353,9 +381,7 @@ async function screenProbes(
     return actions ? [{ id: i.id, actions }] : [];
   });
   if (playable.length === 0) return [];
-  let bench: MutationWorkbench | undefined;
   try {
-    bench = await MutationWorkbench.open(provider, env, task, opts.signal);
     const gold = candidateFiles(bench.goldSolution());
     const runs = await bench.screen(plan, [{ files: gold }, ...playable.map((p) => ({ files: {}, actions: p.actions }))]);
     if ("failed" in runs) return [];
@@ -369,8 +395,6 @@ async function screenProbes(
     return rejected;
   } catch {
     return [];
-  } finally {
-    await bench?.close();
   }
 }
 
@@ -499,7 +523,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   // Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time.
   const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
 
-  // 2. Probes, on every backend.
+  // 2. Probes, on every backend (their screen on the mutants' backend shares each task's workbench with the mutants, below).
   const probeItems: Array<AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] }> = [];
   const sampledFor = new Map<string, number>();
   for (const task of tasks) {
@@ -515,35 +539,8 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       probeItems.push({ id: variantId(task.id, "probe", probe.name), task, probe: probe.name, policy: p.policy, turns: p.turns });
     }
   }
-  // A task the screen can judge plays its probes there first, with the gold to check the screen
-  // against the oracle's rollout: a probe the real verifiers score 0 on its recorded runs is
-  // rejected; a finding, or anything the screen cannot judge, is played as a rollout, so a
-  // finding's evidence is always a rollout's trajectory.
-  const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
-  const probeScreened = new Map<Backend, Set<string>>();
-  for (const { backend, provider } of opts.providers) {
-    const rejected = new Set<string>();
-    probeScreened.set(backend, rejected);
-    const byTask = new Map<string, typeof probeItems>();
-    for (const item of probeItems) byTask.set(item.task.id, [...(byTask.get(item.task.id) ?? []), item]);
-    await timed(
-      `probes screened on ${backend}`,
-      () =>
-        Promise.all(
-          [...byTask.values()].map((items) =>
-            making.run(async () => {
-              const task = items[0]?.task;
-              if (!task) return;
-              for (const id of await screenProbes(provider, env, task, items, referenceOn(backend, task.id), opts)) rejected.add(id);
-            }),
-          ),
-        ),
-      () => 0,
-    );
-    const played = probeItems.filter((i) => !rejected.has(i.id));
-    log(`${env.manifest.name}: ${played.length} probe rollouts on ${backend} (${rejected.size} rejected by the screen)`);
-    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, played), count));
-  }
+  const probesOf = new Map<string, typeof probeItems>();
+  for (const item of probeItems) probesOf.set(item.task.id, [...(probesOf.get(item.task.id) ?? []), item]);
 
   // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
   const judging = opts.providers.filter(({ backend }) =>
@@ -555,10 +552,11 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     notes.push(`the ${backend} backend judged none of the oracle's rollouts${why ? `: ${why}` : ""}`);
   }
   // 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
+  // One workbench per task there makes the mutants and screens them, the oracle's reruns and the task's probes, one sandbox start for all.
   const mutating = judging[0] ?? first;
   const plans = (
     await timed(
-      "making mutants",
+      `mutants and probes screened on ${mutating.backend}`,
       () =>
         Promise.all(
           tasks.map((task) =>
@@ -570,6 +568,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
                 mutating.provider,
                 referenceOn(mutating.backend, task.id),
                 rerunnable.has(task.id) ? opts.runs - 1 : 0,
+                probesOf.get(task.id) ?? [],
               ),
             ),
           ),
@@ -577,6 +576,44 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       () => 0,
     )
   ).filter((p): p is MutationPlan => p !== null);
+
+  // A task the screen can judge plays its probes there first, with the gold to check the screen
+  // against the oracle's rollout: a probe the real verifiers score 0 on its recorded runs is
+  // rejected; a finding, or anything the screen cannot judge, is played as a rollout, so a
+  // finding's evidence is always a rollout's trajectory. On the mutants' backend that was done in
+  // each task's workbench above; elsewhere (and for a task whose workbench did not screen them) in one of its own.
+  const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
+  const probeScreened = new Map<Backend, Set<string>>();
+  for (const { backend, provider } of opts.providers) {
+    const rejected = new Set<string>();
+    probeScreened.set(backend, rejected);
+    const done = new Set<string>();
+    if (backend === mutating.backend)
+      for (const p of plans) {
+        if (!p.probesRejected) continue;
+        done.add(p.task.id);
+        for (const id of p.probesRejected) rejected.add(id);
+      }
+    await timed(
+      `probes screened on ${backend}`,
+      () =>
+        Promise.all(
+          [...probesOf.entries()]
+            .filter(([id]) => !done.has(id))
+            .map(([, items]) =>
+              making.run(async () => {
+                const task = items[0]?.task;
+                if (!task) return;
+                for (const id of await screenProbes(provider, env, task, items, referenceOn(backend, task.id), opts)) rejected.add(id);
+              }),
+            ),
+        ),
+      () => 0,
+    );
+    const played = probeItems.filter((i) => !rejected.has(i.id));
+    log(`${env.manifest.name}: ${played.length} probe rollouts on ${backend} (${rejected.size} rejected by the screen)`);
+    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, played), count));
+  }
   for (const p of plans) if (p.reruns) reruns.get(mutating.backend)?.set(p.task.id, p.reruns);
   // The oracle's reruns on the other backends, a workbench per task; then rollouts for any task the screen could not rerun.
   for (const { backend, provider } of opts.providers) {
