@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../src/core/sandbox/docker/provider";
 import type { DockerSandbox } from "../../src/core/sandbox/docker/sandbox";
@@ -66,34 +66,41 @@ async function starveAgentWhile(s: DockerSandbox, run: Promise<unknown>, stopOnc
   }
 }
 
+/** A sandbox with a fifth of a CPU for the agent and the 20 busy loops together, reset. */
+async function tightSandbox(t: TestContext): Promise<DockerSandbox> {
+  const provider = await DockerSandboxProvider.create({ docker, warm: 0 });
+  t.after(() => provider.shutdown());
+  const s = (await provider.acquire(request({ cpus: 0.2 }, image))) as DockerSandbox;
+  await s.reset({});
+  return s;
+}
+
+/** The sandbox still serves: its agent answers and runs the next command. */
+async function stillServes(s: DockerSandbox): Promise<void> {
+  const after = await s.exec("echo alive");
+  assert.equal(after.stdout, "alive\n", after.reason);
+  await s.close();
+}
+
 test("docker: a CPU hog under a tight CPU quota ends as a timeout at its deadline, even while the agent gets no CPU", {
   skip,
   timeout: 120_000,
 }, async (t) => {
-  const provider = await DockerSandboxProvider.create({ docker, warm: 0 });
-  t.after(() => provider.shutdown());
-  // A fifth of a CPU for the agent and 20 busy loops together.
-  const s = (await provider.acquire(request({ cpus: 0.2 }, image))) as DockerSandbox;
-  await s.reset({});
+  const s = await tightSandbox(t);
   const running = s.exec(HOG, { timeoutMs: 2000 });
   await starveAgentWhile(s, running);
   const r = await running;
   assert.equal(r.status, "timeout", `${r.status}: ${r.reason ?? ""}`);
   assert.notEqual(r.sandboxLost, true);
   assert.deepEqual(await inContainer(s, LOOP), [], "no busy loop survived");
-  const after = await s.exec("echo alive");
-  assert.equal(after.stdout, "alive\n", after.reason);
-  await s.close();
+  await stillServes(s);
 });
 
 test("docker: where the host cannot kill them, a kill from inside the container ends every command but the agent", {
   skip,
   timeout: 120_000,
 }, async (t) => {
-  const provider = await DockerSandboxProvider.create({ docker, warm: 0 });
-  t.after(() => provider.shutdown());
-  const s = (await provider.acquire(request({ cpus: 0.2 }, image))) as DockerSandbox;
-  await s.reset({});
+  const s = await tightSandbox(t);
   // No deadline: only the kill from inside ends the loops while the agent is stopped.
   const running = s.exec(HOG);
   const agentPid = s.live.agent.agentPid;
@@ -103,7 +110,5 @@ test("docker: where the host cannot kill them, a kill from inside the container 
   const r = await running;
   assert.notEqual(r.sandboxLost, true, r.reason);
   assert.equal(r.exitCode, 137, `the command was killed: ${r.status} ${r.exitCode} ${r.reason ?? ""}`);
-  const after = await s.exec("echo alive");
-  assert.equal(after.stdout, "alive\n", after.reason);
-  await s.close();
+  await stillServes(s);
 });
