@@ -64,6 +64,12 @@ export interface Sandbox {
    * the workdir; a refusal (outside, a folder, an I/O error) is answered with its message.
    */
   putWorkdirFiles?(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }>;
+  /**
+   * Kills every process still running in the sandbox (what the agent's commands left in the
+   * background), files untouched; returns the processes that survived. Verifiers call it
+   * first: a stray process could otherwise rewrite a report or a test's output under them.
+   */
+  stopProcesses?(): Promise<string[]>;
   /** Read files relative to the workdir; a missing file maps to null. */
   readFiles(paths: string[]): Promise<Record<string, Buffer | null>>;
   /** Changes in the workdir against the seed files given at reset. */

@@ -1,5 +1,6 @@
 import { sandboxFiles } from "../../environment/file-content";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../../reward/sentinel";
+import { stopLeftovers } from "../../reward/stop-leftovers";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../../reward/test-reports";
 import type { ExecResult, Sandbox } from "../../sandbox/types";
 import type { VerifierConfig } from "../../schema/verifier";
@@ -41,7 +42,9 @@ async function verifyStdio(config: TestsConfig, ctx: VerifyContext): Promise<Out
     throw new Error("tests (format: stdio) needs 'program': the command that runs the submitted program, e.g. python3 solution.py");
   const cases = ctx.task.tests?.cases ?? [];
   if (cases.length === 0) throw new Error(`task '${ctx.task.id}' has no tests.cases for the stdio format`);
-  const results = await runStdioCases(await ctx.sandbox(), program, cases, { signal: ctx.signal });
+  const sb = await ctx.sandbox();
+  await stopLeftovers(sb);
+  const results = await runStdioCases(sb, program, cases, { signal: ctx.signal });
   const broken = results.find((r) => r.status === "error");
   if (broken) throw new Error(`the sandbox failed while running case ${broken.index + 1}: ${broken.reason ?? "no reason given"}`);
   const failures = results.filter((r) => !r.passed).map((r) => `case ${r.index + 1}: ${r.reason ?? "failed"}`);
@@ -54,6 +57,7 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   const command = ctx.task.tests?.command ?? config.command;
   if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
   const sb = await ctx.sandbox();
+  await stopLeftovers(sb);
   // Stop the tests a little before the verifier's own deadline, so a runaway submission is
   // recorded as this verifier's failure with its reason rather than as a verifier time-out.
   const budgetMs = Math.max(500, Math.min(ctx.timeoutMs - 2000, ctx.timeoutMs * 0.8));

@@ -2,6 +2,7 @@ import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { telltaleLine } from "../failure";
+import { stopLeftovers } from "../stop-leftovers";
 import { SCRIPT_INPUT_DIR, SCRIPT_INPUT_FILE, SCRIPT_TRAJECTORY_FILE, scriptEnvironment, scriptInput } from "../script-input";
 
 type ScriptConfig = Extract<VerifierConfig, { type: "script" }>;
@@ -18,6 +19,7 @@ export const scriptVerifier: Verifier<ScriptConfig> = {
     const input = scriptInput(ctx, { name: config.name ?? config.type, weight: config.weight });
     const stdin = JSON.stringify(input);
     const sb = await ctx.sandbox();
+    await stopLeftovers(sb);
     // The inputs go outside the workdir, so the files being graded stay exactly as the agent left them.
     const trajectory = ctx.events.map((e) => JSON.stringify(e)).join("\n");
     const put = await sb.exec(["sh", "-c", `mkdir -p ${SCRIPT_INPUT_DIR} && cat > ${SCRIPT_INPUT_FILE}`], {

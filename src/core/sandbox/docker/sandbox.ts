@@ -145,6 +145,14 @@ export class DockerSandbox implements Sandbox {
     return this.explain(silence);
   }
 
+  /** Every process but the container's init and the agent killed, in one round trip (see Sandbox.stopProcesses). */
+  async stopProcesses(): Promise<string[]> {
+    if (this.closed) throw new Error("sandbox is closed");
+    const r = await this.live.agent.request({ op: "wipe", paths: [] });
+    if (r.error) throw new Error(`stopping the sandbox's processes: ${r.error}`);
+    return r.left ?? [];
+  }
+
   /** Writes text files into the workdir through the agent: no process started (see Sandbox.putWorkdirFiles). */
   async putWorkdirFiles(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }> {
     if (this.closed) throw new Error("sandbox is closed");

@@ -182,6 +182,19 @@ export class ProcessSandbox implements Sandbox {
     return openProcessShell((argv, env) => this.launch(argv, this.workdir, env), opts);
   }
 
+  /** Every process but the agent killed, files untouched (see Sandbox.stopProcesses). */
+  async stopProcesses(): Promise<string[]> {
+    if (this.closed) throw new Error("sandbox is closed");
+    if (!this.agent) {
+      this.ownKills++;
+      this.cgroup?.killAll();
+      return [];
+    }
+    const r = await this.agent.client.request({ op: "wipe", paths: [] });
+    if (r.error) throw new Error(`stopping the sandbox's processes: ${r.error}`);
+    return r.left ?? [];
+  }
+
   /** Writes text files into the workdir through the agent: links resolve as the sandbox sees them (see Sandbox.putWorkdirFiles). */
   async putWorkdirFiles(w: WorkdirFiles): Promise<{ ok: true } | { ok: false; message: string }> {
     if (this.closed) throw new Error("sandbox is closed");
