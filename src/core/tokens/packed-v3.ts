@@ -27,8 +27,6 @@ import type { TurnArrays } from "./packed";
 const LAYOUT = 3;
 /** A bound on one turn's ids (32 million): a damaged or hostile block cannot fill the memory. */
 const MAX_IDS = 2 ** 25;
-/** Room for an index below a sort key: keys of 24 bits × 2^27 stay exact integers in a double. */
-const INDEX = 2 ** 27;
 
 export function packTurnV3(t: TurnArrays): string {
   const p = t.promptIds.length;
@@ -107,12 +105,37 @@ function varint(v: number): Uint8Array {
 
 /** A section: deflated when that is smaller, as it is otherwise. */
 function section(parts: Uint8Array[], bytes: Uint8Array): void {
-  // A window no larger than the section: the same output, and far less state to set up per call.
-  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(bytes.length + 1))));
-  const z = deflateRawSync(bytes, { level: 9, windowBits, memLevel: Math.max(1, windowBits - 6) });
-  const deflated = z.length < bytes.length;
-  const body = deflated ? z : bytes;
+  let body: Uint8Array = bytes;
+  let deflated = false;
+  if (mayShrink(bytes)) {
+    // A window no larger than the section: the same output, and far less state to set up per call.
+    const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(bytes.length + 1))));
+    const z = deflateRawSync(bytes, { level: 9, windowBits, memLevel: Math.max(1, windowBits - 6) });
+    deflated = z.length < bytes.length;
+    if (deflated) body = z;
+  }
   parts.push(varint(body.length * 2 + (deflated ? 1 : 0)), body);
+}
+
+/**
+ * Whether deflate can beat storing: false for bytes that look random (the low mantissa bytes of
+ * logprobs), where a deflate call costs more CPU than the whole rest of the turn's packing and
+ * gives nothing back. Judged by their order-0 entropy (what Huffman coding can save, less a table's
+ * cost) and by runs of 3 or more equal bytes (what matching can save).
+ */
+function mayShrink(bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  if (n < 64) return n > 0;
+  const counts = new Uint32Array(256);
+  let runs = 0;
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i] as number;
+    counts[b] = (counts[b] as number) + 1;
+    if (i >= 2 && b === bytes[i - 1] && b === bytes[i - 2]) runs++;
+  }
+  let bits = 0;
+  for (const c of counts) if (c > 0) bits -= c * Math.log2(c / n);
+  return bits / 8 + 48 < n * 0.98 || runs > n / 8;
 }
 
 /** The four byte planes of the float32 bits, high byte first, each lower one sorted by the bytes above it. */
@@ -147,17 +170,37 @@ function floatsFromPlanes(planes: Uint8Array[], c: number): Float32Array {
   return new Float32Array(bits.buffer);
 }
 
-/** Indices 0..n-1 ordered by `bits[i] >>> shift`, ties by index (what numpy's argsort kind="stable" gives). */
-function stableOrder(bits: Uint32Array, shift: number): Float64Array {
+/**
+ * Indices 0..n-1 ordered by `bits[i] >>> shift`, ties by index (what numpy's argsort kind="stable"
+ * gives): a least-significant-byte-first radix sort, one stable counting pass per byte of the key.
+ */
+function stableOrder(bits: Uint32Array, shift: number): Uint32Array {
   const n = bits.length;
-  const k = new Float64Array(n);
-  for (let i = 0; i < n; i++) k[i] = ((bits[i] as number) >>> shift) * INDEX + i;
-  k.sort();
-  for (let j = 0; j < n; j++) {
-    const v = k[j] as number;
-    k[j] = v - Math.floor(v / INDEX) * INDEX;
+  let order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let next = new Uint32Array(n);
+  const counts = new Uint32Array(256);
+  for (let s = shift; s < 32; s += 8) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const b = ((bits[i] as number) >>> s) & 0xff;
+      counts[b] = (counts[b] as number) + 1;
+    }
+    let at = 0;
+    for (let b = 0; b < 256; b++) {
+      const c = counts[b] as number;
+      counts[b] = at;
+      at += c;
+    }
+    for (let j = 0; j < n; j++) {
+      const i = order[j] as number;
+      const b = ((bits[i] as number) >>> s) & 0xff;
+      next[counts[b] as number] = i;
+      counts[b] = (counts[b] as number) + 1;
+    }
+    [order, next] = [next, order];
   }
-  return k;
+  return order;
 }
 
 class Reader {
