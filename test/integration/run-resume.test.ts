@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -11,6 +11,7 @@ import { currentOwner } from "../../src/core/sandbox/owner";
 import { runDashboard } from "../../src/core/view/server/run-folder";
 import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
 import { listRunFolders } from "../../src/core/runs/run-listing";
+import { writeRunFolder } from "../support/run-folder";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
 
 /**
@@ -166,18 +167,7 @@ test("a run whose recorded owner still runs is not interrupted, and cannot be re
   const runsDir = tmp("rlenv-resume-owner-");
   const write = (id: string, owner: { pid: number; start: string | null; host: string }) => {
     const dir = path.join(runsDir, id);
-    mkdirSync(path.join(dir, "rollouts"), { recursive: true });
-    writeFileSync(
-      path.join(dir, "run.json"),
-      JSON.stringify({
-        id,
-        created: "2026-01-01T00:00:00Z",
-        status: "running",
-        env: { name: "e", hash: "h", domain: "custom", path: "/e" },
-        config: { policy: { kind: "oracle" } },
-        owner,
-      }),
-    );
+    writeRunFolder(dir, { id, status: "running", owner });
     return dir;
   };
   const host = hostname();

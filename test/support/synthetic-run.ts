@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { startEvent, writeRunFolder } from "./run-folder";
 
 /** One rollout of a synthetic run: what its trajectory's events will say. */
 export interface SyntheticRollout {
@@ -22,18 +23,12 @@ export interface SyntheticRollout {
 /** Writes `dir/<id>/` as a run would: run.json and one trajectory per rollout (start, observations, reward, end). */
 export function writeSyntheticRun(parent: string, id: string, rollouts: SyntheticRollout[], k = 1): string {
   const dir = path.join(parent, id);
-  mkdirSync(path.join(dir, "rollouts"), { recursive: true });
-  writeFileSync(
-    path.join(dir, "run.json"),
-    JSON.stringify({
-      id,
-      created: "2026-01-01T00:00:00Z",
-      ended: "2026-01-01T00:01:00Z",
-      status: "completed",
-      env: { name: "synthetic", hash: "h", domain: "custom", path: "/e" },
-      config: { policy: { kind: "replay" }, k },
-    }),
-  );
+  writeRunFolder(dir, {
+    id,
+    ended: "2026-01-01T00:01:00Z",
+    env: { name: "synthetic", hash: "h", domain: "custom", path: "/e" },
+    config: { policy: { kind: "replay" }, k },
+  });
   for (const r of rollouts) {
     const rid = `${r.task}-${r.sample}`;
     let seq = 0;
@@ -41,16 +36,16 @@ export function writeSyntheticRun(parent: string, id: string, rollouts: Syntheti
     const timings = r.timings ?? { total_ms: 10, policy_ms: 4, sandbox_ms: 3, verify_ms: 1 };
     const ev = (e: object, t = at) => JSON.stringify({ seq: seq++, t, ...e });
     const lines = [
-      ev({
-        type: "start",
-        run_id: id,
-        rollout_id: rid,
-        env: { name: "synthetic", hash: "h", domain: "custom" },
-        task: { id: r.task, prompt: "p" },
-        policy: { kind: "replay" },
-        sample: r.sample,
-        sandbox: { backend: "process" },
-      }),
+      ev(
+        startEvent({
+          run_id: id,
+          rollout_id: rid,
+          env: { name: "synthetic", hash: "h", domain: "custom" },
+          task: { id: r.task, prompt: "p" },
+          policy: { kind: "replay" },
+          sample: r.sample,
+        }),
+      ),
     ];
     if (r.startedAt !== undefined)
       lines.push(ev({ type: "message", role: "assistant", content: "…", latency_ms: timings.policy_ms }, at + timings.policy_ms));

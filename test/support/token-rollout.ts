@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { TokenLedger } from "../../src/core/tokens/ledger";
+import { startEvent } from "./run-folder";
 
 /** What the token rollout's turns hold, for tests to check the viewer against. */
 export interface TokenRolloutPlan {
@@ -25,16 +26,15 @@ export function writeTokenRollout(dir: string, bigTurn = 4500): TokenRolloutPlan
   let seq = 0;
   const ev = (e: Record<string, unknown>) => lines.push(JSON.stringify({ seq: seq++, t: 1000 + seq, ...e }));
   const turns: TokenRolloutPlan["turns"] = [];
-  ev({
-    type: "start",
-    run_id: "tok",
-    rollout_id: "tok-0",
-    env: { name: "tok-env", hash: "h", domain: "custom" },
-    task: { id: "tok-task", prompt: "Say hello" },
-    policy: { kind: "openai", model: "qwen3-test" },
-    sample: 0,
-    sandbox: { backend: "process" },
-  });
+  ev(
+    startEvent({
+      run_id: "tok",
+      rollout_id: "tok-0",
+      env: { name: "tok-env", hash: "h", domain: "custom" },
+      task: { id: "tok-task", prompt: "Say hello" },
+      policy: { kind: "openai", model: "qwen3-test" },
+    }),
+  );
   let sequence: number[] = [];
   const turn = (n: number, prompt: number[], completion: number[], logprobs: number[] | null, content: string) => {
     const offset = (() => {

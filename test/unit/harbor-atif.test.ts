@@ -4,20 +4,21 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type AtifTrajectory, atifToEvents, isAtif, rolloutToAtif } from "../../src/core/harbor/atif";
 import { TrajectoryEvent } from "../../src/core/schema/trajectory";
+import { startEvent } from "../support/run-folder";
 
 const T = Date.parse("2026-01-02T03:04:05Z");
 const EVENTS = [
   {
-    type: "start",
+    ...startEvent({
+      run_id: "run-1",
+      rollout_id: "regex-log.s0",
+      env: { name: "regex-log", hash: "abc", domain: "code" },
+      task: { id: "regex-log", prompt: "Write a regex" },
+      policy: { kind: "openai", model: "qwen" },
+      sandbox: { backend: "docker" },
+    }),
     seq: 0,
     t: T,
-    run_id: "run-1",
-    rollout_id: "regex-log.s0",
-    env: { name: "regex-log", hash: "abc", domain: "code" },
-    task: { id: "regex-log", prompt: "Write a regex" },
-    policy: { kind: "openai", model: "qwen" },
-    sample: 0,
-    sandbox: { backend: "docker" },
   },
   { type: "message", seq: 1, t: T, role: "system", content: "You are careful." },
   { type: "message", seq: 2, t: T, role: "user", content: "Write a regex" },

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { exportChatJsonl } from "../../src/core/runs/export-chat";
 import { readOutcomes, summarizeRunDir } from "../../src/core/runs/run-dir";
 import { summarize } from "../../src/core/runs/summarize";
+import { startEvent, writeRunFolder } from "../support/run-folder";
 
 test("summary: infrastructure failures are counted apart, never as a zero in the mean or pass@k", () => {
   const s = summarize("r", [
@@ -32,30 +33,13 @@ test("summary: infrastructure failures are counted apart, never as a zero in the
 /** A run folder with one rollout the sandbox failed and one the agent finished. */
 function runFolder(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-infra-run-"));
-  mkdirSync(path.join(dir, "rollouts"));
-  writeFileSync(
-    path.join(dir, "run.json"),
-    JSON.stringify({
-      id: "r",
-      created: "2026-01-01T00:00:00Z",
-      status: "completed",
-      env: { name: "e", hash: "h", domain: "custom", path: "/e" },
-      config: { policy: { kind: "oracle" } },
-    }),
-  );
+  writeRunFolder(dir);
   const usage = { prompt_tokens: 0, completion_tokens: 0 };
   const timings = { total_ms: 1, policy_ms: 0, sandbox_ms: 0, verify_ms: 0 };
   const start = (task: string) => ({
-    type: "start",
+    ...startEvent({ rollout_id: `${task}-0`, task: { id: task, prompt: "p" }, sandbox: { backend: "docker" } }),
     seq: 0,
     t: 1,
-    run_id: "r",
-    rollout_id: `${task}-0`,
-    env: { name: "e", hash: "h", domain: "custom" },
-    task: { id: task, prompt: "p" },
-    policy: { kind: "oracle" },
-    sample: 0,
-    sandbox: { backend: "docker" },
   });
   const lines = (evs: object[]) => `${evs.map((e) => JSON.stringify(e)).join("\n")}\n`;
   writeFileSync(

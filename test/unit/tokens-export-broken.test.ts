@@ -1,42 +1,23 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { exportRlRecords } from "../../src/core/runs/export-rl";
 import { TokenLedger } from "../../src/core/tokens/ledger";
 import { rlenv } from "../support/cli";
+import { startEvent, writeRunFolder } from "../support/run-folder";
 
 /** A run of two token rollouts; `damage` spoils the second one's packed field. */
 function tokenRun(damage: boolean): string {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-export-broken-"));
-  mkdirSync(path.join(dir, "rollouts"));
-  writeFileSync(
-    path.join(dir, "run.json"),
-    JSON.stringify({
-      id: "r",
-      created: "2026-01-01T00:00:00Z",
-      ended: "2026-01-01T00:01:00Z",
-      status: "completed",
-      env: { name: "e", hash: "h", domain: "custom", path: "/e" },
-      config: { policy: { kind: "openai", model: "m" }, k: 2 },
-    }),
-  );
+  writeRunFolder(dir, { ended: "2026-01-01T00:01:00Z", config: { policy: { kind: "openai", model: "m" }, k: 2 } });
   for (const i of [0, 1]) {
     const ledger = new TokenLedger();
     const tokens = ledger.record({ capture: "server", promptIds: [1, 2, 3], completionIds: [40 + i, 50], logprobs: [-0.5, -0.25] });
     if (damage && i === 1) tokens.packed = `${tokens.packed?.slice(0, 12)}AAAA`;
     const events = [
-      {
-        type: "start",
-        run_id: "r",
-        rollout_id: `x${i}`,
-        env: { name: "e", hash: "h", domain: "custom" },
-        task: { id: "t", prompt: "p" },
-        policy: { kind: "openai", model: "m" },
-        sample: i,
-        sandbox: { backend: "process" },
-      },
+      startEvent({ rollout_id: `x${i}`, policy: { kind: "openai", model: "m" }, sample: i }),
       { type: "message", role: "assistant", content: "a", turn: 0, tokens },
       {
         type: "end",
