@@ -18,6 +18,8 @@ const nodeBuilds = [
   // through V8's code cache: see src/cli/launcher.ts.
   { entryPoints: { cli: "src/cli/launcher.ts" }, banner: { js: "#!/usr/bin/env node" } },
   { entryPoints: { "cli-bundle": "src/cli/main.ts" }, external: nativeOptional },
+  // `rlenv view` alone (the viewer's server, ~1 MB): the launcher loads it for that command, so the first paint skips the rest.
+  { entryPoints: { "cli-view": "src/cli/view-main.ts" }, external: nativeOptional },
   // The runner validates uploads in a worker thread, which loads this file from beside the CLI bundle.
   { entryPoints: { "validate-worker": "src/core/remote/validate-worker.ts" }, external: nativeOptional },
   // The document parser's worker thread (one per core while a corpus is indexed): see src/core/domains/document/parse/pool.ts.

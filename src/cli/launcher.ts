@@ -14,13 +14,21 @@
  * skipped silently: it only ever costs the compile it would have saved.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import os from "node:os";
 import path from "node:path";
 import vm from "node:vm";
 
-const BUNDLE = path.join(__dirname, "cli-bundle.js");
+/**
+ * `rlenv view` loads a bundle of the viewer's server alone (dist/cli-view.js, ~1 MB, see
+ * view-main.ts): the first step painted waits on this start. Any other command, or a copy
+ * of the CLI without that file, loads the whole CLI.
+ */
+const VIEW_BUNDLE = path.join(__dirname, "cli-view.js");
+const BUNDLE = process.argv[2] === "view" && existsSync(VIEW_BUNDLE) ? VIEW_BUNDLE : path.join(__dirname, "cli-bundle.js");
+/** The cache file's name: one per bundle (`cli-<key>.v8`, `cli-view-<key>.v8`). */
+const CACHE_NAME = path.basename(BUNDLE) === "cli-view.js" ? "cli-view" : "cli";
 /** Cache files of other bundles (older builds) are removed once they are this old. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
@@ -37,7 +45,7 @@ const M = Module as ModuleInternals;
 
 function removeStale(dir: string, keep: string): void {
   for (const name of readdirSync(dir)) {
-    if (!/^cli-[0-9a-f]+\.v8$/.test(name) || name === keep) continue;
+    if (!new RegExp(`^${CACHE_NAME}-[0-9a-f]+\\.v8$`).test(name) || name === keep) continue;
     const f = path.join(dir, name);
     if (Date.now() - statSync(f).mtimeMs > STALE_MS) rmSync(f, { force: true });
   }
@@ -47,7 +55,7 @@ function removeStale(dir: string, keep: string): void {
 function runWithCodeCache(dir: string): void {
   const source = readFileSync(BUNDLE, "utf8");
   const key = createHash("sha1").update(process.version).update(process.arch).update(source).digest("hex").slice(0, 20);
-  const cacheFile = path.join(dir, `cli-${key}.v8`);
+  const cacheFile = path.join(dir, `${CACHE_NAME}-${key}.v8`);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);

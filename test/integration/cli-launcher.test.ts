@@ -6,8 +6,8 @@
  * installed copy sees: no dev dependencies, no ssh2 unless a ssh:// DOCKER_HOST needs it).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -84,4 +84,55 @@ test("the two files run on their own, away from node_modules (dockerode's ssh an
   assert.doesNotMatch(run.stderr, /Cannot find module/);
   assert.match(run.stderr, /docker/i, run.stderr);
   assert.equal(cacheFiles(cache).length, 1);
+});
+
+/** Runs `rlenv view FILE --json` until it prints its URL, fetches the page, and stops it. */
+async function viewOnce(cli: string, file: string, cache: string): Promise<{ page: number; stderr: string }> {
+  const { NODE_DISABLE_COMPILE_CACHE: _off, ...rest } = process.env;
+  const child = spawn(process.execPath, [cli, "view", file, "--json"], {
+    env: { ...rest, RLENV_CACHE_DIR: cache },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve((JSON.parse(out.split("\n")[0] ?? "") as { url: string }).url);
+      });
+      child.once("exit", (code) => reject(new Error(`rlenv view exited (${code}): ${stderr}`)));
+    });
+    return { page: (await fetch(url)).status, stderr };
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+const viewCaches = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => /^cli-view-[0-9a-f]+\.v8$/.test(n)) : []);
+
+test("`rlenv view` loads the view bundle alone (its own code cache), and the whole CLI where that file is missing", { skip }, async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "rlenv-view-launch-"));
+  const file = path.join(dir, "rollout.jsonl");
+  writeFileSync(file, `${JSON.stringify({ type: "start", t: 0, rollout_id: "r", task_id: "t", env: "e" })}\n`);
+  const cache = path.join(dir, "cache");
+  const r = await viewOnce(path.join(DIST, "cli.js"), file, cache);
+  assert.equal(r.page, 200, r.stderr);
+  assert.equal(viewCaches(cache).length, 1, `a cache of the view bundle in ${readdirSync(cache).join(", ")}`);
+  assert.deepEqual(cacheFiles(cache), [], "the whole CLI bundle was loaded for `view`");
+  // A copy with only the launcher and the whole bundle (and the viewer's assets) still serves.
+  const bin = path.join(dir, "bin");
+  mkdirSync(bin);
+  for (const f of ["cli.js", "cli-bundle.js"]) copyFileSync(path.join(DIST, f), path.join(bin, f));
+  symlinkSync(path.join(DIST, "webviews"), path.join(bin, "webviews"));
+  const cache2 = path.join(dir, "cache2");
+  const whole = await viewOnce(path.join(bin, "cli.js"), file, cache2);
+  assert.equal(whole.page, 200, whole.stderr);
+  assert.equal(cacheFiles(cache2).length, 1);
+  assert.deepEqual(viewCaches(cache2), []);
 });

@@ -1,0 +1,27 @@
+import { Command } from "commander";
+import { sweepProcessOrphans } from "../core/sandbox/process/sweep";
+import { registerView } from "./commands/view";
+import { VERSION } from "./version";
+
+/**
+ * `rlenv view` on its own (dist/cli-view.js, chosen by the launcher): the same command as in
+ * the full CLI, registered from the same file, in a bundle of the viewer's server alone. The
+ * full CLI bundle holds the engine, Docker client, document parsers and every schema; loading
+ * it cost several hundred ms before the server could listen, all of it on the way to the
+ * first painted step.
+ */
+async function main(argv: string[]): Promise<void> {
+  const program = new Command("rlenv").version(VERSION, "-V, --version").showHelpAfterError("(run with --help for usage)");
+  registerView(program);
+  await program.parseAsync(argv);
+  // As every rlenv command does (see main.ts), but once the server is listening: it is not on the way to the page.
+  try {
+    sweepProcessOrphans();
+  } catch {}
+}
+
+main(process.argv).catch((err: unknown) => {
+  process.stderr.write(`rlenv: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (process.env.RLENV_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = process.exitCode || 2;
+});
