@@ -313,6 +313,32 @@ describe("rollout engine on the process sandbox", () => {
     assert.equal(r.rollouts[0]?.status, "completed");
   });
 
+  test("a judge server that does not answer: infra error, retried, kept out of the scores (never the agent's zero)", async (t) => {
+    if (skip) return t.skip(skip);
+    // Nothing listens on loopback port 9 (discard): the judge is down.
+    const env = variant((m) => ({
+      reward: [
+        { type: "judge", name: "judge", weight: 1, rubric: ["says 42"], base_url: "http://127.0.0.1:9/v1", model: "judge-1" },
+        m.reward[1]!,
+      ],
+    }));
+    const r = await runEnvironment({
+      env,
+      config: { policy: { kind: "oracle" }, tasks: ["via-files"] },
+      runsDir: tmp("rlenv-runs-"),
+      sandboxProvider: provider,
+      maxInfraAttempts: 2,
+      infraBackoff: fast,
+    });
+    const ro = r.rollouts[0]!;
+    assert.deepEqual([ro.status, ro.infra, ro.reward, ro.attempts], ["error", true, null, 2]);
+    const err = ofType(events(ro.file), "error")[0]!;
+    assert.deepEqual([err.where, err.infra], ["verifier", true]);
+    assert.match(err.message, /the judge at http:\/\/127\.0\.0\.1:9\/v1 did not grade the answer/);
+    assert.equal(r.summary.mean_reward, null);
+    assert.equal(r.summary.infra_errors, 1);
+  });
+
   test("cancellation: running rollouts end cancelled, queued ones never start, sandboxes are closed", async (t) => {
     if (skip) return t.skip(skip);
     const s = await server([callTool("slow", { seconds: 3 })]);

@@ -170,3 +170,31 @@ test("fields: a judge field with no endpoint is recorded as skipped, scores 0 an
     if (saved.url !== undefined) process.env.RLENV_JUDGE_BASE_URL = saved.url;
   }
 });
+
+test("judge: a judge server that does not answer (refused, overloaded, wrong credentials) is an infra error, not a score of 0", async () => {
+  const { VerifierInfraError } = await import("../../src/core/domains/errors");
+  const config = (baseURL: string) => cfg({ type: "judge", rubric: ["states the revenue"], base_url: baseURL, model: "judge-1" });
+  // Nothing listens on port 9 of loopback (discard, never served here).
+  await assert.rejects(runVerifier(config("http://127.0.0.1:9/v1"), ctx("Revenue was $1,577m.", null)), VerifierInfraError);
+  for (const status of [503, 401]) {
+    const server = await startScriptedServer([{ status }, { status }, { status }]);
+    try {
+      await assert.rejects(runVerifier(config(server.baseURL), ctx("Revenue was $1,577m.", null)), (e: Error) => {
+        assert.ok(e instanceof VerifierInfraError, `${status}: ${e.name}`);
+        assert.match(e.message, /the judge at .* did not grade the answer/);
+        return true;
+      });
+    } finally {
+      await server.close();
+    }
+  }
+  // A request the judge refuses as malformed is not the machinery's fault: a recorded error scoring 0.
+  const bad = await startScriptedServer([{ status: 400 }]);
+  try {
+    const r = await runVerifier(config(bad.baseURL), ctx("Revenue was $1,577m.", null));
+    assert.equal(r.score, 0);
+    assert.ok(r.error);
+  } finally {
+    await bad.close();
+  }
+});

@@ -17,6 +17,16 @@ export class SandboxInfraError extends Error {
 }
 
 /**
+ * A service a verifier relies on outside the sandbox (the judge model's server) did not
+ * answer: down, refusing, timing out, overloaded, or refusing the credentials. The
+ * machinery's fault, never a score: the rollout ends as an infrastructure error, is retried,
+ * and stays out of the scores.
+ */
+export class VerifierInfraError extends Error {
+  override name = "VerifierInfraError";
+}
+
+/**
  * The program a tool drives inside the sandbox broke mid-rollout (Blender crashed or hung
  * while running the agent's step). The rollout ends as an error with the reason, and is
  * not retried: the agent's own action is the likely cause, so a retry would repeat it.

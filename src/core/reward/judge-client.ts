@@ -1,5 +1,6 @@
-import OpenAI from "openai";
+import OpenAI, { APIError } from "openai";
 import { abortReason, backoffDelay, sleep } from "../policy/backoff";
+import { VerifierInfraError } from "../domains/errors";
 import { apiKeyFromEnv, isRetryable } from "../policy/openai";
 
 export interface JudgeRequest {
@@ -64,7 +65,11 @@ export async function judgeRubric(req: JudgeRequest): Promise<JudgeResult> {
       break;
     } catch (e) {
       if (req.signal.aborted) throw abortReason(req.signal);
-      if (!isRetryable(e) || attempt >= retries) throw e;
+      const unreachable = isRetryable(e) || (e instanceof APIError && [401, 403, 404].includes(e.status ?? 0));
+      // The judge down, overloaded or refusing our credentials or model name: no grade was given, so no score.
+      if (unreachable && (attempt >= retries || !isRetryable(e)))
+        throw new VerifierInfraError(`the judge at ${baseURL} did not grade the answer: ${(e as Error).message}`);
+      if (!isRetryable(e)) throw e;
       await sleep(backoffDelay(attempt), req.signal);
     }
   }

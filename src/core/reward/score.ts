@@ -1,4 +1,5 @@
 import type { Verifier, VerifyContext } from "../domains/types";
+import { VerifierInfraError } from "../domains/errors";
 import { abortReason } from "../policy/backoff";
 import type { RewardComponent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
@@ -53,6 +54,8 @@ export async function runVerifier(
     return { ...head, ...r, duration_ms: performance.now() - started };
   } catch (e) {
     if (ctx.signal.aborted) throw abortReason(ctx.signal);
+    // The judge's server down is not a score of 0: it ends the rollout as an infra error.
+    if (e instanceof VerifierInfraError) throw e;
     const err = e as Error;
     return { ...head, score: 0, passed: false, error: err.message || String(e), duration_ms: performance.now() - started };
   } finally {

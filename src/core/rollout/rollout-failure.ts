@@ -1,6 +1,6 @@
 import { PolicyInfraError, PolicyRequestError } from "../policy/types";
 import type { RolloutStatus, TrajectoryEvent } from "../schema/trajectory";
-import { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";
+import { RolloutTimeoutError, SandboxInfraError, ToolCrashError, VerifierInfraError } from "./errors";
 import type { RolloutScope } from "./rollout-scope";
 
 type ErrorEvent = Omit<Extract<TrajectoryEvent, { type: "error" }>, "type" | "seq" | "t">;
@@ -25,7 +25,7 @@ export async function classifyFailure(caught: unknown, scope: RolloutScope): Pro
   if (why instanceof RolloutTimeoutError) return { status: "timeout", reason: why.message };
   if (scope.outside?.aborted) return { status: "cancelled", reason: "cancelled" };
   const err = e instanceof Error ? e : new Error(String(e));
-  const infra = e instanceof PolicyInfraError || e instanceof SandboxInfraError;
+  const infra = e instanceof PolicyInfraError || e instanceof SandboxInfraError || e instanceof VerifierInfraError;
   const where =
     e instanceof PolicyInfraError || e instanceof PolicyRequestError
       ? "policy"
@@ -33,7 +33,9 @@ export async function classifyFailure(caught: unknown, scope: RolloutScope): Pro
         ? "sandbox"
         : e instanceof ToolCrashError
           ? "tool"
-          : "engine";
+          : e instanceof VerifierInfraError
+            ? "verifier"
+            : "engine";
   return {
     status: "error",
     reason: err.message,
