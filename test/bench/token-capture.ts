@@ -25,6 +25,7 @@ import type { ChatMessage } from "../../src/core/policy/types";
 import { TrajectoryWriter } from "../../src/core/rollout/trajectory-writer";
 import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
 import { ChatTokenizer } from "../../src/core/tokens/chat-template";
+import { hermesParser, type ToolCallParser } from "../../src/core/tokens/tool-call-parsers";
 import { TokenLedger } from "../../src/core/tokens/ledger";
 import { QWEN3_DIR, qwenDecode, qwenEncode } from "../support/qwen-tokens";
 import { sampledLogprobs } from "../support/sampled-logprobs";
@@ -110,6 +111,24 @@ function completionBodies(): string[] {
 async function main() {
   const replies = { plain: bodies(false), capture: bodies(true), tokens: completionBodies() };
   const tokenizer = new ChatTokenizer(QWEN3_DIR);
+  // The work the issue names for token-in/token-out (render the new messages with the template,
+  // tokenise them, decode the reply, parse its tool calls), timed apart from the HTTP round trip.
+  let textCpu = 0;
+  const timed =
+    <A extends unknown[], R>(f: (...a: A) => R) =>
+    (...a: A): R => {
+      const c0 = process.cpuUsage();
+      try {
+        return f(...a);
+      } finally {
+        const c = process.cpuUsage(c0);
+        textCpu += (c.user + c.system) / 1000;
+      }
+    };
+  tokenizer.firstPrompt = timed(tokenizer.firstPrompt.bind(tokenizer));
+  tokenizer.continuation = timed(tokenizer.continuation.bind(tokenizer));
+  tokenizer.decode = timed(tokenizer.decode.bind(tokenizer));
+  const parser: ToolCallParser = { name: hermesParser.name, parse: timed(hermesParser.parse.bind(hermesParser)) };
   let mode: keyof typeof replies = "plain";
   let turn = 0;
   const server = createServer((req, res) => {
@@ -133,7 +152,7 @@ async function main() {
   async function start(m: Mode, i: number) {
     const policy =
       m === "tokens"
-        ? new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer })
+        ? new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer, parser })
         : new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
     const file = path.join(dir, `${m}-${i}.jsonl`);
     const writer = await TrajectoryWriter.create(file);
@@ -200,6 +219,7 @@ async function main() {
   for (let i = 0; i < 3; i++) await round(-1 - i); // warm-up
   for (const xs of [ms.plain, ms.capture, ms.tokens, cpu.plain, cpu.capture, cpu.tokens]) xs.length = 0;
   for (const p of Object.values(parts)) for (const xs of Object.values(p)) xs.length = 0;
+  textCpu = 0;
   bytes.plain = 0;
   bytes.capture = 0;
   bytes.tokens = 0;
@@ -240,6 +260,14 @@ async function main() {
   };
   added("capture", cpu.capture);
   added("token-in/token-out", cpu.tokens);
+  console.log(
+    `  tokens turn's template render + tokenise new messages + decode + tool-call parse: ${(textCpu / cpu.tokens.length).toFixed(3)} ms CPU (mean)`,
+  );
+  const byTurn = (xs: number[]) =>
+    Array.from({ length: TURNS }, (_, t) =>
+      median(xs.map((x, j) => x - (cpu.plain[j] as number)).filter((_, j) => j % TURNS === t)).toFixed(2),
+    );
+  console.log(`  paired median by turn number: capture ${byTurn(cpu.capture).join(" ")}; tokens ${byTurn(cpu.tokens).join(" ")} ms`);
   console.log(
     `trajectory bytes per 1,000 sampled tokens: capture ${(((bytes.capture / sampled) * 1000) / 1024).toFixed(2)} KB ` +
       `(tokens ${(((bytes.tokens / sampled) * 1000) / 1024).toFixed(2)} KB, plain ${(((bytes.plain / sampled) * 1000) / 1024).toFixed(2)} KB, ${(bytes.capture / bytes.plain).toFixed(2)}×; goal < 12 KB)`,

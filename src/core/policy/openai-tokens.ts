@@ -111,12 +111,21 @@ export class TokenInOutPolicy implements Policy {
     let last: unknown;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal.aborted) throw abortReason(signal);
+      // The run's signal or this request's deadline, whichever comes first. Not AbortSignal.any: it
+      // leaves a listener on the run's signal per request until a GC, and costs more than this.
+      const request = new AbortController();
+      const stop = () => request.abort(abortReason(signal));
+      signal.addEventListener("abort", stop, { once: true });
+      const deadline = setTimeout(
+        () => request.abort(new DOMException("the policy server did not answer in time", "TimeoutError")),
+        this.opts.timeoutMs ?? 120_000,
+      );
       try {
         const res = await fetch(`${this.opts.baseURL.replace(/\/$/, "")}/completions`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${this.opts.apiKey ?? "EMPTY"}` },
           body,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? 120_000)]),
+          signal: request.signal,
         });
         const text = await res.text();
         if (res.status === 429 || res.status >= 500) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
@@ -130,6 +139,9 @@ export class TokenInOutPolicy implements Policy {
         if (e instanceof PolicyRequestError) throw e;
         last = e;
         if (attempt < retries) await sleep(backoffDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF), signal);
+      } finally {
+        clearTimeout(deadline);
+        signal.removeEventListener("abort", stop);
       }
     }
     const why = last instanceof Error ? last.message : String(last);
