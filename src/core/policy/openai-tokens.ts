@@ -112,7 +112,7 @@ export class TokenInOutPolicy implements Policy {
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal.aborted) throw abortReason(signal);
       // The run's signal or this request's deadline, whichever comes first. Not AbortSignal.any: it
-      // leaves a listener on the run's signal per request until a GC, and costs more than this.
+      // keeps a reference from the run's signal per request until a GC, and costs more than this.
       const request = new AbortController();
       const stop = () => request.abort(abortReason(signal));
       signal.addEventListener("abort", stop, { once: true });
