@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AppName } from "./protocol/envelope";
+import { type AppName, INIT_ELEMENT_ID } from "./protocol/envelope";
 
 export interface PageOptions {
   /** A viewer app, or "play" (the editor-only Play Task panel, src/extension/human). */
@@ -12,6 +12,8 @@ export interface PageOptions {
   backend: "webview" | "http";
   /** Extra connect-src origins (the HTTP backend's API). */
   connectSrc?: string;
+  /** The modules the bundle imports statically: fetched alongside it rather than once it has arrived and been read. */
+  modulePreloads?: string[];
 }
 
 export const nonce = (): string => randomBytes(18).toString("base64");
@@ -54,7 +56,7 @@ export function renderPageWithCsp(o: PageOptions): { html: string; csp: string }
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeAttr(o.title)}</title>
 <link rel="stylesheet" href="${escapeAttr(o.styleUri)}">
-</head>
+${(o.modulePreloads ?? []).map((u) => `<link rel="modulepreload" href="${escapeAttr(u)}">\n`).join("")}</head>
 <body data-app="${o.app}" data-backend="${o.backend}" data-worker="${escapeAttr(o.scriptUri.replace(/[^/]*$/, "editor.worker.js"))}">
 <div id="app"><p class="loading">Loading…</p></div>
 <script type="module" nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
@@ -62,4 +64,13 @@ export function renderPageWithCsp(o: PageOptions): { html: string; csp: string }
 </html>
 `;
   return { html, csp };
+}
+
+/**
+ * The init reply inside the page (HTTP backend): a JSON data block, which no browser runs
+ * and the CSP therefore allows, read by the app instead of asking for it. `<` is escaped, so
+ * no text in the reply can close the element.
+ */
+export function initDataBlock(json: string): string {
+  return `<script type="application/json" id="${INIT_ELEMENT_ID}">${json.replace(/</g, "\\u003c")}</script>\n`;
 }

@@ -82,3 +82,49 @@ test("http: a search hit's row is the first screen's step, its page of rows with
   servers.push(plain);
   assert.equal((await init(plain)).preload, undefined);
 });
+
+test("http: the page carries init (as /api/init answers it) and names the bundle's static chunks as module preloads", async () => {
+  const withChunks = path.join(dir, "assets-chunks");
+  mkdirSync(withChunks);
+  writeFileSync(
+    path.join(withChunks, "trajectory.js"),
+    'import{a as T,b as $w}from"./chunk-A.js";import"./chunk-B.js";const lazy=()=>import("./trajectory-diff.js");import("./chunk-Z.js");',
+  );
+  writeFileSync(path.join(withChunks, "chunk-A.js"), 'import{c}from"./chunk-C.js";export const a=1,b=c;');
+  writeFileSync(path.join(withChunks, "chunk-B.js"), 'import"./chunk-A.js";\nexport{};');
+  writeFileSync(path.join(withChunks, "chunk-C.js"), "export const c=2;");
+  const server = await startViewServer(targetFor(file), { assetsDir: withChunks });
+  servers.push(server);
+  const html = await (await fetch(server.url)).text();
+  const preloads = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]);
+  assert.deepEqual(preloads, ["/assets/chunk-A.js", "/assets/chunk-C.js", "/assets/chunk-B.js"]);
+  const block = /<script type="application\/json" id="rlenv-init">(.*?)<\/script>/s.exec(html)?.[1];
+  assert.ok(block, "no init in the page");
+  const sent = FromHost.parse(JSON.parse(block));
+  assert.equal(sent.kind, "init");
+  const asked = await init(server);
+  assert.deepEqual(sent.kind === "init" && sent.context, asked.context);
+  // The same first screen (the rows page may have grown in between: the file is still being read).
+  assert.deepEqual(
+    sent.kind === "init" && sent.preload?.map((p) => p.method),
+    asked.preload?.map((p) => p.method),
+  );
+  assert.deepEqual(sent.kind === "init" && sent.preload?.[2], asked.preload?.[2]);
+  // The data block comes before </body> and after the bundle's script tag (the app runs once the page is whole).
+  assert.ok(
+    html.indexOf('id="rlenv-init"') > html.indexOf('<script type="module"') && html.indexOf('id="rlenv-init"') < html.indexOf("</body>"),
+  );
+
+  // No text in the reply can end the element: a file name that tries is escaped, and reads back the same.
+  const hostile = "</script><script>alert(1)</script>.jsonl";
+  const page = await (await fetch(`${server.url}&file=${encodeURIComponent(hostile)}`)).text();
+  assert.ok(!page.includes("<script>alert(1)"), page);
+  const m = FromHost.parse(JSON.parse(/id="rlenv-init">(.*?)<\/script>/s.exec(page)?.[1] ?? ""));
+  assert.equal(m.kind === "init" && m.context.target, hostile);
+
+  // Off (the benchmark's before), the page carries neither.
+  const plain = await startViewServer(targetFor(file), { assetsDir: withChunks, firstScreen: false });
+  servers.push(plain);
+  const bare = await (await fetch(plain.url)).text();
+  assert.ok(!bare.includes("modulepreload") && !bare.includes("rlenv-init"));
+});

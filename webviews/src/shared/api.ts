@@ -1,4 +1,4 @@
-import { FromHost, type InitContext, type Preloaded, requestKey } from "../../../src/core/view/protocol/envelope";
+import { FromHost, INIT_ELEMENT_ID, type InitContext, type Preloaded, requestKey } from "../../../src/core/view/protocol/envelope";
 import { METHODS, type MethodName, type Params, type Result } from "../../../src/core/view/protocol/methods";
 
 /**
@@ -129,12 +129,22 @@ class HttpApi implements HostApi {
     return { authorization: `Bearer ${this.token}`, "content-type": "application/json" };
   }
 
-  async init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }> {
+  /** The init reply the server sent inside the page (read once), else asked for. */
+  private async initMessage(): Promise<unknown> {
+    const sent = document.getElementById(INIT_ELEMENT_ID);
+    if (sent) {
+      sent.remove();
+      return JSON.parse(sent.textContent ?? "");
+    }
     const q = new URLSearchParams(location.search);
     q.delete("token");
     const res = await fetch(`/api/init?${q}`, { headers: this.headers() });
     if (!res.ok) throw new Error(`init: ${res.status} ${await res.text()}`);
-    const m = FromHost.parse(await res.json());
+    return res.json();
+  }
+
+  async init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }> {
+    const m = FromHost.parse(await this.initMessage());
     if (m.kind !== "init") throw new Error("init: unexpected reply");
     this.preloaded.add(m.preload);
     let snapshot: Record<string, unknown> | null = null;

@@ -53,6 +53,9 @@ export type FromApp = z.infer<typeof FromApp>;
 export const Preloaded = z.object({ method: z.string(), params: z.record(z.string(), z.unknown()), result: z.unknown() });
 export type Preloaded = z.infer<typeof Preloaded>;
 
+/** The id of the element in which the HTTP server sends `init` with the page (see page.ts, initDataBlock). */
+export const INIT_ELEMENT_ID = "rlenv-init";
+
 /** The key a request is matched by: its method and params, keys in sorted order. */
 export function requestKey(method: string, params: Record<string, unknown>): string {
   return JSON.stringify([

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { AppName, FromApp, type FromHost, InitContext } from "../protocol/envelope";
-import { renderPageWithCsp } from "../page";
-import { ASSET_TYPES, findAssetsDir } from "./assets";
+import { initDataBlock, renderPageWithCsp } from "../page";
+import { ASSET_TYPES, findAssetsDir, staticImports } from "./assets";
 import { auditFileOf } from "./audit-report";
 import { firstScreen } from "./first-screen";
 import type { TokenPieces } from "./token-text";
@@ -54,7 +54,7 @@ export interface RunningViewServer {
 
 const MAX_BODY = 1024 * 1024;
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+function writeHead(res: ServerResponse, status: number, type: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     "content-type": type,
     "cache-control": "no-store",
@@ -63,6 +63,10 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
     "x-frame-options": "DENY",
     ...extra,
   });
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  writeHead(res, status, type, extra);
   res.end(body);
 }
 
@@ -86,8 +90,9 @@ export interface ViewServerOptions {
   port?: number;
   assetsDir?: string;
   /**
-   * Start reading a trajectory at start-up and send the first screen's replies with
-   * `init` (default). Off, the page asks for each once it runs (the benchmark's before).
+   * Start reading a trajectory at start-up, send the first screen's replies with `init`, and
+   * send `init` inside the page with the bundle's chunks as module preloads (default). Off,
+   * the page asks for init, then for each reply, once it runs (the benchmark's before).
    */
   firstScreen?: boolean;
   /** The text of a rollout's tokens (see ViewService); the CLI passes it, so this module stays light. */
@@ -116,6 +121,25 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     });
   });
 
+  /** The init message for a page's query (app, file, compare, row, live), with the first screen of a trajectory. */
+  async function initReply(q: URLSearchParams): Promise<FromHost> {
+    const app = appOf(q.get("app"), t.app);
+    const file = q.get("file");
+    const [compare, ...more] = q.getAll("compare");
+    const context = InitContext.parse({
+      app,
+      target: app === t.app ? (file ?? t.target) : (file ?? "."),
+      ...(compare ? { compare } : {}),
+      ...(more.length ? { more: more.slice(0, 2) } : {}),
+      ...(/^\d+$/.test(q.get("row") ?? "") ? { row: Number(q.get("row")) } : {}),
+      live: q.get("live") === "1",
+      assetBase: "/assets/",
+      backend: "http",
+    });
+    const preload = app === "trajectory" && firstScreenAhead ? await firstScreen(service, context.target, context.row).catch(() => []) : [];
+    return { kind: "init", context, snapshot: null, ...(preload.length ? { preload } : {}) };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
@@ -136,29 +160,24 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
         scriptUri: `/assets/${app}.js`,
         styleUri: `/assets/${app}.css`,
         backend: "http",
+        ...(firstScreenAhead ? { modulePreloads: staticImports(assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
       });
-      return send(res, 200, "text/html; charset=utf-8", page.html, { "content-security-policy": `${page.csp}; frame-ancestors 'none'` });
+      const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
+      if (!firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
+      // The page goes out at once, so the browser fetches the bundles while the init reply is
+      // computed; the reply follows before </body> (the app runs once the page is whole), so
+      // the app needs no request before its first paint. If it fails, the app asks /api/init, which says why.
+      const end = page.html.lastIndexOf("</body>");
+      writeHead(res, 200, "text/html; charset=utf-8", headers);
+      res.write(page.html.slice(0, end));
+      const init = await initReply(url.searchParams).catch(() => null);
+      res.end(`${init ? initDataBlock(JSON.stringify(init)) : ""}${page.html.slice(end)}`);
+      return;
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
-      const app = appOf(url.searchParams.get("app"), t.app);
-      const file = url.searchParams.get("file");
-      const [compare, ...more] = url.searchParams.getAll("compare");
-      const context = InitContext.parse({
-        app,
-        target: app === t.app ? (file ?? t.target) : (file ?? "."),
-        ...(compare ? { compare } : {}),
-        ...(more.length ? { more: more.slice(0, 2) } : {}),
-        ...(/^\d+$/.test(url.searchParams.get("row") ?? "") ? { row: Number(url.searchParams.get("row")) } : {}),
-        live: url.searchParams.get("live") === "1",
-        assetBase: "/assets/",
-        backend: "http",
-      });
-      const preload =
-        app === "trajectory" && firstScreenAhead ? await firstScreen(service, context.target, context.row).catch(() => []) : [];
-      const msg: FromHost = { kind: "init", context, snapshot: null, ...(preload.length ? { preload } : {}) };
-      return send(res, 200, "application/json", JSON.stringify(msg));
+      return send(res, 200, "application/json", JSON.stringify(await initReply(url.searchParams)));
     }
     if (url.pathname === "/api/request" && req.method === "POST") {
       const parsed = FromApp.safeParse(JSON.parse(await readBody(req)));
