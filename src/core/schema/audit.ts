@@ -109,6 +109,12 @@ export type TaskAudit = z.infer<typeof TaskAudit>;
 export const EnvironmentAudit = z.strictObject({
   name: z.string(),
   dir: z.string(),
+  hash: z
+    .string()
+    .optional()
+    .describe(
+      "The environment's content hash when it was audited, as its runs record it (run.json env.hash): a run's dashboard shows an audit of the same name only when the hashes agree. Absent in reports written before it was kept",
+    ),
   domain: z.string(),
   ok: z.boolean(),
   min_mutation_score: z.number(),

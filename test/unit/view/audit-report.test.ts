@@ -130,3 +130,50 @@ test("dashboard: the audit of the run's environment found beside the run gives a
     again.problems.join("\n"),
   );
 });
+
+test("dashboard: an audit of the same environment name but other content is stale for the run; one of its content, or one that records no hash, shows", async () => {
+  const ws = tmp("dash-hash");
+  // The synthetic run records its environment at content hash "h".
+  const run = writeSyntheticRun(path.join(ws, "runs"), "run-1", [{ task: "fizzbuzz", sample: 0, reward: 1 }]);
+  const out = path.join(ws, "rlenv-audit");
+  const write = (hash: string | undefined, created: string) => {
+    const { report } = writeAuditFolder(out, "synthetic");
+    report.created = created;
+    if (hash === undefined) delete report.environments[0]!.hash;
+    else report.environments[0]!.hash = hash;
+    writeFileSync(path.join(out, "audit.json"), JSON.stringify(report));
+  };
+  const dashboard = async () => (await new ViewService(run).handle("run", { dir: "." })) as Dashboard;
+
+  write("0123456789abcdef-other", "2026-03-01T00:00:00.000Z");
+  const stale = await dashboard();
+  assert.equal(stale.audit, null, "an audit of other content is not this run's");
+  assert.ok(
+    stale.problems.some(
+      (p) => p.includes(path.join(out, "audit.json")) && /audited at content 0123456789ab, this run's is h: not shown/.test(p),
+    ),
+    stale.problems.join("\n"),
+  );
+  write("h", "2026-03-01T00:00:00.000Z");
+  const same = await dashboard();
+  assert.equal(same.audit?.matched, "content");
+  assert.deepEqual(same.problems, []);
+  // A report written before audits kept the hash is still read, and matched by name alone.
+  write(undefined, "2026-03-01T00:00:00.000Z");
+  assert.equal((await dashboard()).audit?.matched, "name");
+  // A run without a hash (an older run.json) matches by name too.
+  const problems: string[] = [];
+  write("h", "2026-03-01T00:00:00.000Z");
+  assert.equal(findRunAudit(run, "synthetic", problems)?.matched, "name");
+  assert.deepEqual(problems, []);
+  // A stale audit beside a current one is passed over quietly: the current one shows.
+  const editor = path.join(ws, "runs", "audit", "synthetic");
+  const { report: current } = writeAuditFolder(editor, "synthetic");
+  current.environments[0]!.hash = "h";
+  current.created = "2026-01-01T00:00:00.000Z";
+  writeFileSync(path.join(editor, "audit.json"), JSON.stringify(current));
+  write("other", "2026-04-01T00:00:00.000Z");
+  const both = await dashboard();
+  assert.equal(both.audit?.file, path.join(editor, "audit.json"), "the older audit of this content wins over a newer one of other content");
+  assert.deepEqual(both.problems, []);
+});

@@ -33,6 +33,8 @@ export const RunAudit = z.object({
   created: z.string(),
   ok: z.boolean(),
   tasks: z.array(TaskVerdict),
+  /** How it was known to be this run's: the environment's content hash agreed, or (a side recorded none) its name only. */
+  matched: z.enum(["content", "name"]).optional(),
 });
 export type RunAudit = z.infer<typeof RunAudit>;
 

@@ -132,12 +132,15 @@ export function runAuditCandidates(runDir: string, envName: string | null): stri
 }
 
 /**
- * The newest audit among the candidates that covers the run's environment (by name; a run
- * without a record takes a report of one environment), as verdicts per task. An unreadable
- * candidate is a problem line, not a failure of the dashboard.
+ * The newest audit among the candidates that covers the run's environment (by name, and by
+ * content hash where both the run and the report record one: an audit of the same name but
+ * other content is stale for this run; a run without a record takes a report of one
+ * environment), as verdicts per task. An unreadable candidate is a problem line, not a failure
+ * of the dashboard; so is a stale one, when no other audit is found.
  */
-export function findRunAudit(runDir: string, envName: string | null, problems: string[]): RunAudit | null {
+export function findRunAudit(runDir: string, envName: string | null, problems: string[], envHash: string | null = null): RunAudit | null {
   let best: RunAudit | null = null;
+  const stale: string[] = [];
   for (const file of runAuditCandidates(runDir, envName)) {
     if (!existsSync(file)) continue;
     let report: AuditReport;
@@ -147,14 +150,26 @@ export function findRunAudit(runDir: string, envName: string | null, problems: s
       problems.push(`audit: ${err instanceof Error ? err.message : String(err)}`);
       continue;
     }
-    const env = envName
-      ? report.environments.find((e) => e.name === envName)
+    const named = envName
+      ? report.environments.filter((e) => e.name === envName)
       : report.environments.length === 1
-        ? report.environments[0]
-        : undefined;
-    if (!env) continue;
+        ? report.environments
+        : [];
+    const env = named.find((e) => !envHash || !e.hash || e.hash === envHash);
+    if (!env) {
+      const other = named.find((e) => e.hash);
+      if (other?.hash && envHash)
+        stale.push(`audit: ${file}: ${other.name} was audited at content ${short(other.hash)}, this run's is ${short(envHash)}: not shown`);
+      continue;
+    }
     if (best && Date.parse(best.created) >= Date.parse(report.created)) continue;
-    best = { file, created: report.created, ok: env.ok, tasks: taskVerdicts(env) };
+    const matched = envHash && env.hash ? "content" : "name";
+    best = { file, created: report.created, ok: env.ok, tasks: taskVerdicts(env), matched };
   }
+  if (!best) problems.push(...stale);
   return best;
+}
+
+function short(hash: string): string {
+  return hash.slice(0, 12);
 }

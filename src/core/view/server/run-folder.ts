@@ -164,6 +164,6 @@ export async function runDashboard(
     utilisation: points,
     policyBusy,
     readiness,
-    audit: findRunAudit(runDir, written?.env.name ?? null, problems),
+    audit: findRunAudit(runDir, written?.env.name ?? null, problems, written?.env.hash || null),
   };
 }

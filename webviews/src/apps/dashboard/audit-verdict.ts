@@ -1,12 +1,21 @@
 import { h } from "../../shared/dom";
 import type { RunAudit } from "../../../../src/core/view/protocol/audit";
 
+/** How the audit was known to be of this run's environment, for the note's tooltip. */
+const MATCHED = {
+  content: "\nof the same environment content as this run",
+  name: "\nmatched by environment name only: the audit or the run records no content hash",
+} as const;
+
 /** The header note: which audit the verdict column comes from. */
 export function auditNote(audit: RunAudit | null): HTMLElement | null {
   if (!audit) return null;
   return h(
     "span",
-    { class: "meta-item audit-note", title: `${audit.file}\naudited ${new Date(audit.created).toLocaleString()}` },
+    {
+      class: "meta-item audit-note",
+      title: `${audit.file}\naudited ${new Date(audit.created).toLocaleString()}${MATCHED[audit.matched ?? "name"]}`,
+    },
     "audit ",
     h("span", { class: `badge ${audit.ok ? "ok" : "bad"}` }, audit.ok ? "passed" : "failed"),
   );
