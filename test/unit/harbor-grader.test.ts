@@ -252,6 +252,10 @@ test("grader.py's citation check agrees with rlenv's: the cited page must state 
     ["$11588.00 million", [{ document: "ACME_10K.txt", page: 3.5 }]],
     ["$10.2 billion", cite(3)],
     [11588, cite(3)],
+    // A sweep of the document (eleven pages, the right one among them) is not a citation; the right page cited twelve times is one page.
+    ["$11588.00 million", Array.from({ length: 11 }, (_, i) => ({ document: "ACME_10K.txt", page: i + 1 }))],
+    ["$11588.00 million", Array.from({ length: 12 }, () => ({ document: "ACME_10K.txt", page: 3 }))],
+    ["$11588.00 million", Array.from({ length: 10 }, (_, i) => ({ document: "ACME_10K.txt", page: i + 1 }))],
   ];
   const dir = mkdtempSync(path.join(os.tmpdir(), "rlenv-grader-"));
   try {
@@ -263,6 +267,7 @@ print(json.dumps([grader.check_citations(c["actual"], c["expected"], pages)["pas
     const py = pyVerdicts(dir, all, driver);
     const ts = table.map(([v, c]) => checkCitations(v, c, lookup).passed);
     assert.deepEqual(py, ts);
+    assert.deepEqual(ts.slice(-3), [false, true, true]);
     assert.ok(ts.includes(true) && ts.includes(false));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -33,6 +33,7 @@ QUANTITY = re.compile(
 MAX_ROUNDING = 0.005
 MAX_OTHER_FIGURES = 3
 MAX_ANSWER_CHARS = 1000
+MAX_CITED_PAGES = 10
 
 
 def js_trim(s):
@@ -422,6 +423,9 @@ def check_citations(value, citations, pages):
              if isinstance(c, dict) and isinstance(c.get("document"), str) and is_num(c.get("page")) and float(c["page"]).is_integer()]
     if not cited:
         return {"passed": False, "reason": "no citation with a document and a page was given"}
+    distinct = len(set((c["document"], int(c["page"])) for c in cited))
+    if distinct > MAX_CITED_PAGES:
+        return {"passed": False, "reason": "%d pages cited; a citation names the few pages the figure is on" % distinct}
     for c in cited:
         page = pages.get(c["document"], {}).get(str(int(c["page"])))
         if page is not None and page_states(page, value):

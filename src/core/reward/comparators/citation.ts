@@ -23,10 +23,20 @@ export function pageStates(text: string, value: unknown): boolean {
   return needle.length > 0 && normalizeText(text).includes(needle);
 }
 
-/** The citation check: some cited page exists and contains the value. */
+/** More distinct pages than this cited for one value is a sweep of the document, not a citation. */
+export const MAX_CITED_PAGES = 10;
+
+/** The citation check: some cited page exists and contains the value; citing page after page until one does is not a citation. */
 export function checkCitations(value: unknown, citations: unknown, lookup: PageLookup): FieldResult {
   const cited = Array.isArray(citations) ? citations.filter(isCitedPage) : [];
   if (cited.length === 0) return { score: 0, passed: false, reason: "no citation with a document and a page was given" };
+  const distinct = new Set(cited.map((c) => `${c.document}\0${c.page}`)).size;
+  if (distinct > MAX_CITED_PAGES)
+    return {
+      score: 0,
+      passed: false,
+      reason: `${distinct} pages cited; a citation names the few pages the figure is on (at most ${MAX_CITED_PAGES})`,
+    };
   const missing: string[] = [];
   for (const c of cited) {
     const text = lookup(c.document, c.page);
