@@ -11,6 +11,7 @@ import { after, test } from "node:test";
 import { builtinProbesDir, loadProbes } from "../../src/core/audit/probes";
 import { type AuditOptions, auditEnvironment } from "../../src/core/audit/run-audit";
 import { loadEnvironment } from "../../src/core/environment";
+import { hashEnvironment } from "../../src/core/environment/hash";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { rlenv } from "../support/cli";
@@ -202,9 +203,11 @@ test("rlenv audit CLI: audit.json and audit.md are written, and the exit code is
   assert.equal(r.code, 1, r.stderr);
   const report = JSON.parse(readFileSync(path.join(out, "audit.json"), "utf8")) as {
     ok: boolean;
-    environments: Array<{ tasks: Array<{ id: string; ok: boolean }> }>;
+    environments: Array<{ hash?: string; tasks: Array<{ id: string; ok: boolean }> }>;
   };
   assert.equal(report.ok, false);
+  // The content hash its runs record too: a run's dashboard matches the audit on it.
+  assert.equal(report.environments[0]?.hash, hashEnvironment(e.dir));
   assert.deepEqual(
     report.environments[0]?.tasks.map((t) => [t.id, t.ok]),
     [["double", false]],

@@ -758,6 +758,8 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
   return {
     name: env.manifest.name,
     dir: env.dir,
+    // What its runs record too, so that a run's dashboard never shows the audit of other content under the same name.
+    ...(env.hash ? { hash: env.hash } : {}),
     domain: env.manifest.domain,
     ok: audits.every((t) => t.ok),
     min_mutation_score: minScore,
