@@ -171,6 +171,30 @@ test("fields: a judge field with no endpoint is recorded as skipped, scores 0 an
   }
 });
 
+test("fields: a judge field (named, or picked by auto) whose judge server is down is an infra error, not that field's 0", async () => {
+  const { VerifierInfraError } = await import("../../src/core/domains/errors");
+  const saved = { url: process.env.RLENV_JUDGE_BASE_URL, model: process.env.RLENV_JUDGE_MODEL };
+  process.env.RLENV_JUDGE_BASE_URL = "http://127.0.0.1:9/v1";
+  process.env.RLENV_JUDGE_MODEL = "judge-1";
+  try {
+    for (const why of [{ comparator: "judge", rubric: ["names the driver"] }, { comparator: "auto" }]) {
+      const v = cfg({ type: "fields", fields: { figure: { comparator: "exact" }, why } });
+      const target = {
+        fields: { figure: "12", why: "price increases" },
+        grading: { why: { comparator: "judge", rubric: ["names the driver"] } },
+      };
+      await assert.rejects(runVerifier(v, ctx({ figure: "12", why: "higher prices" }, target)), VerifierInfraError, why.comparator);
+    }
+  } finally {
+    for (const [k, v] of [
+      ["RLENV_JUDGE_BASE_URL", saved.url],
+      ["RLENV_JUDGE_MODEL", saved.model],
+    ] as const)
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
+});
+
 test("judge: a judge server that does not answer (refused, overloaded, wrong credentials) is an infra error, not a score of 0", async () => {
   const { VerifierInfraError } = await import("../../src/core/domains/errors");
   const config = (baseURL: string) => cfg({ type: "judge", rubric: ["states the revenue"], base_url: baseURL, model: "judge-1" });

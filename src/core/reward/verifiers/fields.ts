@@ -1,3 +1,4 @@
+import { VerifierInfraError } from "../../domains/errors";
 import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { asStructured, expectedValue, getPath } from "../answer-path";
@@ -64,7 +65,8 @@ export const fieldsVerifier: Verifier<FieldsConfig> = {
           expected,
         });
       } catch (e) {
-        if (ctx.signal.aborted) throw e;
+        // The judge's server down grades nothing: the rollout's infra error, not this field's 0.
+        if (ctx.signal.aborted || e instanceof VerifierInfraError) throw e;
         outcomes.push({ ...base, score: 0, passed: false, error: (e as Error).message });
       }
     }
