@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -127,4 +127,22 @@ test("http: the page carries init (as /api/init answers it) and names the bundle
   servers.push(plain);
   const bare = await (await fetch(plain.url)).text();
   assert.ok(!bare.includes("modulepreload") && !bare.includes("rlenv-init"));
+});
+
+test("index: past its first chunk, a file is read only once `restAfter` resolves (the server holds it while the first screen is answered)", async () => {
+  const { TrajectoryIndex } = await import("../../../src/core/view/server/trajectory-index");
+  const size = statSync(file).size;
+  let release = () => {};
+  const restAfter = new Promise<void>((r) => (release = r));
+  const idx = await TrajectoryIndex.open(file, { firstChunk: true, restAfter });
+  const first = idx.meta("f").bytes;
+  assert.ok(first > 0 && first < size, `${first} of ${size} bytes after the first chunk`);
+  // Held: however long it waits, no more of the file is read.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(idx.meta("f").bytes, first);
+  assert.ok(idx.scanning);
+  release();
+  await idx.whenIndexed();
+  assert.equal(idx.meta("f").bytes, size);
+  assert.ok(!idx.scanning);
 });

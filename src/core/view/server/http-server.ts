@@ -53,6 +53,9 @@ export interface RunningViewServer {
 }
 
 const MAX_BODY = 1024 * 1024;
+/** How long after the first page is sent, or after start with no page, the rest of a large trajectory waits to be read. */
+const REST_AFTER_PAGE_MS = 1000;
+const REST_AFTER_START_MS = 3000;
 
 function writeHead(res: ServerResponse, status: number, type: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -102,8 +105,19 @@ export interface ViewServerOptions {
 export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
   const token = randomBytes(24).toString("base64url");
   const assets = opts.assetsDir ?? findAssetsDir();
-  const service = new ViewService(t.root, opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {});
   const firstScreenAhead = opts.firstScreen ?? true;
+  // The rest of a large file is read once the first page has what it needs: on 2 cores the
+  // background read took CPU from the first screen's reply and from the browser drawing it.
+  // It goes on at the page's first request (it has painted, or wants more), a moment after
+  // the page was sent, or after a few seconds if no page comes.
+  let readRest = () => {};
+  const restAfter = firstScreenAhead ? new Promise<void>((resolve) => (readRest = resolve)) : undefined;
+  const restTimer = setTimeout(() => readRest(), REST_AFTER_START_MS);
+  restTimer.unref();
+  const service = new ViewService(t.root, {
+    ...(opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {}),
+    ...(restAfter ? { restAfter } : {}),
+  });
   // The file is read from the start while the browser loads the page (its first chunk is what the first screen needs).
   // (A bad target is reported when the page asks for it, not here.)
   const readAhead = async () => service.index(service.resolve(t.target));
@@ -172,9 +186,11 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
       res.write(page.html.slice(0, end));
       const init = await initReply(url.searchParams).catch(() => null);
       res.end(`${init ? initDataBlock(JSON.stringify(init)) : ""}${page.html.slice(end)}`);
+      setTimeout(() => readRest(), REST_AFTER_PAGE_MS).unref();
       return;
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
+    readRest();
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
       return send(res, 200, "application/json", JSON.stringify(await initReply(url.searchParams)));
@@ -204,6 +220,10 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     url,
     token,
     server,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      clearTimeout(restTimer);
+      readRest();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

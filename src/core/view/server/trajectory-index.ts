@@ -59,13 +59,23 @@ export class TrajectoryIndex {
   private constructor(readonly path: string) {}
 
   /**
+   * Reading past the first chunk waits for this (then it is dropped): the view server holds
+   * the rest back while it answers the first screen, which needs the same CPU.
+   */
+  private restAfter: Promise<void> | null = null;
+
+  /**
    * Opens and indexes a file. With `firstChunk`, resolves once the first chunk is
    * indexed (the first steps can be drawn) while the rest is indexed in the
-   * background; `scanning` says whether that is still going on.
+   * background (once `restAfter` resolves, if given); `scanning` says whether that is still going on.
    */
-  static async open(path: string, opts: { firstChunk?: boolean; sink?: EventSink } = {}): Promise<TrajectoryIndex> {
+  static async open(
+    path: string,
+    opts: { firstChunk?: boolean; sink?: EventSink; restAfter?: Promise<void> } = {},
+  ): Promise<TrajectoryIndex> {
     const idx = new TrajectoryIndex(path);
     idx.sink = opts.sink ?? null;
+    idx.restAfter = opts.restAfter ?? null;
     if (!opts.firstChunk) {
       await idx.refresh();
       return idx;
@@ -121,6 +131,11 @@ export class TrajectoryIndex {
         this.scanned = pendingAt;
         // More to read: let the caller answer now. (A file read in one chunk finishes the scan first.)
         if (pos < size) onChunk?.();
+        if (pos < size && this.restAfter) {
+          const hold = this.restAfter;
+          this.restAfter = null;
+          await hold;
+        }
       }
       this.scanned = pendingAt;
       this.torn = null;

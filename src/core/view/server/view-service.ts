@@ -34,7 +34,11 @@ export class ViewService {
    */
   constructor(
     readonly root: string,
-    private readonly opts: { tokenPieces?: (rollout: string) => TokenPieces | null } = {},
+    private readonly opts: {
+      tokenPieces?: (rollout: string) => TokenPieces | null;
+      /** A file's index reads past its first chunk once this resolves (see TrajectoryIndex.open). */
+      restAfter?: Promise<void>;
+    } = {},
   ) {
     this.confinement = new Confinement(root);
   }
@@ -91,7 +95,7 @@ export class ViewService {
     const cached = this.indexes.get(abs);
     if (!cached) {
       // Large files: answer once the first chunk is indexed; the rest follows in the background.
-      const idx = TrajectoryIndex.open(abs, { firstChunk: true });
+      const idx = TrajectoryIndex.open(abs, { firstChunk: true, ...(this.opts.restAfter ? { restAfter: this.opts.restAfter } : {}) });
       this.indexes.set(abs, { idx, size });
       idx.catch(() => this.indexes.delete(abs));
       return idx;
