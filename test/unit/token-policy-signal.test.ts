@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
+import type { ChatMessage } from "../../src/core/policy/types";
 import { ChatTokenizer } from "../../src/core/tokens/chat-template";
 import { QWEN3_DIR, qwenEncode } from "../support/qwen-tokens";
 
@@ -26,7 +27,7 @@ test("token-in/token-out: a run's signal keeps no listener from requests that en
   try {
     const policy = new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer });
     const signal = new AbortController().signal;
-    const messages: Parameters<typeof policy.next>[0]["messages"] = [{ role: "user", content: "Say ok." }];
+    const messages: ChatMessage[] = [{ role: "user", content: "Say ok." }];
     for (let turn = 0; turn < 15; turn++) {
       const reply = await policy.next({ messages, tools: [], turn, signal });
       assert.equal(reply.content, "ok");
