@@ -2,22 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { trajectoryToChat } from "../../src/core/runs/export-chat";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
+import { startEvent } from "../support/run-folder";
 
 const at = (seq: number) => ({ seq, t: seq });
 
 test("chat export: a record ends with the assistant's last turn, not the submit tool's reply", () => {
   const events: TrajectoryEvent[] = [
-    {
-      type: "start",
-      ...at(0),
-      run_id: "r",
-      rollout_id: "x.s0",
-      env: { name: "e", hash: "h", domain: "code" },
-      task: { id: "x", prompt: "p" },
-      policy: { kind: "oracle" },
-      sample: 0,
-      sandbox: { backend: "process" },
-    },
+    { ...startEvent({ rollout_id: "x.s0", env: { name: "e", hash: "h", domain: "code" }, task: { id: "x", prompt: "p" } }), ...at(0) },
     { type: "message", ...at(1), role: "user", content: "do it" },
     {
       type: "message",

@@ -4,23 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { describeRun, formatBreakdown, listRollouts, listRunFolders, readRolloutSummary } from "../../src/core/runs/run-listing";
+import { startEvent, writeRunFolder } from "../support/run-folder";
 
 const root = mkdtempSync(path.join(os.tmpdir(), "rlenv-runs-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 function run(id: string, created: string, mean: number | null, extra: Record<string, string> = {}): string {
   const dir = path.join(root, id);
-  mkdirSync(path.join(dir, "rollouts"), { recursive: true });
-  writeFileSync(
-    path.join(dir, "run.json"),
-    JSON.stringify({
-      id,
-      created,
-      status: "completed",
-      env: { name: "e", hash: "h", domain: "code", path: "e" },
-      config: { policy: { kind: "nop" } },
-    }),
-  );
+  writeRunFolder(dir, { id, created, env: { name: "e", hash: "h", domain: "code", path: "e" }, config: { policy: { kind: "nop" } } });
   writeFileSync(
     path.join(dir, "summary.json"),
     JSON.stringify({
@@ -61,16 +52,9 @@ test("a rollout's reward and components are read from its trajectory, a torn las
   const t = 1;
   const lines = [
     {
-      type: "start",
+      ...startEvent({ run_id: "a", rollout_id: "r", env: { name: "e", hash: "h", domain: "code" }, task: { id: "task-1", prompt: "p" } }),
       seq: 0,
       t,
-      run_id: "a",
-      rollout_id: "r",
-      env: { name: "e", hash: "h", domain: "code" },
-      task: { id: "task-1", prompt: "p" },
-      policy: { kind: "oracle" },
-      sample: 0,
-      sandbox: { backend: "process" },
     },
     {
       type: "reward",

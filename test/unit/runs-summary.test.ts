@@ -7,6 +7,7 @@ import { passAtK } from "../../src/core/runs/pass-at-k";
 import { summarize } from "../../src/core/runs/summarize";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { trajectoryToChat } from "../../src/core/runs/export-chat";
+import { startEvent } from "../support/run-folder";
 
 /** pass@k by brute force: the share of k-subsets holding at least one correct sample. */
 function bruteForce(n: number, c: number, k: number): number {
@@ -67,18 +68,7 @@ test("summary: errors count as 0, cancelled and interrupted are not scored", () 
 test("a torn last line and a bad line are reported; every whole event is kept", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-traj-"));
   const file = path.join(dir, "t.jsonl");
-  const start = {
-    type: "start",
-    seq: 0,
-    t: 1,
-    run_id: "r",
-    rollout_id: "x.s0",
-    env: { name: "e", hash: "h", domain: "custom" },
-    task: { id: "x", prompt: "p" },
-    policy: { kind: "nop" },
-    sample: 0,
-    sandbox: { backend: "process" },
-  };
+  const start = { ...startEvent({ rollout_id: "x.s0", task: { id: "x", prompt: "p" }, policy: { kind: "nop" } }), seq: 0, t: 1 };
   const msg = { type: "message", seq: 1, t: 2, role: "user", content: "hi" };
   writeFileSync(
     file,
