@@ -34,9 +34,16 @@ function cmdline(pid: number): string {
   }
 }
 
+const inits = new Map<string, number>();
+
 /** The container's processes on this host: its init's descendants (the engine runs here in these tests). */
 async function inContainer(s: DockerSandbox, prefix: string): Promise<number[]> {
-  const init = (await docker.getContainer(s.id).inspect()).State.Pid;
+  // Asked of the engine once per container: polling it would slow the watch on a loaded machine.
+  let init = inits.get(s.id);
+  if (init === undefined) {
+    init = (await docker.getContainer(s.id).inspect()).State.Pid;
+    inits.set(s.id, init);
+  }
   return descendants(init).filter((p) => cmdline(p).startsWith(prefix));
 }
 
