@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { after, test } from "node:test";
+import { loadEnvironment } from "../../src/core/environment";
+import { runEnvironment } from "../../src/core/rollout";
+import { createSandboxProvider } from "../../src/core/sandbox/index";
+import type { SandboxProvider } from "../../src/core/sandbox/types";
+import { missing } from "../support/services";
+import { events, FIXTURE, ofType, tmp } from "./rollout-helpers";
+
+/**
+ * The agent and the commands it runs share the sandbox's user, so a command can kill the
+ * agent. That loss is the rollout's own doing, not the machinery's: were it an infra error,
+ * any rollout a policy is failing could be turned into one (retried, kept out of the scores)
+ * by killing the agent, from its own turn or from the code the tests import. The engine's
+ * events tell it from a container killed from outside (still infra: rollout-sandbox-lost).
+ */
+const skip = missing("docker") || missing("image");
+
+/** Kills the sandbox's agent (found by its command line) with SIGKILL, as a submission could. */
+const KILL_AGENT = [
+  "import os",
+  "for p in os.listdir('/proc'):",
+  "    try:",
+  "        if p.isdigit() and int(p) != os.getpid() and b'in-sandbox agent' in open('/proc/%s/cmdline' % p, 'rb').read():",
+  "            os.kill(int(p), 9)",
+  "    except OSError:",
+  "        pass",
+  "",
+].join("\n");
+
+function agentKillingEnv() {
+  const dir = tmp("rlenv-agent-killed-");
+  const manifest = readFileSync(path.join(FIXTURE, "environment.yaml"), "utf8").replace(
+    "  - name: slow\n",
+    '  - name: run\n    description: Run a Python file of the workdir.\n    parameters: { type: object, properties: { path: { type: string } }, required: [path] }\n    command: python3 -c \'import json,subprocess,sys; subprocess.run(["python3", json.load(sys.stdin)["path"]])\'\n  - name: slow\n',
+  );
+  writeFileSync(path.join(dir, "environment.yaml"), manifest);
+  const task = (id: string, check: string, calls: Array<{ name: string; arguments: Record<string, unknown> }>) => ({
+    id,
+    prompt: "Make greet.txt say 'hello world', then submit 42.",
+    files: { "greet.txt": "hello\n" },
+    tests: { files: { "tests_hidden/check.py": check } },
+    target: "42",
+    solution: { tool_calls: calls, answer: "42" },
+  });
+  const pass = "import sys\nsys.exit(0 if open('greet.txt').read().strip() == 'hello world' else 1)\n";
+  const put = { name: "put", arguments: { path: "greet.txt", text: "hello world\n" } };
+  const tasks = [
+    // The agent's own command kills the agent mid-turn.
+    task("in-turn", pass, [
+      { name: "put", arguments: { path: "kill.py", text: KILL_AGENT } },
+      { name: "run", arguments: { path: "kill.py" } },
+      put,
+    ]),
+    // The code under test kills it while the hidden tests run.
+    task("under-tests", `${KILL_AGENT}import sys\nsys.exit(1)\n`, [put]),
+  ];
+  writeFileSync(path.join(dir, "tasks.jsonl"), `${tasks.map((t) => JSON.stringify(t)).join("\n")}\n`);
+  const { env, problems } = loadEnvironment(dir);
+  if (!env) throw new Error(JSON.stringify(problems));
+  return env;
+}
+
+let provider: SandboxProvider | undefined;
+after(async () => {
+  await provider?.shutdown();
+});
+
+test("docker: a command run in the sandbox that kills its agent fails the rollout as its own error: not infra, not retried, scored 0", {
+  skip,
+}, async () => {
+  provider = await createSandboxProvider({ backend: "docker" });
+  const r = await runEnvironment({
+    env: agentKillingEnv(),
+    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" },
+    runsDir: tmp("rlenv-agent-killed-runs-"),
+    sandboxProvider: provider,
+    maxInfraAttempts: 3,
+    infraBackoff: { baseMs: 10, maxMs: 10 },
+  });
+  for (const ro of r.rollouts) {
+    assert.deepEqual([ro.task, ro.status, ro.infra, ro.attempts], [ro.task, "error", false, 1], ro.reason);
+    const err = ofType(events(ro.file), "error")[0];
+    assert.equal(err?.infra, false);
+    assert.match(err?.message ?? "", /lost mid-rollout: a command run in the sandbox killed its agent/);
+  }
+  assert.deepEqual(r.rollouts.map((x) => x.task).sort(), ["in-turn", "under-tests"]);
+  // Scored, as the agent's failures are: the mean counts them as 0.
+  assert.equal(r.summary.infra_errors ?? 0, 0);
+  assert.equal(r.summary.mean_reward, 0);
+});
