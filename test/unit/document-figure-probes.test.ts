@@ -257,6 +257,12 @@ describe("the categories that were misjudged", () => {
     ["money", "$1,577 million", "$1,577 million, or $1.577 billion", true],
     ["money", "$1,577 million", "$1,577 million, up from $1,300 million in 2018", true],
     ["money", "$1,577 million", "$1,577 million in 2019, 2018: $1,300 million", true],
+    // In a sentence the figure of the gold's unit is graded, wherever figures of other units stand.
+    ["money", "$1,577 million", "Revenue grew 5.4% to $1,577 million", true],
+    ["percent", "5.4%", "Revenue grew from $1,496 million to $1,577 million, up 5.4%", true],
+    ["number", "1.73", "The current ratio is 1.73 ($2,000 million / $1,156 million)", true],
+    ["money", "$1,577 million", "Revenue grew 5.4% to $1,600 million", false],
+    ["percent", "5.4%", "$1,577 million, a 6.4% increase", false],
   ];
   for (const [kind, gold, answer, ok] of cases) {
     test(`${kind} ${gold} ${ok ? "accepts" : "rejects"} ${answer.slice(0, 60)}`, () => {

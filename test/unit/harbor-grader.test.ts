@@ -104,6 +104,10 @@ function variants(gold: string): unknown[] {
     `between ${num} and ${num * 1.5}`,
     `${gold} (or ${gold})`,
     `${gold}, up from ${num * 0.9} in 2021`,
+    // A sentence with figures of other units around the graded one.
+    `Revenue grew 5.4% to ${gold}`,
+    `${gold}, a 5.4% increase on $1,496 million`,
+    `The ratio is ${num} ($2,000 million / $1,156 million)`,
   ];
   return out;
 }

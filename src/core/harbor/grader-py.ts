@@ -270,6 +270,13 @@ def other_figures(text, g, want, opts):
     return len(seen)
 
 
+def figure_of_gold_unit(text, g, want):
+    """The first figure of the gold's unit with a unit word or mark, else the first fitting one not a year; None when none fits."""
+    found = find_quantities(text)
+    fits = [q for q in found if not unit_mismatch(q, g, want) and not (looks_like_year(q) and len(found) > 1)]
+    return next((q for q in fits if q["kind"] != "plain" or q["scale"] != 1), fits[0] if fits else None)
+
+
 def compare_quantity(expect_kind):
     def cmp(actual, gold, opts):
         g = parse_quantity(gold)
@@ -277,10 +284,10 @@ def compare_quantity(expect_kind):
             return verdict(False, "the gold value %s is not a number" % show(gold))
         if isinstance(actual, str) and js_len(actual) > MAX_ANSWER_CHARS:
             return verdict(False, "the answer is too long; a figure answer states one figure")
-        a = parse_quantity(actual)
+        want = g["kind"] if expect_kind == "any" else expect_kind
+        a = (figure_of_gold_unit(actual, g, want) if isinstance(actual, str) else None) or parse_quantity(actual)
         if not a:
             return verdict(False, "no number in the answer %s" % show(actual))
-        want = g["kind"] if expect_kind == "any" else expect_kind
         bad = unit_mismatch(a, g, want)
         if bad:
             return verdict(False, "%s %s" % (show(actual), bad))

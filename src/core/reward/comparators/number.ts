@@ -57,9 +57,9 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
     if (!g) return verdict(false, `the gold value ${show(gold)} is not a number`);
     if (typeof actual === "string" && actual.length > MAX_ANSWER_CHARS)
       return verdict(false, `the answer is ${actual.length} characters; a figure answer states one figure`);
-    const a = parseQuantity(actual);
-    if (!a) return verdict(false, `no number in the answer ${show(actual)}`);
     const want = expectKind === "any" ? g.kind : expectKind;
+    const a = (typeof actual === "string" ? figureOfGoldUnit(actual, g, want) : null) ?? parseQuantity(actual);
+    if (!a) return verdict(false, `no number in the answer ${show(actual)}`);
     const bad = unitMismatch(a, g, want);
     if (bad) return verdict(false, `${show(actual)} ${bad}`);
     const match = asGoldUnit(a, want).find((x) => sameQuantity(x, g, opts));
@@ -80,6 +80,18 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
     }
     return verdict(true, `${show(actual)} matches ${show(gold)}${match !== a ? " (a fraction)" : ""}`);
   };
+}
+
+/**
+ * The figure a sentence states in the gold's unit: "Revenue grew 5.4% to $1,577 million" answers
+ * a money question with its money amount, not with the percentage written first. The first
+ * figure of a fitting unit with a unit word or mark, else the first fitting one that is not a
+ * year; null when none fits (the answer is then read as parseQuantity reads it, and refused).
+ */
+function figureOfGoldUnit(text: string, g: Quantity, want: QuantityKind): Quantity | null {
+  const all = findQuantities(text);
+  const fits = all.filter((q) => !unitMismatch(q, g, want) && !(looksLikeYear(q) && all.length > 1));
+  return fits.find((q) => q.kind !== "plain" || q.scale !== 1) ?? fits[0] ?? null;
 }
 
 /** Words or marks that join two figures into a range or a choice: "X or Y", "X to Y", "X–Y", "X, Y", "between X and Y". */
