@@ -52,6 +52,16 @@ export function fmtMs(ms: number | null | undefined): string {
   return `${Math.floor(ms / 60_000)} m ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/**
+ * A whole number with thousands grouped (10,003), in English like the rest of the UI.
+ * Not toLocaleString: its first call in a page sets up the browser's number formatting
+ * (20–100 ms measured), which sat on the way to the first painted step.
+ */
+export function fmtCount(n: number): string {
+  const s = String(Math.trunc(n));
+  return Number.isFinite(n) ? s.replace(/\B(?=(\d{3})+$)/g, ",") : String(n);
+}
+
 export function fmtNum(n: number | null | undefined, digits = 2): string {
   return n === null || n === undefined || Number.isNaN(n) ? "–" : n.toFixed(digits);
 }

@@ -1,5 +1,5 @@
 import type { HostApi } from "../../shared/api";
-import { append, clear, fmtMs, fmtNum, h, loadStyle } from "../../shared/dom";
+import { append, clear, fmtCount, fmtMs, fmtNum, h, loadStyle } from "../../shared/dom";
 import { ComparePanel } from "./compare-panel";
 import type { InitContext, TrajectoryMeta } from "./protocol";
 import { renderReward } from "./step-render";
@@ -117,20 +117,20 @@ export class TrajectoryApp {
         : h("span", { class: "badge" }, "reading…"),
       item("reward", fmtNum(reward)),
       end ? item("turns", String(end.turns)) : null,
-      end ? item("tokens", (end.usage.prompt_tokens + end.usage.completion_tokens).toLocaleString()) : null,
+      end ? item("tokens", fmtCount(end.usage.prompt_tokens + end.usage.completion_tokens)) : null,
       end ? item("time", fmtMs(end.timings.total_ms)) : null,
       m.problemCount
         ? h(
             "span",
             { class: "badge warn", title: m.problems.map((p) => `line ${p.line}: ${p.message}`).join("\n") },
-            `${m.problemCount.toLocaleString()} unreadable line${m.problemCount === 1 ? "" : "s"}`,
+            `${fmtCount(m.problemCount)} unreadable line${m.problemCount === 1 ? "" : "s"}`,
           )
         : null,
       m.torn
         ? h(
             "span",
             { class: "badge warn torn", title: "The file ends in the middle of a line: the writer stopped there, or is still writing it." },
-            `line ${m.torn.line} incomplete (${m.torn.bytes.toLocaleString()} bytes)`,
+            `line ${m.torn.line} incomplete (${fmtCount(m.torn.bytes)} bytes)`,
           )
         : null,
     );

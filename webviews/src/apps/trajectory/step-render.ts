@@ -9,7 +9,7 @@ import type {
 } from "../../../../src/core/schema/trajectory";
 import { contentText } from "../../../../src/core/view/model/summarise";
 import { renderAnsi } from "../../shared/ansi-dom";
-import { fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
+import { fmtCount, fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
 import { renderImage, renderImageUrl } from "../../shared/image-dom";
 import { renderMarkdown } from "../../shared/markdown-dom";
 import { STEP_PAGE, type StepDetail, type StepEntry } from "./protocol";
@@ -120,7 +120,7 @@ function renderObservation(e: ObservationEvent): HTMLElement {
       ? h(
           "div",
           { class: "trunc" },
-          `✂ truncated: kept ${e.truncated.kept_chars.toLocaleString()} of ${e.truncated.original_chars.toLocaleString()} characters`,
+          `✂ truncated: kept ${fmtCount(e.truncated.kept_chars)} of ${fmtCount(e.truncated.original_chars)} characters`,
         )
       : null,
     e.error ? h("div", { class: "fail" }, e.error) : null,
@@ -245,7 +245,7 @@ function pager(step: StepDetail, page: number, go: (from: number) => void): HTML
     h(
       "span",
       { class: "meta-item pager-range" },
-      `lines ${(step.from + 1).toLocaleString()}–${last.toLocaleString()} of ${step.total.toLocaleString()} in this step`,
+      `lines ${fmtCount(step.from + 1)}–${fmtCount(last)} of ${fmtCount(step.total)} in this step`,
     ),
     btn("next ›", step.from + page, last < step.total),
     btn("last »", Math.max(0, Math.floor((step.total - 1) / page) * page), last < step.total),

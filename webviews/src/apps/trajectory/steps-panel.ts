@@ -1,5 +1,5 @@
 import type { HostApi } from "../../shared/api";
-import { clear, fmtMs, h } from "../../shared/dom";
+import { clear, fmtCount, fmtMs, h } from "../../shared/dom";
 import { VirtualList } from "../../shared/virtual-list";
 import { ROW_PAGE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
@@ -68,7 +68,7 @@ export class StepsPanel {
 
   setCount(rows: number, complete: boolean, indexing: boolean): void {
     this.list.setCount(rows);
-    this.count.textContent = `${rows.toLocaleString()} steps${indexing ? " · reading the file…" : complete ? "" : " · live"}`;
+    this.count.textContent = `${fmtCount(rows)} steps${indexing ? " · reading the file…" : complete ? "" : " · live"}`;
   }
 
   private async show(row: number, from = 0): Promise<void> {

@@ -1,6 +1,6 @@
 import "./tokens.css";
 import type { HostApi } from "../../shared/api";
-import { clear, fmtNum, h } from "../../shared/dom";
+import { clear, fmtCount, fmtNum, h } from "../../shared/dom";
 import { TOKEN_PAGE, type TurnTokenWindow } from "../../../../src/core/view/protocol/tokens";
 
 /**
@@ -62,8 +62,8 @@ function legend(): HTMLElement {
 function summary(w: TurnTokenWindow): HTMLElement {
   const s = w.logprob_stats;
   const parts = [
-    `${w.prompt.toLocaleString()} prompt + ${w.completion.toLocaleString()} sampled tokens`,
-    `positions ${w.offset.toLocaleString()}–${(w.offset + w.prompt + w.completion).toLocaleString()}`,
+    `${fmtCount(w.prompt)} prompt + ${fmtCount(w.completion)} sampled tokens`,
+    `positions ${fmtCount(w.offset)}–${fmtCount(w.offset + w.prompt + w.completion)}`,
     w.capture === "engine" ? "token-in/token-out" : "server capture",
     w.model ? `model ${w.model}` : null,
     w.finish_reason ? `finish ${w.finish_reason}` : null,
@@ -122,7 +122,7 @@ export class TurnTokensView {
             class: "tokens-more-btn",
             onclick: () => void this.next(),
           },
-          `show ${Math.min(TOKEN_PAGE, total - this.shown).toLocaleString()} more (${(total - this.shown).toLocaleString()} left)`,
+          `show ${fmtCount(Math.min(TOKEN_PAGE, total - this.shown))} more (${fmtCount(total - this.shown)} left)`,
         ),
       );
     this.el.dataset.shown = String(this.shown);

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { writeBigRollout } from "../fixtures/trajectories";
+import { missing } from "../support/services";
+import { launch, rlenvView, screenshot, type ViewProcess, watchErrors } from "./support/browser";
+
+/**
+ * What the trajectory viewer does on its way to the first painted step, opened through
+ * `rlenv view` (the built CLI) in Chromium: no request of its own (init and the first
+ * screen come inside the page), every chunk of the bundle fetched as the page names it (not
+ * found level by level), and no locale number formatting, whose set-up costs tens of ms
+ * on a page's first call.
+ */
+const skip = missing("chromium");
+let browser: Browser;
+let file: string;
+const servers: ViewProcess[] = [];
+
+before(async () => {
+  if (skip) return;
+  file = path.join(mkdtempSync(path.join(tmpdir(), "rlenv-first-paint-")), "rollouts", "big.jsonl");
+  // Larger than the server's first chunk: the rest is still to be read when the page paints.
+  await writeBigRollout(file, 600, 6 * 1024 * 1024);
+  browser = await launch();
+});
+after(async () => {
+  for (const s of servers) s.stop();
+  await browser?.close();
+});
+
+test("first step of a large rollout: painted with no request from the page, its chunks preloaded, no locale formatting", {
+  skip,
+}, async () => {
+  const v = await rlenvView(file);
+  servers.push(v);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
+  const errors = watchErrors(page);
+  // Counts calls into the browser's number formatting (Number#toLocaleString, Intl.NumberFormat) until the first paint.
+  await page.addInitScript(`(() => {
+    window.__localeCalls = 0;
+    const count = () => { if (!document.body || !document.body.dataset.firstPaintMs) window.__localeCalls++; };
+    const own = Number.prototype.toLocaleString;
+    Number.prototype.toLocaleString = function (...a) { count(); return own.apply(this, a); };
+    const NF = Intl.NumberFormat;
+    Intl.NumberFormat = function (...a) { count(); return new NF(...a); };
+  })()`);
+  const requests: string[] = [];
+  page.on("request", (r) => {
+    if (!requests.includes("painted")) requests.push(new URL(r.url()).pathname);
+  });
+  await page.goto(v.url);
+  await page.waitForSelector("body[data-first-paint-ms]");
+  requests.push("painted");
+  assert.match(String(await page.locator(".detail .step[data-row='0']").textContent()), /Step 0|A very long task/);
+  assert.match(String(await page.locator(".timeline .count").textContent()), /^[\d,]+ steps/);
+
+  const beforePaint = requests.slice(0, requests.indexOf("painted"));
+  assert.deepEqual(
+    beforePaint.filter((p) => p.startsWith("/api/")),
+    [],
+    `the page asked the server before its first paint: ${beforePaint.join(", ")}`,
+  );
+  // Every chunk the bundle imports is named in the page as a module preload.
+  const preloads = await page.evaluate<string[]>(
+    `[...document.querySelectorAll("link[rel=modulepreload]")].map((l) => new URL(l.href).pathname)`,
+  );
+  const chunks = beforePaint.filter((p) => /^\/assets\/chunk-[\w-]+\.js$/.test(p));
+  assert.ok(chunks.length > 0, beforePaint.join(", "));
+  for (const c of chunks) assert.ok(preloads.includes(c), `${c} was fetched but not preloaded (${preloads.join(", ")})`);
+  assert.equal(await page.evaluate<number>("window.__localeCalls"), 0, "locale number formatting before the first paint");
+  assert.deepEqual(errors, []);
+  await screenshot(page, "viewer-first-paint");
+  await page.close();
+});
