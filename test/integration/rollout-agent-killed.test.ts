@@ -10,11 +10,13 @@ import { missing } from "../support/services";
 import { events, FIXTURE, ofType, tmp } from "./rollout-helpers";
 
 /**
- * The agent and the commands it runs share the sandbox's user, so a command can kill the
- * agent. That loss is the rollout's own doing, not the machinery's: were it an infra error,
- * any rollout a policy is failing could be turned into one (retried, kept out of the scores)
- * by killing the agent, from its own turn or from the code the tests import. The engine's
- * events tell it from a container killed from outside (still infra: rollout-sandbox-lost).
+ * The agent and the commands it runs share the sandbox's user, so a command could signal the
+ * agent. Had it died, the rollout would have been an infra error (retried, kept out of the
+ * scores): any rollout a policy is failing could be taken out of the scores by killing the
+ * agent, from its own turn or from the code the tests import. The agent is the docker
+ * sandbox's PID 1, which the kernel shields from the signals of its own namespace: the kill
+ * fails and the rollout is scored as any other. A container killed from outside is still an
+ * infra error (rollout-sandbox-lost.test.ts).
  */
 const skip = missing("docker") || missing("image");
 
@@ -68,7 +70,7 @@ after(async () => {
   await provider?.shutdown();
 });
 
-test("docker: a command run in the sandbox that kills its agent fails the rollout as its own error: not infra, not retried, scored 0", {
+test("docker: a command run in the sandbox cannot kill its agent: the rollout goes on and is scored, never an infra error", {
   skip,
 }, async () => {
   provider = await createSandboxProvider({ backend: "docker" });
@@ -80,14 +82,14 @@ test("docker: a command run in the sandbox that kills its agent fails the rollou
     maxInfraAttempts: 3,
     infraBackoff: { baseMs: 10, maxMs: 10 },
   });
+  const byTask = new Map(r.rollouts.map((x) => [x.task, x]));
   for (const ro of r.rollouts) {
-    assert.deepEqual([ro.task, ro.status, ro.infra, ro.attempts], [ro.task, "error", false, 1], ro.reason);
-    const err = ofType(events(ro.file), "error")[0];
-    assert.equal(err?.infra, false);
-    assert.match(err?.message ?? "", /lost mid-rollout: a command run in the sandbox killed its agent/);
+    assert.deepEqual([ro.status, ro.infra, ro.attempts], ["completed", false, 1], `${ro.task}: ${ro.reason}`);
+    assert.deepEqual(ofType(events(ro.file), "error"), []);
   }
-  assert.deepEqual(r.rollouts.map((x) => x.task).sort(), ["in-turn", "under-tests"]);
-  // Scored, as the agent's failures are: the mean counts them as 0.
+  // The kill in the agent's turn failed; the solution went on and passed.
+  assert.equal(byTask.get("in-turn")?.reward, 1);
+  // The code under test tried to kill the agent and then failed its check: scored, the answer's half only.
+  assert.equal(byTask.get("under-tests")?.reward, 0.5);
   assert.equal(r.summary.infra_errors ?? 0, 0);
-  assert.equal(r.summary.mean_reward, 0);
 });

@@ -44,7 +44,8 @@ async function inContainer(s: DockerSandbox, prefix: string): Promise<number[]> 
     init = (await docker.getContainer(s.id).inspect()).State.Pid;
     inits.set(s.id, init);
   }
-  return descendants(init).filter((p) => cmdline(p).startsWith(prefix));
+  // The agent is the container's init (pid 1); the commands are its descendants.
+  return [init, ...descendants(init)].filter((p) => cmdline(p).startsWith(prefix));
 }
 
 /** Runs the hog, waits for its 20 loops, then stops the agent until `gone` says the loops are dead (or the exec settled). */

@@ -9,7 +9,6 @@ import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
 import { renderTemplate } from "./prompt";
-import { lostToOwnCommands } from "../sandbox/lost-reason";
 import { RolloutTimeoutError, VerifierInfraError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
 import type { RolloutScope } from "./rollout-scope";
@@ -435,11 +434,10 @@ export class Rollout {
       // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
       const lost = scope.startFailure ? null : await scope.lost();
       if (scope.startFailure || lost) {
-        // The sandbox never came up, or failed under the agent or the verifier: the zero would be the infrastructure's, not the agent's,
-        // unless a command run in it killed its agent (the submitted code under the tests, say): then the failure is the rollout's own.
+        // The sandbox never came up, or failed under the agent or the verifier: the zero would be the infrastructure's, not the agent's.
         this.outcome("error", scope.startFailure ? scope.startFailure.message : scope.guard.error().message);
-        this.infra = Boolean(scope.startFailure) || !lostToOwnCommands(lost);
-        this.emit({ type: "error", where: "sandbox", message: this.reason ?? "", infra: this.infra });
+        this.infra = true;
+        this.emit({ type: "error", where: "sandbox", message: this.reason ?? "", infra: true });
       } else {
         this.emit({ type: "reward", total: score.total, components: score.components });
         this.reward = score.total;

@@ -1,6 +1,5 @@
 import type { ExecOptions, ExecResult, Sandbox } from "../sandbox/types";
-import { lostToOwnCommands } from "../sandbox/lost-reason";
-import { SandboxInfraError, ToolCrashError } from "./errors";
+import { SandboxInfraError } from "./errors";
 
 /**
  * How long a liveness probe waits for the sandbox to answer. A live agent answers in
@@ -20,16 +19,12 @@ export class SandboxGuard {
   /** Why the sandbox is lost; null while it is sound. */
   lost: string | null = null;
 
-  /**
-   * The error that ends the rollout: an infrastructure failure, unless a command run in the
-   * sandbox killed its agent, which is the rollout's own failure (not retried, scored 0).
-   */
-  error(): SandboxInfraError | ToolCrashError {
-    const message = `the sandbox was lost mid-rollout: ${this.lost ?? "unknown reason"}`;
-    return lostToOwnCommands(this.lost) ? new ToolCrashError(message) : new SandboxInfraError(message);
+  /** The error that ends the rollout as an infrastructure failure. */
+  error(): SandboxInfraError {
+    return new SandboxInfraError(`the sandbox was lost mid-rollout: ${this.lost ?? "unknown reason"}`);
   }
 
-  private mark(reason: string): SandboxInfraError | ToolCrashError {
+  private mark(reason: string): SandboxInfraError {
     this.lost ??= reason;
     return this.error();
   }

@@ -388,6 +388,11 @@ def main():
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    # In a docker sandbox the agent is the PID namespace's init: the kernel drops every signal
+    # sent to it from inside the sandbox that it has no handler for (SIGKILL and SIGSTOP
+    # included), so the commands it runs, as the same user, cannot kill it. Python's own
+    # SIGINT handler would let one through: a no-op instead (reset to default in children).
+    signal.signal(signal.SIGINT, lambda *_: None)
     os.set_blocking(0, False)
     sel.register(0, selectors.EVENT_READ, ("req", None))
     sel.register(wake_r, selectors.EVENT_READ, ("wake", None))
@@ -438,16 +443,21 @@ def main():
                     sel.unregister(job.proc.stdin.fileno())
                     job.proc.stdin.close()
         now = time.monotonic()
+        # Every child that ended: the jobs, and (as init) processes orphaned in the sandbox,
+        # which would otherwise stay zombies and count against its process limit.
+        while True:
+            try:
+                got, st = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if not got:
+                break
+            job = jobs.get(got)
+            if job is not None and job.status is None:
+                job.status = st
+                job.proc.returncode = 0  # reaped here; keep Popen from waiting again
+                job.exited_at = now
         for pid, job in list(jobs.items()):
-            if job.status is None:
-                try:
-                    got, st = os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    got, st = pid, 0
-                if got:
-                    job.status = st
-                    job.proc.returncode = 0  # reaped here; keep Popen from waiting again
-                    job.exited_at = now
             if job.deadline and job.ending is None and now >= job.deadline:
                 job.ending = "timeout"
                 kill_tree(pid)

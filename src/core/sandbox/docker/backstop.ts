@@ -80,7 +80,8 @@ export class ContainerBackstop {
     const info = await this.container.inspect();
     const init = info.State.Pid;
     if (!init || !inCgroupOf(init, info.Id) || namespacePids(init)?.at(-1) !== 1) return null;
-    const agent = descendants(init).find((p) => namespacePids(p)?.at(-1) === agentPid);
+    // The agent is the container's init itself (pid 1, see agent.py), else one of its descendants.
+    const agent = agentPid === 1 ? init : descendants(init).find((p) => namespacePids(p)?.at(-1) === agentPid);
     return agent === undefined ? null : { id: info.Id, init, agent };
   }
 }

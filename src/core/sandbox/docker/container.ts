@@ -7,7 +7,6 @@ import type { SandboxRequest } from "../types";
 import { type AgentClient, dockerAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
 import { ContainerBackstop } from "./backstop";
-import { type ExitWitness, exitWitness } from "./exit-witness";
 
 /** Labels on every sandbox container: the owner pid, its start time and host let a later start reap orphans. */
 export const OWNER_LABEL = "rlenv.owner";
@@ -61,7 +60,8 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
       // An anonymous volume: writable, starts as a copy of the image's (empty, user-owned)
       // workdir, reachable by putArchive/getArchive, and removed with the container.
       Mounts: [{ Type: "volume", Source: "", Target: req.workdir }],
-      Init: true,
+      // No init of docker's: the agent is the PID namespace's init, which the commands it runs cannot kill (see agent.py).
+      Init: false,
       LogConfig: { Type: "none", Config: {} },
     },
   };
@@ -76,8 +76,6 @@ export interface LiveContainer {
   backstop: ContainerBackstop;
   /** Why a wipe could not prove the container clean: it is never lent again. */
   spoiled?: string;
-  /** The engine's events about it, to tell who killed its agent (see ./exit-witness.ts). */
-  witness?: ExitWitness;
 }
 
 export async function startContainer(docker: Docker, req: SandboxRequest): Promise<LiveContainer> {
@@ -90,21 +88,12 @@ export async function startContainer(docker: Docker, req: SandboxRequest): Promi
       );
     throw e;
   });
-  // Watched from before it starts: a death the witness did not see whole is "unknown" (infra).
-  const witness = exitWitness(docker, [`${OWNER_LABEL}=${currentOwner().pid}`, `${SANDBOX_LABEL}=1`]);
-  const watched = await witness.track(container.id);
   try {
     const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
     const agent = dockerAgentClient(stream);
     await container.start();
     await agent.ready;
-    return {
-      container,
-      agent,
-      name,
-      backstop: new ContainerBackstop(container, agent, req.user ?? "1000:1000"),
-      ...(watched ? { witness } : {}),
-    };
+    return { container, agent, name, backstop: new ContainerBackstop(container, agent, req.user ?? "1000:1000") };
   } catch (e) {
     await container.remove({ force: true, v: true }).catch(() => {});
     throw e;

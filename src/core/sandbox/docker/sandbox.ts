@@ -6,7 +6,6 @@ import { resolveSandboxPath } from "../paths";
 import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-exec";
 import { pingAgent, resetFailure, resetRequest } from "../agent/probe-and-reset";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
-import { KILLED_BY_OWN_COMMANDS } from "../lost-reason";
 import type { LiveContainer } from "./container";
 import { openDockerShell } from "./shell";
 import { packFiles, unpackFiles } from "./tar";
@@ -111,18 +110,12 @@ export class DockerSandbox implements Sandbox {
     try {
       const s = (await this.live.container.inspect()).State;
       if (s.OOMKilled) return `out of memory: the sandbox container was OOM-killed (${e.message})`;
-      if (!s.Running) return await this.whoKilled(`the sandbox container exited with ${s.ExitCode} (${e.message})`);
+      if (!s.Running) return `the sandbox container exited with ${s.ExitCode} (${e.message})`;
     } catch (err) {
       // Containers are auto-removed once they stop: gone is the usual state of a killed one.
-      if ((err as { statusCode?: number }).statusCode === 404) return await this.whoKilled(`the sandbox container is gone (${e.message})`);
+      if ((err as { statusCode?: number }).statusCode === 404) return `the sandbox container is gone (${e.message})`;
     }
     return e.message;
-  }
-
-  /** A stopped container's reason, prefixed when a command run in it killed its agent (see ../lost-reason.ts). */
-  private async whoKilled(why: string): Promise<string> {
-    const cause = await this.live.witness?.cause(this.live.container.id).catch(() => "unknown" as const);
-    return cause === "inside" ? `${KILLED_BY_OWN_COMMANDS}: ${why}` : why;
   }
 
   /**
