@@ -4,7 +4,7 @@
  * scrolling the whole timeline — against a baseline in the same run that fetches the
  * whole file, JSON.parses every line and renders every step into the DOM.
  *
- *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100] [--reps 5] [--first-step-only]
+ *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100] [--reps 5] [--first-step-only] [--before OLD_DIST]
  *
  * First, the wall time from the command (spawning `node dist/cli.js view FILE`, the real
  * `rlenv view`) to the first step painted, in a browser already running: the CLI as built
@@ -193,7 +193,12 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
   const whole = mkdtempSync(path.join(tmpdir(), "rlenv-bench-cli-"));
   for (const f of ["cli.js", "cli-bundle.js"]) copyFileSync(path.join(DIST, f), path.join(whole, f));
   symlinkSync(path.join(DIST, "webviews"), path.join(whole, "webviews"));
-  const clis = { whole: path.join(whole, "cli.js"), view: path.join(DIST, "cli.js") };
+  // `--before DIR`: the before is DIR/cli.js instead (the dist/ of an earlier commit's build, for a before and after in one run).
+  const beforeDir = process.argv.includes("--before") ? process.argv[process.argv.indexOf("--before") + 1] : undefined;
+  const clis = {
+    whole: beforeDir ? path.join(path.resolve(beforeDir), "cli.js") : path.join(whole, "cli.js"),
+    view: path.join(DIST, "cli.js"),
+  };
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
   type Run = { wall: number[]; url: number[]; page: number[] };
@@ -228,7 +233,7 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
   process.stdout.write(
     `\nfirst step painted, from spawning \`node dist/cli.js view FILE\` to the paint (browser running), ${reps} runs each, alternated:\n`,
   );
-  process.stdout.write(line("before: whole CLI bundle", runs.whole));
+  process.stdout.write(line(beforeDir ? `before: ${beforeDir}/cli.js` : "before: whole CLI bundle", runs.whole));
   process.stdout.write(line("after: view bundle", runs.view));
   const after = median(runs.view.wall);
   process.stdout.write(
