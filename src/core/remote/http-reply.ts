@@ -32,13 +32,31 @@ export function replyWithError(err: unknown, req: http.IncomingMessage, res: htt
   const field = err instanceof HttpError || err instanceof JobSpecError ? err.field : undefined;
   const problems = err instanceof JobSpecError ? err.problems : undefined;
   if (!res.headersSent)
-    sendJson(
-      res,
-      status,
-      { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) },
-      status === 413 ? { Connection: "close" } : {},
-    );
+    sendJson(res, status, { error: (err as Error).message, ...(field ? { field } : {}), ...(problems ? { problems } : {}) });
   else res.destroy();
-  // An oversized body is not read to its end; dropping the socket stops the client.
-  if (status === 413) req.destroy();
+  if (status === 413) lingerThenClose(req);
+}
+
+/**
+ * An oversized body is not stored, but closing the socket while the client is still
+ * sending resets the connection, and the client's kernel may then drop the 413 it had
+ * received: the client sees a network error instead (a race lost under load). As web
+ * servers do ("lingering close"), the rest is read and discarded, up to a bounded time
+ * and amount, before the socket is dropped; a body that ends in time keeps the connection.
+ */
+export function lingerThenClose(req: http.IncomingMessage, maxBytes = 64 * 1024 * 1024, maxMs = 5_000): void {
+  let seen = 0;
+  const drop = () => {
+    clearTimeout(timer);
+    req.destroy();
+  };
+  const timer = setTimeout(drop, maxMs);
+  timer.unref();
+  req.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) drop();
+  });
+  req.on("end", () => clearTimeout(timer));
+  req.on("error", drop);
+  req.resume();
 }
