@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { after, describe, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { PolicyInfraError, type PolicyRequest, PolicyRequestError } from "../../src/core/policy/types";
@@ -97,6 +98,25 @@ describe("openai policy against the scripted server", () => {
     setTimeout(() => ac.abort(new Error("user cancelled")), 100);
     await assert.rejects(p.next(request(ac.signal)), /user cancelled/);
     assert.equal(s.requests.length, 1);
+  });
+
+  test("a run's signal keeps no listener from requests that ended (plain, capture, streamed), however many turns", async () => {
+    const s = await start([{ reply: { content: "ok" }, tokens: { prompt_token_ids: [1, 2], token_ids: [3], logprobs: [-0.5] } }]);
+    for (const opts of [{ capture: false }, { capture: true }, { stream: true }]) {
+      const p = new OpenAIPolicy({ baseURL: s.baseURL, model: "m", ...opts });
+      const signal = new AbortController().signal;
+      for (let turn = 0; turn < 12; turn++) assert.equal((await p.next({ ...request(signal), turn })).content, "ok");
+      assert.equal(getEventListeners(signal, "abort").length, 0, JSON.stringify(opts));
+    }
+  });
+
+  test("abort while streaming stops the stream with the run's reason, and leaves no listener", async () => {
+    const s = await start([{ hang: true }]);
+    const p = new OpenAIPolicy({ baseURL: s.baseURL, model: "m", stream: true, timeoutMs: 60_000, backoff: fastBackoff });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("user cancelled")), 100);
+    await assert.rejects(p.next(request(ac.signal)), /user cancelled/);
+    assert.equal(getEventListeners(ac.signal, "abort").length, 0);
   });
 
   test("streaming: content and tool-call deltas are assembled, usage read from the last chunk", async () => {

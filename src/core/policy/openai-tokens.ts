@@ -4,6 +4,7 @@ import { observe } from "../rollout/observations";
 import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
+import { requestSignal } from "./request-signal";
 import {
   type ChatMessage,
   type Policy,
@@ -111,15 +112,8 @@ export class TokenInOutPolicy implements Policy {
     let last: unknown;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal.aborted) throw abortReason(signal);
-      // The run's signal or this request's deadline, whichever comes first. Not AbortSignal.any: it
-      // keeps a reference from the run's signal per request until a GC, and costs more than this.
-      const request = new AbortController();
-      const stop = () => request.abort(abortReason(signal));
-      signal.addEventListener("abort", stop, { once: true });
-      const deadline = setTimeout(
-        () => request.abort(new DOMException("the policy server did not answer in time", "TimeoutError")),
-        this.opts.timeoutMs ?? 120_000,
-      );
+      // The run's signal or this request's deadline, whichever comes first.
+      const request = requestSignal(signal, { ms: this.opts.timeoutMs ?? 120_000, message: "the policy server did not answer in time" });
       try {
         const res = await fetch(`${this.opts.baseURL.replace(/\/$/, "")}/completions`, {
           method: "POST",
@@ -140,8 +134,7 @@ export class TokenInOutPolicy implements Policy {
         last = e;
         if (attempt < retries) await sleep(backoffDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF), signal);
       } finally {
-        clearTimeout(deadline);
-        signal.removeEventListener("abort", stop);
+        request.done();
       }
     }
     const why = last instanceof Error ? last.message : String(last);

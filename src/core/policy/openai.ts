@@ -5,6 +5,7 @@ import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
+import { requestSignal } from "./request-signal";
 import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
 
 export interface OpenAIPolicyOptions extends OpenAIServerOptions {
@@ -103,7 +104,14 @@ export class OpenAIPolicy implements Policy {
   }
 
   private async once(req: PolicyRequest): Promise<Omit<PolicyReply, "latencyMs">> {
-    const res = await this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: req.signal });
+    // A signal of the request's own: the SDK leaves a listener on the signal it is given.
+    const request = requestSignal(req.signal);
+    let res: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      res = await this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: request.signal });
+    } finally {
+      request.done();
+    }
     const msg = res.choices[0]?.message;
     if (!msg) throw new PolicyRequestError("policy server answered with no choices");
     const calls: ChatToolCall[] = [];
@@ -115,9 +123,19 @@ export class OpenAIPolicy implements Policy {
   }
 
   private async streamOnce(req: PolicyRequest): Promise<Omit<PolicyReply, "latencyMs">> {
+    // Held until the last chunk is read: aborting the run stops the stream mid-way.
+    const request = requestSignal(req.signal);
+    try {
+      return await this.streamWith(req, request.signal);
+    } finally {
+      request.done();
+    }
+  }
+
+  private async streamWith(req: PolicyRequest, signal: AbortSignal): Promise<Omit<PolicyReply, "latencyMs">> {
     const stream = await this.client.chat.completions.create(
       { ...this.body(req), stream: true, stream_options: { include_usage: true } },
-      { signal: req.signal },
+      { signal },
     );
     let content = "";
     let sawContent = false;
