@@ -45,3 +45,16 @@ def test_a_different_result_records_differently(tmp_path):
 def test_without_files_to_watch_it_records_nothing(tmp_path):
     trace, _ = run_traced(tmp_path, "def f(x):\n    return x\n", watch=False)
     assert trace is None
+
+
+def test_only_outputs_count_not_the_values_of_inner_helpers(tmp_path):
+    # A sort key shifted for one element changes what the key function returns, not what f returns.
+    gold, _ = run_traced(tmp_path, "K = {1: 1, 2: 2, 3: 3}\ndef f(x):\n    return sorted([3, 1, 2], key=lambda v: K[v])\n")
+    same, _ = run_traced(tmp_path, "K = {1: 1, 2: 2, 3: 30}\ndef f(x):\n    return sorted([3, 1, 2], key=lambda v: K[v])\n")
+    assert gold == same
+    assert all(name != "<lambda>" for name, _ in gold)
+    # A helper whose value reaches the output still tells them apart.
+    helper, _ = run_traced(tmp_path, "def g(x):\n    return x * 2\ndef f(x):\n    return g(x)\n")
+    wrong, _ = run_traced(tmp_path, "def g(x):\n    return x * 3\ndef f(x):\n    return g(x)\n")
+    assert helper != wrong
+    assert all(name != "g" for name, _ in helper)

@@ -1,5 +1,5 @@
 """sitecustomize for `rlenv audit`'s equivalence check: records what the functions of the
-mutated files return while the task's tests run.
+mutated files return to code outside them while the task's tests run.
 
 Installed as sitecustomize.py in a folder put first on PYTHONPATH. RLENV_TRACE_FILES names
 the files to watch (absolute paths, os.pathsep between them) and RLENV_TRACE_OUT where the
@@ -32,17 +32,28 @@ def _norm(value):
         return "<unrepresentable %s>" % type(value).__name__
 
 
+def _watched(path):
+    if path in _files:
+        return True
+    if os.path.realpath(path) in _files:
+        _files.add(path)
+        return True
+    return False
+
+
 def _profile(frame, event, arg):
     if event != "return" or len(_seen) >= _LIMIT:
         return
-    code = frame.f_code
-    path = code.co_filename
-    if path not in _files:
-        real = os.path.realpath(path)
-        if real not in _files:
-            return
-        _files.add(path)
-    _seen.append([code.co_name, _norm(arg)])
+    if not _watched(frame.f_code.co_filename):
+        return
+    # Only what the watched code hands back to its callers outside it (the tests, the harness)
+    # is its output: the returns of its own helpers, lambdas and comprehensions are not. A
+    # mutant that changes an inner value (a sort key shifted by one, a loop that starts at a
+    # divisor it then skips) but computes the same outputs is equivalent.
+    caller = frame.f_back
+    if caller is not None and _watched(caller.f_code.co_filename):
+        return
+    _seen.append([frame.f_code.co_name, _norm(arg)])
 
 
 def _write():
