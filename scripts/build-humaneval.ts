@@ -6,7 +6,8 @@
  * Default input: ../shared/datasets/humaneval/HumanEval.jsonl.gz relative to the repo
  * root. Each problem becomes a task: solution.py seeded with the signature and
  * docstring, the docstring's examples as the visible test, the dataset's `check`
- * function as the hidden test, and prompt + canonical solution as the oracle. Nothing
+ * function (plus the inputs it lacks, humaneval-extra-checks.ts) as the hidden test, and
+ * prompt + canonical solution as the oracle. Nothing
  * from the dataset is executed here; the output is deterministic, so rerunning it on
  * the same input leaves the committed files unchanged.
  */
@@ -14,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { z } from "zod";
+import { EXTRA_CHECKS } from "./humaneval-extra-checks";
 
 const Problem = z.object({
   task_id: z.string().regex(/^HumanEval\/\d+$/),
@@ -137,6 +139,7 @@ function hiddenCheck(p: Problem): string {
     "",
     "",
     `check(${p.entry_point})`,
+    ...extraCheck(p),
     "_calls.close()",
     "_child.wait(timeout=30)",
     "sys.stderr.write(_rlenv_child_stderr())",
@@ -144,6 +147,24 @@ function hiddenCheck(p: Problem): string {
     'sys.stdout.write(_RLENV_SENTINEL + "\\n")',
     "",
   ].join("\n");
+}
+
+/** The inputs check() lacks for this problem (humaneval-extra-checks.ts), run after it on the same remote candidate. */
+function extraCheck(p: Problem): string[] {
+  const extra = EXTRA_CHECKS[p.task_id];
+  if (!extra) return [];
+  return [
+    "",
+    "# Inputs the dataset's check() lacks (its blind spots, found by rlenv audit), in the way of",
+    "# HumanEval+: the expected values are the canonical solution's.",
+    "def _rlenv_extra_check(candidate):",
+    ...extra.map(
+      (x) => `    assert candidate(${x.args}) == ${x.expected}, ${JSON.stringify(`${p.entry_point}(${x.args}) should be ${x.expected}`)}`,
+    ),
+    "",
+    "",
+    `_rlenv_extra_check(${p.entry_point})`,
+  ];
 }
 
 /** The visible test: the docstring's >>> examples through doctest. Advisory only; the reward is the hidden check. */
@@ -223,7 +244,11 @@ over a pipe, getting plain Python literals back, with the dataset's own helpers 
 prompt; the check prints the verifier's per-run sentinel (which the submission's process
 never sees) only after \`check()\` returned. So a submission that exits early with status 0
 (\`os._exit(0)\`), patches the test process, prints the sentinel or returns an object equal
-to everything scores 0 (\`rlenv audit\` probes each). \`run_tests\` runs the docstring's \`>>>\` examples, where the
+to everything scores 0 (\`rlenv audit\` probes each). Where \`rlenv audit\` found the
+dataset's check too weak (HumanEval/19, 34 and 59: wrong solutions it let pass, or a table of
+the docstring's one example), the hidden test also checks a few more inputs, in the way of
+HumanEval+, with the canonical solution's results (\`scripts/humaneval-extra-checks.ts\`).
+\`run_tests\` runs the docstring's \`>>>\` examples, where the
 prompt has any (advisory: a few HumanEval docstrings disagree with their own checks).
 The oracle is the prompt plus the canonical solution.
 `;
