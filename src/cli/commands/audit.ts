@@ -1,3 +1,4 @@
+import { collectTaskIds, unknownTaskIds, unknownTaskIdsMessage } from "../task-ids";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
@@ -5,7 +6,7 @@ import { openAuditProviders } from "../../core/audit/audit-folder";
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { type Environment, formatProblem, loadEnvironment } from "../../core/environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import type { SandboxProvider } from "../../core/sandbox/types";
 import { AuditReport, type EnvironmentAudit } from "../../core/schema/audit";
@@ -48,7 +49,7 @@ export function registerAudit(program: Command): void {
       "Try to fool each task's verifier before anyone trains on it: oracle flakiness and backend parity, hack probes, mutants of the reference solution",
     )
     .argument("<dirs...>", "environment folders")
-    .option("--tasks <ids...>", "only these task ids")
+    .option("--tasks <ids...>", "only these task ids (spaces or commas between them)", collectTaskIds)
     .option("--sandbox <backend>", "docker, process, both, or auto (every backend that starts here)", "auto")
     .option("--json", "print audit.json to stdout")
     .option("--out <dir>", "where audit.json, audit.md and the trajectories (runs/, replaced on each audit) go", "rlenv-audit")
@@ -69,6 +70,7 @@ export function registerAudit(program: Command): void {
       mkdirSync(runsDir, { recursive: true });
       const providers = await openProviders(opts);
       const environments: EnvironmentAudit[] = [];
+      const loaded: Environment[] = [];
       let broken = false;
       const probeNames = new Set<string>();
       try {
@@ -79,6 +81,7 @@ export function registerAudit(program: Command): void {
             broken = true;
             continue;
           }
+          loaded.push(env);
           const { probes, problems: probeProblems } = loadProbes([
             builtinProbesDir(),
             path.join(env.dir, "audit", "probes"),
@@ -111,6 +114,12 @@ export function registerAudit(program: Command): void {
         }
       } finally {
         for (const p of providers) await p.provider.shutdown().catch(() => {});
+      }
+      // A typo in --tasks must not audit nothing, or less than asked, and pass.
+      const unknown = unknownTaskIds(opts.tasks, loaded);
+      if (unknown.length > 0) {
+        broken = true;
+        process.stderr.write(unknownTaskIdsMessage("audit", unknown, loaded));
       }
       const report = AuditReport.parse({
         version: 1,

@@ -1,3 +1,4 @@
+import { collectTaskIds } from "../task-ids";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -136,7 +137,7 @@ export function registerRun(program: Command): void {
     .option("--tokens", "openai: token-in/token-out (the model's chat template renders, token ids go to /completions; needs --tokenizer)")
     .option("--tokenizer <dir>", "openai --tokens: model folder with tokenizer.json and tokenizer_config.json")
     .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen; default hermes)")
-    .option("--tasks <ids...>", "only these task ids")
+    .option("--tasks <ids...>", "only these task ids (spaces or commas between them)", collectTaskIds)
     .option("--tasks-file <file>", "only the task ids in this file, one a line (# comments); rlenv report --emit-tasks writes one")
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
     .option(

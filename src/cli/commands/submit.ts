@@ -1,3 +1,4 @@
+import { collectTaskIds } from "../task-ids";
 import path from "node:path";
 import type { Command } from "commander";
 import { type JobRequest, submitJob } from "../../core/app/submit-job";
@@ -56,7 +57,7 @@ export function registerSubmit(program: Command): void {
     .option("--tokens", "openai: token-in/token-out on the runner (needs --tokenizer)")
     .option("--tokenizer <dir>", "openai --tokens: the model's tokenizer folder on the runner host (tokenizer.json, tokenizer_config.json)")
     .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen)")
-    .option("--tasks <ids...>", "only these task ids")
+    .option("--tasks <ids...>", "only these task ids (spaces or commas between them)", collectTaskIds)
     .option("-k <n>", "samples per task", "1")
     .option("--concurrency <n>", "concurrent sandboxes", "4")
     .option(

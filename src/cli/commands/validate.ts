@@ -1,3 +1,4 @@
+import { collectTaskIds, unknownTaskIdsMessage, unknownTaskIds } from "../task-ids";
 import path from "node:path";
 import type { Command } from "commander";
 import { domainTaskProblems } from "../../core/domains/registry";
@@ -74,13 +75,6 @@ function printStatic(results: ValidateStaticResult[], cwd: string, runFollows: b
   }
 }
 
-/** The ids of `--tasks` that none of the environments has (a typo must not validate nothing and pass). */
-function unknownTaskIds(tasks: string[] | undefined, envs: Iterable<Environment>): string[] {
-  if (!tasks) return [];
-  const known = new Set([...envs].flatMap((e) => e.tasks.map((t) => t.id)));
-  return tasks.filter((t) => !known.has(t));
-}
-
 export function registerValidate(program: Command): void {
   program
     .command("validate")
@@ -94,7 +88,7 @@ export function registerValidate(program: Command): void {
       "auto",
     )
     .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
-    .option("--tasks <ids...>", "only these task ids (with --run)")
+    .option("--tasks <ids...>", "only these task ids (with --run; spaces or commas between them)", collectTaskIds)
     .option(
       "--runs <dir>",
       "with --run: keep the oracle and nop runs in this folder (default: a temporary one, removed when every task passed)",
@@ -127,9 +121,7 @@ export function registerValidate(program: Command): void {
         const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
         if (unknown.length > 0) {
           failed = true;
-          process.stderr.write(
-            `rlenv: unknown task id${unknown.length === 1 ? "" : "s"} ${unknown.map((u) => `'${u}'`).join(", ")}: no environment validated here has ${unknown.length === 1 ? "it" : "them"}\n`,
-          );
+          process.stderr.write(unknownTaskIdsMessage("validate", unknown, early?.envs.values() ?? []));
         }
         let runReport: unknown;
         if (early && !failed) {
