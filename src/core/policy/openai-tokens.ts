@@ -3,6 +3,7 @@ import { hermesParser, type ToolCallParser } from "../tokens/tool-call-parsers";
 import { observe } from "../rollout/observations";
 import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
+import { HeldConversation } from "./held-conversation";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
 import {
@@ -46,9 +47,8 @@ export class TokenInOutPolicy implements Policy {
   readonly params: Record<string, unknown>;
   private readonly tok: ChatTokenizer;
   private readonly parser: ToolCallParser;
-  private ids: number[] = [];
-  /** Messages of the request already in `ids` (with the assistant turn this policy returned last). */
-  private seen = 0;
+  /** The token sequence and the messages it holds. */
+  private readonly held = new HeldConversation();
 
   constructor(private readonly opts: TokenPolicyOptions) {
     this.model = opts.model;
@@ -60,9 +60,12 @@ export class TokenInOutPolicy implements Policy {
   async next(req: PolicyRequest): Promise<PolicyReply> {
     const tools = toOpenAITools(req.tools as ToolSpec[]);
     // Only the messages not yet in the sequence are converted and rendered: the rest are tokens already.
-    if (this.seen === 0) this.ids = this.tok.firstPrompt(asTemplate(req.messages), tools);
-    else this.ids = this.ids.concat(this.tok.continuation(asTemplate(req.messages.slice(this.seen)), tools));
-    const prompt = this.ids;
+    // A history rewritten or cut before them goes on from the last sampled turn it still holds, or from nothing.
+    const kept = this.held.resume(req.messages, JSON.stringify(tools));
+    const fresh = req.messages.slice(kept);
+    const prompt =
+      kept === 0 ? this.tok.firstPrompt(asTemplate(fresh), tools) : this.held.ids.concat(this.tok.continuation(asTemplate(fresh), tools));
+    this.held.rendered(fresh);
     const started = performance.now();
     const choice = await this.complete(prompt, req.signal);
     const latencyMs = performance.now() - started;
@@ -76,12 +79,15 @@ export class TokenInOutPolicy implements Policy {
     const logprobs = lps.length === completion.length && lps.every((x) => typeof x === "number") ? (lps as number[]) : undefined;
     // A reply cut by max_tokens has no end token: the sequence gets one (template glue, not sampled).
     const ended = this.tok.eosId !== undefined && completion.at(-1) === this.tok.eosId;
-    this.ids = prompt.concat(completion, !ended && this.tok.eosId !== undefined ? [this.tok.eosId] : []);
-    this.seen = req.messages.length + 1;
     const text = this.tok.decode(completion).split(this.tok.eosToken)[0] ?? "";
     const { content, calls } = this.parser.parse(text, req.turn);
+    const replyContent = content || (calls.length > 0 ? null : content);
+    this.held.sampled(
+      { role: "assistant", content: replyContent, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+      prompt.concat(completion, !ended && this.tok.eosId !== undefined ? [this.tok.eosId] : []),
+    );
     return {
-      content: content || (calls.length > 0 ? null : content),
+      content: replyContent,
       tool_calls: calls,
       usage: { prompt_tokens: prompt.length, completion_tokens: completion.length },
       latencyMs,
