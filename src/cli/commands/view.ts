@@ -11,15 +11,16 @@ export function registerView(program: Command): void {
     .option("--port <n>", "port to listen on (default: any free port)", (v) => Number.parseInt(v, 10))
     .option("--json", "print {url} as JSON on one line (for scripts)")
     .action(async (p: string, opts: { port?: number; json?: boolean }) => {
-      const { startViewServer, targetFor } = await import("../../core/view");
-      // An ATIF trajectory (Harbor's format) is converted to a rollout file of ours first.
-      const { viewableAtif } = await import("./atif");
-      const target = targetFor(viewableAtif(p));
-      // Token text for runs whose tokenizer folder is here (loaded on the first toggle only).
-      const { tokenPiecesForRollout } = await import("../../core/view/server/token-text");
+      // Only what listening needs is loaded before the URL is printed: the server's front (the
+      // schemas and the view service load once the page's bundles are out, see http-server.ts).
+      const { startViewServer, targetFor } = await import("../../core/view/server/http-server");
+      // An ATIF trajectory (Harbor's format, a .json) is converted to a rollout file of ours first.
+      const file = p.endsWith(".json") ? (await import("./atif")).viewableAtif(p) : p;
+      const target = targetFor(file);
       const running = await startViewServer(target, {
         ...(opts.port !== undefined ? { port: opts.port } : {}),
-        tokenPieces: tokenPiecesForRollout,
+        // Token text for runs whose tokenizer folder is here (its code loaded on the first toggle only).
+        tokenPieces: async (rollout) => (await import("../../core/view/server/token-text")).tokenPiecesForRollout(rollout),
       });
       if (opts.json) process.stdout.write(`${JSON.stringify({ url: running.url, app: target.app })}\n`);
       else process.stdout.write(`Serving ${target.app} for ${p}\nOpen ${running.url}\n(Ctrl-C to stop)\n`);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type AppName, INIT_ELEMENT_ID } from "./protocol/envelope";
+import { type AppName, INIT_ELEMENT_ID } from "./protocol/names";
 
 export interface PageOptions {
   /** A viewer app, or "play" (the editor-only Play Task panel, src/extension/human). */

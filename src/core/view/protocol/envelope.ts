@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { APP_NAMES } from "./names";
 
 /**
  * The envelope every webview app speaks with its host, whichever backend carries it
  * (VS Code postMessage or the `rlenv view` HTTP server). Parsed on both sides.
  * The app opens with `ready`; the host answers `init`; requests are matched by id.
  */
-export const AppName = z.enum(["trajectory", "dashboard", "audit"]);
+export const AppName = z.enum(APP_NAMES);
 export type AppName = z.infer<typeof AppName>;
 
 export const InitContext = z.object({
@@ -53,8 +54,7 @@ export type FromApp = z.infer<typeof FromApp>;
 export const Preloaded = z.object({ method: z.string(), params: z.record(z.string(), z.unknown()), result: z.unknown() });
 export type Preloaded = z.infer<typeof Preloaded>;
 
-/** The id of the element in which the HTTP server sends `init` with the page (see page.ts, initDataBlock). */
-export const INIT_ELEMENT_ID = "rlenv-init";
+export { INIT_ELEMENT_ID } from "./names";
 
 /** The key a request is matched by: its method and params, keys in sorted order. */
 export function requestKey(method: string, params: Record<string, unknown>): string {

@@ -1,12 +1,13 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import { AuditReport, type EnvironmentAudit } from "../../schema/audit";
 import type { AuditView, RunAudit, TaskVerdict } from "../protocol/audit";
 import { isInside } from "./confine";
+import { AUDIT_FILE } from "./view-target";
 
-/** The file `rlenv audit --out DIR` writes, and the name the viewer looks for in a folder. */
-export const AUDIT_FILE = "audit.json";
+// The audit file's name and how a path is told to be one live apart (the CLI needs them before it loads schemas).
+export { AUDIT_FILE, auditFileOf } from "./view-target";
 
 /** The line of a JSON value by its path (the deepest part of the path that exists), for error messages. */
 function lineOf(text: string, at: PropertyKey[]): number | null {
@@ -38,23 +39,6 @@ export function readAuditReport(file: string, shown = file): AuditReport {
   const issue = r.error.issues[0]!;
   const line = lineOf(text, issue.path);
   throw new Error(`${shown}${line ? `:${line}` : ""}: ${issue.path.map(String).join(".") || "(top)"}: ${issue.message}`);
-}
-
-/** Whether a path is an audit report `rlenv view` should show: an audit.json, or a folder holding one that is not a run folder. */
-export function auditFileOf(p: string): string | null {
-  const abs = path.resolve(p);
-  if (!existsSync(abs)) return null;
-  if (statSync(abs).isDirectory()) {
-    if (existsSync(path.join(abs, "run.json")) || existsSync(path.join(abs, "rollouts"))) return null;
-    return existsSync(path.join(abs, AUDIT_FILE)) ? path.join(abs, AUDIT_FILE) : null;
-  }
-  if (!abs.endsWith(".json")) return null;
-  try {
-    const v = JSON.parse(readFileSync(abs, "utf8")) as { version?: unknown; environments?: unknown; runs_dir?: unknown };
-    return v && typeof v === "object" && Array.isArray(v.environments) && typeof v.runs_dir === "string" ? abs : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Every trajectory path an audit report names. */

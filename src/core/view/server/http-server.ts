@@ -1,48 +1,21 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { AppName, FromApp, type FromHost, InitContext } from "../protocol/envelope";
 import { initDataBlock, renderPageWithCsp } from "../page";
+import { type AppName, isAppName } from "../protocol/names";
 import { ASSET_TYPES, findAssetsDir, staticImports } from "./assets";
-import { auditFileOf } from "./audit-report";
-import { firstScreen } from "./first-screen";
+import { ViewRequestError } from "./request-error";
 import type { TokenPieces } from "./token-text";
-import { ViewRequestError, ViewService } from "./view-service";
+import type { ViewApi } from "./view-api";
+import type { ViewTarget } from "./view-target";
 
-export interface ViewTarget {
-  /** The folder requests are confined to. */
-  root: string;
-  app: AppName;
-  /** File, run folder or audit.json relative to root. */
-  target: string;
-}
-
-/**
- * What `rlenv view PATH` serves: a rollout file (its run folder is the root when there is one), a
- * run folder, or an audit report (an audit.json, or the `rlenv audit --out` folder holding one:
- * its folder is the root, so the trajectories under its runs/ open from the report).
- */
-export function targetFor(p: string): ViewTarget {
-  const abs = path.resolve(p);
-  if (!existsSync(abs)) throw new Error(`${p}: no such file or folder`);
-  const audit = auditFileOf(abs);
-  if (audit) return { root: path.dirname(audit), app: "audit", target: path.basename(audit) };
-  if (statSync(abs).isDirectory()) {
-    if (!existsSync(path.join(abs, "rollouts")) && !existsSync(path.join(abs, "run.json")))
-      throw new Error(`${p}: not a run folder (no run.json or rollouts/)`);
-    return { root: abs, app: "dashboard", target: "." };
-  }
-  const dir = path.dirname(abs);
-  const root = path.basename(dir) === "rollouts" ? path.dirname(dir) : dir;
-  return { root, app: "trajectory", target: path.relative(root, abs).split(path.sep).join("/") };
-}
+export { targetFor, type ViewTarget } from "./view-target";
 
 /** The app a page asks for (`?app=`), else the one the server was started for. */
 function appOf(asked: string | null, started: AppName): AppName {
-  const a = AppName.safeParse(asked);
-  return a.success ? a.data : started;
+  return isAppName(asked) ? asked : started;
 }
 
 export interface RunningViewServer {
@@ -56,6 +29,13 @@ const MAX_BODY = 1024 * 1024;
 /** How long after the first page is sent, or after start with no page, the rest of a large trajectory waits to be read. */
 const REST_AFTER_PAGE_MS = 1000;
 const REST_AFTER_START_MS = 3000;
+/**
+ * The API half (schemas, the view service, the file's first chunk) is loaded once the page's
+ * bundles have gone out, or this long after the page was sent, or this long after the server
+ * listens with no page asked for (the user opens the URL later), or at the first API request.
+ */
+const API_AFTER_PAGE_MS = 100;
+const API_AFTER_START_MS = 300;
 
 function writeHead(res: ServerResponse, status: number, type: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -99,7 +79,7 @@ export interface ViewServerOptions {
    */
   firstScreen?: boolean;
   /** The text of a rollout's tokens (see ViewService); the CLI passes it, so this module stays light. */
-  tokenPieces?: (rollout: string) => TokenPieces | null;
+  tokenPieces?: (rollout: string) => TokenPieces | null | Promise<TokenPieces | null>;
 }
 
 export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
@@ -114,19 +94,37 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
   const restAfter = firstScreenAhead ? new Promise<void>((resolve) => (readRest = resolve)) : undefined;
   const restTimer = setTimeout(() => readRest(), REST_AFTER_START_MS);
   restTimer.unref();
-  const service = new ViewService(t.root, {
-    ...(opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {}),
-    ...(restAfter ? { restAfter } : {}),
-  });
-  // The file is read from the start while the browser loads the page (its first chunk is what the first screen needs).
-  // (A bad target is reported when the page asks for it, not here.)
-  const readAhead = async () => service.index(service.resolve(t.target));
-  if (t.app === "trajectory" && firstScreenAhead) readAhead().catch(() => {});
   const tokenBuf = Buffer.from(token);
   const authorised = (given: string | null | undefined) => {
     const b = Buffer.from(given ?? "");
     return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
   };
+
+  // This module listens, sends the page and serves the bundles with no schema loaded: the
+  // API half is a module of its own, loaded (once) when the browser has the bundles to read.
+  let loadApi: () => void = () => {};
+  const api = new Promise<ViewApi>((resolve, reject) => {
+    loadApi = () => {
+      loadApi = () => {};
+      clearTimeout(apiTimer);
+      import("./view-api")
+        .then((m) =>
+          resolve(
+            m.createViewApi(t, (asked) => appOf(asked, t.app), {
+              firstScreen: firstScreenAhead,
+              ...(opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {}),
+              ...(restAfter ? { restAfter } : {}),
+            }),
+          ),
+        )
+        .catch(reject);
+    };
+  });
+  api.catch(() => {});
+  let apiTimer = setTimeout(() => loadApi(), API_AFTER_START_MS);
+  apiTimer.unref();
+  /** The bundles the last page sent names (its stylesheet, script and module preloads) not yet fetched. */
+  const pageBundles = new Set<string>();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -135,25 +133,6 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     });
   });
 
-  /** The init message for a page's query (app, file, compare, row, live), with the first screen of a trajectory. */
-  async function initReply(q: URLSearchParams): Promise<FromHost> {
-    const app = appOf(q.get("app"), t.app);
-    const file = q.get("file");
-    const [compare, ...more] = q.getAll("compare");
-    const context = InitContext.parse({
-      app,
-      target: app === t.app ? (file ?? t.target) : (file ?? "."),
-      ...(compare ? { compare } : {}),
-      ...(more.length ? { more: more.slice(0, 2) } : {}),
-      ...(/^\d+$/.test(q.get("row") ?? "") ? { row: Number(q.get("row")) } : {}),
-      live: q.get("live") === "1",
-      assetBase: "/assets/",
-      backend: "http",
-    });
-    const preload = app === "trajectory" && firstScreenAhead ? await firstScreen(service, context.target, context.row).catch(() => []) : [];
-    return { kind: "init", context, snapshot: null, ...(preload.length ? { preload } : {}) };
-  }
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
@@ -161,12 +140,15 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
       const name = url.pathname.slice("/assets/".length);
       const type = ASSET_TYPES[path.extname(name)];
       if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) return send(res, 404, "text/plain", "not found");
-      return send(res, 200, type, readFileSync(path.join(assets, name)));
+      send(res, 200, type, readFileSync(path.join(assets, name)));
+      if (pageBundles.delete(name) && pageBundles.size === 0) loadApi();
+      return;
     }
     if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (url.pathname === "/" && req.method === "GET") {
       if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
       const app = appOf(url.searchParams.get("app"), t.app);
+      const preloads = firstScreenAhead ? staticImports(assets, `${app}.js`) : [];
       const page = renderPageWithCsp({
         app,
         title: `RL Env Studio: ${app}`,
@@ -174,9 +156,13 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
         scriptUri: `/assets/${app}.js`,
         styleUri: `/assets/${app}.css`,
         backend: "http",
-        ...(firstScreenAhead ? { modulePreloads: staticImports(assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
+        ...(firstScreenAhead ? { modulePreloads: preloads.map((n) => `/assets/${n}`) } : {}),
       });
       const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
+      clearTimeout(apiTimer);
+      apiTimer = setTimeout(() => loadApi(), API_AFTER_PAGE_MS);
+      apiTimer.unref();
+      for (const n of [`${app}.js`, `${app}.css`, ...preloads]) pageBundles.add(n);
       if (!firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
       // The page goes out at once, so the browser fetches the bundles while the init reply is
       // computed; the reply follows before </body> (the app runs once the page is whole), so
@@ -184,28 +170,21 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
       const end = page.html.lastIndexOf("</body>");
       writeHead(res, 200, "text/html; charset=utf-8", headers);
       res.write(page.html.slice(0, end));
-      const init = await initReply(url.searchParams).catch(() => null);
+      const init = await api.then((a) => a.initReply(url.searchParams)).catch(() => null);
       res.end(`${init ? initDataBlock(JSON.stringify(init)) : ""}${page.html.slice(end)}`);
       setTimeout(() => readRest(), REST_AFTER_PAGE_MS).unref();
       return;
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     readRest();
+    loadApi();
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
-      return send(res, 200, "application/json", JSON.stringify(await initReply(url.searchParams)));
+      return send(res, 200, "application/json", JSON.stringify(await (await api).initReply(url.searchParams)));
     }
     if (url.pathname === "/api/request" && req.method === "POST") {
-      const parsed = FromApp.safeParse(JSON.parse(await readBody(req)));
-      if (!parsed.success || parsed.data.kind !== "request") throw new ViewRequestError("expected a request message");
-      const { id, method, params } = parsed.data;
-      let reply: FromHost;
-      try {
-        reply = { kind: "response", id, ok: true, result: await service.handle(method, params) };
-      } catch (err) {
-        reply = { kind: "response", id, ok: false, error: err instanceof Error ? err.message : String(err) };
-      }
-      return send(res, 200, "application/json", JSON.stringify(reply));
+      const body = await readBody(req);
+      return send(res, 200, "application/json", JSON.stringify(await (await api).request(body)));
     }
     return send(res, 404, "text/plain", "not found");
   }
@@ -222,6 +201,7 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     server,
     close: () => {
       clearTimeout(restTimer);
+      clearTimeout(apiTimer);
       readRest();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -7,14 +7,14 @@ import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, typ
 import { markCitations } from "../model/citations";
 import { auditView } from "./audit-report";
 import { Confinement, isInside } from "./confine";
+import { ViewRequestError } from "./request-error";
 import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
 import type { TokenPieces } from "./token-text";
 import { stepTokens } from "./turn-tokens";
 
-/** A request the caller got wrong (bad params, a path outside the root): shown to the user as is. */
-export class ViewRequestError extends Error {}
+export { ViewRequestError } from "./request-error";
 
 /**
  * Answers the apps' requests for files under one root folder, whichever transport
@@ -35,7 +35,7 @@ export class ViewService {
   constructor(
     readonly root: string,
     private readonly opts: {
-      tokenPieces?: (rollout: string) => TokenPieces | null;
+      tokenPieces?: (rollout: string) => TokenPieces | null | Promise<TokenPieces | null>;
       /** A file's index reads past its first chunk once this resolves (see TrajectoryIndex.open). */
       restAfter?: Promise<void>;
     } = {},
@@ -163,7 +163,7 @@ export class ViewService {
         const row = Number(params.row);
         if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
         return stepTokens(idx, row, {
-          pieces: this.opts.tokenPieces?.(abs) ?? null,
+          pieces: (await this.opts.tokenPieces?.(abs)) ?? null,
           ...(params.line !== undefined ? { line: Number(params.line) } : {}),
           from: Number(params.from ?? 0),
           limit: Number(params.limit ?? TOKEN_PAGE),
