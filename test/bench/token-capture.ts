@@ -2,9 +2,10 @@
  * Token capture benchmark: `npx tsx test/bench/token-capture.ts [rollouts]`.
  *
  * A loopback server answers as vLLM serving Qwen3 would: 512-token completions (real Qwen3 ids for
- * English text), 120 tokens of observation between turns, 5 turns a rollout. Its replies are
- * serialised before the clock starts, so the figures are the engine's own work: the OpenAI client's
- * parse, reading the token fields, the ledger (prefix check, drift, mask) and writing the event.
+ * English text), 120 tokens of observation between turns (each turn its own text), 5 turns a rollout.
+ * It runs in a process of its own with its replies serialised before the clock starts, so the figures
+ * are the engine process's own work: the client's request and parse, reading the token fields, the
+ * ledger (prefix check, drift, mask) and writing the event.
  * Three modes run interleaved in the same process, turn by turn (one rollout of each stepped together):
  *   - plain: a server without token fields (capture absent);
  *   - capture: the same replies with prompt_token_ids, token_ids and logprobs;
@@ -15,10 +16,9 @@
  * CPU time (user + system) over the turn, which other programs on a shared machine disturb less than
  * the wall clock; the wall clock is printed beside it. Prints figures; asserts nothing.
  */
+import { fork } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import type { ChatMessage } from "../../src/core/policy/types";
@@ -49,7 +49,9 @@ const corpus = qwenEncode(
 const turnIds = (t: number) => corpus.slice(t * (COMPLETION + OBSERVATION), t * (COMPLETION + OBSERVATION) + COMPLETION);
 const completionIdsOf = Array.from({ length: TURNS }, (_, t) => turnIds(t));
 const completionTextOf = completionIdsOf.map((ids) => qwenDecode(ids));
-const observationIds = corpus.slice(COMPLETION, COMPLETION + OBSERVATION);
+const observationIdsOf = Array.from({ length: TURNS }, (_, t) =>
+  corpus.slice(t * (COMPLETION + OBSERVATION) + COMPLETION, (t + 1) * (COMPLETION + OBSERVATION)),
+);
 const systemIds = corpus.slice(TURNS * (COMPLETION + OBSERVATION), TURNS * (COMPLETION + OBSERVATION) + 300);
 const logprobsOf = Array.from({ length: TURNS }, (_, t) => sampledLogprobs(1024, t + 1));
 
@@ -87,7 +89,7 @@ function bodies(capture: boolean): string[] {
         ...(capture ? { prompt_token_ids: prompt } : {}),
       }),
     );
-    prompt = prompt.concat(completionIdsOf[t] ?? [], observationIds);
+    prompt = prompt.concat(completionIdsOf[t] ?? [], observationIdsOf[t] ?? []);
   }
   return out;
 }
@@ -129,14 +131,10 @@ async function main() {
   tokenizer.continuation = timed(tokenizer.continuation.bind(tokenizer));
   tokenizer.decode = timed(tokenizer.decode.bind(tokenizer));
   const parser: ToolCallParser = { name: hermesParser.name, parse: timed(hermesParser.parse.bind(hermesParser)) };
-  let mode: keyof typeof replies = "plain";
-  let turn = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(replies[mode][turn]));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const server = fork(path.join(__dirname, "token-capture-server.ts"));
+  server.send(replies);
+  const port = await new Promise<number>((r) => server.once("message", (m) => r(m as number)));
+  const load0 = loadavg()[0] as number;
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-tokens-"));
   const ms = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
   const cpu = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
@@ -144,12 +142,13 @@ async function main() {
   const split = () => ({ policy: [] as number[], ledger: [] as number[] });
   const parts = { plain: split(), capture: split(), tokens: split() };
   const signal = new AbortController().signal;
-  const observation = qwenDecode(observationIds);
+  const observationOf = observationIdsOf.map((ids) => qwenDecode(ids));
 
   type Mode = keyof typeof replies;
   const MODES: Mode[] = ["plain", "capture", "tokens"];
 
   async function start(m: Mode, i: number) {
+    const baseURL = `http://127.0.0.1:${port}/${m}/${i}/v1`;
     const policy =
       m === "tokens"
         ? new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer, parser })
@@ -164,8 +163,7 @@ async function main() {
   /** One turn of one rollout: the policy's request and reply, the token ledger, the trajectory line. */
   async function step(r: Awaited<ReturnType<typeof start>>, t: number): Promise<void> {
     const { m, policy, writer, ledger, messages } = r;
-    mode = m;
-    turn = t;
+    const turn = t;
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     const reply = await policy.next({ messages, tools, turn, signal });
@@ -188,12 +186,12 @@ async function main() {
     parts[m].ledger.push((c2.user + c2.system - c1.user - c1.system) / 1000);
     messages.push({ role: "assistant", content: reply.content, tool_calls: reply.tool_calls });
     for (const call of reply.tool_calls) {
-      messages.push({ role: "tool", tool_call_id: call.id, content: observation });
+      messages.push({ role: "tool", tool_call_id: call.id, content: observationOf[t] ?? "" });
       writer.write({
         type: "observation",
         tool_call_id: call.id,
         name: call.name,
-        output: observation,
+        output: observationOf[t] ?? "",
         status: "ok",
         duration_ms: 1,
         turn,
@@ -224,7 +222,8 @@ async function main() {
   bytes.capture = 0;
   bytes.tokens = 0;
   for (let i = 0; i < ROLLOUTS; i++) await round(i);
-  server.close();
+  const load1 = loadavg()[0] as number;
+  server.disconnect();
   rmSync(dir, { recursive: true, force: true });
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -236,7 +235,10 @@ async function main() {
     return mean(s.slice(cut, s.length - cut));
   };
   const sampled = ROLLOUTS * TURNS * COMPLETION;
-  console.log(`${ROLLOUTS} rollouts × ${TURNS} turns × ${COMPLETION}-token completions per mode, interleaved turn by turn`);
+  console.log(
+    `${ROLLOUTS} rollouts × ${TURNS} turns × ${COMPLETION}-token completions per mode, interleaved turn by turn; ` +
+      `load average ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end (CPU figures are this process's, the server's not counted)`,
+  );
   const line = (name: string, xs: number[], base: number[]) =>
     `${name}: median ${median(xs).toFixed(3)} ms, mean ${mean(xs).toFixed(3)} ms (${(mean(xs) / mean(base)).toFixed(2)}× plain's mean)`;
   console.log(line("plain turn, CPU   ", cpu.plain, cpu.plain));

@@ -4,6 +4,7 @@ import { observe } from "../rollout/observations";
 import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { HeldConversation } from "./held-conversation";
+import { postJson } from "./http-post";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
 import {
@@ -121,15 +122,15 @@ export class TokenInOutPolicy implements Policy {
       // The run's signal or this request's deadline, whichever comes first.
       const request = requestSignal(signal, { ms: this.opts.timeoutMs ?? 120_000, message: "the policy server did not answer in time" });
       try {
-        const res = await fetch(`${this.opts.baseURL.replace(/\/$/, "")}/completions`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${this.opts.apiKey ?? "EMPTY"}` },
+        const res = await postJson(
+          `${this.opts.baseURL.replace(/\/$/, "")}/completions`,
           body,
-          signal: request.signal,
-        });
-        const text = await res.text();
+          { authorization: `Bearer ${this.opts.apiKey ?? "EMPTY"}` },
+          request.signal,
+        );
+        const text = res.text;
         if (res.status === 429 || res.status >= 500) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
-        if (!res.ok)
+        if (res.status < 200 || res.status >= 300)
           throw new PolicyRequestError(`policy server refused the request (HTTP ${res.status}): ${text.slice(0, 500)}`, res.status);
         const choice = (JSON.parse(text) as { choices?: CompletionChoice[] }).choices?.[0];
         if (!choice) throw new PolicyRequestError("policy server answered with no choices");
