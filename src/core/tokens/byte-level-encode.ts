@@ -61,3 +61,31 @@ export function speedUpByteLevel(tokenizer: unknown): number {
   visit((tokenizer as { pre_tokenizer?: unknown }).pre_tokenizer, 0);
   return n;
 }
+
+interface WordCache {
+  get(word: string): string[] | undefined;
+  put(word: string, pieces: string[]): void;
+  clear(): void;
+}
+
+/**
+ * Replaces a BPE model's word cache (an LRU that deletes and re-inserts the word on every hit: four
+ * Map operations per word of every text) with a plain Map that is emptied when full. The cache only
+ * saves work: the ids are the same. Returns whether the model had such a cache.
+ */
+export function plainBpeCache(tokenizer: unknown, capacity = 50_000): boolean {
+  const model = (tokenizer as { model?: { cache?: Partial<WordCache>; bpe?: unknown } } | null)?.model;
+  const old = model?.cache;
+  if (!model || typeof model.bpe !== "function" || typeof old?.get !== "function" || typeof old.put !== "function") return false;
+  const words = new Map<string, string[]>();
+  const cache: WordCache = {
+    get: (word) => words.get(word),
+    put: (word, pieces) => {
+      if (words.size >= capacity) words.clear();
+      words.set(word, pieces);
+    },
+    clear: () => words.clear(),
+  };
+  model.cache = cache;
+  return true;
+}

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { ByteLevelDecoder } from "./byte-level-decode";
-import { speedUpByteLevel } from "./byte-level-encode";
+import { plainBpeCache, speedUpByteLevel } from "./byte-level-encode";
 
 /** A wire-format chat message, as chat templates read them. */
 export interface TemplateMessage {
@@ -43,6 +43,7 @@ export class ChatTokenizer {
     const json = JSON.parse(readFileSync(path.join(dir, "tokenizer.json"), "utf8")) as unknown;
     this.tokenizer = new Tokenizer(json as ConstructorParameters<typeof Tokenizer>[0], config);
     speedUpByteLevel(this.tokenizer);
+    plainBpeCache(this.tokenizer);
     this.fastDecoder = ByteLevelDecoder.fromTokenizerJson(json, config.clean_up_tokenization_spaces as boolean | undefined);
     const tokenText = (v: unknown): string => (typeof v === "string" ? v : ((v as { content?: string } | null)?.content ?? ""));
     this.eosToken = tokenText(config.eos_token);
