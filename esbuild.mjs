@@ -31,7 +31,7 @@ const appsDir = "webviews/src/apps";
 const webApps = existsSync(appsDir) ? readdirSync(appsDir).filter((n) => existsSync(path.join(appsDir, n, "main.ts"))) : [];
 
 /**
- * zod's `z.locales` namespace pulls its ~40 message locales (400 KB, a third of the
+ * zod's `z.locales` namespace (classic and mini) pulls its ~40 message locales (400 KB, a third of the
  * extension bundle and most of its load time) into every bundle that imports `z`. We only
  * ever use the default English messages, so the namespace is narrowed to `en`.
  */
@@ -39,7 +39,7 @@ const zodEnglishOnly = {
   name: "zod-english-only",
   setup(build) {
     build.onResolve({ filter: /^\.\.\/locales\/index\.(c?js)$/ }, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+      /[\\/]zod[\\/]v4[\\/](classic|core|mini)[\\/]/.test(args.importer)
         ? { path: path.resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
         : undefined,
     );
@@ -145,14 +145,14 @@ const lazyPartsApart = {
 
 // The webview apps: ES modules with code splitting, so an app's first paint does not wait
 // for Monaco or three.js. `<app>/<part>.lazy.ts` is an extra entry `<app>-<part>` (its CSS
-// lands in `<app>-<part>.css`, which the app links when it loads the part).
-if (webApps.length > 0) {
-  const entryPoints = {};
-  for (const name of webApps) {
-    entryPoints[name] = path.join(appsDir, name, "main.ts");
-    for (const f of readdirSync(path.join(appsDir, name)).filter((f) => f.endsWith(".lazy.ts")))
-      entryPoints[`${name}-${f.slice(0, -".lazy.ts".length)}`] = path.join(appsDir, name, f);
-  }
+// lands in `<app>-<part>.css`, which the app links when it loads the part). Each app is a
+// build of its own: esbuild splits by file, so a chunk two apps share holds what either of
+// them uses, and the trajectory viewer (its schemas in zod/mini) would load all of zod core
+// that the dashboard's classic zod schemas reach.
+for (const name of webApps) {
+  const entryPoints = { [name]: path.join(appsDir, name, "main.ts") };
+  for (const f of readdirSync(path.join(appsDir, name)).filter((f) => f.endsWith(".lazy.ts")))
+    entryPoints[`${name}-${f.slice(0, -".lazy.ts".length)}`] = path.join(appsDir, name, f);
   configs.push({
     ...common,
     entryPoints,

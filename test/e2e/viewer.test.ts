@@ -152,6 +152,9 @@ describe("viewer in Chromium", { skip }, () => {
     await page.click("text=Compare selected");
     await page.waitForSelector(".compare-table .cmp-line");
     assert.ok((await page.locator(".compare-table .cmp-line").count()) >= 7);
+    // The picker lists the run's other 11 rollouts (the viewer asks for them with its own method and schemas).
+    await page.waitForSelector("select[data-slot='0'] option[value$='.jsonl'] >> nth=10", { state: "attached" });
+    assert.match(String(await page.locator("select[data-slot='0'] option[value$='.jsonl']").first().textContent()), /· reward /);
     await screenshot(page, "compare");
     await page.goBack();
     await page.waitForSelector("table.rollout-table tbody tr");

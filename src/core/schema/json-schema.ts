@@ -4,7 +4,7 @@ import { RunRecord } from "./run";
 import { Task } from "./task";
 import { TrajectoryEvent } from "./trajectory";
 
-const TARGETS: Array<[string, z.ZodType, string]> = [
+const TARGETS: Array<[string, z.core.$ZodType, string]> = [
   ["environment.schema.json", Manifest, "RL Env Studio environment manifest (environment.yaml)"],
   ["task.schema.json", Task, "RL Env Studio task (one line of tasks.jsonl, or task.yaml)"],
   ["trajectory-event.schema.json", TrajectoryEvent, "RL Env Studio trajectory event (one line of a rollout file)"],

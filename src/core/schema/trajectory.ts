@@ -1,17 +1,19 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import "./zod-mini";
 
 /**
  * The trajectory event stream: one JSON object per line of `rollouts/<id>.jsonl`,
  * append-only. A crashed writer leaves a readable prefix; readers skip a torn last line.
  */
 const at = {
-  seq: z.number().int().nonnegative().describe("Position of the event in the file, from 0"),
-  t: z.number().describe("Milliseconds since the Unix epoch"),
+  seq: z.number().check(z.int(), z.nonnegative(), z.describe("Position of the event in the file, from 0")),
+  t: z.number().check(z.describe("Milliseconds since the Unix epoch")),
 };
+const count = () => z.number().check(z.int(), z.nonnegative());
 
 export const Usage = z.object({
-  prompt_tokens: z.number().int().nonnegative().default(0),
-  completion_tokens: z.number().int().nonnegative().default(0),
+  prompt_tokens: z._default(count(), 0),
+  completion_tokens: z._default(count(), 0),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -24,7 +26,7 @@ export type ContentPart = z.infer<typeof ContentPart>;
 export const ChatToolCall = z.object({
   id: z.string(),
   name: z.string(),
-  arguments: z.string().describe("The raw JSON text the policy produced"),
+  arguments: z.string().check(z.describe("The raw JSON text the policy produced")),
 });
 export type ChatToolCall = z.infer<typeof ChatToolCall>;
 
@@ -38,48 +40,44 @@ export type ChatToolCall = z.infer<typeof ChatToolCall>;
 export const TurnTokens = z.object({
   capture: z
     .enum(["server", "engine", "absent"])
-    .describe("server: ids and logprobs the server returned; engine: token-in/token-out; absent: the server returned none"),
-  prompt_offset: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("Leading prompt tokens equal to the previous turn's prompt + completion"),
+    .check(z.describe("server: ids and logprobs the server returned; engine: token-in/token-out; absent: the server returned none")),
+  prompt_offset: z.optional(count()).check(z.describe("Leading prompt tokens equal to the previous turn's prompt + completion")),
   encoding: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe(
-      "How the ids are stored: 3, one base85 block in `packed`; 2, one base64 zlib block in `packed` (docs/exports.md); absent, three base64 fields (older runs)",
+    .optional(z.number().check(z.int(), z.positive()))
+    .check(
+      z.describe(
+        "How the ids are stored: 3, one base85 block in `packed`; 2, one base64 zlib block in `packed` (docs/exports.md); absent, three base64 fields (older runs)",
+      ),
     ),
   packed: z
-    .string()
-    .optional()
-    .describe("encoding 3 or 2: the prompt ids from prompt_offset on, the completion ids and their float32 logprobs, in one block"),
-  prompt_ids: z.string().optional().describe("Older runs: base64 <u4: this turn's prompt tokens from prompt_offset on"),
-  completion_ids: z.string().optional().describe("Older runs: base64 <u4: the sampled tokens"),
-  logprobs: z.string().optional().describe("Older runs: base64 <f4: the sampled tokens' log-probabilities, one per completion id"),
+    .optional(z.string())
+    .check(
+      z.describe("encoding 3 or 2: the prompt ids from prompt_offset on, the completion ids and their float32 logprobs, in one block"),
+    ),
+  prompt_ids: z.optional(z.string()).check(z.describe("Older runs: base64 <u4: this turn's prompt tokens from prompt_offset on")),
+  completion_ids: z.optional(z.string()).check(z.describe("Older runs: base64 <u4: the sampled tokens")),
+  logprobs: z
+    .optional(z.string())
+    .check(z.describe("Older runs: base64 <f4: the sampled tokens' log-probabilities, one per completion id")),
   drift_at: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("Set when this prompt does not start with the previous prompt + completion: the first position that differs"),
-  finish_reason: z.string().optional(),
-  model: z.string().optional().describe("The model the server says answered"),
-  revision: z.string().optional().describe("The server's system_fingerprint or model revision, when it reports one"),
+    .optional(count())
+    .check(z.describe("Set when this prompt does not start with the previous prompt + completion: the first position that differs")),
+  finish_reason: z.optional(z.string()),
+  model: z.optional(z.string()).check(z.describe("The model the server says answered")),
+  revision: z.optional(z.string()).check(z.describe("The server's system_fingerprint or model revision, when it reports one")),
 });
 export type TurnTokens = z.infer<typeof TurnTokens>;
 
 /** The rollout's token sequence at its end: what a trainer trains on. */
 export const RolloutTokens = z.object({
-  capture: z.enum(["server", "engine", "absent", "partial"]).describe("partial: some turns had no capture"),
-  length: z.number().int().nonnegative().describe("Tokens in the final sequence (last prompt + last completion)"),
+  capture: z.enum(["server", "engine", "absent", "partial"]).check(z.describe("partial: some turns had no capture")),
+  length: count().check(z.describe("Tokens in the final sequence (last prompt + last completion)")),
   loss_mask: z
-    .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
-    .describe("[start, end) ranges of policy-sampled tokens in the sequence; every other token is prompt, observation or template glue"),
-  drift_turns: z.number().int().nonnegative().describe("Turns whose prompt did not start with the previous prompt + completion"),
+    .array(z.tuple([count(), count()]))
+    .check(
+      z.describe("[start, end) ranges of policy-sampled tokens in the sequence; every other token is prompt, observation or template glue"),
+    ),
+  drift_turns: count().check(z.describe("Turns whose prompt did not start with the previous prompt + completion")),
 });
 export type RolloutTokens = z.infer<typeof RolloutTokens>;
 
@@ -90,29 +88,25 @@ export const StartEvent = z.object({
   rollout_id: z.string(),
   env: z.object({ name: z.string(), hash: z.string(), domain: z.string() }),
   task: z.object({ id: z.string(), prompt: z.string() }),
-  policy: z.object({ kind: z.string(), model: z.string().optional(), params: z.record(z.string(), z.unknown()).optional() }),
-  sample: z.number().int().nonnegative(),
-  seed: z.number().int().optional(),
-  sandbox: z.object({ backend: z.string(), image: z.string().optional(), id: z.string().optional() }),
+  policy: z.object({ kind: z.string(), model: z.optional(z.string()), params: z.optional(z.record(z.string(), z.unknown())) }),
+  sample: count(),
+  seed: z.optional(z.number().check(z.int())),
+  sandbox: z.object({ backend: z.string(), image: z.optional(z.string()), id: z.optional(z.string()) }),
   tools: z
-    .array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }))
-    .optional()
-    .describe("The tools offered to the policy, as it saw them (for chat exports)"),
+    .optional(z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })))
+    .check(z.describe("The tools offered to the policy, as it saw them (for chat exports)")),
   forked_from: z
-    .object({ rollout_id: z.string(), file: z.string(), turn: z.number().int().nonnegative() })
-    .optional()
-    .describe("Set when the debugger forked this rollout from another one paused at `turn`; the history before it is in `file`"),
+    .optional(z.object({ rollout_id: z.string(), file: z.string(), turn: count() }))
+    .check(z.describe("Set when the debugger forked this rollout from another one paused at `turn`; the history before it is in `file`")),
   attempt: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Which try of this rollout this is; set from the second, after tries that ended on an infrastructure failure"),
+    .optional(z.number().check(z.int(), z.positive()))
+    .check(z.describe("Which try of this rollout this is; set from the second, after tries that ended on an infrastructure failure")),
   previous_attempts: z
-    .array(z.object({ file: z.string().describe("Relative to the run folder"), reason: z.string() }))
-    .optional()
-    .describe(
-      "The earlier tries of this rollout that the infrastructure failed (sandbox lost, policy server down), kept apart under attempts/",
+    .optional(z.array(z.object({ file: z.string().check(z.describe("Relative to the run folder")), reason: z.string() })))
+    .check(
+      z.describe(
+        "The earlier tries of this rollout that the infrastructure failed (sandbox lost, policy server down), kept apart under attempts/",
+      ),
     ),
 });
 
@@ -120,12 +114,12 @@ export const MessageEvent = z.object({
   type: z.literal("message"),
   ...at,
   role: z.enum(["system", "user", "assistant"]),
-  content: z.union([z.string(), z.array(ContentPart)]).nullable(),
-  tool_calls: z.array(ChatToolCall).optional(),
-  usage: Usage.optional(),
-  latency_ms: z.number().nonnegative().optional(),
-  turn: z.number().int().nonnegative().optional(),
-  tokens: TurnTokens.optional().describe("The turn's tokens (assistant messages of token-capturing policies)"),
+  content: z.nullable(z.union([z.string(), z.array(ContentPart)])),
+  tool_calls: z.optional(z.array(ChatToolCall)),
+  usage: z.optional(Usage),
+  latency_ms: z.optional(z.number().check(z.nonnegative())),
+  turn: z.optional(count()),
+  tokens: z.optional(TurnTokens).check(z.describe("The turn's tokens (assistant messages of token-capturing policies)")),
 });
 
 export const ToolCallEvent = z.object({
@@ -133,60 +127,61 @@ export const ToolCallEvent = z.object({
   ...at,
   id: z.string(),
   name: z.string(),
-  arguments: z.unknown().describe("Parsed arguments, or the raw string when they were not valid JSON"),
-  edited: z.boolean().optional().describe("Changed by a person in the debugger before it ran"),
-  turn: z.number().int().nonnegative().optional(),
+  arguments: z.unknown().check(z.describe("Parsed arguments, or the raw string when they were not valid JSON")),
+  edited: z.optional(z.boolean()).check(z.describe("Changed by a person in the debugger before it ran")),
+  turn: z.optional(count()),
 });
 
 export const FileDiff = z.object({
   path: z.string(),
   status: z.enum(["added", "modified", "deleted"]),
-  before: z.string().nullable(),
-  after: z.string().nullable(),
-  binary: z.boolean().optional(),
+  before: z.nullable(z.string()),
+  after: z.nullable(z.string()),
+  binary: z.optional(z.boolean()),
 });
 export type FileDiff = z.infer<typeof FileDiff>;
 
 export const Citation = z.object({
   document: z.string(),
-  page: z.number().int().optional(),
-  start: z.number().int().nonnegative(),
-  end: z.number().int().nonnegative(),
-  text: z.string().optional(),
+  page: z.optional(z.number().check(z.int())),
+  start: count(),
+  end: count(),
+  text: z.optional(z.string()),
 });
 export type Citation = z.infer<typeof Citation>;
+
+const vec3 = () => z.tuple([z.number(), z.number(), z.number()]);
 
 export const SceneNode = z.object({
   name: z.string(),
   kind: z.string(),
-  parent: z.string().nullable(),
-  position: z.tuple([z.number(), z.number(), z.number()]).describe("World-space position"),
-  rotation: z.tuple([z.number(), z.number(), z.number()]).describe("World-space Euler XYZ, degrees"),
-  scale: z.tuple([z.number(), z.number(), z.number()]),
-  dimensions: z.tuple([z.number(), z.number(), z.number()]).describe("World-space size of the oriented box"),
+  parent: z.nullable(z.string()),
+  position: vec3().check(z.describe("World-space position")),
+  rotation: vec3().check(z.describe("World-space Euler XYZ, degrees")),
+  scale: vec3(),
+  dimensions: vec3().check(z.describe("World-space size of the oriented box")),
   center: z
-    .tuple([z.number(), z.number(), z.number()])
-    .optional()
-    .describe("World-space centre of the oriented box; the position when absent (they differ for off-centre assets)"),
-  color: z.string().optional(),
-  material: z.record(z.string(), z.unknown()).optional(),
-  bbox: z.object({ min: z.tuple([z.number(), z.number(), z.number()]), max: z.tuple([z.number(), z.number(), z.number()]) }),
-  asset: z.string().optional(),
+    .optional(vec3())
+    .check(z.describe("World-space centre of the oriented box; the position when absent (they differ for off-centre assets)")),
+  color: z.optional(z.string()),
+  material: z.optional(z.record(z.string(), z.unknown())),
+  bbox: z.object({ min: vec3(), max: vec3() }),
+  asset: z.optional(z.string()),
 });
 export type SceneNode = z.infer<typeof SceneNode>;
 
 export const SceneSnapshot = z.object({
   nodes: z.array(SceneNode),
-  gltf: z.string().optional().describe("Base64 glTF binary where the backend exports one"),
+  gltf: z.optional(z.string()).check(z.describe("Base64 glTF binary where the backend exports one")),
 });
 export type SceneSnapshot = z.infer<typeof SceneSnapshot>;
 
 export const Artifacts = z.object({
-  diff: z.array(FileDiff).optional(),
-  scene: SceneSnapshot.optional(),
-  citations: z.array(Citation).optional(),
-  images: z.array(z.object({ mime: z.string(), data: z.string().describe("base64") })).optional(),
-  cases: z.array(z.record(z.string(), z.unknown())).optional().describe("Per-case results of a stdio run"),
+  diff: z.optional(z.array(FileDiff)),
+  scene: z.optional(SceneSnapshot),
+  citations: z.optional(z.array(Citation)),
+  images: z.optional(z.array(z.object({ mime: z.string(), data: z.string().check(z.describe("base64")) }))),
+  cases: z.optional(z.array(z.record(z.string(), z.unknown()))).check(z.describe("Per-case results of a stdio run")),
 });
 export type Artifacts = z.infer<typeof Artifacts>;
 
@@ -196,33 +191,36 @@ export const ObservationEvent = z.object({
   tool_call_id: z.string(),
   name: z.string(),
   output: z.union([z.string(), z.array(ContentPart)]),
-  exit_code: z.number().int().nullable().optional(),
-  status: z.enum(["ok", "error", "timeout", "oom", "killed"]).default("ok"),
-  duration_ms: z.number().nonnegative(),
-  truncated: z.object({ original_chars: z.number().int(), kept_chars: z.number().int() }).optional(),
-  error: z.string().optional(),
-  artifacts: Artifacts.optional(),
-  turn: z.number().int().nonnegative().optional(),
+  exit_code: z.optional(z.nullable(z.number().check(z.int()))),
+  status: z._default(z.enum(["ok", "error", "timeout", "oom", "killed"]), "ok"),
+  duration_ms: z.number().check(z.nonnegative()),
+  truncated: z.optional(z.object({ original_chars: z.number().check(z.int()), kept_chars: z.number().check(z.int()) })),
+  error: z.optional(z.string()),
+  artifacts: z.optional(Artifacts),
+  turn: z.optional(count()),
 });
+
+/** A score from 0 to 1. */
+const unit = () => z.number().check(z.gte(0), z.lte(1));
 
 export const RewardComponent = z.object({
   name: z.string(),
   type: z.string(),
   weight: z.number(),
-  score: z.number().min(0).max(1),
-  passed: z.boolean().optional(),
-  reason: z.string().optional(),
-  error: z.string().optional(),
-  skipped: z.string().optional().describe("Why the verifier did not run; never counted as passed"),
-  details: z.unknown().optional(),
-  duration_ms: z.number().nonnegative().optional(),
+  score: unit(),
+  passed: z.optional(z.boolean()),
+  reason: z.optional(z.string()),
+  error: z.optional(z.string()),
+  skipped: z.optional(z.string()).check(z.describe("Why the verifier did not run; never counted as passed")),
+  details: z.optional(z.unknown()),
+  duration_ms: z.optional(z.number().check(z.nonnegative())),
 });
 export type RewardComponent = z.infer<typeof RewardComponent>;
 
 export const RewardEvent = z.object({
   type: z.literal("reward"),
   ...at,
-  total: z.number().min(0).max(1),
+  total: unit(),
   components: z.array(RewardComponent),
 });
 
@@ -231,9 +229,9 @@ export const ErrorEvent = z.object({
   ...at,
   where: z.enum(["sandbox", "policy", "tool", "verifier", "engine"]),
   message: z.string(),
-  infra: z.boolean().default(false).describe("Infrastructure failure (retried) rather than a task failure"),
-  stderr: z.string().optional(),
-  stack: z.string().optional(),
+  infra: z._default(z.boolean(), false).check(z.describe("Infrastructure failure (retried) rather than a task failure")),
+  stderr: z.optional(z.string()),
+  stack: z.optional(z.string()),
 });
 
 export const RolloutStatus = z.enum(["completed", "truncated", "timeout", "error", "cancelled"]);
@@ -243,17 +241,17 @@ export const EndEvent = z.object({
   type: z.literal("end"),
   ...at,
   status: RolloutStatus,
-  reason: z.string().optional(),
-  reward: z.number().min(0).max(1).nullable(),
-  turns: z.number().int().nonnegative(),
+  reason: z.optional(z.string()),
+  reward: z.nullable(unit()),
+  turns: count(),
   usage: Usage,
   timings: z.object({
-    total_ms: z.number().nonnegative(),
-    policy_ms: z.number().nonnegative(),
-    sandbox_ms: z.number().nonnegative(),
-    verify_ms: z.number().nonnegative(),
+    total_ms: z.number().check(z.nonnegative()),
+    policy_ms: z.number().check(z.nonnegative()),
+    sandbox_ms: z.number().check(z.nonnegative()),
+    verify_ms: z.number().check(z.nonnegative()),
   }),
-  tokens: RolloutTokens.optional().describe("Set when the policy reported tokens for at least one turn"),
+  tokens: z.optional(RolloutTokens).check(z.describe("Set when the policy reported tokens for at least one turn")),
 });
 
 export const TrajectoryEvent = z.discriminatedUnion("type", [

@@ -1,5 +1,5 @@
 import { FromHost, INIT_ELEMENT_ID, type InitContext, type Preloaded, requestKey } from "../../../src/core/view/protocol/envelope";
-import { METHODS, type MethodName, type Params, type Result } from "../../../src/core/view/protocol/methods";
+import type { METHODS, MethodName, Params, Result } from "../../../src/core/view/protocol/methods";
 
 /**
  * What an app needs from its host, with two backends: the VS Code webview
@@ -17,8 +17,17 @@ export interface HostApi {
   onChanged(cb: () => void): void;
 }
 
-function parseResult<M extends MethodName>(method: M, value: unknown): Result<M> {
-  const r = METHODS[method].result.safeParse(value);
+/**
+ * The methods an app asks for, with their schemas: each app passes its own, so its bundle
+ * holds only the schemas it parses (the trajectory viewer's are built with zod/mini, and
+ * classic zod, which the dashboard's need, stays out of its first bundle).
+ */
+export type MethodTable = { readonly [M in MethodName]?: (typeof METHODS)[M] };
+
+function parseResult<M extends MethodName>(table: MethodTable, method: M, value: unknown): Result<M> {
+  const schema = table[method]?.result;
+  if (!schema) throw new Error(`${method}: not a method of this app`);
+  const r = schema.safeParse(value);
   if (!r.success) throw new Error(`${method}: unexpected reply: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`);
   return r.data as Result<M>;
 }
@@ -26,6 +35,8 @@ function parseResult<M extends MethodName>(method: M, value: unknown): Result<M>
 /** Replies the host sent with `init`, each given once to the first request that matches it. */
 class PreloadedReplies {
   private readonly byKey = new Map<string, unknown>();
+
+  constructor(private readonly methods: MethodTable) {}
 
   add(list: Preloaded[] | undefined): void {
     for (const p of list ?? []) this.byKey.set(requestKey(p.method, p.params), p.result);
@@ -38,7 +49,7 @@ class PreloadedReplies {
     if (!this.byKey.has(key)) return undefined;
     const value = this.byKey.get(key);
     this.byKey.delete(key);
-    return { result: parseResult(method, value) };
+    return { result: parseResult(this.methods, method, value) };
   }
 }
 
@@ -57,9 +68,10 @@ class WebviewApi implements HostApi {
   private initWaiter: ((m: { context: InitContext; snapshot: Record<string, unknown> | null }) => void) | null = null;
   private readonly changed: Array<() => void> = [];
   private context: InitContext | null = null;
-  private readonly preloaded = new PreloadedReplies();
+  private readonly preloaded: PreloadedReplies;
 
-  constructor() {
+  constructor(private readonly methods: MethodTable) {
+    this.preloaded = new PreloadedReplies(methods);
     window.addEventListener("message", (ev: MessageEvent<unknown>) => {
       const parsed = FromHost.safeParse(ev.data);
       if (!parsed.success) return console.warn("ignored a malformed host message", parsed.error.issues[0]);
@@ -93,7 +105,7 @@ class WebviewApi implements HostApi {
     return new Promise<unknown>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.vscode.postMessage({ kind: "request", id, method, params });
-    }).then((v) => parseResult(method, v));
+    }).then((v) => parseResult(this.methods, method, v));
   }
 
   saveState(state: Record<string, unknown>): void {
@@ -123,7 +135,11 @@ class HttpApi implements HostApi {
   private readonly token = new URLSearchParams(location.search).get("token") ?? "";
   private nextId = 1;
   private readonly stateKey = `rlenv:${location.search}`;
-  private readonly preloaded = new PreloadedReplies();
+  private readonly preloaded: PreloadedReplies;
+
+  constructor(private readonly methods: MethodTable) {
+    this.preloaded = new PreloadedReplies(methods);
+  }
 
   private headers(): Record<string, string> {
     return { authorization: `Bearer ${this.token}`, "content-type": "application/json" };
@@ -169,7 +185,7 @@ class HttpApi implements HostApi {
     const m = FromHost.parse(await res.json());
     if (m.kind !== "response") throw new Error(`${method}: unexpected reply`);
     if (!m.ok) throw new Error(m.error ?? `${method} failed`);
-    return parseResult(method, m.result);
+    return parseResult(this.methods, method, m.result);
   }
 
   saveState(state: Record<string, unknown>): void {
@@ -191,6 +207,7 @@ class HttpApi implements HostApi {
   onChanged(_cb: () => void): void {}
 }
 
-export function createApi(): HostApi {
-  return document.body.dataset.backend === "webview" ? new WebviewApi() : new HttpApi();
+/** The host API for this page's backend; `methods`: the schemas the app parses its first screen's replies with (others load on use). */
+export function createApi(methods: MethodTable = {}): HostApi {
+  return document.body.dataset.backend === "webview" ? new WebviewApi(methods) : new HttpApi(methods);
 }

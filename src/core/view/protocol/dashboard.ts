@@ -1,30 +1,12 @@
 import { z } from "zod";
 import { ReadinessReport } from "../../schema/report";
 import { RunAudit } from "./audit";
+import { RolloutRow } from "./rollouts";
 import { RunRecord, RunSummary } from "../../schema/run";
 
 /** Messages of the run dashboard app. */
 
-export const RolloutRow = z.object({
-  /** Path of the rollout file relative to the served root: what the viewer opens. */
-  file: z.string(),
-  id: z.string(),
-  task: z.string().nullable(),
-  sample: z.number().int().nullable(),
-  status: z.string(),
-  reward: z.number().nullable(),
-  turns: z.number().int().nullable(),
-  duration_ms: z.number().nullable(),
-  tokens: z.number().int().nullable(),
-  started: z.number().nullable(),
-  ended: z.number().nullable(),
-  /** The first unreadable lines, described; `problemCount` counts them all. */
-  problems: z.array(z.string()),
-  problemCount: z.number().int(),
-  /** The start event's settings as flat key/value pairs (env.name, policy.model, policy.params.temperature, seed…), for filters. */
-  meta: z.array(z.tuple([z.string(), z.string()])).default([]),
-});
-export type RolloutRow = z.infer<typeof RolloutRow>;
+export { RolloutRow };
 
 export const Bin = z.object({ from: z.number(), to: z.number(), count: z.number().int() });
 export type Bin = z.infer<typeof Bin>;

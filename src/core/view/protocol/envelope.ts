@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import "../../schema/zod-mini";
 import { APP_NAMES } from "./names";
 
 /**
@@ -14,24 +15,24 @@ export const InitContext = z.object({
   /** A file (trajectory), run folder (dashboard) or audit.json (audit), relative to the served root. */
   target: z.string(),
   /** A second file for the compare view. */
-  compare: z.string().optional(),
+  compare: z.optional(z.string()),
   /** Up to two more files for the compare view (four side by side in all). */
-  more: z.array(z.string()).max(2).optional(),
+  more: z.optional(z.array(z.string()).check(z.maxLength(2))),
   /** The step to show first (a search hit's). */
-  row: z.number().int().nonnegative().optional(),
+  row: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** Follow the file while a rollout writes it (live panel). */
-  live: z.boolean().default(false),
+  live: z._default(z.boolean(), false),
   /** Where the app's own bundles live (for Monaco's worker). */
   assetBase: z.string(),
   backend: z.enum(["webview", "http"]),
   /** The served folder (webview backend only): a restored panel re-opens from it. */
-  root: z.string().optional(),
+  root: z.optional(z.string()),
 });
 export type InitContext = z.infer<typeof InitContext>;
 
 export const FromApp = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("ready") }),
-  z.object({ kind: z.literal("request"), id: z.number().int(), method: z.string(), params: z.unknown() }),
+  z.object({ kind: z.literal("request"), id: z.number().check(z.int()), method: z.string(), params: z.unknown() }),
   /** Saved by the host so a reloaded panel starts where the user left it. */
   z.object({ kind: z.literal("snapshot"), state: z.record(z.string(), z.unknown()) }),
   /** Open another app (the dashboard opens the viewer on a rollout, or two to compare). */
@@ -39,9 +40,9 @@ export const FromApp = z.discriminatedUnion("kind", [
     kind: z.literal("open"),
     app: AppName,
     target: z.string(),
-    compare: z.string().optional(),
-    more: z.array(z.string()).max(2).optional(),
-    row: z.number().int().nonnegative().optional(),
+    compare: z.optional(z.string()),
+    more: z.optional(z.array(z.string()).check(z.maxLength(2))),
+    row: z.optional(z.number().check(z.int(), z.nonnegative())),
   }),
 ]);
 export type FromApp = z.infer<typeof FromApp>;
@@ -70,15 +71,15 @@ export const FromHost = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("init"),
     context: InitContext,
-    snapshot: z.record(z.string(), z.unknown()).nullable(),
-    preload: z.array(Preloaded).optional(),
+    snapshot: z.nullable(z.record(z.string(), z.unknown())),
+    preload: z.optional(z.array(Preloaded)),
   }),
   z.object({
     kind: z.literal("response"),
-    id: z.number().int(),
+    id: z.number().check(z.int()),
     ok: z.boolean(),
-    result: z.unknown().optional(),
-    error: z.string().optional(),
+    result: z.optional(z.unknown()),
+    error: z.optional(z.string()),
   }),
   /** The file grew (live panel): the app asks for fresh meta. */
   z.object({ kind: z.literal("changed") }),

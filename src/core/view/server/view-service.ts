@@ -225,14 +225,16 @@ export class ViewService {
           .filter((f) => !only || only.has(f.rel));
         return this.search.search(files, String(params.query), Number(params.limit ?? 100));
       }
-      case "run": {
+      case "run":
+      case "rollouts": {
         const rel = String(params.dir);
-        return runDashboard(
+        const run = await runDashboard(
           this.resolve(rel),
           rel,
           (f) => this.fullIndex(f),
           (f) => this.readable(f),
         );
+        return method === "run" ? run : run.rollouts;
       }
     }
   }

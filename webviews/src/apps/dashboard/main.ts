@@ -2,11 +2,12 @@ import "../../shared/styles.css";
 import { createApi } from "../../shared/api";
 import { h } from "../../shared/dom";
 import { DashboardApp } from "./app";
+import { DashboardMethods } from "./protocol";
 
 /** Entry of the run dashboard bundle: handshake with the host, then the app. */
 async function main(): Promise<void> {
   const mount = document.getElementById("app")!;
-  const api = createApi();
+  const api = createApi(DashboardMethods);
   try {
     const { context, snapshot } = await api.init();
     await new DashboardApp(api, context, snapshot, mount).start();

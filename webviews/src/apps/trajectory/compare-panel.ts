@@ -65,8 +65,8 @@ export class ComparePanel {
     let options: Array<{ file: string; label: string }> = this.others.map((o) => ({ file: o, label: visibleName(o) }));
     if (dir !== null) {
       try {
-        const run = await this.api.request("run", { dir });
-        options = run.rollouts
+        const rollouts = await this.api.request("rollouts", { dir });
+        options = rollouts
           .filter((r) => r.file !== this.file)
           .sort((a, b) => Number(b.task === task) - Number(a.task === task))
           .map((r) => ({
