@@ -9,9 +9,16 @@
  * side decode apart, as the library does.
  */
 export class ByteLevelDecoder {
-  /** Each id's bytes (a string for added tokens), worked out on first use. */
-  private readonly bytes: Array<Uint8Array | string | undefined> = [];
+  /** Each id's bytes (a string for added tokens), worked out on first use; dense once the vocabulary is read. */
+  private bytes: Array<Uint8Array | string | undefined> = [];
+  /**
+   * Each id's text where its bytes are whole characters (most are: words, spaces, punctuation), null where
+   * they are part of one. Such a token's text joins the rest as it is: it starts on a character boundary,
+   * so it also ends whatever incomplete character came before it, as decoding the bytes together would.
+   */
+  private whole: Array<string | null | undefined> = [];
   private readonly utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  private readonly strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   /** id → vocabulary entry, built on the first decode (a run that never decodes pays nothing). */
   private tokens: string[] | undefined;
 
@@ -49,6 +56,13 @@ export class ByteLevelDecoder {
         out += b;
         continue;
       }
+      const text = this.whole[id];
+      if (typeof text === "string") {
+        if (len > 0) out += this.utf8.decode(run.subarray(0, len));
+        len = 0;
+        out += text;
+        continue;
+      }
       if (len + b.length > run.length) {
         const bigger = new Uint8Array(Math.max(run.length * 2, len + b.length));
         bigger.set(run.subarray(0, len));
@@ -72,6 +86,11 @@ export class ByteLevelDecoder {
       const tokens: string[] = [];
       for (const token in this.vocab) tokens[this.vocab[token] as number] = token;
       this.tokens = tokens;
+      // Dense tables (a sparse array is a hash table in V8), keeping what was learnt before.
+      const size = Math.max(tokens.length, ...this.added.keys()) + 1;
+      const bytes = Array.from({ length: size }, (_, i) => this.bytes[i]);
+      this.bytes = bytes;
+      this.whole = Array.from({ length: size }, (_, i) => this.whole[i]);
     }
     const token = this.tokens[id];
     if (token === undefined) return undefined;
@@ -85,6 +104,13 @@ export class ByteLevelDecoder {
     }
     const bytes = b.subarray(0, n);
     this.bytes[id] = bytes;
+    let text: string | null = null;
+    try {
+      text = this.strictUtf8.decode(bytes);
+    } catch {
+      // Part of a character: decoded with the bytes around it.
+    }
+    this.whole[id] = text;
     return bytes;
   }
 }
