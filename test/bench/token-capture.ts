@@ -1,5 +1,5 @@
 /**
- * Token capture benchmark: `npx tsx test/bench/token-capture.ts [rollouts]`.
+ * Token capture benchmark: `npx tsx test/bench/token-capture.ts [rollouts] [--before DIR]`.
  *
  * A loopback server answers as vLLM serving Qwen3 would: 512-token completions (real Qwen3 ids for
  * English text), 120 tokens of observation between turns (each turn its own text), 5 turns a rollout.
@@ -11,6 +11,8 @@
  *   - capture: the same replies with prompt_token_ids, token_ids and logprobs;
  *   - tokens: token-in/token-out against a completions endpoint (the Qwen3 template renders each
  *     turn's new messages, the tokenizer encodes them, the reply is decoded and its tool call parsed).
+ * With `--before DIR` (a checkout of an earlier commit, e.g. `git worktree add DIR COMMIT`), that build's
+ * token-in/token-out policy runs as a fourth mode in the same rounds: a before and after in one run.
  * Figures: ms per turn added by capture and by token-in/token-out (goal < 1), as a ratio to the plain turn, and trajectory
  * bytes per 1,000 sampled tokens in capture mode (goal < 12 KB). The per-turn cost is the process's
  * CPU time (user + system) over the turn, which other programs on a shared machine disturb less than
@@ -30,7 +32,11 @@ import { TokenLedger } from "../../src/core/tokens/ledger";
 import { QWEN3_DIR, qwenDecode, qwenEncode } from "../support/qwen-tokens";
 import { sampledLogprobs } from "../support/sampled-logprobs";
 
-const ROLLOUTS = Number(process.argv[2] ?? 40);
+const args = process.argv.slice(2);
+const beforeAt = args.indexOf("--before");
+/** A checkout of an earlier commit: its token-in/token-out policy runs as a fourth mode, for a before and after in one run. */
+const BEFORE = beforeAt >= 0 ? path.resolve(args.splice(beforeAt, 2)[1] ?? "") : undefined;
+const ROLLOUTS = Number(args[0] ?? 40);
 const TURNS = 5;
 const COMPLETION = 512;
 const OBSERVATION = 120;
@@ -111,7 +117,7 @@ function completionBodies(): string[] {
 }
 
 async function main() {
-  const replies = { plain: bodies(false), capture: bodies(true), tokens: completionBodies() };
+  const replies = { plain: bodies(false), capture: bodies(true), tokens: completionBodies(), before: completionBodies() };
   const tokenizer = new ChatTokenizer(QWEN3_DIR);
   // The work the issue names for token-in/token-out (render the new messages with the template,
   // tokenise them, decode the reply, parse its tool calls), timed apart from the HTTP round trip.
@@ -136,23 +142,35 @@ async function main() {
   const port = await new Promise<number>((r) => server.once("message", (m) => r(m as number)));
   const load0 = loadavg()[0] as number;
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-tokens-"));
-  const ms = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
-  const cpu = { plain: [] as number[], capture: [] as number[], tokens: [] as number[] };
-  const bytes = { plain: 0, capture: 0, tokens: 0 };
+  const ms = { plain: [] as number[], capture: [] as number[], tokens: [] as number[], before: [] as number[] };
+  const cpu = { plain: [] as number[], capture: [] as number[], tokens: [] as number[], before: [] as number[] };
+  const bytes = { plain: 0, capture: 0, tokens: 0, before: 0 };
   const split = () => ({ policy: [] as number[], ledger: [] as number[] });
-  const parts = { plain: split(), capture: split(), tokens: split() };
+  const parts = { plain: split(), capture: split(), tokens: split(), before: split() };
   const signal = new AbortController().signal;
   const observationOf = observationIdsOf.map((ids) => qwenDecode(ids));
 
   type Mode = keyof typeof replies;
-  const MODES: Mode[] = ["plain", "capture", "tokens"];
+  const MODES: Mode[] = BEFORE ? ["plain", "capture", "tokens", "before"] : ["plain", "capture", "tokens"];
+  // The earlier build's own policy and tokenizer, loaded from its tree (tsx compiles it as it does this one).
+  const before = BEFORE
+    ? {
+        Policy: (require(path.join(BEFORE, "src/core/policy/openai-tokens")) as { TokenInOutPolicy: typeof TokenInOutPolicy })
+          .TokenInOutPolicy,
+        tokenizer: new (
+          require(path.join(BEFORE, "src/core/tokens/chat-template")) as { ChatTokenizer: typeof ChatTokenizer }
+        ).ChatTokenizer(QWEN3_DIR),
+      }
+    : undefined;
 
   async function start(m: Mode, i: number) {
     const baseURL = `http://127.0.0.1:${port}/${m}/${i}/v1`;
     const policy =
       m === "tokens"
         ? new TokenInOutPolicy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer, parser })
-        : new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
+        : m === "before" && before
+          ? new before.Policy({ baseURL, model: "qwen3", tokenizerDir: QWEN3_DIR, tokenizer: before.tokenizer })
+          : new OpenAIPolicy({ baseURL, model: "qwen3", capture: m === "capture" });
     const file = path.join(dir, `${m}-${i}.jsonl`);
     const writer = await TrajectoryWriter.create(file);
     const messages: ChatMessage[] = [{ role: "user", content: "Fix the parser." }];
@@ -215,7 +233,7 @@ async function main() {
   }
 
   for (let i = 0; i < 3; i++) await round(-1 - i); // warm-up
-  for (const xs of [ms.plain, ms.capture, ms.tokens, cpu.plain, cpu.capture, cpu.tokens]) xs.length = 0;
+  for (const xs of [...Object.values(ms), ...Object.values(cpu)]) xs.length = 0;
   for (const p of Object.values(parts)) for (const xs of Object.values(p)) xs.length = 0;
   textCpu = 0;
   bytes.plain = 0;
@@ -262,6 +280,7 @@ async function main() {
   };
   added("capture", cpu.capture);
   added("token-in/token-out", cpu.tokens);
+  if (BEFORE) added(`token-in/token-out of the build at ${BEFORE}`, cpu.before);
   console.log(
     `  tokens turn's template render + tokenise new messages + decode + tool-call parse: ${(textCpu / cpu.tokens.length).toFixed(3)} ms CPU (mean)`,
   );
