@@ -73,6 +73,26 @@ test("encoding 3: real Qwen3 ids and sampler float32 logprobs round-trip bit for
   assert.throws(() => packTurnV3({ promptIds: [], completionIds: [1, 2], logprobs: [0] }), /1 logprobs for 2 completion ids/);
 });
 
+test("encoding 3: turns packed one after another, large then small, with reads between, give the same blocks as packed alone", () => {
+  const turn = (at: number, p: number, c: number, seed: number) => ({
+    promptIds: qwenIds.slice(at, at + p),
+    completionIds: qwenIds.slice(at + p, at + p + c),
+    logprobs: sampledLogprobs(c, seed),
+  });
+  const small = turn(10, 7, 9, 1);
+  const alone = packTurnV3(small);
+  const big = turn(100, 3000, 2048, 2);
+  const bigBlock = packTurnV3(big);
+  assert.equal(packTurnV3(small), alone, "the working memory of a larger turn leaves nothing in a smaller one");
+  assert.equal(packTurnV3({ promptIds: [], completionIds: [] }), packTurnV3({ promptIds: [], completionIds: [] }));
+  const back = unpackTurnV3(bigBlock);
+  assert.equal(packTurnV3(small), alone, "nor does a read");
+  assert.deepEqual(back.promptIds, big.promptIds);
+  assert.deepEqual(back.completionIds, big.completionIds);
+  assert.deepEqual(bitsOf(back.logprobs!), bitsOf(big.logprobs));
+  assert.deepEqual(bitsOf(unpackTurnV3(alone).logprobs!), bitsOf(small.logprobs));
+});
+
 test("encoding 3: a 512-token turn with sampler logprobs takes at least 10% fewer characters than encoding 2", () => {
   let v2 = 0;
   let v3 = 0;

@@ -28,13 +28,30 @@ const LAYOUT = 3;
 /** A bound on one turn's ids (32 million): a damaged or hostile block cannot fill the memory. */
 const MAX_IDS = 2 ** 25;
 
+/**
+ * Working memory kept between turns (a turn is packed in one synchronous call, so nothing can see it
+ * half-used): the id bytes, the float bits and planes, and the sort's index arrays, grown as needed.
+ * Each turn used to allocate them afresh. What leaves a call is copied out (Buffer.concat, base85).
+ */
+const scratch = {
+  bytes: new Uint8Array(0),
+  floats: new Float32Array(0),
+  planes: new Uint8Array(0),
+  order: new Uint32Array(0),
+  next: new Uint32Array(0),
+  counts: new Uint32Array(256),
+};
+const grown = <T extends Uint8Array | Float32Array | Uint32Array>(have: T, n: number, make: (n: number) => T): T =>
+  have.length >= n ? have : make(Math.max(n, have.length * 2));
+
 export function packTurnV3(t: TurnArrays): string {
   const p = t.promptIds.length;
   const c = t.completionIds.length;
   const lps = t.logprobs;
   if (lps && lps.length !== c) throw new Error(`packTurn: ${lps.length} logprobs for ${c} completion ids`);
   if (p + c > MAX_IDS) throw new Error(`packTurn: ${p + c} ids in one turn, more than ${MAX_IDS}`);
-  const ids = Buffer.allocUnsafe(5 * (p + c));
+  scratch.bytes = grown(scratch.bytes, 5 * (p + c), (n) => new Uint8Array(n));
+  const ids = scratch.bytes;
   let n = 0;
   for (const list of [t.promptIds, t.completionIds])
     for (const id of list) {
@@ -126,7 +143,7 @@ function section(parts: Uint8Array[], bytes: Uint8Array): void {
 function mayShrink(bytes: Uint8Array): boolean {
   const n = bytes.length;
   if (n < 64) return n > 0;
-  const counts = new Uint32Array(256);
+  const counts = scratch.counts.fill(0);
   let runs = 0;
   for (let i = 0; i < n; i++) {
     const b = bytes[i] as number;
@@ -141,8 +158,13 @@ function mayShrink(bytes: Uint8Array): boolean {
 /** The four byte planes of the float32 bits, high byte first, each lower one sorted by the bytes above it. */
 function floatPlanes(lps: readonly number[]): Uint8Array[] {
   const c = lps.length;
-  const bits = new Uint32Array(Float32Array.from(lps).buffer);
-  const planes = [new Uint8Array(c), new Uint8Array(c), new Uint8Array(c), new Uint8Array(c)];
+  scratch.floats = grown(scratch.floats, c, (n) => new Float32Array(n));
+  const floats = scratch.floats;
+  for (let i = 0; i < c; i++) floats[i] = lps[i] as number;
+  const bits = new Uint32Array(floats.buffer, 0, c);
+  scratch.planes = grown(scratch.planes, 4 * c, (n) => new Uint8Array(n));
+  const all = scratch.planes;
+  const planes = [all.subarray(0, c), all.subarray(c, 2 * c), all.subarray(2 * c, 3 * c), all.subarray(3 * c, 4 * c)];
   const top = planes[0] as Uint8Array;
   for (let i = 0; i < c; i++) top[i] = (bits[i] as number) >>> 24;
   for (let k = 1; k < 4; k++) {
@@ -173,13 +195,16 @@ function floatsFromPlanes(planes: Uint8Array[], c: number): Float32Array {
 /**
  * Indices 0..n-1 ordered by `bits[i] >>> shift`, ties by index (what numpy's argsort kind="stable"
  * gives): a least-significant-byte-first radix sort, one stable counting pass per byte of the key.
+ * The result is scratch memory: read it before the next call.
  */
 function stableOrder(bits: Uint32Array, shift: number): Uint32Array {
   const n = bits.length;
-  let order = new Uint32Array(n);
+  scratch.order = grown(scratch.order, n, (k) => new Uint32Array(k));
+  scratch.next = grown(scratch.next, n, (k) => new Uint32Array(k));
+  let order = scratch.order.subarray(0, n);
   for (let i = 0; i < n; i++) order[i] = i;
-  let next = new Uint32Array(n);
-  const counts = new Uint32Array(256);
+  let next = scratch.next.subarray(0, n);
+  const counts = scratch.counts;
   for (let s = shift; s < 32; s += 8) {
     counts.fill(0);
     for (let i = 0; i < n; i++) {
