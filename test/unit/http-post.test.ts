@@ -65,3 +65,13 @@ test("postJson: a reply cut off mid-way and a refused connection reject; an abor
     s.close();
   }
 });
+
+test("postJson: a reply slower than the idle timeout of kept connections (4 s) still arrives, as a long generation's does", async () => {
+  const s = await serve((_req, _body, res) => setTimeout(() => res.writeHead(200).end("late"), 4_500));
+  try {
+    const r = await postJson(s.url, "{}", {}, new AbortController().signal);
+    assert.deepEqual(r, { status: 200, text: "late" });
+  } finally {
+    s.close();
+  }
+});
