@@ -11,7 +11,11 @@
  *   - capture: the same replies with prompt_token_ids, token_ids and logprobs;
  *   - tokens: token-in/token-out against a completions endpoint (the Qwen3 template renders each
  *     turn's new messages, the tokenizer encodes them, the reply is decoded and its tool call parsed).
- * With `--before DIR` (a checkout of an earlier commit, e.g. `git worktree add DIR COMMIT`), that build's
+ *     Its requests go over node:http where chat mode's go through the OpenAI SDK (fetch): the turn's
+ *     figure against plain includes that difference, so the template, tokeniser, decode and parse work
+ *     is also printed on its own (the "render + tokenise" line), and it is under the goal by itself.
+ * With `--before DIR` (a checkout of an earlier commit: `git worktree add DIR COMMIT`, then
+ * `ln -s "$PWD/node_modules" DIR/node_modules` so its imports resolve), that build's
  * token-in/token-out policy runs as a fourth mode in the same rounds: a before and after in one run.
  * Figures: ms per turn added by capture and by token-in/token-out (goal < 1), as a ratio to the plain turn, and trajectory
  * bytes per 1,000 sampled tokens in capture mode (goal < 12 KB). The per-turn cost is the process's
