@@ -13,7 +13,7 @@
  *     turn's new messages, the tokenizer encodes them, the reply is decoded and its tool call parsed).
  *     Its requests go over node:http where chat mode's go through the OpenAI SDK (fetch): the turn's
  *     figure against plain includes that difference, so the template, tokeniser, decode and parse work
- *     is also printed on its own (the "render + tokenise" line), and it is under the goal by itself.
+ *     is also printed on its own (the "render + tokenise" line).
  * With `--before DIR` (a checkout of an earlier commit: `git worktree add DIR COMMIT`, then
  * `ln -s "$PWD/node_modules" DIR/node_modules` so its imports resolve), that build's
  * token-in/token-out policy runs as a fourth mode in the same rounds: a before and after in one run.
