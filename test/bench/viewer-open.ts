@@ -4,7 +4,7 @@
  * scrolling the whole timeline — against a baseline in the same run that fetches the
  * whole file, JSON.parses every line and renders every step into the DOM.
  *
- *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100] [--reps 5] [--first-step-only] [--before OLD_DIST]
+ *   npx tsx test/bench/viewer-open.ts [--steps 10000] [--mb 100] [--reps 5] [--first-step-only] [--spawn-only] [--before OLD_DIST]
  *
  * First, the wall time from the command (spawning `node dist/cli.js view FILE`, the real
  * `rlenv view`) to the first step painted, in a browser already running: the CLI as built
@@ -259,6 +259,8 @@ async function main(): Promise<void> {
 
   if (!existsSync(path.join(DIST, "cli-view.js"))) throw new Error("dist/cli-view.js is missing: run `npm run build` first");
   await fromSpawn(file, REPS);
+  // `--spawn-only`: the figure from the command alone (the goal's), without the in-process server runs.
+  if (process.argv.includes("--spawn-only")) return;
   await fromCommand(file, REPS);
   if (process.argv.includes("--first-step-only")) return;
 

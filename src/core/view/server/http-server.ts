@@ -29,13 +29,6 @@ const MAX_BODY = 1024 * 1024;
 /** How long after the first page is sent, or after start with no page, the rest of a large trajectory waits to be read. */
 const REST_AFTER_PAGE_MS = 1000;
 const REST_AFTER_START_MS = 3000;
-/**
- * The API half (schemas, the view service, the file's first chunk) is loaded once the page's
- * bundles have gone out, or this long after the page was sent, or this long after the server
- * listens with no page asked for (the user opens the URL later), or at the first API request.
- */
-const API_AFTER_PAGE_MS = 100;
-const API_AFTER_START_MS = 300;
 
 function writeHead(res: ServerResponse, status: number, type: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -100,13 +93,14 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
   };
 
-  // This module listens, sends the page and serves the bundles with no schema loaded: the
-  // API half is a module of its own, loaded (once) when the browser has the bundles to read.
+  // This module listens and serves the page and its bundles with no schema loaded. The API
+  // half (schemas, the view service, reading the file's first chunk) is a module of its own,
+  // loaded just after the server listens: once the caller has printed the URL, so the browser
+  // is on its way while it loads (a page that comes meanwhile waits for it, as its init reply must).
   let loadApi: () => void = () => {};
   const api = new Promise<ViewApi>((resolve, reject) => {
     loadApi = () => {
       loadApi = () => {};
-      clearTimeout(apiTimer);
       import("./view-api")
         .then((m) =>
           resolve(
@@ -121,10 +115,6 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     };
   });
   api.catch(() => {});
-  let apiTimer = setTimeout(() => loadApi(), API_AFTER_START_MS);
-  apiTimer.unref();
-  /** The bundles the last page sent names (its stylesheet, script and module preloads) not yet fetched. */
-  const pageBundles = new Set<string>();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -140,15 +130,12 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
       const name = url.pathname.slice("/assets/".length);
       const type = ASSET_TYPES[path.extname(name)];
       if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) return send(res, 404, "text/plain", "not found");
-      send(res, 200, type, readFileSync(path.join(assets, name)));
-      if (pageBundles.delete(name) && pageBundles.size === 0) loadApi();
-      return;
+      return send(res, 200, type, readFileSync(path.join(assets, name)));
     }
     if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (url.pathname === "/" && req.method === "GET") {
       if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
       const app = appOf(url.searchParams.get("app"), t.app);
-      const preloads = firstScreenAhead ? staticImports(assets, `${app}.js`) : [];
       const page = renderPageWithCsp({
         app,
         title: `RL Env Studio: ${app}`,
@@ -156,13 +143,9 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
         scriptUri: `/assets/${app}.js`,
         styleUri: `/assets/${app}.css`,
         backend: "http",
-        ...(firstScreenAhead ? { modulePreloads: preloads.map((n) => `/assets/${n}`) } : {}),
+        ...(firstScreenAhead ? { modulePreloads: staticImports(assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
       });
       const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
-      clearTimeout(apiTimer);
-      apiTimer = setTimeout(() => loadApi(), API_AFTER_PAGE_MS);
-      apiTimer.unref();
-      for (const n of [`${app}.js`, `${app}.css`, ...preloads]) pageBundles.add(n);
       if (!firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
       // The page goes out at once, so the browser fetches the bundles while the init reply is
       // computed; the reply follows before </body> (the app runs once the page is whole), so
@@ -177,7 +160,6 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     }
     if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
     readRest();
-    loadApi();
     if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
     if (url.pathname === "/api/init" && req.method === "GET") {
       return send(res, 200, "application/json", JSON.stringify(await (await api).initReply(url.searchParams)));
@@ -193,6 +175,8 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     server.once("error", reject);
     server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
   });
+  // After the caller's continuation, which prints the URL, has run.
+  setImmediate(() => loadApi());
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/?token=${token}`;
   return {
@@ -201,7 +185,6 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     server,
     close: () => {
       clearTimeout(restTimer);
-      clearTimeout(apiTimer);
       readRest();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
