@@ -91,6 +91,15 @@ test("encoding 3: turns packed one after another, large then small, with reads b
   assert.deepEqual(back.completionIds, big.completionIds);
   assert.deepEqual(bitsOf(back.logprobs!), bitsOf(big.logprobs));
   assert.deepEqual(bitsOf(unpackTurnV3(alone).logprobs!), bitsOf(small.logprobs));
+  // A turn past what is kept between calls (its arrays are the call's own) round-trips too, and leaves the small one alone.
+  const cycled = (n: number, from: number) => Array.from({ length: n }, (_, i) => qwenIds[(from + i) % qwenIds.length]!);
+  const huge = { promptIds: cycled(200_000, 0), completionIds: cycled(300_000, 7), logprobs: sampledLogprobs(300_000, 3) };
+  const hugeBack = unpackTurnV3(packTurnV3(huge));
+  assert.ok(
+    hugeBack.promptIds.every((id, i) => id === huge.promptIds[i]) && hugeBack.completionIds.every((id, i) => id === huge.completionIds[i]),
+  );
+  assert.deepEqual(bitsOf(hugeBack.logprobs!), bitsOf(huge.logprobs));
+  assert.equal(packTurnV3(small), alone);
 });
 
 test("encoding 3: a 512-token turn with sampler logprobs takes at least 10% fewer characters than encoding 2", () => {

@@ -33,16 +33,32 @@ const MAX_IDS = 2 ** 25;
  * half-used): the id bytes, the float bits and planes, and the sort's index arrays, grown as needed.
  * Each turn used to allocate them afresh. What leaves a call is copied out (Buffer.concat, base85).
  */
-const scratch = {
+interface Scratch {
+  bytes: Uint8Array;
+  floats: Float32Array;
+  planes: Uint8Array;
+  order: Uint32Array;
+  next: Uint32Array;
+}
+const scratch: Scratch = {
   bytes: new Uint8Array(0),
   floats: new Float32Array(0),
   planes: new Uint8Array(0),
   order: new Uint32Array(0),
   next: new Uint32Array(0),
-  counts: new Uint32Array(256),
 };
-const grown = <T extends Uint8Array | Float32Array | Uint32Array>(have: T, n: number, make: (n: number) => T): T =>
-  have.length >= n ? have : make(Math.max(n, have.length * 2));
+const byteCounts = new Uint32Array(256);
+/** Past this many elements an array is allocated for the call and let go of: one huge turn does not hold its memory for good. */
+const KEEP = 1 << 20;
+/** `scratch[name]` with room for n elements (grown and kept), or a fresh array when n is past KEEP. */
+function room<K extends keyof Scratch>(name: K, n: number, make: (n: number) => Scratch[K]): Scratch[K] {
+  const have = scratch[name];
+  if (have.length >= n) return have;
+  if (n > KEEP) return make(n);
+  const grown = make(Math.min(KEEP, Math.max(n, have.length * 2)));
+  scratch[name] = grown;
+  return grown;
+}
 
 export function packTurnV3(t: TurnArrays): string {
   const p = t.promptIds.length;
@@ -50,8 +66,7 @@ export function packTurnV3(t: TurnArrays): string {
   const lps = t.logprobs;
   if (lps && lps.length !== c) throw new Error(`packTurn: ${lps.length} logprobs for ${c} completion ids`);
   if (p + c > MAX_IDS) throw new Error(`packTurn: ${p + c} ids in one turn, more than ${MAX_IDS}`);
-  scratch.bytes = grown(scratch.bytes, 5 * (p + c), (n) => new Uint8Array(n));
-  const ids = scratch.bytes;
+  const ids = room("bytes", 5 * (p + c), (n) => new Uint8Array(n));
   let n = 0;
   for (const list of [t.promptIds, t.completionIds])
     for (const id of list) {
@@ -143,7 +158,7 @@ function section(parts: Uint8Array[], bytes: Uint8Array): void {
 function mayShrink(bytes: Uint8Array): boolean {
   const n = bytes.length;
   if (n < 64) return n > 0;
-  const counts = scratch.counts.fill(0);
+  const counts = byteCounts.fill(0);
   let runs = 0;
   for (let i = 0; i < n; i++) {
     const b = bytes[i] as number;
@@ -158,12 +173,10 @@ function mayShrink(bytes: Uint8Array): boolean {
 /** The four byte planes of the float32 bits, high byte first, each lower one sorted by the bytes above it. */
 function floatPlanes(lps: readonly number[]): Uint8Array[] {
   const c = lps.length;
-  scratch.floats = grown(scratch.floats, c, (n) => new Float32Array(n));
-  const floats = scratch.floats;
+  const floats = room("floats", c, (n) => new Float32Array(n));
   for (let i = 0; i < c; i++) floats[i] = lps[i] as number;
   const bits = new Uint32Array(floats.buffer, 0, c);
-  scratch.planes = grown(scratch.planes, 4 * c, (n) => new Uint8Array(n));
-  const all = scratch.planes;
+  const all = room("planes", 4 * c, (n) => new Uint8Array(n));
   const planes = [all.subarray(0, c), all.subarray(c, 2 * c), all.subarray(2 * c, 3 * c), all.subarray(3 * c, 4 * c)];
   const top = planes[0] as Uint8Array;
   for (let i = 0; i < c; i++) top[i] = (bits[i] as number) >>> 24;
@@ -199,12 +212,10 @@ function floatsFromPlanes(planes: Uint8Array[], c: number): Float32Array {
  */
 function stableOrder(bits: Uint32Array, shift: number): Uint32Array {
   const n = bits.length;
-  scratch.order = grown(scratch.order, n, (k) => new Uint32Array(k));
-  scratch.next = grown(scratch.next, n, (k) => new Uint32Array(k));
-  let order = scratch.order.subarray(0, n);
+  let order = room("order", n, (k) => new Uint32Array(k)).subarray(0, n);
   for (let i = 0; i < n; i++) order[i] = i;
-  let next = scratch.next.subarray(0, n);
-  const counts = scratch.counts;
+  let next = room("next", n, (k) => new Uint32Array(k)).subarray(0, n);
+  const counts = byteCounts;
   for (let s = shift; s < 32; s += 8) {
     counts.fill(0);
     for (let i = 0; i < n; i++) {
