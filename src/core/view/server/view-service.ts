@@ -1,14 +1,13 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { type MethodName, METHODS, type Params, type Result, isMethod } from "../protocol/methods";
+import type { MethodName, Params, Result } from "../protocol/methods";
 import { TOKEN_PAGE } from "../protocol/tokens";
 import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
+import { isViewerMethod, VIEWER_METHODS } from "../protocol/viewer-methods";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
 import { markCitations } from "../model/citations";
-import { auditView } from "./audit-report";
 import { Confinement, isInside } from "./confine";
 import { ViewRequestError } from "./request-error";
-import { rolloutFiles, runDashboard } from "./run-folder";
 import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
 import type { TokenPieces } from "./token-text";
@@ -61,7 +60,7 @@ export class ViewService {
    * real path is inside is inside too: only links need their real path resolved (a search
    * lists a thousand files per query, and resolving each costs a system call per folder of its path).
    */
-  readableRollouts(runDir: string): string[] {
+  readableRollouts(runDir: string, rolloutFiles: (runDir: string) => string[]): string[] {
     const dir = path.join(runDir, "rollouts");
     let plain: Set<string>;
     try {
@@ -110,12 +109,24 @@ export class ViewService {
 
   /** Validates params, runs the method, validates the result: the host half of "parsed on both sides". */
   async handle(method: string, params: unknown): Promise<unknown> {
-    if (!isMethod(method)) throw new ViewRequestError(`unknown method ${JSON.stringify(method)}`);
-    const p = METHODS[method].params.safeParse(params);
+    const schemas = await this.schemasOf(method);
+    if (!schemas) throw new ViewRequestError(`unknown method ${JSON.stringify(method)}`);
+    const p = schemas.params.safeParse(params);
     if (!p.success)
       throw new ViewRequestError(`${method}: bad params: ${p.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    const result = await this.run(method, p.data as Params<typeof method>);
-    return METHODS[method].result.parse(result);
+    const result = await this.run(method as MethodName, p.data as never);
+    return schemas.result.parse(result);
+  }
+
+  /**
+   * A method's params and result schemas. The viewer's are at hand; the others (the dashboard's,
+   * the audit report's: classic zod, slower to build) load on their first request, so a server
+   * that opens one trajectory answers its first screen without building them.
+   */
+  private async schemasOf(method: string) {
+    if (isViewerMethod(method)) return VIEWER_METHODS[method];
+    const { METHODS, isMethod } = await import("../protocol/methods");
+    return isMethod(method) ? METHODS[method] : undefined;
   }
 
   private async events(idx: TrajectoryIndex, from: number, to: number): Promise<RowEvents[]> {
@@ -173,6 +184,7 @@ export class ViewService {
         const rel = String(params.file);
         const abs = this.resolve(rel);
         try {
+          const { auditView } = await import("./audit-report");
           return auditView(this.root, rel, abs, (f) => this.readable(f));
         } catch (err) {
           throw new ViewRequestError(err instanceof Error ? err.message : String(err));
@@ -220,7 +232,8 @@ export class ViewService {
         const rel = String(params.dir);
         const runDir = this.resolve(rel);
         const only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
-        const files = this.readableRollouts(runDir)
+        const { rolloutFiles } = await import("../../runs/run-dir");
+        const files = this.readableRollouts(runDir, rolloutFiles)
           .map((abs) => ({ abs, rel: path.posix.join(rel, "rollouts", path.basename(abs)) }))
           .filter((f) => !only || only.has(f.rel));
         return this.search.search(files, String(params.query), Number(params.limit ?? 100));
@@ -228,6 +241,7 @@ export class ViewService {
       case "run":
       case "rollouts": {
         const rel = String(params.dir);
+        const { runDashboard } = await import("./run-folder");
         const run = await runDashboard(
           this.resolve(rel),
           rel,

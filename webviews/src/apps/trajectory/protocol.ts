@@ -4,9 +4,4 @@
  */
 export { FromApp, FromHost, InitContext } from "../../../../src/core/view/protocol/envelope";
 export * from "../../../../src/core/view/protocol/trajectory";
-import { RolloutMethods } from "../../../../src/core/view/protocol/rollouts";
-import { TokenMethods } from "../../../../src/core/view/protocol/tokens";
-import { TrajectoryMethods } from "../../../../src/core/view/protocol/trajectory";
-
-/** The methods the viewer asks for (see createApi): none of them needs the other apps' schemas, built with classic zod. */
-export const VIEWER_METHODS = { ...TrajectoryMethods, ...TokenMethods, ...RolloutMethods };
+export { VIEWER_METHODS } from "../../../../src/core/view/protocol/viewer-methods";
