@@ -32,7 +32,7 @@ after(async () => {
   await browser?.close();
 });
 
-test("first step of a large rollout: painted with no request from the page, its chunks preloaded, no locale formatting", {
+test("first step of a large rollout: painted with no request from the page, its chunks preloaded, no locale formatting, no classic zod", {
   skip,
 }, async () => {
   const v = await rlenvView(file);
@@ -71,6 +71,13 @@ test("first step of a large rollout: painted with no request from the page, its 
   const chunks = beforePaint.filter((p) => /^\/assets\/chunk-[\w-]+\.js$/.test(p));
   assert.ok(chunks.length > 0, beforePaint.join(", "));
   for (const c of chunks) assert.ok(preloads.includes(c), `${c} was fetched but not preloaded (${preloads.join(", ")})`);
+  // The scripts run before the first paint parse with zod/mini: classic zod (192 KB, and the cost of
+  // building each schema with its methods) is not among them. Classic zod attaches `superRefine` to every schema.
+  for (const p of beforePaint.filter((x) => x.endsWith(".js"))) {
+    const text = await (await fetch(new URL(p, v.url))).text();
+    assert.ok(text.length > 0, p);
+    assert.doesNotMatch(text, /superRefine/, `${p} carries classic zod`);
+  }
   assert.equal(await page.evaluate<number>("window.__localeCalls"), 0, "locale number formatting before the first paint");
   assert.deepEqual(errors, []);
   await screenshot(page, "viewer-first-paint");
