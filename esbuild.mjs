@@ -185,6 +185,9 @@ if (existsSync("node_modules/monaco-editor/esm/vs/editor/editor.worker.js") && w
 if (watch) {
   for (const c of configs) await (await esbuild.context(c)).watch();
 } else {
+  // Chunk names carry content hashes: without this the chunks of every earlier build stay
+  // beside the new ones (and would ride along into the .vsix).
+  rmSync("dist/webviews", { recursive: true, force: true });
   await Promise.all(configs.map((c) => esbuild.build(c)));
 }
 
