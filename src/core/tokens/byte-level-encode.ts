@@ -28,6 +28,28 @@ const isByteLevel = (x: unknown): x is ByteLevelStep => {
   );
 };
 
+/**
+ * A word's byte-level spelling through the step's byte → character table: ASCII read straight
+ * from the string, anything else through its UTF-8 bytes. Undefined when the table lacks a byte.
+ */
+export function byteSpeller(byteEncoder: Record<number, string>): ((word: string) => string) | undefined {
+  const table = Array.from({ length: 256 }, (_, b) => byteEncoder[b]);
+  if (table.some((t) => typeof t !== "string")) return undefined;
+  return (word: string): string => {
+    let out = "";
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      if (c >= 0x80) {
+        out = "";
+        for (const b of Buffer.from(word, "utf8")) out += table[b] as string;
+        return out;
+      }
+      out += table[c] as string;
+    }
+    return out;
+  };
+}
+
 /** Replaces the byte-level steps of a loaded tokenizer's pre-tokenizer (nested in sequences too); returns how many. */
 export function speedUpByteLevel(tokenizer: unknown): number {
   let n = 0;
@@ -36,21 +58,8 @@ export function speedUpByteLevel(tokenizer: unknown): number {
     const seq = (step as { tokenizers?: unknown }).tokenizers;
     if (Array.isArray(seq)) for (const s of seq) visit(s, depth + 1);
     if (!isByteLevel(step)) return;
-    const table = Array.from({ length: 256 }, (_, b) => step.byte_encoder[b]);
-    if (table.some((t) => typeof t !== "string")) return;
-    const spell = (word: string): string => {
-      let out = "";
-      for (let i = 0; i < word.length; i++) {
-        const c = word.charCodeAt(i);
-        if (c >= 0x80) {
-          out = "";
-          for (const b of Buffer.from(word, "utf8")) out += table[b] as string;
-          return out;
-        }
-        out += table[c] as string;
-      }
-      return out;
-    };
+    const spell = byteSpeller(step.byte_encoder);
+    if (!spell) return;
     step.pre_tokenize_text = (text: string): string[] => {
       const t = step.add_prefix_space && !text.startsWith(" ") ? ` ${text}` : text;
       const words = step.use_regex ? (t.match(step.pattern) ?? []) : [t];

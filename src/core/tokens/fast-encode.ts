@@ -7,6 +7,7 @@
  * its merge cache and mapped each token to its id again, with arrays and closures per word. A tokenizer
  * of any other shape gets undefined, and its callers use the library.
  */
+import { byteSpeller } from "./byte-level-encode";
 
 interface AddedToken {
   id: number;
@@ -65,26 +66,13 @@ export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000
   const pattern = splitStep?.pattern;
   const byteEncoder = byteStep?.byte_encoder;
   if (!(pattern instanceof RegExp) || !pattern.global || !byteEncoder) return undefined;
-  const table = Array.from({ length: 256 }, (_, b) => byteEncoder[b]);
-  if (table.some((s) => typeof s !== "string")) return undefined;
+  const spell = byteSpeller(byteEncoder);
+  if (!spell) return undefined;
   const normalize = t.normalizer ?? null;
   if (normType === "NFC" && typeof normalize !== "function") return undefined;
   const added = t.added_tokens_map;
   const splitters = { raw: t.splitter_unnormalized, normalized: t.splitter_normalized };
 
-  const spell = (word: string): string => {
-    let out = "";
-    for (let i = 0; i < word.length; i++) {
-      const c = word.charCodeAt(i);
-      if (c >= 0x80) {
-        out = "";
-        for (const b of Buffer.from(word, "utf8")) out += table[b] as string;
-        return out;
-      }
-      out += table[c] as string;
-    }
-    return out;
-  };
   const pieces = new Map<string, readonly number[]>();
   /** A piece's ids; undefined when one of its tokens is in no vocabulary (the library's unknown-token path). */
   const piece = (text: string): readonly number[] | undefined => {
