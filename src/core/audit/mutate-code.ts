@@ -6,7 +6,7 @@ import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import { sandboxFiles, textFiles } from "./file-map";
-import type { ScreenCandidate, ScreenPlan, ScreenRun } from "./screen";
+import { argvOf, type ScreenCandidate, type ScreenPlan, type ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
 
@@ -164,6 +164,61 @@ export class MutationWorkbench {
     return `${r.status}:${r.exitCode}\n${out.toString("utf8")}`;
   }
 
+  /**
+   * outputs() for many sets of files (the gold's, then each mutant's) in one exec of the screen
+   * (rlenv_screen.py): each set in a workdir of its own (the seed, the files, the tracer), the
+   * task's test command run under the tracer with its full timeout. One exec instead of five per
+   * set, which under load cost more than the traced runs. A stdio verifier, or files that are not
+   * all text, take outputs() one set at a time. Leaves the workdir as restore() does.
+   */
+  async outputsMany(sets: ReadonlyArray<Record<string, string>>): Promise<Array<string | null>> {
+    const tests = this.env.manifest.reward.find((v) => v.type === "tests" || v.type === "script");
+    const command = this.task.tests?.command ?? tests?.command;
+    const seed = { ...textFiles(this.task.files), ...textFiles(this.task.visible_tests) };
+    const hidden = textFiles(this.task.tests?.files);
+    const allText =
+      Object.keys(seed).length === Object.keys({ ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) }).length &&
+      Object.keys(hidden).length === Object.keys(this.task.tests?.files ?? {}).length;
+    if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !allText) {
+      await this.restore();
+      const out: Array<string | null> = [];
+      for (const files of sets) {
+        out.push(await this.outputs(files));
+        await this.writeGold();
+      }
+      return out;
+    }
+    const tracer = auditPython("rlenv_trace.py");
+    const runs = await this.screen(
+      {
+        seed,
+        steps: [
+          {
+            argv: argvOf(command, this.env.manifest.domain === "code" ? "bash" : "sh"),
+            hidden,
+            stdin: "rlenv-sentinel-audit-trace\n",
+            timeout_ms: (tests.timeout ?? 60) * 1000,
+            report: TRACE_OUT,
+            env: {
+              PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR),
+              RLENV_TRACE_FILES: this.targets()
+                .map((f) => path.posix.join(this.sb.workdir, f))
+                .join(":"),
+              RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT),
+            },
+          },
+        ],
+      },
+      sets.map((files) => ({ files: { ...files, [`${TRACE_DIR}/sitecustomize.py`]: tracer } })),
+    );
+    await this.restore();
+    if ("failed" in runs) throw new Error(runs.failed);
+    return runs.map((r) => {
+      const run = r?.[0];
+      return run?.report ? `${run.status}:${run.exitCode}\n${run.report.toString("utf8")}` : null;
+    });
+  }
+
   private tracer = false;
   /** The tracer goes in only when outputs are wanted, so the screen's runs see the workdir as a rollout leaves it. */
   private async installTracer(): Promise<void> {
@@ -181,7 +236,10 @@ export class MutationWorkbench {
    * each recorded run per candidate, in order, or why the screen failed as a whole. It leaves
    * the workdir empty: the reference solution must be written back before outputs().
    */
-  async screen(plan: ScreenPlan, candidates: ScreenCandidate[]): Promise<Array<ScreenRun[] | null> | { failed: string }> {
+  async screen(
+    plan: Pick<ScreenPlan, "seed" | "steps"> & Partial<Pick<ScreenPlan, "budget">>,
+    candidates: ScreenCandidate[],
+  ): Promise<Array<ScreenRun[] | null> | { failed: string }> {
     if (candidates.length === 0) return [];
     const stepsMs = plan.steps.reduce((s, st) => s + st.timeout_ms, 0) + 2000;
     const actionsMs = (c: ScreenCandidate) => (c.actions ?? []).reduce((s, a) => s + ("timeout_ms" in a ? a.timeout_ms : 0), 0);

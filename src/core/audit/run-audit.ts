@@ -164,15 +164,12 @@ async function planMutation(
       const through = items.filter((i) => i.code && !i.screenKilled);
       if (screened && through.length > 0) {
         try {
-          await bench.restore();
-          const gold = await bench.outputs(bench.gold);
-          const mutants = new Map<string, string | null>();
-          for (const item of through) {
-            if (!item.code) continue;
-            mutants.set(item.id, await bench.outputs({ ...bench.gold, [item.code.file]: item.code.source }));
-            await bench.writeGold();
-          }
-          outputs = { gold, mutants };
+          const coded = through.flatMap((i) => (i.code ? [{ id: i.id, code: i.code }] : []));
+          const [gold = null, ...theirs] = await bench.outputsMany([
+            bench.gold,
+            ...coded.map(({ code }) => ({ ...bench.gold, [code.file]: code.source })),
+          ]);
+          outputs = { gold, mutants: new Map(coded.map(({ id }, k) => [id, theirs[k] ?? null])) };
         } catch {
           outputs = undefined;
         }

@@ -7,7 +7,7 @@ stdin:
   {"seed": {path: text}, "output_limit": bytes,
    "candidates": [{"files": {path: text}, "actions": [{"argv": [...], "timeout_ms": n} or {"write": path, "text": text}]}],
    "steps": [{"argv": [...], "hidden": {path: text}, "stdin": text or null,
-              "timeout_ms": n, "report": path or null}],
+              "timeout_ms": n, "report": path or null, "env": {name: value} (optional, added to the environment)}],
    "budget": {"factor": f, "min_ms": n} (optional)}
 
 For each candidate, in order: every process younger than this one is killed and the workdir
@@ -146,7 +146,10 @@ class OverBudget(Exception):
 def run(step, limit, budget_ms=None):
     stdin = subprocess.PIPE if step.get("stdin") is not None else subprocess.DEVNULL
     t0 = time.monotonic()
-    proc = subprocess.Popen(step["argv"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE, start_new_session=True)
+    env = dict(os.environ, **step["env"]) if step.get("env") else None
+    proc = subprocess.Popen(
+        step["argv"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE, env=env, start_new_session=True
+    )
     if stdin == subprocess.PIPE:
         try:
             proc.stdin.write(step["stdin"].encode("utf-8"))
