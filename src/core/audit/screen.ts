@@ -18,6 +18,8 @@ export interface ScreenStep {
   stdin: string | null;
   timeout_ms: number;
   report: string | null;
+  /** Variables added to the step's environment (the equivalence check's tracer); absent for a verifier's own run. */
+  env?: Record<string, string>;
 }
 
 /** How the screen runs a task's verifier: its steps, and what scoring their results needs. */
@@ -34,13 +36,16 @@ export interface ScreenPlan {
 }
 
 /**
- * A candidate still running after ten times the gold's time for the same step (at least 3 s)
+ * A candidate still running after ten times the gold's time for the same step (at least 1 s)
  * is stopped in the screen and played as a rollout under the verifier's real timeout. The
  * screen runs candidates one after another, so a mutant that loops forever would hold every
  * later one for the whole timeout; rollouts run side by side. The screen never judges a run it
  * did not see end: a slow but correct candidate still gets the verdict the real verifier gives.
+ * The floor only guards a gold too quick to time against noise; every probe that sleeps past
+ * the timeout and every looping mutant waits it out here, so a higher floor costs the audit
+ * that much per task (3 s made the sleep probe alone a sixth of the screen's time).
  */
-export const SCREEN_BUDGET = { factor: 10, min_ms: 3000 };
+export const SCREEN_BUDGET = { factor: 10, min_ms: 1000 };
 
 /** What the screen plays before the verifier's commands: a candidate's files, then an agent's actions (a probe's turns). */
 export interface ScreenCandidate {
@@ -76,7 +81,7 @@ const onlyText = (map: Record<string, unknown> | undefined, what: string): Recor
 };
 
 /** The argv a sandbox runs for a command line: plain words as such, anything else through a shell. */
-function argvOf(command: string | string[], shell: string): string[] {
+export function argvOf(command: string | string[], shell: string): string[] {
   if (Array.isArray(command)) return command;
   return SIMPLE_COMMAND.test(command) ? command.split(" ") : [shell, "-c", command];
 }
