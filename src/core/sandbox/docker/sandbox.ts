@@ -7,6 +7,7 @@ import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-
 import { pingAgent, resetFailure, resetRequest } from "../agent/probe-and-reset";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
 import type { LiveContainer } from "./container";
+import { removeContainer } from "./remove-container";
 import { openDockerShell } from "./shell";
 import { packFiles, unpackFiles } from "./tar";
 
@@ -276,8 +277,7 @@ export class DockerSandbox implements Sandbox {
   async destroy(): Promise<void> {
     this.closed = true;
     this.live.agent.close();
-    await this.live.container.remove({ force: true, v: true }).catch((e: { statusCode?: number }) => {
-      if (e.statusCode !== 404 && e.statusCode !== 409) throw e;
-    });
+    // Closing the agent starts the engine's auto-removal: removeContainer waits for it to end.
+    await removeContainer(this.live.container);
   }
 }
