@@ -11,3 +11,9 @@ export function textFiles(map: Record<string, string | { base64: string }> | und
   for (const [k, v] of Object.entries(map ?? {})) if (typeof v === "string") out[k] = v;
   return out;
 }
+
+/** A file map as text, or null when any of its files is binary (what takes the text files only would drop it). */
+export function allTextFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string> | null {
+  const out = textFiles(map);
+  return Object.keys(out).length === Object.keys(map ?? {}).length ? out : null;
+}

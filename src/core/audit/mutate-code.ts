@@ -5,7 +5,7 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
-import { sandboxFiles, textFiles } from "./file-map";
+import { allTextFiles, sandboxFiles, textFiles } from "./file-map";
 import { argvOf, type ScreenCandidate, type ScreenPlan, type ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
@@ -29,6 +29,8 @@ export function auditPython(name: string): string {
 /** In the workbench's own workdir (readFiles reads there); no rollout ever sees it. */
 const TRACE_DIR = ".rlenv-audit";
 const TRACE_OUT = ".rlenv-audit/trace.json";
+/** What a traced run of the test command reads as its sentinel (the real one never leaves a rollout). */
+const TRACE_STDIN = "rlenv-sentinel-audit-trace\n";
 
 /**
  * A sandbox holding a task's reference solution, where the mutants are made (Python's own
@@ -124,7 +126,7 @@ export class MutationWorkbench {
    */
   async outputs(files: Record<string, string>): Promise<string | null> {
     await this.sb.writeFiles(files);
-    const tests = this.env.manifest.reward.find((v) => v.type === "tests" || v.type === "script");
+    const tests = this.tracedVerifier();
     if (!tests) return null;
     const timeoutMs = (tests.timeout ?? 60) * 1000;
     if (tests.type === "tests" && tests.format === "stdio") {
@@ -148,17 +150,8 @@ export class MutationWorkbench {
     if (!command) return null;
     await this.installTracer();
     if (this.task.tests?.files) await this.sb.writeFiles(sandboxFiles(this.task.tests.files));
-    const watched = this.targets().map((f) => path.posix.join(this.sb.workdir, f));
     await this.sb.exec(`rm -f ${TRACE_OUT}`, { timeoutMs: 10_000 });
-    const r = await this.sb.exec(command, {
-      stdin: "rlenv-sentinel-audit-trace\n",
-      timeoutMs,
-      env: {
-        PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR),
-        RLENV_TRACE_FILES: watched.join(":"),
-        RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT),
-      },
-    });
+    const r = await this.sb.exec(command, { stdin: TRACE_STDIN, timeoutMs, env: this.traceEnv() });
     const out = (await this.sb.readFiles([TRACE_OUT]))[TRACE_OUT];
     if (!out) return null;
     return `${r.status}:${r.exitCode}\n${out.toString("utf8")}`;
@@ -172,14 +165,11 @@ export class MutationWorkbench {
    * all text, take outputs() one set at a time. Leaves the workdir as restore() does.
    */
   async outputsMany(sets: ReadonlyArray<Record<string, string>>): Promise<Array<string | null>> {
-    const tests = this.env.manifest.reward.find((v) => v.type === "tests" || v.type === "script");
+    const tests = this.tracedVerifier();
     const command = this.task.tests?.command ?? tests?.command;
-    const seed = { ...textFiles(this.task.files), ...textFiles(this.task.visible_tests) };
-    const hidden = textFiles(this.task.tests?.files);
-    const allText =
-      Object.keys(seed).length === Object.keys({ ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) }).length &&
-      Object.keys(hidden).length === Object.keys(this.task.tests?.files ?? {}).length;
-    if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !allText) {
+    const seed = allTextFiles({ ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) });
+    const hidden = allTextFiles(this.task.tests?.files);
+    if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !seed || !hidden) {
       await this.restore();
       const out: Array<string | null> = [];
       for (const files of sets) {
@@ -196,16 +186,10 @@ export class MutationWorkbench {
           {
             argv: argvOf(command, this.env.manifest.domain === "code" ? "bash" : "sh"),
             hidden,
-            stdin: "rlenv-sentinel-audit-trace\n",
+            stdin: TRACE_STDIN,
             timeout_ms: (tests.timeout ?? 60) * 1000,
             report: TRACE_OUT,
-            env: {
-              PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR),
-              RLENV_TRACE_FILES: this.targets()
-                .map((f) => path.posix.join(this.sb.workdir, f))
-                .join(":"),
-              RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT),
-            },
+            env: this.traceEnv(),
           },
         ],
       },
@@ -217,6 +201,22 @@ export class MutationWorkbench {
       const run = r?.[0];
       return run?.report ? `${run.status}:${run.exitCode}\n${run.report.toString("utf8")}` : null;
     });
+  }
+
+  /** The verifier whose command the equivalence check traces: the first tests or script one. */
+  private tracedVerifier() {
+    return this.env.manifest.reward.find((v) => v.type === "tests" || v.type === "script");
+  }
+
+  /** The test command's environment under the tracer (rlenv_trace.py): where it is, what it watches, where it writes. */
+  private traceEnv(): Record<string, string> {
+    return {
+      PYTHONPATH: path.posix.join(this.sb.workdir, TRACE_DIR),
+      RLENV_TRACE_FILES: this.targets()
+        .map((f) => path.posix.join(this.sb.workdir, f))
+        .join(":"),
+      RLENV_TRACE_OUT: path.posix.join(this.sb.workdir, TRACE_OUT),
+    };
   }
 
   private tracer = false;
