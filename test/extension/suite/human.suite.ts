@@ -207,13 +207,17 @@ suite("Play Task (human policy) and the live sandbox", () => {
       const closed = new Promise<number | undefined>((resolve) => opened.pty.onDidClose(resolve));
       opened.pty.handleInput("echo hello-from-$(cat note.txt)\r");
       await out.until(/^hello-from-seeded\r?$/m);
-      // The shell is up and the terminal laid out: a resize now is the last one.
-      opened.pty.setDimensions({ columns: 91, rows: 27 });
-      opened.pty.handleInput("stty size\r");
-      // Not anchored at the line's start: bash may still be redrawing its prompt for the
-      // resize (SIGWINCH) as the command runs, and stty's answer then follows that redraw
-      // ("bash-5.2$ stty size27 91"), as it did once in CI.
-      await out.until(/27 91\r?$/m);
+      // VS Code sizes the terminal itself when its panel lays out, and that can come after
+      // ours (CI once answered "13 126", the panel's size). So the resize is asked again
+      // until the shell reports it: a resize that never reaches the pty fails every round.
+      let size = "";
+      for (let round = 0; round < 5 && size !== "27 91"; round++) {
+        opened.pty.setDimensions({ columns: 91, rows: 27 });
+        opened.pty.handleInput(`echo size-$(stty size)-${round}\r`);
+        const marker = new RegExp(`size-(\\d+ \\d+)-${round}\\r?$`, "m");
+        size = marker.exec(await out.until(marker))?.[1] ?? "";
+      }
+      assert.equal(size, "27 91", "the pty has the size the terminal was given");
       opened.pty.handleInput("exit 4\r");
       assert.equal(await closed, 4);
       assert.match(out.text(), /ended with exit code 4/);
