@@ -188,6 +188,8 @@ async function stop(child: ChildProcess): Promise<void> {
  * built, against a copy of the launcher with only the whole CLI bundle beside it (the launcher
  * then loads that, as every `rlenv view` did before the view bundle), alternated. Each is run
  * once untimed first, so both start from a written code cache, as every start after a build's first does.
+ * The paint is timed on the page's clock (its mark against the spawn's epoch time; the two clocks
+ * agree within 1 ms here); when the test's polling saw it is printed beside it.
  */
 async function fromSpawn(file: string, reps: number): Promise<number> {
   const whole = mkdtempSync(path.join(tmpdir(), "rlenv-bench-cli-"));
@@ -201,8 +203,11 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
   };
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1400, height: 850 } });
-  type Run = { wall: number[]; url: number[]; page: number[] };
-  const runs: Record<keyof typeof clis, Run> = { whole: { wall: [], url: [], page: [] }, view: { wall: [], url: [], page: [] } };
+  type Run = { painted: number[]; seen: number[]; url: number[]; page: number[] };
+  const runs: Record<keyof typeof clis, Run> = {
+    whole: { painted: [], seen: [], url: [], page: [] },
+    view: { painted: [], seen: [], url: [], page: [] },
+  };
   try {
     for (let i = -2; i < reps * 2; i++) {
       const mode = i % 2 === 0 ? "whole" : "view";
@@ -211,11 +216,21 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
       try {
         const u = await url;
         const tUrl = performance.now() - t0;
-        await page.goto(u);
-        await page.waitForSelector("body[data-first-paint-ms]", { timeout: 300_000 });
-        const wall = performance.now() - t0;
+        // A bound on each wait, so a run that never paints fails here, naming its mode, instead of holding the bench.
+        await page.goto(u, { timeout: 60_000 }).catch((e: Error) => {
+          throw new Error(`${mode}: the page did not load: ${e.message}`);
+        });
+        await page.waitForSelector("body[data-first-paint-ms]", { timeout: 60_000 }).catch((e: Error) => {
+          throw new Error(`${mode}: no step painted: ${e.message}`);
+        });
+        const seen = performance.now() - t0;
+        // When the page painted, on the page's own clock: its time origin plus the mark, both
+        // epoch-based, against the epoch time of the spawn. Playwright's polling notices the
+        // mark tens to hundreds of ms later ("seen"), which is the test's delay, not the user's.
+        const mark = (await page.evaluate("performance.timeOrigin + Number(document.body.dataset.firstPaintMs)")) as number;
         if (i >= 0) {
-          runs[mode].wall.push(wall);
+          runs[mode].painted.push(mark - (performance.timeOrigin + t0));
+          runs[mode].seen.push(seen);
           runs[mode].url.push(tUrl);
           runs[mode].page.push(Number(await page.getAttribute("body", "data-first-paint-ms")));
         }
@@ -229,15 +244,16 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
     rmSync(whole, { recursive: true, force: true });
   }
   const line = (name: string, r: Run) =>
-    `${name.padEnd(34)} median ${median(r.wall).toFixed(0).padStart(6)} ms wall (URL printed at ${median(r.url).toFixed(0)} ms, ${median(r.page).toFixed(0)} ms page clock); runs ${r.wall.map((x) => x.toFixed(0)).join(", ")}\n`;
+    `${name.padEnd(34)} median ${median(r.painted).toFixed(0).padStart(6)} ms to the paint (URL printed at ${median(r.url).toFixed(0)} ms, ` +
+    `${median(r.page).toFixed(0)} ms page clock, seen by the test at ${median(r.seen).toFixed(0)} ms); runs ${r.painted.map((x) => x.toFixed(0)).join(", ")}\n`;
   process.stdout.write(
     `\nfirst step painted, from spawning \`node dist/cli.js view FILE\` to the paint (browser running), ${reps} runs each, alternated:\n`,
   );
   process.stdout.write(line(beforeDir ? `before: ${beforeDir}/cli.js` : "before: whole CLI bundle", runs.whole));
   process.stdout.write(line("after: view bundle", runs.view));
-  const after = median(runs.view.wall);
+  const after = median(runs.view.painted);
   process.stdout.write(
-    `ratio before / after ×${(median(runs.whole.wall) / after).toFixed(2)} (wall); goal < 500 ms wall from the command: ${after < 500 ? "met" : "NOT met"} (${after.toFixed(0)} ms)\n`,
+    `ratio before / after ×${(median(runs.whole.painted) / after).toFixed(2)} (wall); goal < 500 ms wall from the command: ${after < 500 ? "met" : "NOT met"} (${after.toFixed(0)} ms)\n`,
   );
   return after;
 }
