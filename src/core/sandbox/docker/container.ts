@@ -7,6 +7,7 @@ import type { SandboxRequest } from "../types";
 import { type AgentClient, dockerAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
 import { ContainerBackstop } from "./backstop";
+import { removeContainer } from "./remove-container";
 
 /** Labels on every sandbox container: the owner pid, its start time and host let a later start reap orphans. */
 export const OWNER_LABEL = "rlenv.owner";
@@ -95,7 +96,8 @@ export async function startContainer(docker: Docker, req: SandboxRequest): Promi
     await agent.ready;
     return { container, agent, name, backstop: new ContainerBackstop(container, agent, req.user ?? "1000:1000") };
   } catch (e) {
-    await container.remove({ force: true, v: true }).catch(() => {});
+    // An agent that died at start has set off the engine's auto-removal: removeContainer waits for it.
+    await removeContainer(container).catch(() => {});
     throw e;
   }
 }
