@@ -126,12 +126,13 @@ export async function waitFor<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   timeoutMs = 60_000,
   everyMs = 100,
+  lastSeen?: () => string,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastSeen ? `; last seen: ${lastSeen()}` : ""}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -77,18 +77,42 @@ test("a job runs as one Slurm array task per shard with --gres=gpu:1, merged int
 
 /** Waits until shard `index` of the job runs in Slurm and returns its id as "ARRAYID_INDEX" (cancels that task alone). */
 async function runningTask(client: RunnerClient, jobId: string, index: number): Promise<string> {
+  let seen = "nothing yet";
   return waitFor(
     `shard ${index} running`,
     async () => {
       const job = await client.job(jobId);
       const unit = job.units[index];
+      seen = `job ${job.state}, unit ${unit?.state} (Slurm job ${unit?.slurm_job_id})`;
       if (unit?.slurm_job_id === undefined) return undefined;
       const tasks = await slurmClient().tasks(unit.slurm_job_id);
+      seen += `, tasks ${JSON.stringify(tasks.map((t) => [t.arrayTaskId ?? t.arrayTaskString, t.state]))}`;
       return tasks.some((t) => t.arrayTaskId === index && t.state === "RUNNING") ? `${unit.slurm_job_id}_${index}` : undefined;
     },
     120_000,
     200,
+    () => seen,
   );
+}
+
+/** The processes whose environment names the job: what a cancel must leave none of. */
+function jobProcesses(jobId: string): string[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/environ`, "utf8").split("\0").includes(`RLENV_JOB=${jobId}`);
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => {
+      try {
+        return `${p}: ${readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 120)}`;
+      } catch {
+        return `${p}: (gone)`;
+      }
+    });
 }
 
 test("a shard killed in Slurm is resubmitted and the job still completes", { skip, timeout: 300_000 }, async () => {
@@ -145,32 +169,34 @@ test("DELETE cancels every shard: no Slurm job left pending or running, no proce
   const cancelled = await client.cancel(job.id);
   assert.equal(cancelled.state, "cancelled");
   const ids = new Set(cancelled.units.map((u) => u.slurm_job_id ?? 0));
+  let states: Array<[number, string, string]> = [];
+  const readStates = async () => {
+    states = [];
+    for (const id of ids)
+      for (const t of await slurmClient().tasks(id)) states.push([id, String(t.arrayTaskId ?? t.arrayTaskString), t.state]);
+    return states;
+  };
   await waitFor(
     "every Slurm task ended",
-    async () => {
-      for (const id of ids) if (!(await slurmClient().tasks(id)).every((t) => SLURM_DONE.has(t.state))) return undefined;
-      return true;
-    },
+    async () => ((await readStates()).every(([, , s]) => SLURM_DONE.has(s)) ? true : undefined),
     60_000,
     250,
+    () => JSON.stringify(states),
   );
-  for (const id of ids) for (const t of await slurmClient().tasks(id)) assert.equal(t.state, "CANCELLED");
+  assert.ok(
+    states.every(([, , s]) => s === "CANCELLED"),
+    JSON.stringify(states),
+  );
+  let left: string[] = [];
   await waitFor(
     "no process of the job",
-    () =>
-      readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .some((p) => {
-          try {
-            return readFileSync(`/proc/${p}/environ`, "utf8").split("\0").includes(`RLENV_JOB=${job.id}`);
-          } catch {
-            return false;
-          }
-        })
-        ? undefined
-        : true,
+    () => {
+      left = jobProcesses(job.id);
+      return left.length === 0 ? true : undefined;
+    },
     30_000,
     250,
+    () => left.join("; "),
   );
 });
 
