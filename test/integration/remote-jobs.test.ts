@@ -196,66 +196,77 @@ test("cancel mid-run stops every process and container of the job", async () => 
   assert.ok(existsSync(path.join(data, "jobs", job.id, "job.json")));
 });
 
-test("SIGKILL mid-job and restart: every job listed, the job marked interrupted and resumed without redoing finished rollouts", async () => {
-  const data = mkdtempSync(path.join(tmpdir(), "rlenv-runner-kill-"));
-  cleanups.push(() => rmSync(data, { recursive: true, force: true }));
-  let runner = await startRunner(data);
-  let client = new RunnerClient({ url: runner.url, token: runner.token });
-  const done = await client.submit(makeFixtureEnv(1, 0), { name: "finished-before", config: { policy: { kind: "oracle" }, sandbox } });
-  await client.followEvents(done.job.id, () => {});
-  // 6 tasks, 2 at a time, 3 s each: kill once some (not all) have ended.
-  const { job } = await client.submit(makeFixtureEnv(6, 3), {
-    name: "killed",
-    config: { policy: { kind: "oracle" }, concurrency: 2, sandbox },
-  });
-  await waitFor("two finished rollouts", async () => ((await client.job(job.id)).progress.done >= 2 ? true : undefined), 90_000, 50);
-  await runner.kill();
-  const before = JSON.parse(readFileSync(path.join(data, "jobs", job.id, "job.json"), "utf8")) as JobRecord;
-  assert.equal(before.state, "running");
-  const finishedFiles = new Set<string>();
-  const unitDir = path.join(data, "jobs", job.id, "units", "u0");
-  for (const run of readdirSync(unitDir)) {
-    for (const f of readdirSync(path.join(unitDir, run, "rollouts"))) {
-      if (readFileSync(path.join(unitDir, run, "rollouts", f), "utf8").includes('"type":"end"')) finishedFiles.add(f);
+for (const how of ["SIGKILL", "SIGTERM"] as const) {
+  test(`${how} mid-job and restart: every job listed, the job marked interrupted and resumed without redoing finished rollouts`, async () => {
+    const data = mkdtempSync(path.join(tmpdir(), "rlenv-runner-kill-"));
+    cleanups.push(() => rmSync(data, { recursive: true, force: true }));
+    let runner = await startRunner(data);
+    let client = new RunnerClient({ url: runner.url, token: runner.token });
+    const done = await client.submit(makeFixtureEnv(1, 0), { name: "finished-before", config: { policy: { kind: "oracle" }, sandbox } });
+    await client.followEvents(done.job.id, () => {});
+    // 6 tasks, 2 at a time, 3 s each: kill once some (not all) have ended.
+    const { job } = await client.submit(makeFixtureEnv(6, 3), {
+      name: "killed",
+      config: { policy: { kind: "oracle" }, concurrency: 2, sandbox },
+    });
+    await waitFor("two finished rollouts", async () => ((await client.job(job.id)).progress.done >= 2 ? true : undefined), 90_000, 50);
+    // SIGTERM is a graceful stop (a service restart): the unit is interrupted, not cancelled, and resumed the same way.
+    await (how === "SIGKILL" ? runner.kill() : runner.stop());
+    const before = JSON.parse(readFileSync(path.join(data, "jobs", job.id, "job.json"), "utf8")) as JobRecord;
+    assert.equal(before.state, "running");
+    const finishedFiles = new Set<string>();
+    const unitDir = path.join(data, "jobs", job.id, "units", "u0");
+    for (const run of readdirSync(unitDir)) {
+      for (const f of readdirSync(path.join(unitDir, run, "rollouts"))) {
+        // Ended as done work: a graceful stop ends the rollouts it stops as cancelled, and those are run again.
+        const end = readFileSync(path.join(unitDir, run, "rollouts", f), "utf8")
+          .split("\n")
+          .filter((l) => l.includes('"type":"end"'))
+          .map((l) => JSON.parse(l) as { status: string })[0];
+        if (end && end.status !== "cancelled") finishedFiles.add(f);
+      }
     }
-  }
-  assert.ok(finishedFiles.size >= 2 && finishedFiles.size < 6, `finished before the kill: ${finishedFiles.size}`);
+    assert.ok(finishedFiles.size >= 2 && finishedFiles.size < 6, `finished before the kill: ${finishedFiles.size}`);
 
-  runner = await startRunner(data);
-  cleanups.push(async () => {
-    if (runner.proc.exitCode === null) await runner.stop();
+    runner = await startRunner(data);
+    cleanups.push(async () => {
+      if (runner.proc.exitCode === null) await runner.stop();
+    });
+    client = new RunnerClient({ url: runner.url, token: runner.token });
+    const listed = await client.jobs();
+    assert.deepEqual(listed.map((j) => j.name).sort(), ["finished-before", "killed"]);
+    assert.equal(listed.find((j) => j.name === "finished-before")?.state, "completed");
+    const events: JobEvent[] = [];
+    await client.followEvents(job.id, (e) => events.push(e));
+    const states = events.filter((e) => e.type === "state").map((e) => (e.type === "state" ? e.state : ""));
+    assert.deepEqual(states, ["queued", "running", "interrupted", "running", "completed"]);
+    const final = await client.job(job.id);
+    assert.equal(final.interruptions, 1);
+    assert.equal(final.units[0]?.superseded_by !== undefined, true);
+    const remainder = final.units.slice(1);
+    const redoneTasks = remainder.flatMap((u) => u.tasks ?? []);
+    assert.equal(redoneTasks.length, 6 - finishedFiles.size, `remainder covers only unfinished tasks: ${JSON.stringify(remainder)}`);
+
+    const runs = mkdtempSync(path.join(tmpdir(), "rlenv-pulled-"));
+    cleanups.push(() => rmSync(runs, { recursive: true, force: true }));
+    const pulled = await client.pull(job.id, runs);
+    const files = readdirSync(path.join(pulled.dir, "rollouts"));
+    assert.equal(files.length, 6, `exactly one rollout per task: ${files.join(", ")}`);
+    assert.ok(
+      lstatSync(path.join(data, "jobs", job.id, "run", "rollouts")).isDirectory(),
+      "two units: the rollouts are merged file by file",
+    );
+    for (const f of finishedFiles) assert.ok(files.includes(f), `finished rollout ${f} kept as it was`);
+    const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as {
+      rollouts: number;
+      mean_reward: number;
+      per_task: unknown[];
+    };
+    assert.equal(summary.rollouts, 6);
+    assert.equal(summary.per_task.length, 6);
+    assert.equal(summary.mean_reward, 1);
   });
-  client = new RunnerClient({ url: runner.url, token: runner.token });
-  const listed = await client.jobs();
-  assert.deepEqual(listed.map((j) => j.name).sort(), ["finished-before", "killed"]);
-  assert.equal(listed.find((j) => j.name === "finished-before")?.state, "completed");
-  const events: JobEvent[] = [];
-  await client.followEvents(job.id, (e) => events.push(e));
-  const states = events.filter((e) => e.type === "state").map((e) => (e.type === "state" ? e.state : ""));
-  assert.deepEqual(states, ["queued", "running", "interrupted", "running", "completed"]);
-  const final = await client.job(job.id);
-  assert.equal(final.interruptions, 1);
-  assert.equal(final.units[0]?.superseded_by !== undefined, true);
-  const remainder = final.units.slice(1);
-  const redoneTasks = remainder.flatMap((u) => u.tasks ?? []);
-  assert.equal(redoneTasks.length, 6 - finishedFiles.size, `remainder covers only unfinished tasks: ${JSON.stringify(remainder)}`);
-
-  const runs = mkdtempSync(path.join(tmpdir(), "rlenv-pulled-"));
-  cleanups.push(() => rmSync(runs, { recursive: true, force: true }));
-  const pulled = await client.pull(job.id, runs);
-  const files = readdirSync(path.join(pulled.dir, "rollouts"));
-  assert.equal(files.length, 6, `exactly one rollout per task: ${files.join(", ")}`);
-  assert.ok(lstatSync(path.join(data, "jobs", job.id, "run", "rollouts")).isDirectory(), "two units: the rollouts are merged file by file");
-  for (const f of finishedFiles) assert.ok(files.includes(f), `finished rollout ${f} kept as it was`);
-  const summary = JSON.parse(readFileSync(path.join(pulled.dir, "summary.json"), "utf8")) as {
-    rollouts: number;
-    mean_reward: number;
-    per_task: unknown[];
-  };
-  assert.equal(summary.rollouts, 6);
-  assert.equal(summary.per_task.length, 6);
-  assert.equal(summary.mean_reward, 1);
-});
+}
 
 test("a job starts its own policy server, waits for /v1/models, and stops it at the end", async () => {
   const { client } = await freshRunner();

@@ -200,32 +200,85 @@ test("DELETE cancels every shard: no Slurm job left pending or running, no proce
   );
 });
 
-test("runner SIGKILL while shards run in Slurm: the restarted runner re-adopts them, nothing resubmitted", {
+test("shards that start their own policy server: they complete, and a cancel leaves no process of the job (server included)", {
   skip,
   timeout: 300_000,
 }, async () => {
-  const { runner, client, data } = await slurmRunner();
-  const { job } = await client.submit(makeFixtureEnv(2, 8), {
+  const { client } = await slurmRunner();
+  const standIn = (env: string) => `${env} ${process.execPath} --import tsx ${path.join(__dirname, "remote-policy-server.ts")}`;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const { job } = await client.submit(makeFixtureEnv(2, null), {
     executor: "slurm",
     slurm: { shards: 2, gpus_per_shard: 0 },
-    config: { policy: { kind: "oracle" }, sandbox: "process" },
+    config: { policy: { kind: "openai", model: "scripted" }, sandbox: "process" },
+    policy_server: { command: standIn("READY_DELAY_MS=300"), port, ready_timeout_s: 60 },
   });
-  await runningTask(client, job.id, 0);
-  await runner.kill();
-  const again = await startRunner(data, slurmRunnerArgs());
-  cleanups.push(async () => {
-    if (again.proc.exitCode === null) await again.stop();
-  });
-  const client2 = new RunnerClient({ url: again.url, token: again.token });
   const events: JobEvent[] = [];
-  await client2.followEvents(job.id, (e) => events.push(e));
-  assert.deepEqual(stateOf(events), ["queued", "running", "interrupted", "running", "completed"]);
-  const final = await client2.job(job.id);
-  assert.deepEqual(
-    final.units.map((u) => u.attempts),
-    [1, 1],
-    "each shard ran once in Slurm",
+  await client.followEvents(job.id, (e) => events.push(e));
+  const final = await client.job(job.id);
+  assert.equal(final.state, "completed", events.map((e) => JSON.stringify(e)).join("\n"));
+  assert.deepEqual(final.progress, { done: 2, total: 2, mean_reward: 1 });
+
+  // A server that never gets ready: the shard waits for it, and is cancelled while it does.
+  const { job: waiting } = await client.submit(makeFixtureEnv(2, null), {
+    executor: "slurm",
+    slurm: { shards: 1, gpus_per_shard: 0 },
+    config: { policy: { kind: "openai", model: "scripted" }, sandbox: "process" },
+    policy_server: { command: standIn("READY_DELAY_MS=600000"), port: port + 10, ready_timeout_s: 600 },
+  });
+  await runningTask(client, waiting.id, 0);
+  await waitFor(
+    "the policy server started",
+    () => (jobProcesses(waiting.id).some((p) => p.includes("remote-policy-server")) ? true : undefined),
+    60_000,
+    100,
   );
-  assert.equal(final.progress.done, 2);
-  assert.equal(final.interruptions, 1);
+  assert.equal((await client.cancel(waiting.id)).state, "cancelled");
+  let left: string[] = [];
+  await waitFor(
+    "no process of the job",
+    () => {
+      left = jobProcesses(waiting.id);
+      return left.length === 0 ? true : undefined;
+    },
+    30_000,
+    250,
+    () => left.join("; "),
+  );
 });
+
+for (const how of ["SIGKILL", "SIGTERM"] as const) {
+  test(`runner ${how} while shards run in Slurm: the restarted runner re-adopts them, nothing resubmitted`, {
+    skip,
+    timeout: 300_000,
+  }, async () => {
+    const { runner, client, data } = await slurmRunner();
+    const { job } = await client.submit(makeFixtureEnv(2, 8), {
+      executor: "slurm",
+      slurm: { shards: 2, gpus_per_shard: 0 },
+      config: { policy: { kind: "oracle" }, sandbox: "process" },
+    });
+    await runningTask(client, job.id, 0);
+    // SIGTERM is a graceful stop (a restart of the service): the shards live on in Slurm as they do after a crash.
+    await (how === "SIGKILL" ? runner.kill() : runner.stop());
+    const again = await startRunner(data, slurmRunnerArgs());
+    cleanups.push(async () => {
+      if (again.proc.exitCode === null) await again.stop();
+    });
+    const client2 = new RunnerClient({ url: again.url, token: again.token });
+    const events: JobEvent[] = [];
+    await client2.followEvents(job.id, (e) => events.push(e));
+    assert.deepEqual(stateOf(events), ["queued", "running", "interrupted", "running", "completed"]);
+    const final = await client2.job(job.id);
+    assert.deepEqual(
+      final.units.map((u) => [u.state, u.attempts]),
+      [
+        ["completed", 1],
+        ["completed", 1],
+      ],
+      "each shard ran once in Slurm, to its end",
+    );
+    assert.equal(final.progress.done, 2);
+    assert.equal(final.interruptions, 1);
+  });
+}

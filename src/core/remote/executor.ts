@@ -54,6 +54,19 @@ export interface Executor {
   recover(ctx: ExecutionContext): Promise<void>;
 }
 
+/**
+ * The abort reason of a runner that is shutting down (a service restart, SIGTERM), as
+ * opposed to a user's cancel: work that can outlive the runner (Slurm jobs) is left to
+ * run and re-adopted by the next runner; local processes stop and their units are
+ * interrupted, so the restarted runner plans what they had not finished.
+ */
+export const RUNNER_SHUTDOWN = "the runner is shutting down";
+
+/** Whether the signal aborted because the runner is shutting down (not a cancel). */
+export function shuttingDown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason === RUNNER_SHUTDOWN;
+}
+
 export function unitEnded(u: WorkUnit): boolean {
   return u.superseded_by !== undefined || u.state === "completed" || u.state === "failed" || u.state === "cancelled";
 }

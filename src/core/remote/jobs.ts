@@ -16,7 +16,7 @@ import {
   type WorkUnit,
 } from "./api";
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "./bundle";
-import type { ExecutionContext, Executor } from "./executor";
+import { type ExecutionContext, type Executor, RUNNER_SHUTDOWN } from "./executor";
 import { GpuSampler } from "./gpu-sampler";
 import { IdempotentSubmits } from "./idempotent-submits";
 import { JobEventBatcher } from "./job-event-batcher";
@@ -281,7 +281,7 @@ export class JobManager extends EventEmitter {
     const all = this.queue.allActive();
     for (const a of all) {
       a.reason = "shutdown";
-      a.abort.abort();
+      a.abort.abort(RUNNER_SHUTDOWN);
     }
     await Promise.all(all.map((a) => a.done));
     this.events.flush();
@@ -386,8 +386,11 @@ export class JobManager extends EventEmitter {
     }
     const units = this.jobs.get(id)?.units ?? [];
     const failed = units.find((u) => u.state === "failed" && !u.superseded_by);
+    // A unit cancelled that nobody asked to cancel did not run to its end: never a completed job.
+    const stopped = units.find((u) => u.state === "cancelled" && !u.superseded_by);
     if (act.reason === "cancel") this.finish(id, "cancelled", "cancelled by request");
     else if (failed) this.finish(id, "failed", failed.error ?? `unit ${failed.id} failed`);
+    else if (stopped) this.finish(id, "failed", `unit ${stopped.id} was cancelled though the job was not`);
     else this.finish(id, "completed");
   }
 

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
-import { unitEnded } from "./executor";
+import { shuttingDown, unitEnded } from "./executor";
 import { rolloutErrorClass } from "./error-class";
 import { parseObservationLine, parseRolloutEndLine } from "./progress-line";
 import { planRemainder } from "./remainder";
@@ -111,7 +111,8 @@ export class LocalExecutor implements Executor {
           if (!u) return;
           u.exit_code = code;
           const finished = code === 0 || (code === 1 && unitFinishedRun(runsDir));
-          u.state = ctx.signal.aborted ? "cancelled" : finished ? "completed" : "failed";
+          // Stopped by a runner shutdown: interrupted, so the restarted runner runs what it had not finished.
+          u.state = ctx.signal.aborted ? (shuttingDown(ctx.signal) ? "interrupted" : "cancelled") : finished ? "completed" : "failed";
           if (error) u.error = error;
           else if (!finished && !ctx.signal.aborted) u.error = `rlenv run exited with ${code}`;
         });

@@ -196,3 +196,29 @@ export function inArrayRange(range: string, i: number): boolean {
   }
   return false;
 }
+
+/** How long the shards' states may go unread (slurmrestd down or timing out) before the job fails. */
+export const POLL_GIVE_UP_MS = 5 * 60_000;
+
+/**
+ * Cancels each Slurm job, trying each up to three times a second apart (slurmctld under
+ * load times requests out); returns "id: reason" for those that could not be cancelled.
+ */
+export async function cancelEach(client: Pick<SlurmClient, "cancel">, ids: Iterable<number>, retryMs = 1000): Promise<string[]> {
+  const failures: string[] = [];
+  for (const id of ids) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.cancel(id);
+        break;
+      } catch (e) {
+        if (attempt >= 3) {
+          failures.push(`${id}: ${(e as Error).message}`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, retryMs));
+      }
+    }
+  }
+  return failures;
+}

@@ -4,13 +4,14 @@ import { samplesOf } from "../rollout/run-environment";
 import { rolloutId } from "../rollout/ids";
 import type { SlurmOptions, WorkUnit } from "./api";
 import type { ExecutionContext } from "./executor";
-import { unitEnded } from "./executor";
+import { shuttingDown, unitEnded } from "./executor";
 import { jobTaskIds, keptRollouts } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { hasFinished } from "./rollout-watch";
 import { shq } from "./shell-quote";
-import { SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
+import { cancelEach, POLL_GIVE_UP_MS, SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
 import type { SlurmControl } from "./slurm-control";
+import { execLast, NOTE_STOP } from "./slurm-script";
 
 /** Failed shards on one node after which later shards of the job keep off it. */
 export const NODE_FAILURES_TO_EXCLUDE = 2;
@@ -86,11 +87,48 @@ export async function runElastic(
   const all: Ref[] = jobTaskIds(ctx.envDir, job).flatMap((task) =>
     samplesOf(task, config).map((sample) => ({ key: rolloutId(task, sample), task, sample })),
   );
+  try {
+    await elasticLoop(ctx, deps, opts, partition, all);
+  } catch (e) {
+    // A job that fails must not leave its shards running (and holding nodes) in Slurm.
+    if (!shuttingDown(ctx.signal))
+      await cancelActive(ctx, deps.client).catch((c: Error) => ctx.log(`could not cancel the job's Slurm jobs: ${c.message}`));
+    throw e;
+  }
+}
+
+async function elasticLoop(
+  ctx: ExecutionContext,
+  deps: Parameters<typeof runElastic>[1],
+  opts: SlurmOptions,
+  partition: string | undefined,
+  all: readonly Ref[],
+): Promise<void> {
   let chunk = opts.rollouts_per_shard;
   const maxShards = opts.max_shards ?? Number.POSITIVE_INFINITY;
+  let failingSince: number | undefined;
   for (;;) {
-    if (ctx.signal.aborted) return cancelActive(ctx, deps.client);
-    await refreshStates(ctx, deps.client);
+    if (ctx.signal.aborted) {
+      // A runner restart leaves the shards to run; the next runner re-adopts them.
+      if (shuttingDown(ctx.signal))
+        return ctx.log("runner stopping: the job's shards live on in Slurm; the restarted runner re-adopts them");
+      return cancelActive(ctx, deps.client);
+    }
+    let nodes: Awaited<ReturnType<SlurmClient["nodes"]>>;
+    try {
+      await refreshStates(ctx, deps.client);
+      nodes = await deps.client.nodes();
+      failingSince = undefined;
+    } catch (e) {
+      // slurmrestd restarting or slow under load is no reason to fail a long job: the shards run on without us.
+      const first = failingSince === undefined;
+      failingSince ??= Date.now();
+      const msg = (e as Error).message;
+      if (Date.now() - failingSince > POLL_GIVE_UP_MS) throw new Error(`Slurm has not answered for ${POLL_GIVE_UP_MS / 1000} s: ${msg}`);
+      if (first) ctx.log(`reading the shards' states from Slurm failed (${msg}): trying again`);
+      await sleep(deps.pollMs, ctx.signal);
+      continue;
+    }
     const units = ctx.job().units;
     const failedForGood = units.find((u) => u.state === "failed" && !u.superseded_by);
     if (failedForGood) return cancelActive(ctx, deps.client);
@@ -98,7 +136,6 @@ export async function runElastic(
     const backlog = backlogOf(ctx, all);
     if (backlog.length === 0 && active.length === 0) return;
     const excluded = nodesToExclude(units);
-    const nodes = await deps.client.nodes();
     const room = nodesWithRoom(nodes, partition, new Set(excluded)).length;
     chunk ??= Math.max(1, Math.ceil(all.length / Math.max(1, 2 * room)));
     const waiting = active.filter((u) => u.state === "pending").length;
@@ -226,13 +263,14 @@ async function submitShards(
     .join(" ");
   const script = [
     "#!/bin/bash",
+    NOTE_STOP,
     `units=(${units.map((u) => u.id).join(" ")})`,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array lookup, not a template
     "u=${units[$SLURM_ARRAY_TASK_ID]}",
     `dir=${shq(path.join(ctx.jobDir, "units"))}/$u`,
     `cd ${shq(process.cwd())}`,
     'echo "rlenv elastic shard $u on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
-    `${ctx.rlenvCommand.map(shq).join(" ")} ${args} --only-samples "$(cat "$dir/samples.json")"`,
+    ...execLast(`${ctx.rlenvCommand.map(shq).join(" ")} ${args} --only-samples "$(cat "$dir/samples.json")"`),
     "",
   ].join("\n");
   const jobId = await deps.client.submit({
@@ -277,10 +315,11 @@ async function cancelActive(ctx: ExecutionContext, client: SlurmClient): Promise
       .map((u) => u.slurm_job_id)
       .filter((x): x is number => x !== undefined),
   );
-  for (const id of ids) await client.cancel(id);
+  const failures = await cancelEach(client, ids);
   ctx.update((j) => {
     for (const u of j.units) if (!unitEnded(u)) u.state = "cancelled";
   });
+  if (failures.length > 0) throw new Error(`Slurm refused to cancel: ${failures.join("; ")}`);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -2,11 +2,12 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { SlurmOptions, WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
-import { unitEnded } from "./executor";
+import { shuttingDown, unitEnded } from "./executor";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { shq } from "./shell-quote";
-import { inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
+import { cancelEach, inArrayRange, POLL_GIVE_UP_MS, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
 import { SlurmControl } from "./slurm-control";
+import { execLast, LEAVE_IF_STOPPED, NOTE_STOP, runAndWait } from "./slurm-script";
 import { runElastic } from "./slurm-elastic";
 
 export interface SlurmExecutorOptions {
@@ -62,16 +63,46 @@ export class SlurmExecutor implements Executor {
         pollMs: this.opts.pollMs ?? 1000,
         ...(this.opts.environment ? { environment: this.opts.environment } : {}),
       });
+    try {
+      await this.watchShards(ctx, opts);
+    } catch (e) {
+      // A job that fails must not leave its shards running (and holding GPUs) in Slurm.
+      if (!shuttingDown(ctx.signal))
+        await this.cancelAll(ctx).catch((c: Error) => ctx.log(`could not cancel the job's Slurm jobs: ${c.message}`));
+      throw e;
+    }
+    if (!ctx.signal.aborted) return;
+    if (shuttingDown(ctx.signal)) {
+      const live = ctx.job().units.filter((u) => !unitEnded(u)).length;
+      ctx.log(`runner stopping: ${live} shard(s) live on in Slurm; the restarted runner re-adopts them`);
+      return;
+    }
+    await this.cancelAll(ctx);
+  }
+
+  /** Submits the units not yet in Slurm and follows every shard until all ended, one failed for good, or the signal aborts. */
+  private async watchShards(ctx: ExecutionContext, opts: SlurmOptions): Promise<void> {
     // Units not yet in Slurm; after a runner restart the others are watched, never submitted twice.
     const pending = ctx.job().units.filter((u) => u.state === "pending" && u.slurm_job_id === undefined);
     if (pending.length > 0) await this.submit(ctx, pending, 1);
     const pollMs = this.opts.pollMs ?? 1000;
+    let failingSince: number | undefined;
     while (!ctx.signal.aborted) {
       const running = ctx.job().units.filter((u) => !unitEnded(u));
       if (running.length === 0) return;
-      const byJob = new Map<number, SlurmTaskState[]>();
-      for (const id of new Set(running.map((u) => u.slurm_job_id).filter((x): x is number => x !== undefined))) {
-        byJob.set(id, await this.opts.client.tasks(id));
+      let byJob: Map<number, SlurmTaskState[]>;
+      try {
+        byJob = await this.readTasks(running);
+        failingSince = undefined;
+      } catch (e) {
+        // slurmrestd restarting or slow under load is no reason to fail a long job: the shards run on without us.
+        const first = failingSince === undefined;
+        failingSince ??= Date.now();
+        const msg = (e as Error).message;
+        if (Date.now() - failingSince > POLL_GIVE_UP_MS) throw new Error(`Slurm has not answered for ${POLL_GIVE_UP_MS / 1000} s: ${msg}`);
+        if (first) ctx.log(`reading the shards' states from Slurm failed (${msg}): trying again`);
+        await sleep(pollMs, ctx.signal);
+        continue;
       }
       const retry: WorkUnit[] = [];
       for (const unit of running) {
@@ -117,9 +148,17 @@ export class SlurmExecutor implements Executor {
       }
       await sleep(pollMs, ctx.signal);
     }
-    await this.cancelAll(ctx);
   }
 
+  private async readTasks(units: WorkUnit[]): Promise<Map<number, SlurmTaskState[]>> {
+    const byJob = new Map<number, SlurmTaskState[]>();
+    for (const id of new Set(units.map((u) => u.slurm_job_id).filter((x): x is number => x !== undefined))) {
+      byJob.set(id, await this.opts.client.tasks(id));
+    }
+    return byJob;
+  }
+
+  /** Cancels every Slurm job of the job, each tried a few times; the units left are marked cancelled. */
   private async cancelAll(ctx: ExecutionContext): Promise<void> {
     const ids = new Set(
       ctx
@@ -127,10 +166,11 @@ export class SlurmExecutor implements Executor {
         .units.map((u) => u.slurm_job_id)
         .filter((x): x is number => x !== undefined),
     );
-    for (const id of ids) await this.opts.client.cancel(id);
+    const failures = await cancelEach(this.opts.client, ids);
     ctx.update((job) => {
       for (const u of job.units) if (!unitEnded(u)) u.state = "cancelled";
     });
+    if (failures.length > 0) throw new Error(`Slurm refused to cancel: ${failures.join("; ")}`);
   }
 
   /** One sbatch array for these units (all at the same attempt). */
@@ -181,6 +221,7 @@ export class SlurmExecutor implements Executor {
     // The runner's own folder: loader flags such as `--import tsx` resolve from there.
     const lines = [
       "#!/bin/bash",
+      NOTE_STOP,
       "i=$SLURM_ARRAY_TASK_ID",
       `cd ${shq(process.cwd())}`,
       `mkdir -p "${runs}"`,
@@ -191,6 +232,7 @@ export class SlurmExecutor implements Executor {
     if (ps && "command" in ps) {
       lines.push(
         `export PORT=$((${ps.port} + i))`,
+        LEAVE_IF_STOPPED,
         `( ${ps.command} ) > "${runs}/policy-server.log" 2>&1 &`,
         "psrv=$!",
         "trap 'kill $psrv 2>/dev/null; wait $psrv 2>/dev/null' EXIT",
@@ -199,7 +241,9 @@ export class SlurmExecutor implements Executor {
       );
       baseUrl = ' --base-url "http://127.0.0.1:$PORT/v1"';
     }
-    lines.push(`${rlenv} ${args} --shard "$i/${count}"${baseUrl}`);
+    const run = `${rlenv} ${args} --shard "$i/${count}"${baseUrl}`;
+    // The policy server's EXIT trap needs the shell to outlive rlenv; otherwise rlenv is the step's process.
+    lines.push(...(baseUrl === "" ? execLast(run) : runAndWait(run)));
     return `${lines.join("\n")}\n`;
   }
 
