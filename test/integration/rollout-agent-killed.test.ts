@@ -4,7 +4,8 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment";
 import { runEnvironment } from "../../src/core/rollout";
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { createSandboxProvider, ProcessSandboxProvider } from "../../src/core/sandbox/index";
+import { ISOLATION_MODES, isolationUnavailable } from "../../src/core/sandbox/process/isolation";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { missing } from "../support/services";
 import { events, FIXTURE, ofType, tmp } from "./rollout-helpers";
@@ -14,8 +15,9 @@ import { events, FIXTURE, ofType, tmp } from "./rollout-helpers";
  * agent. Had it died, the rollout would have been an infra error (retried, kept out of the
  * scores): any rollout a policy is failing could be taken out of the scores by killing the
  * agent, from its own turn or from the code the tests import. The agent is the docker
- * sandbox's PID 1, which the kernel shields from the signals of its own namespace: the kill
- * fails and the rollout is scored as any other. A container killed from outside is still an
+ * sandbox's PID 1, and the process sandbox's too (bwrap --as-pid-1, or unshare's shell exec'd
+ * into it), which the kernel shields from the signals of its own namespace: the kill fails and
+ * the rollout is scored as any other. A container killed from outside is still an
  * infra error (rollout-sandbox-lost.test.ts).
  */
 const skip = missing("docker") || missing("image");
@@ -65,31 +67,48 @@ function agentKillingEnv() {
   return env;
 }
 
-let provider: SandboxProvider | undefined;
+const providers: SandboxProvider[] = [];
 after(async () => {
-  await provider?.shutdown();
+  for (const p of providers) await p.shutdown();
 });
 
-test("docker: a command run in the sandbox cannot kill its agent: the rollout goes on and is scored, never an infra error", {
-  skip,
-}, async () => {
-  provider = await createSandboxProvider({ backend: "docker" });
-  const r = await runEnvironment({
-    env: agentKillingEnv(),
-    config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: "docker" },
-    runsDir: tmp("rlenv-agent-killed-runs-"),
-    sandboxProvider: provider,
-    maxInfraAttempts: 3,
-    infraBackoff: { baseMs: 10, maxMs: 10 },
+/** Every backend (and process isolation) this machine has: the agent is its namespace's init in each. */
+const backends: Array<{ name: string; skip: string | false; make: () => Promise<SandboxProvider>; sandbox: "docker" | "process" }> = [
+  { name: "docker", skip, make: () => createSandboxProvider({ backend: "docker" }), sandbox: "docker" },
+  ...ISOLATION_MODES.map((mode) => {
+    const why = isolationUnavailable(mode);
+    return {
+      name: `process (${mode})`,
+      skip: why ? `${mode} does not work here: ${why}` : (false as const),
+      make: async () => new ProcessSandboxProvider({ mode, baseDir: tmp("rlenv-agent-killed-sb-") }),
+      sandbox: "process" as const,
+    };
+  }),
+];
+
+for (const b of backends) {
+  test(`${b.name}: a command run in the sandbox cannot kill its agent: the rollout goes on and is scored, never an infra error`, {
+    skip: b.skip,
+  }, async () => {
+    const provider = await b.make();
+    providers.push(provider);
+    const r = await runEnvironment({
+      env: agentKillingEnv(),
+      config: { policy: { kind: "oracle" }, concurrency: 1, sandbox: b.sandbox },
+      runsDir: tmp("rlenv-agent-killed-runs-"),
+      sandboxProvider: provider,
+      maxInfraAttempts: 3,
+      infraBackoff: { baseMs: 10, maxMs: 10 },
+    });
+    const byTask = new Map(r.rollouts.map((x) => [x.task, x]));
+    for (const ro of r.rollouts) {
+      assert.deepEqual([ro.status, ro.infra, ro.attempts], ["completed", false, 1], `${ro.task}: ${ro.reason}`);
+      assert.deepEqual(ofType(events(ro.file), "error"), []);
+    }
+    // The kill in the agent's turn failed; the solution went on and passed.
+    assert.equal(byTask.get("in-turn")?.reward, 1);
+    // The code under test tried to kill the agent and then failed its check: scored, the answer's half only.
+    assert.equal(byTask.get("under-tests")?.reward, 0.5);
+    assert.equal(r.summary.infra_errors ?? 0, 0);
   });
-  const byTask = new Map(r.rollouts.map((x) => [x.task, x]));
-  for (const ro of r.rollouts) {
-    assert.deepEqual([ro.status, ro.infra, ro.attempts], ["completed", false, 1], `${ro.task}: ${ro.reason}`);
-    assert.deepEqual(ofType(events(ro.file), "error"), []);
-  }
-  // The kill in the agent's turn failed; the solution went on and passed.
-  assert.equal(byTask.get("in-turn")?.reward, 1);
-  // The code under test tried to kill the agent and then failed its check: scored, the answer's half only.
-  assert.equal(byTask.get("under-tests")?.reward, 0.5);
-  assert.equal(r.summary.infra_errors ?? 0, 0);
-});
+}

@@ -388,7 +388,8 @@ def main():
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    # In a docker sandbox the agent is the PID namespace's init: the kernel drops every signal
+    # The agent is its sandbox's PID namespace init (docker; bwrap --as-pid-1; unshare's shell exec'd
+    # into it; not the unisolated process mode): the kernel drops every signal
     # sent to it from inside the sandbox that it has no handler for (SIGKILL and SIGSTOP
     # included), so the commands it runs, as the same user, cannot kill it. Python's own
     # SIGINT handler would let one through: a no-op instead (reset to default in children).

@@ -14,6 +14,13 @@ export interface ExecLayout {
   cwd: string;
   uid: number;
   gid: number;
+  /**
+   * The command is the PID namespace's init (the sandbox's long-lived agent), as in a docker
+   * container: the kernel then drops every signal the sandbox's own processes send it that it
+   * has no handler for, SIGKILL included, so a model's `kill -9 -1` or `pkill python3` cannot
+   * take the sandbox down (and have its own doing counted as an infrastructure fault).
+   */
+  asInit?: boolean;
 }
 
 /** Host paths a command needs read-only: the merged /usr, and the few /etc files programs read. */
@@ -104,6 +111,8 @@ export function bwrapArgv(l: ExecLayout, argv: string[]): string[] {
   const a = [
     "bwrap",
     "--unshare-all",
+    // No reaper of bwrap's own as PID 1: the command is init (it reaps what it orphans itself).
+    ...(l.asInit ? ["--as-pid-1"] : []),
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -188,7 +197,8 @@ export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
     'mount --bind "$T" "$R/tmp"; mount --bind "$W" "$R$WD"',
     'mount -o remount,ro "$R"',
     // Not exec: this shell reports a signal death of the command as 128+n (unshare cannot re-raise SIGKILL).
-    'chroot "$R" /usr/bin/setpriv --reuid="$U" --regid="$G" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- /bin/sh -c \'cd "$1" && shift && exec "$@"\' sh "$CWD" "$@"',
+    // Exec for an init: the command takes this shell's place as PID 1.
+    `${l.asInit ? "exec " : ""}chroot "$R" /usr/bin/setpriv --reuid="$U" --regid="$G" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all -- /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$CWD" "$@"`,
   ].join("\n");
   return [
     "unshare",

@@ -111,7 +111,10 @@ export class ProcessSandboxProvider implements SandboxProvider {
     // would kill every process of the host user), and on the host's own Python.
     if (mode !== "none" && existsSync(AGENT_PYTHON)) {
       try {
-        agent = await AgentProcess.start((argv) => isolatedLaunch(req, { dirs, mode, cgroup }, req.workdir, argv, req.workdir));
+        // The agent is its namespace's init, as in a docker container: no command of the sandbox can kill it.
+        agent = await AgentProcess.start((argv) =>
+          isolatedLaunch(req, { dirs, mode, cgroup }, req.workdir, argv, req.workdir, undefined, true),
+        );
       } catch (e) {
         await cgroup?.remove();
         rmSync(root, { recursive: true, force: true });

@@ -49,9 +49,18 @@ export function isolatedLaunch(
   argv: string[],
   cwd: string,
   extraEnv?: Record<string, string>,
+  asInit = false,
 ): IsolatedLaunch {
   const { dirs, mode, cgroup } = parts;
-  const layout: ExecLayout = { hostWork: dirs.work, hostTmp: dirs.tmp, hostRoot: dirs.mnt, workdir, cwd, ...parseUser(req.user) };
+  const layout: ExecLayout = {
+    hostWork: dirs.work,
+    hostTmp: dirs.tmp,
+    hostRoot: dirs.mnt,
+    workdir,
+    cwd,
+    ...parseUser(req.user),
+    ...(asInit ? { asInit } : {}),
+  };
   let full = isolatedArgv(mode, layout, argv);
   if (!cgroup && mode !== "none") {
     // No cgroup to write: fall back to rlimits (address space for memory, so a big
