@@ -26,6 +26,15 @@ sandboxContract({
 
 test("without bwrap or unshare it refuses, unless --unsafe-no-sandbox, which warns loudly", async (t) => {
   assert.throws(() => new ProcessSandboxProvider({ baseDir, mode: null }), /no sandbox is available.*--unsafe-no-sandbox/s);
+  // Docker is named as tried only where it was (--sandbox auto), with why it was not used.
+  assert.throws(
+    () => new ProcessSandboxProvider({ baseDir, mode: null }),
+    (e: Error) => !/Docker does not answer/.test(e.message) && /--sandbox docker/.test(e.message),
+  );
+  assert.throws(
+    () => new ProcessSandboxProvider({ baseDir, mode: null, dockerWhy: "Docker does not answer" }),
+    /no sandbox is available: Docker does not answer; .*bubblewrap.*or start Docker/s,
+  );
   const warnings: string[] = [];
   const p = new ProcessSandboxProvider({ baseDir, mode: null, unsafeNoSandbox: true, warn: (m) => warnings.push(m) });
   t.after(() => p.shutdown());

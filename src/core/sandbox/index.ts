@@ -41,13 +41,13 @@ export async function createSandboxProvider(opts: CreateSandboxProviderOptions):
   if (opts.backend === "process") return new ProcessSandboxProvider(processOpts);
   if (opts.backend === "docker") return DockerSandboxProvider.create(dockerOpts);
   const docker = opts.docker ?? new Docker();
+  let dockerWhy = "Docker does not answer (is dockerd running and its socket reachable?)";
   if (await dockerAnswers(docker, 1000)) {
     const image = opts.image ?? DEFAULT_IMAGE;
     if (await imageExists(docker, image)) return DockerSandboxProvider.create({ ...dockerOpts, docker });
+    dockerWhy = `Docker answers but the image ${image} is missing (build it with \`rlenv image build\`)`;
     // Docker is there but this environment's image is not: say why the process backend is used.
-    (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(
-      `sandbox auto: Docker answers but the image ${image} is missing (build it with \`rlenv image build\`); using the process backend`,
-    );
+    (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(`sandbox auto: ${dockerWhy}; using the process backend`);
   }
-  return new ProcessSandboxProvider(processOpts);
+  return new ProcessSandboxProvider({ ...processOpts, dockerWhy });
 }

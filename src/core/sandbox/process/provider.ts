@@ -5,7 +5,7 @@ import { ownerPrefix } from "../owner";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
 import { AGENT_PYTHON, AgentProcess } from "./agent-process";
 import { SandboxCgroup } from "./cgroup";
-import { chooseIsolation, type IsolationMode } from "./isolation";
+import { chooseIsolation, ISOLATION_MODES, type IsolationMode, isolationUnavailable } from "./isolation";
 import { isolatedLaunch, ProcessSandbox } from "./sandbox";
 import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
 import { WarmSandboxes } from "./warm";
@@ -13,6 +13,8 @@ import { WarmSandboxes } from "./warm";
 export interface ProcessProviderOptions {
   /** Run commands with no isolation at all when neither bwrap nor unshare works. */
   unsafeNoSandbox?: boolean;
+  /** Why Docker was not used, when it was tried first (`--sandbox auto`): the refusal names it; unset, Docker was not tried. */
+  dockerWhy?: string;
   /** Force a mode (tests; null acts as a host where nothing isolates); default: RLENV_ISOLATION, else the strongest that works. */
   mode?: IsolationMode | null;
   /** Where sandbox folders live; default <tmpdir>/rlenv-sandboxes. */
@@ -40,10 +42,7 @@ export class ProcessSandboxProvider implements SandboxProvider {
     const detected = opts.mode === undefined ? chooseIsolation() : opts.mode;
     if (!detected) {
       if (!opts.unsafeNoSandbox) {
-        throw new Error(
-          "no sandbox is available: Docker does not answer, bubblewrap (bwrap) is not installed or not permitted, and unshare needs root. " +
-            "Install bubblewrap (apt-get install bubblewrap) or Docker, or pass --unsafe-no-sandbox to run commands unisolated.",
-        );
+        throw new Error(noSandboxMessage(opts.dockerWhy));
       }
       (opts.warn ?? ((m: string) => process.stderr.write(`${m}\n`)))(UNSAFE_WARNING);
     }
@@ -133,4 +132,16 @@ export class ProcessSandboxProvider implements SandboxProvider {
     await this.warm.stop();
     await Promise.all([...this.open].map((s) => s.close()));
   }
+}
+
+/** Why no sandbox can start: each thing tried and why it failed (Docker only when it was tried), then what to do. */
+function noSandboxMessage(dockerWhy: string | undefined): string {
+  const isolation = ISOLATION_MODES.map(
+    (m) => isolationUnavailable(m) ?? (m === "bwrap" ? "bubblewrap (bwrap) is not installed or not permitted" : "unshare needs root"),
+  );
+  return (
+    `no sandbox is available: ${[dockerWhy, ...isolation].filter((x) => x !== undefined).join("; ")}. ` +
+    `Install bubblewrap (apt-get install bubblewrap)${dockerWhy === undefined ? ", run with --sandbox docker where Docker runs," : " or start Docker,"} ` +
+    "or pass --unsafe-no-sandbox to run commands unisolated."
+  );
 }
