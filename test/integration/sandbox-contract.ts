@@ -171,6 +171,24 @@ for host, port in [("127.0.0.1", ${port}), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
       }
     });
 
+    test("a file written past the file size limit stops its writer with the reason; smaller files and the sandbox go on", async () => {
+      const s = await (await get()).acquire(request({ fileBytes: 1 << 20 }, b.image));
+      try {
+        const big = await s.exec("head -c 3000000 /dev/zero > big.bin");
+        assert.equal(big.status, "ok", big.reason);
+        assert.equal(big.exitCode, 153, JSON.stringify(big));
+        assert.match(big.reason ?? "", /file size limit exceeded.*1048576 byte/);
+        assert.equal((await s.readFiles(["big.bin"]))["big.bin"]?.length, 1 << 20);
+        // Python ignores SIGXFSZ: its write fails with EFBIG instead, and /tmp is held to the same limit.
+        const py = await s.exec(["python3", "-c", "open('/tmp/t.bin','wb').write(b'x' * 2000000)"]);
+        assert.deepEqual([py.exitCode, /File too large/.test(py.stderr)], [1, true], JSON.stringify(py));
+        const small = await s.exec("head -c 500000 /dev/zero > small.bin && wc -c < small.bin");
+        assert.deepEqual([small.exitCode, small.stdout.trim(), small.reason], [0, "500000", undefined]);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("10 MB of output is capped and marked", async () => {
       const s = await (await get()).acquire(request({}, b.image));
       try {

@@ -29,7 +29,7 @@ ${sandbox}
 test("sandboxRequest maps the manifest's sandbox spec to bytes, image and labels", (t) => {
   const { dir, cleanup } = makeEnvDir({
     "environment.yaml": MANIFEST(
-      "  image: rlenv/python:bookworm\n  workdir: /work\n  limits: {cpus: 2, memory: 512m, pids: 100, tmpfs: 64m, output: 5000}",
+      "  image: rlenv/python:bookworm\n  workdir: /work\n  limits: {cpus: 2, memory: 512m, pids: 100, tmpfs: 64m, output: 5000, file_size: 2m}",
     ),
     "tasks.jsonl": '{"id": "t1", "prompt": "p"}\n',
   });
@@ -41,7 +41,7 @@ test("sandboxRequest maps the manifest's sandbox spec to bytes, image and labels
     image: "rlenv/python:bookworm",
     workdir: "/work",
     user: "1000:1000",
-    limits: { cpus: 2, memoryBytes: 512 << 20, pids: 100, outputBytes: 5000, tmpfsBytes: 64 << 20 },
+    limits: { cpus: 2, memoryBytes: 512 << 20, pids: 100, outputBytes: 5000, tmpfsBytes: 64 << 20, fileBytes: 2 << 20 },
     labels: { "rlenv.run": "r1" },
     reuse: true,
   });

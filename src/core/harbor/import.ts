@@ -72,7 +72,7 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
         user: s.user,
         rootfs: "writable",
         reset: "recreate",
-        limits: { cpus: s.limits.cpus, memory: s.limits.memory, pids: s.limits.pids, tmpfs: s.limits.tmpfs },
+        limits: { cpus: s.limits.cpus, memory: s.limits.memory, pids: s.limits.pids, tmpfs: s.limits.tmpfs, file_size: s.limits.file_size },
         timeouts: { step: s.timeouts.step, rollout: s.timeouts.rollout },
       },
       tasks: "tasks",

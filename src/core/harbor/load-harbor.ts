@@ -281,7 +281,8 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       user: "0:0",
       rootfs: "writable",
       reset: "recreate",
-      limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g" },
+      // The task's disk size bounds each file it writes: no quota on the total here (see task-config.ts).
+      limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g", file_size: `${config.storageMb}m` },
       timeouts: { step: stepTimeout, rollout: rolloutTimeout },
     },
     tasks: HARBOR_CONFIG,

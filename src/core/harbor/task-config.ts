@@ -96,8 +96,10 @@ export const KNOWN: Record<string, ReadonlySet<string>> = {
 
 /** Fields read but not acted on here, with what that means for a run. */
 const UNSUPPORTED: Record<string, string> = {
-  "environment.storage": "the disk size is not enforced (the engine's storage quota needs xfs with pquota)",
-  "environment.storage_mb": "the disk size is not enforced (the engine's storage quota needs xfs with pquota)",
+  "environment.storage":
+    "the disk size bounds each file (sandbox.limits.file_size), not their total (the engine's storage quota needs xfs with pquota)",
+  "environment.storage_mb":
+    "the disk size bounds each file (sandbox.limits.file_size), not their total (the engine's storage quota needs xfs with pquota)",
   "environment.gpus": "no GPU is given to sandboxes",
   "environment.gpu_types": "no GPU is given to sandboxes",
   "environment.tpu": "no TPU is given to sandboxes",

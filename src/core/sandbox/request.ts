@@ -24,6 +24,7 @@ export function sandboxRequest(env: Environment, labels: Record<string, string> 
       pids: s.limits.pids,
       outputBytes: s.limits.output,
       tmpfsBytes: parseSize(s.limits.tmpfs),
+      fileBytes: parseSize(s.limits.file_size),
     },
     labels,
     reuse: s.reset === "restore" && s.rootfs !== "writable",

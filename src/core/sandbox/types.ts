@@ -112,7 +112,15 @@ export interface SandboxRequest {
   image?: string;
   workdir: string;
   user?: string;
-  limits: { cpus: number; memoryBytes: number; pids: number; outputBytes: number; tmpfsBytes: number };
+  limits: {
+    cpus: number;
+    memoryBytes: number;
+    pids: number;
+    outputBytes: number;
+    tmpfsBytes: number;
+    /** Largest file a command may write (RLIMIT_FSIZE); absent: no limit. */
+    fileBytes?: number;
+  };
   labels?: Record<string, string>;
   signal?: AbortSignal;
   /**

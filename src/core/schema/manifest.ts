@@ -19,6 +19,13 @@ export const SandboxLimits = z.strictObject({
   pids: z.number().int().positive().default(256),
   output: z.number().int().positive().default(1_000_000).describe("Bytes of stdout+stderr kept per exec"),
   tmpfs: z.string({ error: sizeHint }).default("256m").describe("Size of /tmp"),
+  file_size: z
+    .string({ error: sizeHint })
+    .regex(/^\d+(\.\d+)?\s*[kmgKMG]i?[bB]?$/, "a size such as 512m or 2g")
+    .default("1g")
+    .describe(
+      "Largest file a command may write (RLIMIT_FSIZE): a runaway writer is stopped there (exit 153, SIGXFSZ) instead of filling the host's disk",
+    ),
 });
 
 export const SandboxTimeouts = z.strictObject({

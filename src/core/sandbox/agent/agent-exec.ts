@@ -131,6 +131,9 @@ export async function agentExec(
   }
 }
 
+/** SIGXFSZ's number on Linux (x86 and arm alike). */
+const SIGXFSZ = 25;
+
 /** The agent's exec reply as an ExecResult; `hits` overrides the agent's own memory/pids counters. */
 export function execResultOf(r: AgentReply, opts: ExecOptions, req: SandboxRequest, started: number, hits?: LimitHits): ExecResult {
   const durationMs = performance.now() - started;
@@ -151,11 +154,17 @@ export function execResultOf(r: AgentReply, opts: ExecOptions, req: SandboxReque
       durationMs,
       reason: `out of memory (OOM kill at the ${req.limits.memoryBytes} byte limit)`,
     };
+  const code = r.signal ? 128 + r.signal : exitCode;
+  // SIGXFSZ (a shell in between makes it 153): the command wrote past the file size limit. A model's doing, scored as any failure.
+  const fileLimit = req.limits.fileBytes !== undefined && code === 128 + SIGXFSZ;
   return {
     status: "ok",
-    exitCode: r.signal ? 128 + r.signal : exitCode,
+    exitCode: code,
     ...out,
     durationMs,
     ...(pidsHit ? { reason: `fork refused: pids limit of ${req.limits.pids} reached` } : {}),
+    ...(fileLimit
+      ? { reason: `file size limit exceeded: a file reached the ${req.limits.fileBytes} byte limit (sandbox.limits.file_size)` }
+      : {}),
   };
 }

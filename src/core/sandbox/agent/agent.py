@@ -394,6 +394,10 @@ def main():
     # included), so the commands it runs, as the same user, cannot kill it. Python's own
     # SIGINT handler would let one through: a no-op instead (reset to default in children).
     signal.signal(signal.SIGINT, lambda *_: None)
+    # Under the sandbox's file size limit the agent's own writes (reset, put) fail with EFBIG
+    # rather than kill it; Popen's restore_signals gives its commands SIGXFSZ back, so a
+    # command that writes past the limit is stopped by it (exit 153).
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     os.set_blocking(0, False)
     sel.register(0, selectors.EVENT_READ, ("req", None))
     sel.register(wake_r, selectors.EVENT_READ, ("wake", None))

@@ -55,6 +55,8 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
       Memory: l.memoryBytes,
       MemorySwap: l.memoryBytes, // equal to Memory: no swap
       NanoCpus: Math.round(l.cpus * 1e9),
+      // The agent and every command inherit it; the agent ignores SIGXFSZ for its own writes, its commands do not (see agent.py).
+      ...(l.fileBytes !== undefined ? { Ulimits: [{ Name: "fsize", Soft: l.fileBytes, Hard: l.fileBytes }] } : {}),
       // Read-only unless the environment asks otherwise (Harbor tasks install and write outside the workdir, as in their own image).
       ReadonlyRootfs: !req.writableRoot,
       Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${l.tmpfsBytes},mode=1777` },

@@ -62,12 +62,14 @@ export function isolatedLaunch(
     ...(asInit ? { asInit } : {}),
   };
   let full = isolatedArgv(mode, layout, argv);
-  if (!cgroup && mode !== "none") {
-    // No cgroup to write: fall back to rlimits (address space for memory, so a big
-    // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
-    // counts every process of the host user, so it would refuse forks for unrelated reasons.
-    full = ["prlimit", `--as=${req.limits.memoryBytes}`, "--", ...full];
-  }
+  const rlimits: string[] = [];
+  // No cgroup to write: fall back to rlimits (address space for memory, so a big
+  // allocation fails with ENOMEM instead of an OOM kill). RLIMIT_NPROC is left alone: it
+  // counts every process of the host user, so it would refuse forks for unrelated reasons.
+  if (!cgroup && mode !== "none") rlimits.push(`--as=${req.limits.memoryBytes}`);
+  // The workdir and /tmp are host folders: the file size limit keeps a runaway writer off the host's disk.
+  if (req.limits.fileBytes !== undefined) rlimits.push(`--fsize=${req.limits.fileBytes}`);
+  if (rlimits.length > 0) full = ["prlimit", ...rlimits, "--", ...full];
   if (cgroup) {
     // Join the cgroup before exec so nothing the command forks escapes the limits.
     const join = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"';

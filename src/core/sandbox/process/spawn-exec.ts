@@ -109,6 +109,10 @@ export function spawnExec(launch: IsolatedLaunch, opts: ExecOptions, ctx: SpawnC
           ...o,
           durationMs,
           ...(forkRefused ? { reason: `fork refused: pids limit of ${limits.pids} reached` } : {}),
+          // Exit 153 = 128 + SIGXFSZ: the command wrote past the file size limit (see agent-exec.ts).
+          ...(limits.fileBytes !== undefined && exitCode === 153
+            ? { reason: `file size limit exceeded: a file reached the ${limits.fileBytes} byte limit (sandbox.limits.file_size)` }
+            : {}),
         });
       }
     });
