@@ -4,6 +4,7 @@
 // Parents whose only fault is a failed subtest are left out; the subtest is printed.
 import { readFileSync } from "node:fs";
 
+let printed = 0;
 for (const file of process.argv.slice(2)) {
   const lines = readFileSync(file, "utf8").split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -17,6 +18,7 @@ for (const file of process.argv.slice(2)) {
       block.push(l.slice(indent.length + 2));
     }
     if (block.some((l) => /^failureType: 'subtestsFailed'/.test(l))) continue;
+    if (printed++ === 0) console.log("\nfailed tests:");
     console.log(`✖ ${m[2]}  (${file.replace(/^.*\//, "")})`);
     let stackLines = 0;
     let inStack = false;
@@ -28,3 +30,4 @@ for (const file of process.argv.slice(2)) {
     }
   }
 }
+if (printed > 0) console.log("");

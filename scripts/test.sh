@@ -41,7 +41,8 @@ if [ -f .test-artifacts/extension-counts ]; then
   read -r ep ef < .test-artifacts/extension-counts; pass=$((pass + ep)); fail=$((fail + ef))
 fi
 # Why each failed test failed, last, where a CI log's tail is read.
-if [ "$fail" -gt 0 ]; then echo; echo "failed tests:"; node scripts/tap-failures.mjs .test-artifacts/tap/*.tap; echo; fi
+# (The extension host's failures are printed by its own runner, above.)
+if [ "$fail" -gt 0 ]; then node scripts/tap-failures.mjs .test-artifacts/tap/*.tap; fi
 if [ ${#failed[@]} -gt 0 ]; then echo "failed stages: ${failed[*]}"; fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ ${#failed[@]} -eq 0 ] && [ "$fail" -eq 0 ]

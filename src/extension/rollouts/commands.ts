@@ -60,9 +60,11 @@ export async function rolloutCommand(ctx: ExtensionCtx, arg: unknown): Promise<T
   if (!target || !env) return undefined;
   const policy = ctx.settings.policy();
   if (!policy.ok) {
+    // Not awaited: the command returns now; the notification's promise settles only when someone closes it.
     const open = "Open Settings";
-    if ((await vscode.window.showWarningMessage(`Cannot roll out: ${policy.reason}.`, open)) === open)
-      await vscode.commands.executeCommand("rlenv.openSettings");
+    void vscode.window.showWarningMessage(`Cannot roll out: ${policy.reason}.`, open).then((c) => {
+      if (c === open) void vscode.commands.executeCommand("rlenv.openSettings");
+    });
     return undefined;
   }
   const { rolloutTasks } = await import("./rollout");
