@@ -171,6 +171,31 @@ for host, port in [("127.0.0.1", ${port}), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
       }
     });
 
+    // A timeout of its own: what this guards against is a read that waits forever.
+    test("a FIFO or a link to a host file planted in the workdir: reads and the diff refuse them at once, never hang or leak", {
+      timeout: 60_000,
+    }, async () => {
+      const s = await (await get()).acquire(request({}, b.image));
+      try {
+        await s.reset({ "a.txt": "seed\n" });
+        const r = await s.exec("mkfifo fifo && ln -s /etc/hostname leak && mkdir d && mkfifo d/f && echo new > b.txt");
+        assert.equal(r.exitCode, 0, r.stderr);
+        const read = await s.readFiles(["fifo", "leak", "d/f", "b.txt"]);
+        assert.deepEqual(Object.fromEntries(Object.entries(read).map(([k, v]) => [k, v === null ? null : v.toString()])), {
+          fifo: null,
+          leak: null,
+          "d/f": null,
+          "b.txt": "new\n",
+        });
+        assert.deepEqual(
+          (await s.diff()).map((d) => d.path),
+          ["b.txt"],
+        );
+      } finally {
+        await s.close();
+      }
+    });
+
     test("a file written past the file size limit stops its writer with the reason; smaller files and the sandbox go on", async () => {
       const s = await (await get()).acquire(request({ fileBytes: 1 << 20 }, b.image));
       try {

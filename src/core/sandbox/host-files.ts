@@ -1,17 +1,22 @@
-import { constants } from "node:fs";
-import { lchown, lstat, mkdir, open, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rm, unlink } from "node:fs/promises";
 import path from "node:path";
 import { toBuffer } from "./diff";
 
 /** Every regular file under `dir`, keyed by its path relative to `dir` (forward slashes). */
 export async function readTree(dir: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
+  const root = await realpath(dir).catch(() => dir);
   async function walk(rel: string): Promise<void> {
     const entries = await readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(r);
-      else if (e.isFile()) out.set(r, await readFile(path.join(dir, r)));
+      else if (e.isFile()) {
+        // Read as readInside reads: the sandbox may swap the file for a link or a FIFO since the listing.
+        const b = await readRegular(root, path.join(dir, r));
+        if (b) out.set(r, b);
+      }
     }
   }
   await walk("");
@@ -60,7 +65,12 @@ export async function writeTree(dir: string, files: Record<string, string | Buff
     const st = await lstat(abs).catch(() => null);
     if (st && !st.isFile()) await rm(abs, { recursive: true, force: true });
     // O_NOFOLLOW: if a link appears between the check and the open, the open fails.
-    const fh = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode ?? 0o644);
+    // O_NONBLOCK: a FIFO planted since the check fails the open (ENXIO) instead of hanging it.
+    const fh = await open(
+      abs,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      mode ?? 0o644,
+    );
     try {
       if (owner) await fh.chown(owner.uid, owner.gid);
       // An explicit mode holds for a file that existed too (open applies it only when it creates).
@@ -82,10 +92,28 @@ export async function readInside(dir: string, abs: string): Promise<Buffer | nul
     const st = await lstat(cur).catch(() => null);
     if (!st || st.isSymbolicLink() || !st.isDirectory()) return null;
   }
-  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null);
+  return readRegular(await realpath(dir).catch(() => dir), abs);
+}
+
+/** Whether /proc/self/fd names an open file's path here (Linux): what checks where a file really is. */
+const PROC_FD = existsSync("/proc/self/fd");
+
+/**
+ * A regular file's bytes, or null. O_NOFOLLOW: a link in its place is not followed. O_NONBLOCK:
+ * a FIFO in its place opens at once (and is refused) instead of waiting for a writer forever.
+ * Where it was opened is checked against `root` (a real path): a folder on the way that the
+ * sandbox swapped for a link after it was looked at cannot carry the read out of the sandbox.
+ */
+async function readRegular(root: string, abs: string): Promise<Buffer | null> {
+  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
   if (!fh) return null;
   try {
-    return (await fh.stat()).isFile() ? await fh.readFile() : null;
+    if (!(await fh.stat()).isFile()) return null;
+    if (PROC_FD) {
+      const where = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null);
+      if (where === null || !where.startsWith(root + path.sep)) return null;
+    }
+    return await fh.readFile();
   } finally {
     await fh.close();
   }
