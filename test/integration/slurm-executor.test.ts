@@ -95,6 +95,21 @@ async function runningTask(client: RunnerClient, jobId: string, index: number): 
   );
 }
 
+/** Waits (30 s at most) until no process of the job is left; a timeout names those that are. */
+async function noProcessLeft(jobId: string): Promise<void> {
+  let left: string[] = [];
+  await waitFor(
+    "no process of the job",
+    () => {
+      left = jobProcesses(jobId);
+      return left.length === 0 ? true : undefined;
+    },
+    30_000,
+    250,
+    () => left.join("; "),
+  );
+}
+
 /** The processes whose environment names the job: what a cancel must leave none of. */
 function jobProcesses(jobId: string): string[] {
   return readdirSync("/proc")
@@ -187,17 +202,7 @@ test("DELETE cancels every shard: no Slurm job left pending or running, no proce
     states.every(([, , s]) => s === "CANCELLED"),
     JSON.stringify(states),
   );
-  let left: string[] = [];
-  await waitFor(
-    "no process of the job",
-    () => {
-      left = jobProcesses(job.id);
-      return left.length === 0 ? true : undefined;
-    },
-    30_000,
-    250,
-    () => left.join("; "),
-  );
+  await noProcessLeft(job.id);
 });
 
 test("shards that start their own policy server: they complete, and a cancel leaves no process of the job (server included)", {
@@ -234,17 +239,7 @@ test("shards that start their own policy server: they complete, and a cancel lea
     100,
   );
   assert.equal((await client.cancel(waiting.id)).state, "cancelled");
-  let left: string[] = [];
-  await waitFor(
-    "no process of the job",
-    () => {
-      left = jobProcesses(waiting.id);
-      return left.length === 0 ? true : undefined;
-    },
-    30_000,
-    250,
-    () => left.join("; "),
-  );
+  await noProcessLeft(waiting.id);
 });
 
 for (const how of ["SIGKILL", "SIGTERM"] as const) {

@@ -197,9 +197,6 @@ export function inArrayRange(range: string, i: number): boolean {
   return false;
 }
 
-/** How long the shards' states may go unread (slurmrestd down or timing out) before the job fails. */
-export const POLL_GIVE_UP_MS = 5 * 60_000;
-
 /**
  * Cancels each Slurm job, trying each up to three times a second apart (slurmctld under
  * load times requests out); returns "id: reason" for those that could not be cancelled.

@@ -9,8 +9,9 @@ import { jobTaskIds, keptRollouts } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { hasFinished } from "./rollout-watch";
 import { shq } from "./shell-quote";
-import { cancelEach, POLL_GIVE_UP_MS, SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
+import { cancelEach, SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
 import type { SlurmControl } from "./slurm-control";
+import { PollFailures, pollSleep } from "./slurm-poll";
 import { execLast, NOTE_STOP } from "./slurm-script";
 
 /** Failed shards on one node after which later shards of the job keep off it. */
@@ -106,7 +107,7 @@ async function elasticLoop(
 ): Promise<void> {
   let chunk = opts.rollouts_per_shard;
   const maxShards = opts.max_shards ?? Number.POSITIVE_INFINITY;
-  let failingSince: number | undefined;
+  const unread = new PollFailures();
   for (;;) {
     if (ctx.signal.aborted) {
       // A runner restart leaves the shards to run; the next runner re-adopts them.
@@ -118,15 +119,10 @@ async function elasticLoop(
     try {
       await refreshStates(ctx, deps.client);
       nodes = await deps.client.nodes();
-      failingSince = undefined;
+      unread.ok();
     } catch (e) {
-      // slurmrestd restarting or slow under load is no reason to fail a long job: the shards run on without us.
-      const first = failingSince === undefined;
-      failingSince ??= Date.now();
-      const msg = (e as Error).message;
-      if (Date.now() - failingSince > POLL_GIVE_UP_MS) throw new Error(`Slurm has not answered for ${POLL_GIVE_UP_MS / 1000} s: ${msg}`);
-      if (first) ctx.log(`reading the shards' states from Slurm failed (${msg}): trying again`);
-      await sleep(deps.pollMs, ctx.signal);
+      unread.failed(e, (line) => ctx.log(line));
+      await pollSleep(deps.pollMs, ctx.signal);
       continue;
     }
     const units = ctx.job().units;
@@ -160,7 +156,7 @@ async function elasticLoop(
       );
       await submitShards(ctx, deps, shares, tries, excluded, partition);
     }
-    await sleep(deps.pollMs, ctx.signal);
+    await pollSleep(deps.pollMs, ctx.signal);
   }
 }
 
@@ -320,18 +316,4 @@ async function cancelActive(ctx: ExecutionContext, client: SlurmClient): Promise
     for (const u of j.units) if (!unitEnded(u)) u.state = "cancelled";
   });
   if (failures.length > 0) throw new Error(`Slurm refused to cancel: ${failures.join("; ")}`);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", done);
-      resolve();
-    }, ms);
-    const done = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

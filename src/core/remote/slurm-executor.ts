@@ -5,8 +5,9 @@ import type { ExecutionContext, Executor } from "./executor";
 import { shuttingDown, unitEnded } from "./executor";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { shq } from "./shell-quote";
-import { cancelEach, inArrayRange, POLL_GIVE_UP_MS, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
+import { cancelEach, inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
 import { SlurmControl } from "./slurm-control";
+import { PollFailures, pollSleep } from "./slurm-poll";
 import { execLast, LEAVE_IF_STOPPED, NOTE_STOP, runAndWait } from "./slurm-script";
 import { runElastic } from "./slurm-elastic";
 
@@ -86,22 +87,17 @@ export class SlurmExecutor implements Executor {
     const pending = ctx.job().units.filter((u) => u.state === "pending" && u.slurm_job_id === undefined);
     if (pending.length > 0) await this.submit(ctx, pending, 1);
     const pollMs = this.opts.pollMs ?? 1000;
-    let failingSince: number | undefined;
+    const unread = new PollFailures();
     while (!ctx.signal.aborted) {
       const running = ctx.job().units.filter((u) => !unitEnded(u));
       if (running.length === 0) return;
       let byJob: Map<number, SlurmTaskState[]>;
       try {
         byJob = await this.readTasks(running);
-        failingSince = undefined;
+        unread.ok();
       } catch (e) {
-        // slurmrestd restarting or slow under load is no reason to fail a long job: the shards run on without us.
-        const first = failingSince === undefined;
-        failingSince ??= Date.now();
-        const msg = (e as Error).message;
-        if (Date.now() - failingSince > POLL_GIVE_UP_MS) throw new Error(`Slurm has not answered for ${POLL_GIVE_UP_MS / 1000} s: ${msg}`);
-        if (first) ctx.log(`reading the shards' states from Slurm failed (${msg}): trying again`);
-        await sleep(pollMs, ctx.signal);
+        unread.failed(e, (line) => ctx.log(line));
+        await pollSleep(pollMs, ctx.signal);
         continue;
       }
       const retry: WorkUnit[] = [];
@@ -146,7 +142,7 @@ export class SlurmExecutor implements Executor {
         this.setUnit(ctx, unit.id, { runs_dir: path.join("units", unit.id, `a${attempt}`) });
         await this.submit(ctx, [unit], attempt);
       }
-      await sleep(pollMs, ctx.signal);
+      await pollSleep(pollMs, ctx.signal);
     }
   }
 
@@ -265,17 +261,3 @@ export class SlurmExecutor implements Executor {
 /** Polls a URL until it answers 2xx or the timeout (s) passes; exit 0 when ready. */
 const READY_CHECK = `const [url, t] = process.argv.slice(1); const end = Date.now() + Number(t) * 1000;
 (async () => { while (Date.now() < end) { try { const r = await fetch(url); if (r.ok) process.exit(0); } catch {} await new Promise((r) => setTimeout(r, 500)); } process.exit(1); })();`;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}

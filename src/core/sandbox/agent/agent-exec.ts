@@ -1,4 +1,5 @@
 import { toBuffer } from "../diff";
+import { fileSizeReason } from "../limit-reasons";
 import { formatOutput } from "../output";
 import type { ExecOptions, ExecResult, SandboxRequest, WorkdirFiles } from "../types";
 import type { AgentClient, AgentReply } from "./agent-client";
@@ -131,9 +132,6 @@ export async function agentExec(
   }
 }
 
-/** SIGXFSZ's number on Linux (x86 and arm alike). */
-const SIGXFSZ = 25;
-
 /** The agent's exec reply as an ExecResult; `hits` overrides the agent's own memory/pids counters. */
 export function execResultOf(r: AgentReply, opts: ExecOptions, req: SandboxRequest, started: number, hits?: LimitHits): ExecResult {
   const durationMs = performance.now() - started;
@@ -155,16 +153,13 @@ export function execResultOf(r: AgentReply, opts: ExecOptions, req: SandboxReque
       reason: `out of memory (OOM kill at the ${req.limits.memoryBytes} byte limit)`,
     };
   const code = r.signal ? 128 + r.signal : exitCode;
-  // SIGXFSZ (a shell in between makes it 153): the command wrote past the file size limit. A model's doing, scored as any failure.
-  const fileLimit = req.limits.fileBytes !== undefined && code === 128 + SIGXFSZ;
+  const fileLimit = fileSizeReason(req.limits, code);
   return {
     status: "ok",
     exitCode: code,
     ...out,
     durationMs,
     ...(pidsHit ? { reason: `fork refused: pids limit of ${req.limits.pids} reached` } : {}),
-    ...(fileLimit
-      ? { reason: `file size limit exceeded: a file reached the ${req.limits.fileBytes} byte limit (sandbox.limits.file_size)` }
-      : {}),
+    ...(fileLimit ? { reason: fileLimit } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { fileSizeReason } from "../limit-reasons";
 import { OutputCollector } from "../output";
 import type { ExecOptions, ExecResult, SandboxRequest } from "../types";
 import type { IsolatedLaunch } from "./agent-process";
@@ -103,16 +104,14 @@ export function spawnExec(launch: IsolatedLaunch, opts: ExecOptions, ctx: SpawnC
           sandboxLost: true,
         });
       } else {
+        const fileLimit = fileSizeReason(limits, exitCode);
         resolve({
           status: "ok",
           exitCode,
           ...o,
           durationMs,
           ...(forkRefused ? { reason: `fork refused: pids limit of ${limits.pids} reached` } : {}),
-          // Exit 153 = 128 + SIGXFSZ: the command wrote past the file size limit (see agent-exec.ts).
-          ...(limits.fileBytes !== undefined && exitCode === 153
-            ? { reason: `file size limit exceeded: a file reached the ${limits.fileBytes} byte limit (sandbox.limits.file_size)` }
-            : {}),
+          ...(fileLimit ? { reason: fileLimit } : {}),
         });
       }
     });
