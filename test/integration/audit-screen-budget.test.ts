@@ -14,6 +14,7 @@ import { auditEnvironment } from "../../src/core/audit/run-audit";
 import { candidateFiles, screenPlan } from "../../src/core/audit/screen";
 import { loadEnvironment } from "../../src/core/environment";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
+import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
 import { makeEnvDir } from "../support/tmp-env";
 
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";
@@ -115,4 +116,61 @@ test("audit: a mutant that loops forever is killed by a rollout's timeout, with 
     ]);
   assert.deepEqual(counts(screened), counts(played));
   for (const t of screened.tasks) for (const s of t.mutation?.survivors ?? []) assert.ok(existsSync(s.trajectory), s.trajectory);
+});
+
+/** The screen's requests and replies as they went through a provider's sandboxes (rlenv_screen.py's JSON on stdin and stdout). */
+type ScreenExec = { candidates: Array<{ files?: Record<string, string> }>; replies: Array<{ over_budget?: boolean }> };
+function watchScreens(inner: SandboxProvider): { provider: SandboxProvider; screens: ScreenExec[] } {
+  const screens: ScreenExec[] = [];
+  const provider: SandboxProvider = {
+    backend: inner.backend,
+    shutdown: () => inner.shutdown(),
+    acquire: async (req) => {
+      const sb = await inner.acquire(req);
+      return new Proxy(sb, {
+        get(target, key, receiver) {
+          if (key !== "exec") return Reflect.get(target, key, receiver);
+          const exec: Sandbox["exec"] = async (command, opts) => {
+            const r = await target.exec(command, opts);
+            if (Array.isArray(command) && command[0] === "python3" && command[2] === "-c" && typeof opts?.stdin === "string") {
+              const req = JSON.parse(opts.stdin) as { candidates: ScreenExec["candidates"] };
+              const replies = (JSON.parse(r.stdout) as { candidates: ScreenExec["replies"] }).candidates;
+              screens.push({ candidates: req.candidates, replies });
+            }
+            return r;
+          };
+          return exec;
+        },
+      });
+    },
+  };
+  return { provider, screens };
+}
+
+test("audit: a mutant the screen stopped over its budget is not traced for the equivalence check (its rollout decides first)", {
+  timeout: 600_000,
+}, async () => {
+  const { env } = loadCountdown();
+  const inner = await createSandboxProvider({ backend: "process" });
+  cleanups.push(() => inner.shutdown());
+  const { provider, screens } = watchScreens(inner);
+  const runsDir = mkdtempSync(path.join(os.tmpdir(), "rlenv-audit-budget-"));
+  cleanups.push(() => rmSync(runsDir, { recursive: true, force: true }));
+  const audit = await auditEnvironment(env, {
+    providers: [{ backend: "process", provider }],
+    runsDir,
+    runs: 1,
+    mutants: 20,
+    seed: 0,
+    concurrency: 4,
+    probes: [],
+  });
+  assert.equal(audit.tasks[0]?.ok, true, JSON.stringify(audit.tasks[0]));
+  const traced = (c: ScreenExec["candidates"][number]) => Object.keys(c.files ?? {}).some((f) => f.endsWith("sitecustomize.py"));
+  const stopped = screens
+    .filter((s) => !s.candidates.some(traced))
+    .flatMap((s) => s.candidates.filter((_, k) => s.replies[k]?.over_budget).map((c) => c.files?.["solution.py"]));
+  assert.ok(stopped.length > 0, "some mutant of countdown loops and the screen stopped it");
+  const tracedSources = screens.flatMap((s) => s.candidates.filter(traced).map((c) => c.files?.["solution.py"]));
+  for (const source of stopped) assert.ok(!tracedSources.includes(source), `traced though the screen stopped it:\n${source}`);
 });

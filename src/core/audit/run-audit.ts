@@ -56,6 +56,8 @@ interface MutationPlan {
       code?: CodeMutant;
       /** The screen's replay of the real verifier scored it below the reference: killed without a rollout. */
       screenKilled?: boolean;
+      /** The screen saw it finish and scored it at least the reference: a likely survivor of its rollout. */
+      screenPassed?: boolean;
     }
   >;
   equivalentUpFront: number;
@@ -155,13 +157,18 @@ async function planMutation(
             for (const [k, item] of items.entries()) {
               screened = true;
               const r = s.rewards[reruns + k];
-              if (r !== null && r !== undefined && r < reference) item.screenKilled = true;
+              if (r === null || r === undefined) continue;
+              if (r < reference) item.screenKilled = true;
+              else item.screenPassed = true;
             }
         }
       }
       // The likely survivors' outputs for the equivalence check, while this workbench is open (else one is opened again for them).
+      // Only those the screen saw pass: one it could not judge (most often still running past its budget, a loop a mutation
+      // made) is traced under the verifier's full timeout, one after another, and its rollout nearly always kills it; the few
+      // that survive their rollout get their outputs in the equivalence phase. (One task's looping mutants cost 70 s here.)
       let outputs: MutationPlan["outputs"];
-      const through = items.filter((i) => i.code && !i.screenKilled);
+      const through = items.filter((i) => i.code && i.screenPassed);
       if (screened && through.length > 0) {
         try {
           const coded = through.flatMap((i) => (i.code ? [{ id: i.id, code: i.code }] : []));
