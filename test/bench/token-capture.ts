@@ -83,7 +83,11 @@ function bodies(capture: boolean): string[] {
         ? {
             token_ids: completionIdsOf[t],
             logprobs: {
-              content: (completionIdsOf[t] ?? []).map((id, i) => ({ token: `t${id}`, logprob: logprobsOf[t]?.[i], bytes: [] })),
+              // Each entry as vLLM writes it: the token's text, its logprob, its UTF-8 bytes, no alternatives.
+              content: (completionIdsOf[t] ?? []).map((id, i) => {
+                const token = qwenDecode([id]);
+                return { token, logprob: logprobsOf[t]?.[i], bytes: [...Buffer.from(token)], top_logprobs: [] };
+              }),
             },
           }
         : {}),

@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai"
 import type { ChatToolCall, Usage } from "../schema/trajectory";
 import { observe } from "../rollout/observations";
 import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { parseCompletionBody } from "../tokens/parse-completion";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
@@ -108,7 +109,12 @@ export class OpenAIPolicy implements Policy {
     const request = requestSignal(req.signal);
     let res: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      res = await this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: request.signal });
+      const sent = this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: request.signal });
+      // With capture the body is read here (its logprob entries slimmed before JSON.parse); errors and
+      // statuses are the SDK's as before: asResponse resolves only for a 2xx.
+      res = this.capture
+        ? (parseCompletionBody(await (await sent.asResponse()).text()) as OpenAI.Chat.Completions.ChatCompletion)
+        : await sent;
     } finally {
       request.done();
     }

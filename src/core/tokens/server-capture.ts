@@ -17,7 +17,8 @@ export interface WireChoice {
   token_ids?: number[] | null;
   output_token_ids?: number[] | null;
   prompt_token_ids?: number[] | null;
-  logprobs?: { content?: WireLogprob[] | null } | null;
+  /** The entries, or (read by parseCompletionBody) their logprobs alone where an entry had the usual shape. */
+  logprobs?: { content?: Array<WireLogprob | number> | null } | null;
 }
 
 export interface WireResponse {
@@ -31,9 +32,10 @@ export const CAPTURE_REQUEST = { logprobs: true, return_token_ids: true } as con
 
 const ID_TOKEN = /^token_id:(\d+)$/;
 
-function idsFromLogprobs(entries: readonly WireLogprob[]): number[] | undefined {
+function idsFromLogprobs(entries: ReadonlyArray<WireLogprob | number>): number[] | undefined {
   const ids: number[] = [];
   for (const e of entries) {
+    if (typeof e === "number") return undefined;
     if (typeof e.token_id === "number") ids.push(e.token_id);
     else {
       const m = e.token !== undefined ? ID_TOKEN.exec(e.token) : null;
@@ -64,7 +66,8 @@ export function tokensFromResponse(res: WireResponse, choice: WireChoice): Sampl
   // Logprobs that do not line up one to one with the ids are not the sampled tokens' own: left out, never guessed.
   let lps: number[] | undefined = entries.length === completionIds.length ? new Array<number>(entries.length) : undefined;
   for (let i = 0; lps && i < entries.length; i++) {
-    const lp = entries[i]?.logprob;
+    const e = entries[i];
+    const lp = typeof e === "number" ? e : e?.logprob;
     if (typeof lp === "number") lps[i] = lp;
     else lps = undefined;
   }
