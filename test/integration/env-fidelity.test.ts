@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { sandboxFiles } from "../../src/core/environment/file-content";
@@ -8,7 +8,7 @@ import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import { png, randomBin, sha256, sqliteDb } from "../support/binary-fixtures";
-import { backendSkip, oracle, rewardEvent, rollOut, trajectoryDir } from "./code-rollouts";
+import { backendSkip, nop, oracle, rewardEvent, rollOut, trajectoryDir } from "./code-rollouts";
 import { tmp } from "./rollout-helpers";
 
 /**
@@ -90,6 +90,76 @@ function jsonlEnv(): string {
   return dir;
 }
 
+/**
+ * Executable files: the hidden check is run as ./check.sh (no shell named), and checks every
+ * file's mode as the sandbox shows it: executable seed, hidden and solution files (text and
+ * binary) 755, the others 644, and the executable seed script runs as ./run.sh.
+ */
+const EXEC_MANIFEST = (tasks: string) => `name: fidelity-modes
+domain: code
+sandbox: { workdir: /workspace, timeouts: { step: 60, rollout: 240 } }
+tasks: ${tasks}
+tools: [bash, write_file, submit]
+reward:
+  - type: tests
+    command: ./check.sh
+    format: exit-code
+validation: { oracle: { min: 1 }, nop: { max: 0 } }
+`;
+const EXEC_FILES = {
+  seed: { "run.sh": "#!/bin/sh\necho ran\n", "tool.bin": Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]) },
+  seedPlain: { "data.txt": "plain\n", "blob.bin": Buffer.from([0, 1, 2]) },
+  solution: { "solved/go.sh": "#!/bin/sh\necho go\n" },
+  solutionPlain: { "solved/notes.txt": "done\n" },
+};
+const CHECK_SH = `#!/bin/sh
+# The solution's marker: the nop rollout has none and must score 0.
+[ -f solved/notes.txt ] || { echo "no solution"; exit 1; }
+modes=$(stat -c '%n=%a' run.sh tool.bin data.txt blob.bin solved/go.sh solved/notes.txt check.sh | tr '\\n' ' ')
+echo "$modes"
+[ "$modes" = "run.sh=755 tool.bin=755 data.txt=644 blob.bin=644 solved/go.sh=755 solved/notes.txt=644 check.sh=755 " ] || exit 1
+[ "$(./run.sh)" = ran ] && [ "$(./solved/go.sh)" = go ]
+`;
+
+function execFolderEnv(): string {
+  const dir = tmp("rlenv-fid-");
+  const t = path.join(dir, "tasks/t1");
+  const put = (rel: string, c: string | Buffer, mode: number) => {
+    mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+    writeFileSync(path.join(t, rel), c);
+    chmodSync(path.join(t, rel), mode);
+  };
+  for (const [rel, c] of Object.entries(EXEC_FILES.seed)) put(`files/${rel}`, c, 0o755);
+  for (const [rel, c] of Object.entries(EXEC_FILES.seedPlain)) put(`files/${rel}`, c, 0o644);
+  for (const [rel, c] of Object.entries(EXEC_FILES.solution)) put(`solution/${rel}`, c, 0o700);
+  for (const [rel, c] of Object.entries(EXEC_FILES.solutionPlain)) put(`solution/${rel}`, c, 0o600);
+  put("tests/check.sh", CHECK_SH, 0o755);
+  writeFileSync(path.join(t, "task.yaml"), "prompt: Run it\n");
+  writeFileSync(path.join(dir, "environment.yaml"), EXEC_MANIFEST("tasks"));
+  return dir;
+}
+
+function execJsonlEnv(): string {
+  const dir = tmp("rlenv-fid-");
+  const as = (c: string | Buffer, executable: boolean) =>
+    typeof c === "string"
+      ? executable
+        ? { text: c, executable }
+        : c
+      : { base64: c.toString("base64"), ...(executable ? { executable } : {}) };
+  const map = (m: Record<string, string | Buffer>, x: boolean) => Object.fromEntries(Object.entries(m).map(([k, c]) => [k, as(c, x)]));
+  const task = {
+    id: "t1",
+    prompt: "Run it",
+    files: { ...map(EXEC_FILES.seed, true), ...map(EXEC_FILES.seedPlain, false) },
+    tests: { files: { "check.sh": as(CHECK_SH, true) } },
+    solution: { files: { ...map(EXEC_FILES.solution, true), ...map(EXEC_FILES.solutionPlain, false) } },
+  };
+  writeFileSync(path.join(dir, "tasks.jsonl"), `${JSON.stringify(task)}\n`);
+  writeFileSync(path.join(dir, "environment.yaml"), EXEC_MANIFEST("tasks.jsonl"));
+  return dir;
+}
+
 /** Links out of the folder to a host file holding a secret: refused by the loader, and the sandbox never shows it. */
 function linkEnv(secret: string): string {
   const host = tmp("rlenv-host-");
@@ -163,6 +233,31 @@ for (const backend of ["process", "docker"] as const) {
           const rolled = await rollOut(env, task, oracle(task), p, dir);
           const reward = rewardEvent(rolled.events);
           assert.equal(reward?.total, 1, JSON.stringify(reward?.components ?? rolled.events.filter((e) => e.type === "error")));
+        } finally {
+          cleanup();
+        }
+      });
+    }
+
+    for (const [form, make] of [
+      ["a task folder (modes on disk)", execFolderEnv],
+      ["a JSONL line (executable: true)", execJsonlEnv],
+    ] as const) {
+      test(`executable seed, hidden and solution files from ${form} keep mode 755, the others 644`, { skip }, async () => {
+        const { env, problems } = loadEnvironment(make());
+        assert.deepEqual(problems, []);
+        assert.ok(env);
+        const task = env.tasks[0];
+        assert.ok(task);
+        const { dir, cleanup } = trajectoryDir();
+        try {
+          const p = await get();
+          const rolled = await rollOut(env, task, oracle(task), p, dir);
+          const reward = rewardEvent(rolled.events);
+          assert.equal(reward?.total, 1, JSON.stringify(reward?.components ?? rolled.events.filter((e) => e.type === "error")));
+          // Without the solution the same check fails: it judges, it does not pass everything.
+          const nopped = await rollOut(env, task, nop(), p, dir);
+          assert.equal(rewardEvent(nopped.events)?.total, 0);
         } finally {
           cleanup();
         }

@@ -2,7 +2,7 @@
 // for byte; what export writes (from an imported task or from a native environment) passes
 // Harbor's own task config model (written again in ./harbor-model.ts).
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -121,6 +121,46 @@ test("a native environment exported as Harbor tasks: Harbor's model accepts each
         "a verifier Harbor cannot run is said, not dropped",
       );
     }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test("export keeps executable bits: seed files in the image's build context, hidden files, the solution's writes", () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "rlenv-harbor-modes-"));
+  try {
+    const src = path.join(tmp, "env");
+    const t = path.join(src, "tasks/t1");
+    const put = (rel: string, text: string, mode: number) => {
+      mkdirSync(path.dirname(path.join(t, rel)), { recursive: true });
+      writeFileSync(path.join(t, rel), text);
+      chmodSync(path.join(t, rel), mode);
+    };
+    put("files/run.sh", "#!/bin/sh\necho ran\n", 0o755);
+    put("files/data.txt", "plain\n", 0o644);
+    put("tests/check.sh", "#!/bin/sh\n./run.sh\n", 0o755);
+    put("tests/expected.txt", "ran\n", 0o644);
+    put("solution/go.sh", "#!/bin/sh\necho go\n", 0o700);
+    put("solution/notes.txt", "done\n", 0o644);
+    writeFileSync(path.join(t, "task.yaml"), "prompt: Run it\n");
+    writeFileSync(
+      path.join(src, "environment.yaml"),
+      "name: modes\ndomain: code\nsandbox: { workdir: /workspace }\ntasks: tasks\ntools: [bash, submit]\nreward:\n  - type: tests\n    command: ./check.sh\n    format: exit-code\n",
+    );
+    const { env, problems } = loadEnvironment(src);
+    assert.deepEqual(problems, []);
+    assert.ok(env);
+    const out = exportHarbor(env, path.join(tmp, "out"));
+    const dir = out.written[0];
+    assert.ok(dir);
+    const mode = (rel: string) => (statSync(path.join(dir, rel)).mode & 0o777).toString(8);
+    assert.equal(mode("environment/rlenv-seed/run.sh"), "755");
+    assert.equal(mode("environment/rlenv-seed/data.txt"), "644");
+    assert.equal(mode("tests/files/check.sh"), "755");
+    assert.equal(mode("tests/files/expected.txt"), "644");
+    const solve = readFileSync(path.join(dir, "solution/solve.sh"), "utf8");
+    assert.match(solve, /chmod 755 'go\.sh'/);
+    assert.doesNotMatch(solve, /chmod 755 'notes\.txt'/);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

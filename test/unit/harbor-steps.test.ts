@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { fileText } from "../../src/core/environment/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { importHarbor } from "../../src/core/harbor/import";
 import { parseTaskConfig } from "../../src/core/harbor/task-config";
@@ -85,8 +86,8 @@ test("the sample multi-step task loads as stages: step prompts, merged tests, pe
   assert.match(create?.prompt ?? "", /alpha/);
   // A step's tests are the shared tests/ with its own over them; the step without test.sh runs the shared one.
   assert.deepEqual(Object.keys(create?.tests?.files ?? {}).sort(), ["lib.sh", "test.sh"]);
-  assert.match(String(create?.tests?.files?.["test.sh"]), /alpha/);
-  assert.match(String(count?.tests?.files?.["test.sh"]), /count\.txt/);
+  assert.match(fileText(create?.tests?.files?.["test.sh"] ?? "") ?? "", /alpha/);
+  assert.match(fileText(count?.tests?.files?.["test.sh"] ?? "") ?? "", /count\.txt/);
   // The oracle: the step's own solution/, else the top-level one.
   assert.match(
     create?.solution?.commands?.[0] ?? "",

@@ -1,19 +1,13 @@
-/** A task's file map as the sandbox takes it: text as is, { base64 } entries as their bytes. */
-export function sandboxFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string | Buffer> {
-  const out: Record<string, string | Buffer> = {};
-  for (const [k, v] of Object.entries(map ?? {})) out[k] = typeof v === "string" ? v : Buffer.from(v.base64, "base64");
-  return out;
-}
+import { isExecutable, textFiles } from "../environment/file-content";
+import type { FileMap } from "../schema/common";
 
-/** Only the text files of a file map (the audit reads and rewrites source code, never binaries). */
-export function textFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(map ?? {})) if (typeof v === "string") out[k] = v;
-  return out;
-}
-
-/** A file map as text, or null when any of its files is binary (what takes the text files only would drop it). */
-export function allTextFiles(map: Record<string, string | { base64: string }> | undefined): Record<string, string> | null {
+/**
+ * A file map as text, or null when any of its files is binary or executable: the screen
+ * (rlenv_screen.py) writes text files with the default mode, so it would drop the one and
+ * lose the other's executable bits; such a task's candidates are played as rollouts.
+ */
+export function allTextFiles(map: FileMap | undefined): Record<string, string> | null {
   const out = textFiles(map);
-  return Object.keys(out).length === Object.keys(map ?? {}).length ? out : null;
+  const all = Object.entries(map ?? {});
+  return Object.keys(out).length === all.length && !all.some(([, c]) => isExecutable(c)) ? out : null;
 }

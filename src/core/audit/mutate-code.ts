@@ -5,7 +5,10 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
-import { allTextFiles, sandboxFiles, textFiles } from "./file-map";
+import { contentOfBytes, isExecutable, sandboxFiles, textFiles } from "../environment/file-content";
+import type { FileMap } from "../schema/common";
+import { allTextFiles } from "./file-map";
+import { markExecutable, writeTaskFiles } from "../sandbox/task-files";
 import { argvOf, type ScreenCandidate, type ScreenPlan, type ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
@@ -44,15 +47,18 @@ export class MutationWorkbench {
     private readonly env: Environment,
     private readonly task: LoadedTask,
     /** The solution's files as they are once it is applied (a patch's result included). */
-    readonly gold: Record<string, string>,
+    /** The reference solution's files as the oracle leaves them (a patch's result included), bytes and modes kept. */
+    readonly gold: FileMap,
   ) {}
 
   static async open(provider: SandboxProvider, env: Environment, task: LoadedTask, signal?: AbortSignal): Promise<MutationWorkbench> {
     const sb = await provider.acquire(sandboxRequest(env, { "rlenv.audit": task.id }, signal));
     try {
-      await sb.reset({ ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) });
+      const seed = { ...(task.files ?? {}), ...(task.visible_tests ?? {}) };
+      await sb.reset(sandboxFiles(seed));
+      await markExecutable(sb, seed);
       const s = task.solution ?? {};
-      if (s.files) await sb.writeFiles(sandboxFiles(s.files));
+      if (s.files) await writeTaskFiles(sb, s.files);
       if (s.patch) {
         const r = await sb.exec(
           "cat > /tmp/.rlenv-audit.patch && (git apply --whitespace=nowarn /tmp/.rlenv-audit.patch 2>/dev/null || patch -p1 --forward < /tmp/.rlenv-audit.patch)",
@@ -62,10 +68,11 @@ export class MutationWorkbench {
       }
       const names = [...new Set([...Object.keys(s.files ?? {}), ...patchedFiles(s.patch)])];
       const read = await sb.readFiles(names);
-      const gold: Record<string, string> = {};
+      const gold: FileMap = {};
       for (const n of names) {
         const b = read[n];
-        if (b) gold[n] = b.toString("utf8");
+        // Bytes as they are (a binary file decoded as UTF-8 would be written back damaged), executable as given.
+        if (b) gold[n] = contentOfBytes(b, isExecutable(s.files?.[n] ?? seed[n] ?? ""));
       }
       return new MutationWorkbench(sb, env, task, gold);
     } catch (e) {
@@ -115,7 +122,13 @@ export class MutationWorkbench {
   mutantSolution(m: CodeMutant): Solution {
     const s = this.task.solution ?? {};
     const { patch: _patch, ...rest } = s;
-    return { ...rest, files: { ...this.gold, [m.file]: m.source } };
+    return { ...rest, files: this.withMutant(m) };
+  }
+
+  /** The gold's files with one replaced by its mutant (an executable file stays one). */
+  withMutant(m: Pick<CodeMutant, "file" | "source">): FileMap {
+    const was = this.gold[m.file];
+    return { ...this.gold, [m.file]: was !== undefined && isExecutable(was) ? { text: m.source, executable: true } : m.source };
   }
 
   /**
@@ -124,8 +137,8 @@ export class MutationWorkbench {
    * solution's functions return while the hidden tests run (rlenv_trace.py). Null when it
    * cannot be told (a verifier with no command to trace).
    */
-  async outputs(files: Record<string, string>): Promise<string | null> {
-    await this.sb.writeFiles(files);
+  async outputs(files: FileMap): Promise<string | null> {
+    await writeTaskFiles(this.sb, files);
     const tests = this.tracedVerifier();
     if (!tests) return null;
     const timeoutMs = (tests.timeout ?? 60) * 1000;
@@ -149,7 +162,7 @@ export class MutationWorkbench {
     const command = this.task.tests?.command ?? tests.command;
     if (!command) return null;
     await this.installTracer();
-    if (this.task.tests?.files) await this.sb.writeFiles(sandboxFiles(this.task.tests.files));
+    if (this.task.tests?.files) await writeTaskFiles(this.sb, this.task.tests.files);
     await this.sb.exec(`rm -f ${TRACE_OUT}`, { timeoutMs: 10_000 });
     const r = await this.sb.exec(command, { stdin: TRACE_STDIN, timeoutMs, env: this.traceEnv() });
     const out = (await this.sb.readFiles([TRACE_OUT]))[TRACE_OUT];
@@ -164,12 +177,13 @@ export class MutationWorkbench {
    * set, which under load cost more than the traced runs. A stdio verifier, or files that are not
    * all text, take outputs() one set at a time. Leaves the workdir as restore() does.
    */
-  async outputsMany(sets: ReadonlyArray<Record<string, string>>): Promise<Array<string | null>> {
+  async outputsMany(sets: ReadonlyArray<FileMap>): Promise<Array<string | null>> {
     const tests = this.tracedVerifier();
     const command = this.task.tests?.command ?? tests?.command;
     const seed = allTextFiles({ ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) });
     const hidden = allTextFiles(this.task.tests?.files);
-    if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !seed || !hidden) {
+    const texts = sets.map((files) => allTextFiles(files));
+    if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !seed || !hidden || texts.some((t) => t === null)) {
       await this.restore();
       const out: Array<string | null> = [];
       for (const files of sets) {
@@ -193,7 +207,7 @@ export class MutationWorkbench {
           },
         ],
       },
-      sets.map((files) => ({ files: { ...files, [`${TRACE_DIR}/sitecustomize.py`]: tracer } })),
+      texts.map((files) => ({ files: { ...files, [`${TRACE_DIR}/sitecustomize.py`]: tracer } })),
     );
     await this.restore();
     if ("failed" in runs) throw new Error(runs.failed);
@@ -304,13 +318,15 @@ export class MutationWorkbench {
 
   /** The workdir as open() left it (the seed, then the reference solution), after the screen emptied it. */
   async restore(): Promise<void> {
-    await this.sb.reset({ ...sandboxFiles(this.task.files), ...sandboxFiles(this.task.visible_tests) });
+    const seed = { ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) };
+    await this.sb.reset(sandboxFiles(seed));
+    await markExecutable(this.sb, seed);
     await this.writeGold();
   }
 
   /** Puts the reference solution's files back. */
   async writeGold(): Promise<void> {
-    await this.sb.writeFiles(this.gold);
+    await writeTaskFiles(this.sb, this.gold);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import { shq } from "../domains/code/shell-quote";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { StdioCase } from "../schema/verifier";
-import { textFiles } from "./file-map";
+import { textFiles } from "../environment/file-content";
 
 /**
  * The values a probe file may name as {{var}}, derived from the task. A variable the task

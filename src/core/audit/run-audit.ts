@@ -172,10 +172,7 @@ async function planMutation(
       if (screened && through.length > 0) {
         try {
           const coded = through.flatMap((i) => (i.code ? [{ id: i.id, code: i.code }] : []));
-          const [gold = null, ...theirs] = await bench.outputsMany([
-            bench.gold,
-            ...coded.map(({ code }) => ({ ...bench.gold, [code.file]: code.source })),
-          ]);
+          const [gold = null, ...theirs] = await bench.outputsMany([bench.gold, ...coded.map(({ code }) => bench.withMutant(code))]);
           outputs = { gold, mutants: new Map(coded.map(({ id }, k) => [id, theirs[k] ?? null])) };
         } catch {
           outputs = undefined;
@@ -317,7 +314,7 @@ async function judgeMutation(plan: MutationPlan, outcomes: Map<string, AuditOutc
       try {
         bench ??= await plan.bench();
         goldOutputs ??= await bench.outputs(bench.gold);
-        const mine = await bench.outputs({ ...bench.gold, [item.code.file]: item.code.source });
+        const mine = await bench.outputs(bench.withMutant(item.code));
         await bench.writeGold();
         if (goldOutputs !== null && mine !== null && mine === goldOutputs) {
           result.equivalent++;

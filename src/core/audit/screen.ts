@@ -74,7 +74,9 @@ export class Unscreenable extends Error {}
 const onlyText = (map: Record<string, unknown> | undefined, what: string): Record<string, string> => {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map ?? {})) {
-    if (typeof v !== "string") throw new Unscreenable(`${what} ${k} is binary`);
+    // The screen writes text with the default mode: bytes and executable bits would be lost.
+    if (typeof v !== "string")
+      throw new Unscreenable(`${what} ${k} is ${v && typeof v === "object" && "text" in v ? "executable" : "binary"}`);
     out[k] = v;
   }
   return out;

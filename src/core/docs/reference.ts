@@ -335,7 +335,7 @@ function folderSection(): string[] {
     "    solution/          # the oracle's files → solution.files",
     "```",
     "",
-    "Each folder's files are merged into the field named beside it, keyed by their path inside the folder; an entry that task.yaml gives itself wins over a file of the same path. Binary files are kept byte for byte (`{ base64: … }` in JSONL). Links that leave the environment folder are refused.",
+    "Each folder's files are merged into the field named beside it, keyed by their path inside the folder; an entry that task.yaml gives itself wins over a file of the same path. Binary files are kept byte for byte (`{ base64: … }` in JSONL), and a file with any x bit on disk stays executable (`executable: true` in JSONL; mode 755 in the sandbox). Links that leave the environment folder are refused.",
     "",
   ];
 }

@@ -274,7 +274,8 @@ function readTree(dir: string, realEnv: string, refuse: (abs: string, why: strin
         if (leadsOut(a, realEnv)) continue;
         const st = statSync(a, { throwIfNoEntry: false }); // follows a link that stays inside; undefined when dangling
         if (st?.isDirectory()) walk(a, r);
-        else if (st?.isFile()) out[r] = contentOfBytes(readFileSync(a));
+        // Any x bit on disk keeps the file executable in the sandbox (a seed script run as ./run.sh).
+        else if (st?.isFile()) out[r] = contentOfBytes(readFileSync(a), (st.mode & 0o111) !== 0);
         else if (st) refuse(a, `is ${specialKind(st)}, not a file or a folder: a task's folders hold files and folders only`);
       } catch (e) {
         const err = e as NodeJS.ErrnoException;

@@ -1,7 +1,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse, stringify } from "smol-toml";
-import { sandboxFiles } from "../environment/file-content";
+import { executablePaths, isExecutable, sandboxFiles } from "../environment/file-content";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { renderTemplate } from "../rollout/prompt";
@@ -142,7 +142,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
       const to = path.join(dir, rel);
       mkdirSync(path.dirname(to), { recursive: true });
       writeFileSync(to, bytes);
-      if (executable || rel.endsWith(".sh")) chmodSync(to, 0o755);
+      if (executable) chmodSync(to, 0o755);
     };
     const warn = (message: string) => result.warnings.push(`${task.id}: ${message}`);
     result.written.push(dir);
@@ -182,6 +182,8 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
 
     // environment/: the build context, or a Dockerfile for the stock image; seed files baked in.
     const seed: Record<string, string | Buffer> = { ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) };
+    // Docker's COPY keeps the build context's modes: an executable seed stays one in the image.
+    const seedExecutable = new Set(executablePaths({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) }));
     if (env.paths.documents)
       for (const d of named) {
         const from = path.join(env.paths.documents, d.name);
@@ -205,7 +207,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     const before = dockerfile.join("\n");
     if (!harborToml) dockerfile.push(`WORKDIR ${m.sandbox.workdir}`);
     if (Object.keys(seed).length > 0) {
-      for (const [p, c] of Object.entries(seed)) write(`environment/rlenv-seed/${p}`, c);
+      for (const [p, c] of Object.entries(seed)) write(`environment/rlenv-seed/${p}`, c, seedExecutable.has(p));
       dockerfile.push(`COPY rlenv-seed/ ${m.sandbox.workdir}/`);
     }
     // A Dockerfile nothing had to change (an imported Harbor task's) is written byte for byte.
@@ -215,12 +217,14 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     // solution/: written back as imported, else a solve.sh that plays the reference solution.
     const s = task.solution;
     if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
-      for (const [p, c] of Object.entries(sandboxFiles(s.files))) write(`solution/${p}`, c);
+      const x = new Set(executablePaths(s.files));
+      for (const [p, c] of Object.entries(sandboxFiles(s.files))) write(`solution/${p}`, c, x.has(p));
     } else if (s) {
       const lines = ["set -e", `cd ${m.sandbox.workdir}`];
       for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
         const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
         lines.push(`mkdir -p "$(dirname '${p}')"`, `echo '${b64}' | base64 -d > '${p}'`);
+        if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 '${p}'`);
       }
       if (s.patch)
         lines.push(
@@ -236,13 +240,14 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
       }
       if (s.tool_calls?.length)
         warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
-      write("solution/solve.sh", sh(lines));
+      write("solution/solve.sh", sh(lines), true);
     } else warn("no reference solution: the task has no solution/solve.sh");
 
     // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
     const verifiers = task.reward ?? m.reward;
     if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
-      for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/${p}`, c);
+      const x = new Set(executablePaths(task.tests?.files));
+      for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/${p}`, c, x.has(p));
       continue;
     }
     const extra = new Map<string, Buffer>();
@@ -263,7 +268,8 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
       lines.push(...got);
       parts.push({ name: v.name ?? v.type, weight: v.weight, i });
     });
-    for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/files/${p}`, c);
+    const testsExecutable = new Set(executablePaths(task.tests?.files));
+    for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/files/${p}`, c, testsExecutable.has(p));
     for (const [p, c] of extra) write(`tests/${p}`, c);
     if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
     else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
@@ -281,7 +287,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
         `python3 -c 'import json; r = {${py.replace(/'/g, "")}}; r["reward"] = ${weighted}; json.dump(r, open("/logs/verifier/reward.json", "w"))'`,
       );
     }
-    write("tests/test.sh", sh(lines));
+    write("tests/test.sh", sh(lines), true);
   }
   return result;
 }

@@ -15,12 +15,13 @@ export interface ImportResult {
   failed: Array<{ dir: string; message: string }>;
 }
 
-function writeTree(dir: string, files: Map<string, TreeFile>): void {
+/** Writes a tree with its modes; `entry` (test.sh, solve.sh) is executable whatever its mode, as Harbor's `chmod +x` makes it before running it. */
+function writeTree(dir: string, files: Map<string, TreeFile>, entry?: string): void {
   for (const [rel, f] of files) {
     const to = path.join(dir, rel);
     mkdirSync(path.dirname(to), { recursive: true });
     writeFileSync(to, f.bytes);
-    if (f.executable) chmodSync(to, 0o755);
+    if (f.executable || rel === entry) chmodSync(to, 0o755);
   }
 }
 
@@ -95,8 +96,8 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
       ...(task.metadata ? { metadata: task.metadata } : {}),
     };
     writeFileSync(path.join(taskDir, "task.yaml"), stringify(taskYaml, { lineWidth: 0, blockQuote: "literal" }));
-    writeTree(path.join(taskDir, "tests"), readTree(path.join(dir, "tests"), dir));
-    if (solution.size > 0) writeTree(path.join(taskDir, "solution"), solution);
+    writeTree(path.join(taskDir, "tests"), readTree(path.join(dir, "tests"), dir), "test.sh");
+    if (solution.size > 0) writeTree(path.join(taskDir, "solution"), solution, "solve.sh");
     // Files beside the task's own parts (a README, a job config, custom metrics) ride along in harbor-extra/.
     const extra = [...readTree(dir).entries()].filter(([rel]) => !HARBOR_PARTS.has(rel.split("/")[0] ?? ""));
     if (extra.length > 0) writeTree(path.join(out, HARBOR_EXTRA), new Map(extra));

@@ -1,19 +1,17 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { contentOfBytes } from "../environment/file-content";
 import { hashEnvironment } from "../environment/hash";
 import type { Environment, LoadResult } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { type Problem, START_OF_FILE } from "../environment/problem";
 import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source";
-import type { FileMap } from "../schema/common";
 import { Manifest } from "../schema/manifest";
 import { dockerfileWorkdir, type Substitution, standInTable, substituteBases, userStandInsFile } from "./base-images";
 import { loadHarborSteps } from "./load-steps";
 import { oracleCommand } from "./oracle-command";
 import type { TaskStages } from "../rollout/task-stages";
-import { readTree, type TreeFile } from "./read-tree";
+import { fileMapOf, readTree, type TreeFile } from "./read-tree";
 import { type HarborTaskConfig, parseTaskConfig } from "./task-config";
 import { tomlSpan } from "./toml-position";
 
@@ -81,12 +79,6 @@ function slugOf(dir: string): string {
     .replace(/[^a-z0-9._-]+/g, "-")
     .replace(/^[^a-z0-9]+/, "");
   return s || "task";
-}
-
-function fileMap(files: Map<string, TreeFile>): FileMap {
-  const out: FileMap = {};
-  for (const [p, f] of files) out[p] = contentOfBytes(f.bytes);
-  return out;
 }
 
 function lineOf(text: string, pattern: RegExp): number {
@@ -312,7 +304,7 @@ export function loadHarborTask(dirGiven: string): LoadResult {
     : {
         id: name,
         prompt: instruction?.ok ? instruction.text : "",
-        tests: { files: fileMap(tests) },
+        tests: { files: fileMapOf(tests) },
         ...(hasSolution ? { solution: { commands: [oracleCommand(solution, { ...containerEnv, ...config.solutionEnv })] } } : {}),
         ...(Object.keys(config.metadata).length > 0 ? { metadata: config.metadata } : {}),
         source: { file: instructionPath, line: 1, index: 0 },

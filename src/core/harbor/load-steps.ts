@@ -1,20 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { contentOfBytes } from "../environment/file-content";
 import type { Problem } from "../environment/problem";
 import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source";
 import type { TaskStage, TaskStages } from "../rollout/task-stages";
-import type { FileMap } from "../schema/common";
 import { oracleCommand } from "./oracle-command";
-import { readTree, type TreeFile } from "./read-tree";
+import { fileMapOf, readTree, type TreeFile } from "./read-tree";
 import type { HarborTaskConfig } from "./task-config";
 import { tomlSpan } from "./toml-position";
-
-function fileMap(files: Map<string, TreeFile>): FileMap {
-  const out: FileMap = {};
-  for (const [p, f] of files) out[p] = contentOfBytes(f.bytes);
-  return out;
-}
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
@@ -82,7 +74,7 @@ export function loadHarborSteps(o: HarborStepsOptions): { stages: TaskStages | n
     list.push({
       name: step.name,
       prompt: instruction.text,
-      tests: { files: fileMap(tests) },
+      tests: { files: fileMapOf(tests) },
       ...(solution?.has("solve.sh")
         ? { solution: { commands: [oracleCommand(solution, { ...o.containerEnv, ...config.solutionEnv })] } }
         : {}),
@@ -95,7 +87,7 @@ export function loadHarborSteps(o: HarborStepsOptions): { stages: TaskStages | n
           ...(Object.keys(verifierEnv).length > 0 ? { env: verifierEnv } : {}),
         },
       ],
-      ...(workdir.size > 0 ? { files: fileMap(workdir) } : {}),
+      ...(workdir.size > 0 ? { files: fileMapOf(workdir) } : {}),
       ...(workdir.has("setup.sh") ? { setup: "bash ./setup.sh" } : {}),
       ...(step.minReward !== undefined ? { minReward: step.minReward } : {}),
       ...((step.agentTimeoutSec ?? config.agentTimeoutSec) !== null

@@ -1,5 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { contentOfBytes } from "../environment/file-content";
+import type { FileMap } from "../schema/common";
 
 /** A file of a task folder: its bytes and whether it is executable (Harbor keeps modes). */
 export interface TreeFile {
@@ -52,5 +54,12 @@ export function readTree(dir: string, root = dir): Map<string, TreeFile> {
     open.delete(here);
   };
   walk("");
+  return out;
+}
+
+/** Files read by readTree as a task's file map (text or base64, executable ones marked so). */
+export function fileMapOf(files: Map<string, TreeFile>): FileMap {
+  const out: FileMap = {};
+  for (const [p, f] of files) out[p] = contentOfBytes(f.bytes, f.executable);
   return out;
 }

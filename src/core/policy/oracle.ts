@@ -1,8 +1,10 @@
-import { fileBytes, isBinary } from "../environment/file-content";
+import { fileText, isExecutable } from "../environment/file-content";
 import type { Solution } from "../schema/task";
 import { type PlannedTurn, PlannedPolicy } from "./scripted";
 import { submitArguments, submitToolName } from "./submit-name";
 import type { PolicyPrepareContext, ToolSpec } from "./types";
+import { writeTaskFiles } from "../sandbox/task-files";
+import type { FileMap } from "../schema/common";
 
 const PATCH_FILE = "/tmp/.rlenv-oracle.patch";
 /** Apply a unified diff read from a file: git apply where git exists, else patch -p1. */
@@ -41,12 +43,14 @@ export class OraclePolicy extends PlannedPolicy {
     if (s.files && Object.keys(s.files).length > 0) {
       // Text goes through write_file where there is one; bytes (which a tool's text argument
       // cannot carry) are written straight into the sandbox before the first turn.
-      const bytes: Record<string, Buffer> = {};
+      // An executable file too: write_file gives a file the default mode.
+      const direct_: FileMap = {};
       for (const [path, content] of Object.entries(s.files)) {
-        if (isBinary(content) || !writeTool) bytes[path] = fileBytes(content);
-        else calls.push({ name: "write_file", arguments: JSON.stringify({ path, content }) });
+        const text = fileText(content);
+        if (text === null || isExecutable(content) || !writeTool) direct_[path] = content;
+        else calls.push({ name: "write_file", arguments: JSON.stringify({ path, content: text }) });
       }
-      if (Object.keys(bytes).length > 0) direct.push((sb) => sb.writeFiles(bytes));
+      if (Object.keys(direct_).length > 0) direct.push((sb) => writeTaskFiles(sb, direct_));
     }
     if (s.patch) {
       const patch = s.patch;

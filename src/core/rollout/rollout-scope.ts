@@ -7,6 +7,7 @@ import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import { RolloutTimeoutError, SandboxInfraError } from "./errors";
 import { observe } from "./observations";
 import { SandboxGuard } from "./sandbox-guard";
+import { markExecutable } from "../sandbox/task-files";
 
 export interface RolloutScopeOptions {
   env: Environment;
@@ -94,7 +95,9 @@ export class RolloutScope implements AsyncDisposable {
     let sb: Sandbox | undefined;
     try {
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
-      await sb.reset(sandboxFiles({ ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) }));
+      const seed = { ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) };
+      await sb.reset(sandboxFiles(seed));
+      await markExecutable(sb, seed);
       if (o.files) await applyFiles(sb, o.files);
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
       return this.guard.wrap(sb);

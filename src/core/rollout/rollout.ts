@@ -3,7 +3,6 @@ import type { DomainPlugin, ToolContext } from "../domains/types";
 import type { ChatMessage } from "../policy/types";
 import { rolloutFailure } from "../reward/failure";
 import { aggregate, scoreRollout } from "../reward/score";
-import { sandboxFiles } from "../environment/file-content";
 import { gateFailure, type StageResult, stageComponents, stageRewards, type TaskStage, type TaskStages } from "./task-stages";
 import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
@@ -17,6 +16,7 @@ import { parseArguments, runStep, type StepOutcome } from "./step";
 import { buildToolset, type Toolset } from "./toolset";
 import type { TrajectoryWriter } from "./trajectory-writer";
 import { truncateOutput } from "./truncate";
+import { writeTaskFiles } from "../sandbox/task-files";
 
 const directPolicy: RolloutMeter = { policyCall: (fn) => fn() };
 
@@ -173,7 +173,7 @@ export class Rollout {
     const { o, scope } = this;
     if (stage.files || stage.setup) {
       const sb = await scope.sandbox();
-      if (stage.files) await sb.writeFiles(sandboxFiles(stage.files));
+      if (stage.files) await writeTaskFiles(sb, stage.files);
       if (stage.setup) {
         const r = await sb.exec(["bash", "-c", stage.setup], { timeoutMs: this.stepMs, signal: scope.signal });
         if (r.status !== "ok" || r.exitCode !== 0)

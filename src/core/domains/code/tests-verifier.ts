@@ -1,4 +1,4 @@
-import { sandboxFiles } from "../../environment/file-content";
+import { executablePaths, sandboxFiles } from "../../environment/file-content";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../../reward/sentinel";
 import { stopLeftovers } from "../../reward/stop-leftovers";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../../reward/test-reports";
@@ -8,6 +8,7 @@ import type { Verifier, VerifyContext } from "../types";
 import { describeCompileError } from "./compile-error";
 import { copyFailure, SIMPLE_COMMAND, withFilesWritten, writeWorkdirFiles } from "./sandbox-files";
 import { runStdioCases } from "./stdio-cases";
+import { markExecutable } from "../../sandbox/task-files";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
 type Outcome = Awaited<ReturnType<Verifier["verify"]>>;
@@ -66,7 +67,12 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
   const token = config.sentinel ? newSentinel() : null;
   const opts = { timeoutMs: budgetMs, signal: ctx.signal, ...(token ? { stdin: `${token}\n` } : {}) };
   let r: ExecResult;
-  if (sb.putWorkdirFiles) {
+  if (executablePaths(ctx.task.tests?.files).length > 0) {
+    // An executable hidden file needs its mode before the command starts: written first, then marked.
+    await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
+    await markExecutable(sb, ctx.task.tests?.files);
+    r = await sb.exec(["bash", "-c", command], opts);
+  } else if (sb.putWorkdirFiles) {
     // The sandbox writes them itself just before the command starts; a command of plain words
     // is run as such (the sandbox's exec of a command line spares the shell where it can).
     const writeFirst = Object.keys(files).length > 0 ? { writeFirst: { files, links: "replace" as const } } : {};
@@ -174,7 +180,9 @@ export const codeTestsVerifier: Verifier<TestsConfig> = {
     // Hidden files are copied in only now, through the sandbox, so a link the agent planted
     // cannot redirect them. The command formats copy them in the exec that runs the tests.
     if (config.format !== "stdio") return verifyCommand(config, ctx);
-    await writeWorkdirFiles(await ctx.sandbox(), sandboxFiles(ctx.task.tests?.files), ctx.timeoutMs, ctx.signal, true);
+    const sb = await ctx.sandbox();
+    await writeWorkdirFiles(sb, sandboxFiles(ctx.task.tests?.files), ctx.timeoutMs, ctx.signal, true);
+    await markExecutable(sb, ctx.task.tests?.files);
     return verifyStdio(config, ctx);
   },
 };

@@ -1,10 +1,10 @@
 import type { Verifier } from "../../domains/types";
-import { sandboxFiles } from "../../environment/file-content";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { stopLeftovers } from "../stop-leftovers";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../sentinel";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../test-reports";
+import { writeTaskFiles } from "../../sandbox/task-files";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
 
@@ -21,7 +21,7 @@ export const testsVerifier: Verifier<TestsConfig> = {
     const hidden = ctx.task.tests;
     const sb = await ctx.sandbox();
     await stopLeftovers(sb);
-    if (hidden?.files && Object.keys(hidden.files).length > 0) await sb.writeFiles(sandboxFiles(hidden.files));
+    if (hidden?.files && Object.keys(hidden.files).length > 0) await writeTaskFiles(sb, hidden.files);
     let counts: TestCounts;
     let details: Record<string, unknown> = {};
     if (config.format === "stdio") {

@@ -6,6 +6,7 @@ import { execToolResult } from "../exec-output";
 import { writeWorkdirFiles } from "../sandbox-files";
 import { formatStdioResults, runStdioCases } from "../stdio-cases";
 import { planVisibleTests } from "../visible-tests";
+import { markExecutable } from "../../../sandbox/task-files";
 
 export const runTestsTool = defineTool({
   name: "run_tests",
@@ -19,6 +20,7 @@ export const runTestsTool = defineTool({
     const sandbox = await ctx.sandbox();
     // Written again on every run: an agent that edited the visible tests still runs the real ones.
     await writeWorkdirFiles(sandbox, plan.files, ctx.timeoutMs, ctx.signal, true);
+    await markExecutable(sandbox, ctx.task.visible_tests);
     if (plan.kind === "stdio") {
       const results = await runStdioCases(sandbox, plan.program, plan.cases, { signal: ctx.signal });
       const failed = results.filter((r) => !r.passed).length;
