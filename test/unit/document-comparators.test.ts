@@ -125,6 +125,26 @@ describe("quantity reader", () => {
     const found = findQuantities("Form 10-K, Q2 FY2022: Subscription\t$\t16,388 $\t14,573 Interest expense\t(112)").map((x) => x.value);
     assert.deepEqual(found, [16388, 14573, -112]);
   });
+  test("thousands grouped by spaces (SI, European styles) are one figure in an answer, never in a document's table text", () => {
+    const q = (s: string) => parseQuantity(s)?.value;
+    assert.equal(q("1 577 million"), 1.577e9);
+    assert.equal(q("$1 577 million"), 1.577e9);
+    assert.equal(q("12\u202f345.6"), 12345.6);
+    assert.equal(q("1\u00a0234\u00a0567"), 1234567);
+    // Groups of three only, the same space between each: anything else stays separate figures.
+    assert.deepEqual(
+      findQuantities("1 5770 and 12 34 and 1 234\u00a0567").map((x) => x.value),
+      [1, 5770, 12, 34, 1234, 567],
+    );
+    assert.deepEqual(
+      findQuantities("Net sales 177 866 280", { table: true }).map((x) => x.value),
+      [177, 866, 280],
+    );
+    // Read whole, a wrong figure is refused and a right one accepted (it read as 577 million, and $1).
+    assert.equal(compareMoney("1 577 million", "$577 million").passed, false);
+    assert.equal(compareMoney("$1 577 million", "$1,577 million").passed, true);
+    assert.equal(compareMoney("$1 577 million", "$1 million").passed, false);
+  });
   test("a bare m only scales after a currency", () => {
     assert.equal(parseQuantity("$5m")?.value, 5e6);
     assert.equal(parseQuantity("5 m")?.value, 5);

@@ -16,7 +16,7 @@ export function pageStates(text: string, value: unknown): boolean {
   const q = parseQuantity(value);
   if (q) {
     // Filings write "$ 16,388" across table cells; the quantity reader skips the gap.
-    return findQuantities(text).some((p) => sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p));
+    return findQuantities(text, { table: true }).some((p) => sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p));
   }
   if (typeof value !== "string") return false;
   const needle = normalizeText(value);

@@ -91,8 +91,23 @@ const CURRENCY: Record<string, string> = {
 const QUANTITY =
   /(?<open>\()?\s?(?<neg>(?:negative|minus)\s+)?(?<minus>[-−–])?\s?(?<cur>\$|US\$|C\$|A\$|HK\$|€|£|¥|₹|(?:USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD)\s?)?\s{0,3}(?<open2>\()?(?<minus2>[-−–])?(?<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE](?<exp>[-+]?\d{1,2})\b)?(?<close>\))?(?:\s?(?<pct>%|percent\b|per cent\b|pct\b|percentage points?\b)|(?<sp>\s)?(?<scale>thousands?|millions?|billions?|trillions?|mn|mm|bn|tn|mil|[kmb])\b)?(?:\s?(?<cur2>USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|dollars?|euros?|pounds?|yen|yuan|rupees?)\b)?(?<close2>\s?\))?/giu;
 
+/**
+ * The same, where a figure's thousands may also be grouped by spaces as SI and many European
+ * styles write them ("1 577 million", "12\u202f345.6"): the same space between every group of
+ * three. Without it "1 577 million" read as 577 million (a wrong gold of 577 million accepted)
+ * and "$1 577 million" as $1. Answers are read so; a document's text is not (findQuantities'
+ * `table`): columns of a table row come out of a PDF as figures split by single spaces.
+ */
+const QUANTITY_SPACED = new RegExp(
+  QUANTITY.source.replace("(?<num>", "(?<num>\\d{1,3}(?<gap>[ \\u00a0\\u2009\\u202f])\\d{3}(?!\\d)(?:\\k<gap>\\d{3}(?!\\d))*(?:\\.\\d+)?|"),
+  QUANTITY.flags,
+);
+
+/** The digits of a figure as written, without its thousands separators (commas, or the spaces of QUANTITY_SPACED). */
+const digitsOnly = (num: string) => num.replace(/[,\s]/g, "");
+
 function countDigits(num: string): { decimals: number; significant: number; lastDigit: number } {
-  const plain = num.replace(/,/g, "");
+  const plain = digitsOnly(num);
   const dot = plain.indexOf(".");
   const decimals = dot < 0 ? 0 : plain.length - dot - 1;
   const digits = plain.replace(".", "").replace(/^0+/, "");
@@ -105,10 +120,13 @@ function countDigits(num: string): { decimals: number; significant: number; last
   return { decimals, significant, lastDigit };
 }
 
-/** Every quantity written in `text`, in order. */
-export function findQuantities(text: string): Quantity[] {
+/**
+ * Every quantity written in `text`, in order. `table`: the text is a document's (a filing's page),
+ * where figures split by single spaces are a table's columns, not one figure's digit groups.
+ */
+export function findQuantities(text: string, opts: { table?: boolean } = {}): Quantity[] {
   const out: Quantity[] = [];
-  for (const m of text.matchAll(QUANTITY)) {
+  for (const m of text.matchAll(opts.table ? QUANTITY : QUANTITY_SPACED)) {
     const g = m.groups ?? {};
     const num = g.num ?? "";
     // A digit run glued to letters ("10-K", "Q2", "FY2022") is a label, not a quantity.
@@ -122,7 +140,7 @@ export function findQuantities(text: string): Quantity[] {
     const negative = Boolean(g.minus || g.minus2 || g.neg || (opened && closed));
     // Scientific notation ("1.577e9") scales the mantissa as written.
     const exp = g.exp ? Number(g.exp) : 0;
-    const magnitude = Number(num.replace(/,/g, "")) * 10 ** exp;
+    const magnitude = Number(digitsOnly(num)) * 10 ** exp;
     if (!Number.isFinite(magnitude)) continue;
     const mantissa = negative ? -magnitude : magnitude;
     const scaleWord = g.scale?.toLowerCase();

@@ -9,7 +9,7 @@ import type { DocMark, DocPage, DocumentsView, FieldResult } from "../protocol/t
 export function valueRanges(text: string, value: unknown): Array<[number, number]> {
   const q: Quantity | null = parseQuantity(value);
   if (q)
-    return findQuantities(text).flatMap((p) =>
+    return findQuantities(text, { table: true }).flatMap((p) =>
       sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p) ? [[p.start, p.end] as [number, number]] : [],
     );
   if (typeof value !== "string" || value.trim().length < 2) return [];
