@@ -34,6 +34,8 @@ w=$PWD
 ${PLACE}
 case "$f" in "$w"/*) ;; *) echo "'$1' resolves to $f, outside the workdir" >&2; exit 3;; esac
 [ -d "$f" ] && { echo "'$1' is a folder" >&2; exit 4; }
+# A FIFO (or socket, device) there would hold the write forever: the engine's own file replaces it, a tool's write refuses it.
+if [ -e "$f" ] && [ ! -f "$f" ]; then [ "$3" = replace ] && rm -f -- "$f" || { echo "'$1' is not a regular file (a FIFO, a socket or a device)" >&2; exit 4; }; fi
 { [ -d "\${f%/*}" ] || mkdir -p -- "\${f%/*}"; } || exit 2
 if [ "$4" = arg ]; then printf %s "$5" > "$f"; else exec cat > "$f"; fi`;
 
@@ -126,6 +128,7 @@ while [ $# -ge 3 ]; do
   [ -L "$1" ] && rm -f -- "$1"
   ${PLACE.replace(/exit [25]/g, "exit 97").replace(/\n/g, "\n  ")}
   case "$f" in "$w"/*) ;; *) echo "${COPY_FAILED} '$1' resolves to $f, outside the workdir" >&2; exit 97;; esac
+  [ -e "$f" ] && [ ! -f "$f" ] && [ ! -d "$f" ] && rm -f -- "$f"
   { { [ -d "\${f%/*}" ] || mkdir -p -- "\${f%/*}"; } && if [ "$2" = b64 ]; then printf %s "$3" | base64 -d > "$f"; else printf %s "$3" > "$f"; fi; } || { echo "${COPY_FAILED} '$1'" >&2; exit 97; }
   shift 3
 done

@@ -290,13 +290,40 @@ def zombie(pid):
         return True  # gone
 
 
+# O_NONBLOCK: opening a FIFO with no reader fails (ENXIO) instead of blocking this agent, and with it
+# every exec of the sandbox (the rollout then read as a lost sandbox: an infrastructure error a model
+# could cause at will by planting a FIFO where the engine writes).
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def write_fd(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def write_files(files, mode):
+    # The engine's own writes (seed files, hidden tests): whatever is at the path and is not a plain
+    # file (a link, a FIFO, a folder) is removed first, as the process backend's host-side write does.
     for path, data in files.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
-        if mode is not None:
-            os.chmod(path, mode)
+        try:
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(path, ignore_errors=True)
+            elif not stat.S_ISREG(st.st_mode):
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, WRITE_FLAGS, 0o666 if mode is None else mode)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError("%s is not a regular file" % path)
+            write_fd(fd, base64.b64decode(data))
+            if mode is not None:
+                os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
 
 
 class Refused(Exception):
@@ -322,13 +349,22 @@ def put_files(root, files, replace):
                 raise Refused("'%s' resolves to %s, outside the workdir" % (rel, f))
             if os.path.isdir(f):
                 raise Refused("'%s' is a folder" % rel)
+            try:
+                st = os.lstat(f)
+                if not stat.S_ISREG(st.st_mode):
+                    # A FIFO, a socket or a device: the engine's own file replaces it; a tool's write refuses it.
+                    if not replace:
+                        raise Refused("'%s' is not a regular file (a FIFO, a socket or a device)" % rel)
+                    os.unlink(f)
+            except FileNotFoundError:
+                pass
             os.makedirs(os.path.dirname(f), exist_ok=True)
             # O_NOFOLLOW: f is resolved; a link that appeared there since is refused, not followed.
-            fd = os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            fd = os.open(f, WRITE_FLAGS, 0o666)
             try:
-                view = memoryview(base64.b64decode(data))
-                while view:
-                    view = view[os.write(fd, view):]
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise Refused("'%s' is not a regular file (a FIFO, a socket or a device)" % rel)
+                write_fd(fd, base64.b64decode(data))
             finally:
                 os.close(fd)
         except OSError as e:
