@@ -126,8 +126,11 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
       // accepts the value's kind, so the message names the field that is really wrong.
       const branches = (issue.errors ?? []) as z.core.$ZodIssue[][];
       const fitting = branches.filter((b) => !b.some((i) => i.code === "invalid_type" && i.path.length === 0));
-      if (fitting.length === 1) {
-        return fitting[0]!.flatMap((i) => explainIssue({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data, keysAt));
+      // Several branches take the value's kind (two object forms): the one it comes closest to, the
+      // first on a tie (a file given as { hex } is explained as the { base64 } form, declared first).
+      const closest = fitting.reduce<z.core.$ZodIssue[] | undefined>((best, b) => (!best || b.length < best.length ? b : best), undefined);
+      if (closest) {
+        return closest.flatMap((i) => explainIssue({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data, keysAt));
       }
       const kind = kindOf(getAt(data, path).value);
       return [{ path, atKey: false, message: `${article(kind)} is not allowed here` }];

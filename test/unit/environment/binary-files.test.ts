@@ -64,9 +64,11 @@ describe("binary task files", () => {
     };
     const bad = { id: "t2", prompt: "p", files: { "x.bin": { base64: "not base64!" } } };
     const odd = { id: "t3", prompt: "p", files: { "y.bin": { hex: "00ff" } } };
+    // The executable form: a flag that is not a boolean is named where it is, in the form it belongs to.
+    const flag = { id: "t4", prompt: "p", files: { "run.sh": { text: "echo", executable: "yes" } } };
     const { dir, cleanup } = makeEnvDir({
       "environment.yaml": MANIFEST("tasks.jsonl"),
-      "tasks.jsonl": [good, bad, odd].map((l) => JSON.stringify(l)).join("\n") + "\n",
+      "tasks.jsonl": [good, bad, odd, flag].map((l) => JSON.stringify(l)).join("\n") + "\n",
     });
     try {
       const r = loadEnvironment(dir);
@@ -82,6 +84,7 @@ describe("binary task files", () => {
         `tasks.jsonl:2:52: error: tasks[1].files["x.bin"].base64: not base64 (standard alphabet, padded with '=', no line breaks)`,
         `tasks.jsonl:3:42: error: tasks[2].files["y.bin"]: missing required field 'base64' (a string)`,
         `tasks.jsonl:3:43: error: tasks[2].files["y.bin"].hex: unknown field 'hex'`,
+        `tasks.jsonl:4:71: error: tasks[3].files["run.sh"].executable: expected true or false, got a string`,
       ]);
     } finally {
       cleanup();
