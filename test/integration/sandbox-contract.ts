@@ -131,6 +131,23 @@ export function sandboxContract(b: BackendUnderTest): void {
       }
     });
 
+    test("many processes smaller than the agent filling the memory limit: the kill falls on them, never the agent", async () => {
+      // Each holds ~4 MB more than a bare interpreter, under the agent's own size: the largest process
+      // in the sandbox was the agent, the kernel killed it, and the sandbox read as lost (infra).
+      const s = await (await get()).acquire(request({ memoryBytes: 256 << 20, pids: 512 }, b.image));
+      try {
+        // Commands go first: the most the kernel's score allows, raised without privilege.
+        assert.equal((await s.exec(["cat", "/proc/self/oom_score_adj"])).stdout.trim(), "1000");
+        const hogs = `for i in $(seq 150); do python3 -c "import time; x = bytearray(4 << 20); time.sleep(6)" & done; wait; echo waited`;
+        const r = await s.exec(["bash", "-c", hogs], { timeoutMs: 90_000 });
+        assert.notEqual(r.status, "error", JSON.stringify(r).slice(0, 500));
+        assert.equal((await s.exec("echo after")).stdout.trim(), "after");
+        assert.equal(await s.probe?.(5000), null);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("has no network: connecting to the host's loopback or any address fails", async () => {
       const server = createServer((c) => c.end("hello"));
       server.listen(0, "127.0.0.1");

@@ -127,6 +127,33 @@ class Job:
 jobs = {}
 
 
+# The commands' oom_score_adj: a memory limit filled by many processes smaller than this agent made
+# the agent the largest, so the kernel killed it and the sandbox read as lost (an infrastructure error
+# the model caused). At the most, a command and all it starts are killed before the agent whatever
+# their sizes. Raising needs no privilege (lowering the agent's would, which docker and a host without
+# CAP_SYS_RESOURCE refuse). The agent raises its own just for the spawn, which the child inherits, and
+# then lowers it back (never below where it started, so allowed): a preexec_fn would do it in the child
+# but costs the spawn its vfork, doubling a short command's exec time.
+def oom_adj_writer():
+    try:
+        with open("/proc/self/oom_score_adj") as f:
+            start_value = f.read().strip().encode() or b"0"
+        return os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC), start_value
+    except (OSError, ValueError):
+        return None, b"0"
+
+
+OOM_ADJ, OOM_ADJ_START = oom_adj_writer()
+
+
+def set_oom_adj(value):
+    if OOM_ADJ is not None:
+        try:
+            os.write(OOM_ADJ, value)
+        except OSError:
+            pass
+
+
 def start(req):
     env = None  # the agent's own, unless the request adds to it (sparing a copy per exec)
     if req.get("env"):
@@ -134,6 +161,7 @@ def start(req):
         env.update(req["env"])
     argv = req["argv"]
     while True:
+        set_oom_adj(b"1000")
         try:
             proc = subprocess.Popen(argv, cwd=req.get("cwd"), env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
@@ -146,6 +174,8 @@ def start(req):
                 continue
             send({"id": req["id"], "error": "cannot run %s: %s" % (argv[0] if argv else "", e.strerror or e)})
             return
+        finally:
+            set_oom_adj(OOM_ADJ_START)
     job = Job(req, proc)
     jobs[proc.pid] = job
     for f, name in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
