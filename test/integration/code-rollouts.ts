@@ -9,6 +9,7 @@ import { type RolloutResult, runRollout } from "../../src/core/rollout/run-rollo
 import { createSandboxProvider } from "../../src/core/sandbox";
 import type { SandboxProvider } from "../../src/core/sandbox/types";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
+import { after } from "node:test";
 import { missing } from "../support/services";
 
 /** Helpers for the code domain's integration tests: real environments, real sandboxes, the real engine. */
@@ -87,4 +88,16 @@ export async function backendSkip(backend: "process" | "docker"): Promise<string
   } catch (e) {
     return `docker backend: ${(e as Error).message}`;
   }
+}
+
+/** One provider of a backend for a describe block's tests: started on first use, shut down after them. */
+export function sharedProvider(backend: "process" | "docker"): () => Promise<SandboxProvider> {
+  let provider: SandboxProvider | undefined;
+  after(async () => {
+    await provider?.shutdown();
+  });
+  return async () => {
+    provider ??= await createSandboxProvider({ backend });
+    return provider;
+  };
 }

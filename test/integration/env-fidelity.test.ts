@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sandboxFiles } from "../../src/core/environment/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
-import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import { sandboxRequest } from "../../src/core/sandbox";
 import { png, randomBin, sha256, sqliteDb } from "../support/binary-fixtures";
-import { backendSkip, nop, oracle, rewardEvent, rollOut, trajectoryDir } from "./code-rollouts";
+import { backendSkip, nop, oracle, rewardEvent, rollOut, sharedProvider, trajectoryDir } from "./code-rollouts";
 import { tmp } from "./rollout-helpers";
 
 /**
@@ -17,16 +16,19 @@ import { tmp } from "./rollout-helpers";
  * the sandbox), and no link out of the environment folder brings a host file in.
  */
 
-const MANIFEST = (tasks: string) => `name: fidelity
+const MANIFEST = (
+  tasks: string,
+  o: { name: string; command: string; nopMax: number } = { name: "fidelity", command: "python3 check.py", nopMax: 1 },
+) => `name: ${o.name}
 domain: code
 sandbox: { workdir: /workspace, timeouts: { step: 60, rollout: 240 } }
 tasks: ${tasks}
 tools: [bash, write_file, submit]
 reward:
   - type: tests
-    command: python3 check.py
+    command: ${o.command}
     format: exit-code
-validation: { oracle: { min: 1 }, nop: { max: 1 } }
+validation: { oracle: { min: 1 }, nop: { max: ${o.nopMax} } }
 `;
 
 const BINS = { "shop.db": sqliteDb(), "img/logo.png": png(), "random.bin": randomBin() };
@@ -95,17 +97,7 @@ function jsonlEnv(): string {
  * file's mode as the sandbox shows it: executable seed, hidden and solution files (text and
  * binary) 755, the others 644, and the executable seed script runs as ./run.sh.
  */
-const EXEC_MANIFEST = (tasks: string) => `name: fidelity-modes
-domain: code
-sandbox: { workdir: /workspace, timeouts: { step: 60, rollout: 240 } }
-tasks: ${tasks}
-tools: [bash, write_file, submit]
-reward:
-  - type: tests
-    command: ./check.sh
-    format: exit-code
-validation: { oracle: { min: 1 }, nop: { max: 0 } }
-`;
+const EXEC_MANIFEST = (tasks: string) => MANIFEST(tasks, { name: "fidelity-modes", command: "./check.sh", nopMax: 0 });
 const EXEC_FILES = {
   seed: { "run.sh": "#!/bin/sh\necho ran\n", "tool.bin": Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]) },
   seedPlain: { "data.txt": "plain\n", "blob.bin": Buffer.from([0, 1, 2]) },
@@ -189,14 +181,7 @@ function linkEnv(secret: string): string {
 for (const backend of ["process", "docker"] as const) {
   describe(`${backend} backend: the sandbox gets exactly what the author wrote`, async () => {
     const skip = await backendSkip(backend);
-    let provider: SandboxProvider | undefined;
-    const get = async () => {
-      provider ??= await createSandboxProvider({ backend });
-      return provider;
-    };
-    after(async () => {
-      await provider?.shutdown();
-    });
+    const get = sharedProvider(backend);
 
     for (const [form, make] of [
       ["a task folder", folderEnv],

@@ -6,22 +6,13 @@
  * their path and the file tools refuse to write into a FIFO; the rollout is judged (reward 0).
  */
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
-import { createSandboxProvider } from "../../src/core/sandbox";
-import { backendSkip, loadExample, oracle, rewardEvent, rollOut, scripted, trajectoryDir } from "./code-rollouts";
+import { describe, test } from "node:test";
+import { backendSkip, loadExample, oracle, rewardEvent, rollOut, scripted, sharedProvider, trajectoryDir } from "./code-rollouts";
 
 for (const backend of ["process", "docker"] as const) {
   describe(`${backend}: special files the model plants`, async () => {
     const skip = await backendSkip(backend);
-    let provider: SandboxProvider | undefined;
-    const get = async () => {
-      provider ??= await createSandboxProvider({ backend });
-      return provider;
-    };
-    after(async () => {
-      await provider?.shutdown();
-    });
+    const get = sharedProvider(backend);
     const env = loadExample("code-humaneval");
     const task = env.tasks[0];
     assert.ok(task);

@@ -5,10 +5,10 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { sandboxRequest } from "../sandbox/request";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { Solution } from "../schema/task";
-import { contentOfBytes, isExecutable, sandboxFiles, textFiles } from "../environment/file-content";
+import { contentOfBytes, isExecutable, textFiles } from "../environment/file-content";
 import type { FileMap } from "../schema/common";
 import { allTextFiles } from "./file-map";
-import { markExecutable, writeTaskFiles } from "../sandbox/task-files";
+import { resetToSeed, taskSeed, writeTaskFiles } from "../sandbox/task-files";
 import { argvOf, type ScreenCandidate, type ScreenPlan, type ScreenRun } from "./screen";
 import { auditAssetPath } from "./shipped-asset";
 import { editablePythonFiles, patchedFiles } from "./probe-vars";
@@ -54,9 +54,8 @@ export class MutationWorkbench {
   static async open(provider: SandboxProvider, env: Environment, task: LoadedTask, signal?: AbortSignal): Promise<MutationWorkbench> {
     const sb = await provider.acquire(sandboxRequest(env, { "rlenv.audit": task.id }, signal));
     try {
-      const seed = { ...(task.files ?? {}), ...(task.visible_tests ?? {}) };
-      await sb.reset(sandboxFiles(seed));
-      await markExecutable(sb, seed);
+      const seed = taskSeed(task);
+      await resetToSeed(sb, seed);
       const s = task.solution ?? {};
       if (s.files) await writeTaskFiles(sb, s.files);
       if (s.patch) {
@@ -180,7 +179,7 @@ export class MutationWorkbench {
   async outputsMany(sets: ReadonlyArray<FileMap>): Promise<Array<string | null>> {
     const tests = this.tracedVerifier();
     const command = this.task.tests?.command ?? tests?.command;
-    const seed = allTextFiles({ ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) });
+    const seed = allTextFiles(taskSeed(this.task));
     const hidden = allTextFiles(this.task.tests?.files);
     const texts = sets.map((files) => allTextFiles(files));
     if (!tests || !command || (tests.type === "tests" && tests.format === "stdio") || !seed || !hidden || texts.some((t) => t === null)) {
@@ -318,9 +317,7 @@ export class MutationWorkbench {
 
   /** The workdir as open() left it (the seed, then the reference solution), after the screen emptied it. */
   async restore(): Promise<void> {
-    const seed = { ...(this.task.files ?? {}), ...(this.task.visible_tests ?? {}) };
-    await this.sb.reset(sandboxFiles(seed));
-    await markExecutable(this.sb, seed);
+    await resetToSeed(this.sb, taskSeed(this.task));
     await this.writeGold();
   }
 

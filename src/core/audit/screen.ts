@@ -10,6 +10,7 @@ import { rewardFor } from "../reward/task-reward";
 import type { ExecOptions, ExecResult, Sandbox } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import type { VerifierConfig } from "../schema/verifier";
+import { taskSeed } from "../sandbox/task-files";
 
 /** One command the task's reward list runs, as the in-sandbox screen (rlenv_screen.py) runs it. */
 export interface ScreenStep {
@@ -107,7 +108,7 @@ export async function screenPlan(env: Environment, task: LoadedTask): Promise<Sc
   const defaultTimeoutMs = Math.max(env.manifest.sandbox.timeouts.step * 1000, 60_000);
   const steps: ScreenStep[] = [];
   try {
-    const seed = onlyText({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) }, "seed file");
+    const seed = onlyText(taskSeed(task), "seed file");
     const hidden = onlyText(task.tests?.files, "hidden file");
     for (const c of configs) {
       if (c.type !== "tests" || c.format === "stdio")

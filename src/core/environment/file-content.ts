@@ -4,7 +4,7 @@ import type { BinaryContent, FileContent, FileMap } from "../schema/common";
  * A task's file contents (seed files, tests, solutions) are text, `{ base64 }` bytes, or `{ text }`;
  * either object form may say `executable: true`. Text stays text where the code needs it (diffs,
  * the file tools' views, stdio cases); every copy into a sandbox goes through {@link sandboxFiles},
- * byte for byte, and then {@link markExecutable} for the files that must keep their executable bits.
+ * byte for byte, and then markExecutable (sandbox/task-files.ts) for the files that must keep their executable bits.
  */
 
 export function isBinary(c: FileContent): c is BinaryContent {

@@ -13,6 +13,8 @@ import { type ExportDocument, graderSpec } from "./export-grader";
 import { GRADER_PY } from "./grader-py";
 import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
+import { taskSeed } from "../sandbox/task-files";
+import type { FileMap } from "../schema/common";
 
 export interface ExportResult {
   /** Harbor task folders written. */
@@ -144,6 +146,11 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
       writeFileSync(to, bytes);
       if (executable) chmodSync(to, 0o755);
     };
+    /** A task's file map under `prefix`, its executable files with their mode. */
+    const writeMap = (prefix: string, map: FileMap | undefined) => {
+      const executable = new Set(executablePaths(map));
+      for (const [p, c] of Object.entries(sandboxFiles(map))) write(`${prefix}${p}`, c, executable.has(p));
+    };
     const warn = (message: string) => result.warnings.push(`${task.id}: ${message}`);
     result.written.push(dir);
     const verifierTimeout = Math.max(...(task.reward ?? m.reward).map((v) => v.timeout ?? 600));
@@ -181,9 +188,10 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     );
 
     // environment/: the build context, or a Dockerfile for the stock image; seed files baked in.
-    const seed: Record<string, string | Buffer> = { ...sandboxFiles(task.files), ...sandboxFiles(task.visible_tests) };
+    const seedFiles = taskSeed(task);
+    const seed: Record<string, string | Buffer> = sandboxFiles(seedFiles);
     // Docker's COPY keeps the build context's modes: an executable seed stays one in the image.
-    const seedExecutable = new Set(executablePaths({ ...(task.files ?? {}), ...(task.visible_tests ?? {}) }));
+    const seedExecutable = new Set(executablePaths(seedFiles));
     if (env.paths.documents)
       for (const d of named) {
         const from = path.join(env.paths.documents, d.name);
@@ -217,8 +225,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     // solution/: written back as imported, else a solve.sh that plays the reference solution.
     const s = task.solution;
     if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
-      const x = new Set(executablePaths(s.files));
-      for (const [p, c] of Object.entries(sandboxFiles(s.files))) write(`solution/${p}`, c, x.has(p));
+      writeMap("solution/", s.files);
     } else if (s) {
       const lines = ["set -e", `cd ${m.sandbox.workdir}`];
       for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
@@ -246,8 +253,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
     const verifiers = task.reward ?? m.reward;
     if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
-      const x = new Set(executablePaths(task.tests?.files));
-      for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/${p}`, c, x.has(p));
+      writeMap("tests/", task.tests?.files);
       continue;
     }
     const extra = new Map<string, Buffer>();
@@ -268,8 +274,7 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
       lines.push(...got);
       parts.push({ name: v.name ?? v.type, weight: v.weight, i });
     });
-    const testsExecutable = new Set(executablePaths(task.tests?.files));
-    for (const [p, c] of Object.entries(sandboxFiles(task.tests?.files))) write(`tests/files/${p}`, c, testsExecutable.has(p));
+    writeMap("tests/files/", task.tests?.files);
     for (const [p, c] of extra) write(`tests/${p}`, c);
     if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
     else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);

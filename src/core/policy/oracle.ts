@@ -44,13 +44,13 @@ export class OraclePolicy extends PlannedPolicy {
       // Text goes through write_file where there is one; bytes (which a tool's text argument
       // cannot carry) are written straight into the sandbox before the first turn.
       // An executable file too: write_file gives a file the default mode.
-      const direct_: FileMap = {};
+      const toWrite: FileMap = {};
       for (const [path, content] of Object.entries(s.files)) {
         const text = fileText(content);
-        if (text === null || isExecutable(content) || !writeTool) direct_[path] = content;
+        if (text === null || isExecutable(content) || !writeTool) toWrite[path] = content;
         else calls.push({ name: "write_file", arguments: JSON.stringify({ path, content: text }) });
       }
-      if (Object.keys(direct_).length > 0) direct.push((sb) => writeTaskFiles(sb, direct_));
+      if (Object.keys(toWrite).length > 0) direct.push((sb) => writeTaskFiles(sb, toWrite));
     }
     if (s.patch) {
       const patch = s.patch;

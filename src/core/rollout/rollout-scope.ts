@@ -1,4 +1,3 @@
-import { sandboxFiles } from "../environment/file-content";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { abortReason } from "../policy/backoff";
@@ -7,7 +6,7 @@ import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import { RolloutTimeoutError, SandboxInfraError } from "./errors";
 import { observe } from "./observations";
 import { SandboxGuard } from "./sandbox-guard";
-import { markExecutable } from "../sandbox/task-files";
+import { resetToSeed, taskSeed } from "../sandbox/task-files";
 
 export interface RolloutScopeOptions {
   env: Environment;
@@ -95,9 +94,7 @@ export class RolloutScope implements AsyncDisposable {
     let sb: Sandbox | undefined;
     try {
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
-      const seed = { ...(o.task.files ?? {}), ...(o.task.visible_tests ?? {}) };
-      await sb.reset(sandboxFiles(seed));
-      await markExecutable(sb, seed);
+      await resetToSeed(sb, taskSeed(o.task));
       if (o.files) await applyFiles(sb, o.files);
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
       return this.guard.wrap(sb);

@@ -1,5 +1,6 @@
 import { executablePaths, sandboxFiles } from "../environment/file-content";
 import type { FileMap } from "../schema/common";
+import type { Task } from "../schema/task";
 import type { Sandbox } from "./types";
 
 /** Mode of a task file marked executable (what `chmod +x` gives a 644 file; git keeps no other). */
@@ -31,4 +32,15 @@ export async function markExecutable(sb: Pick<Sandbox, "writeFiles">, map: FileM
   const marked: Record<string, string | Buffer> = {};
   for (const p of paths) marked[p] = all[p] ?? "";
   await sb.writeFiles(marked, { mode: EXECUTABLE_MODE });
+}
+
+/** A task's seed: its files, then its visible tests (a visible test wins over a file of the same path). */
+export function taskSeed(task: Pick<Task, "files" | "visible_tests">): FileMap {
+  return { ...(task.files ?? {}), ...(task.visible_tests ?? {}) };
+}
+
+/** A sandbox's workdir reset to exactly this seed, executable files with their mode. */
+export async function resetToSeed(sb: Pick<Sandbox, "reset" | "writeFiles">, seed: FileMap): Promise<void> {
+  await sb.reset(sandboxFiles(seed));
+  await markExecutable(sb, seed);
 }

@@ -2,6 +2,7 @@ import { textFiles } from "../../environment/file-content";
 import type { Sandbox } from "../../sandbox/types";
 import type { FileDiff } from "../../schema/trajectory";
 import type { ToolContext } from "../types";
+import { taskSeed } from "../../sandbox/task-files";
 
 const KNOWN = "code.knownFiles";
 
@@ -48,7 +49,7 @@ export function restoreKnownFiles(ctx: Pick<ToolContext, "state">, saved: unknow
  * visible tests. A binary seed is left out: its text is not known, so the sandbox is asked.
  */
 function seedFiles(ctx: Pick<ToolContext, "task">): Record<string, string> {
-  return textFiles({ ...(ctx.task.files ?? {}), ...(ctx.task.visible_tests ?? {}) });
+  return textFiles(taskSeed(ctx.task));
 }
 
 /** The text a file had before this call, when the rollout already knows it without asking the sandbox. */

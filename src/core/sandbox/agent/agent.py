@@ -326,10 +326,20 @@ def zombie(pid):
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-def write_fd(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
+def write_regular(path, data, mode=None):
+    """The base64 data written to path as a plain file (WRITE_FLAGS: never through a link at the path
+    itself, never blocking on a FIFO); mode, when given, set whether the file was made or was there."""
+    fd = os.open(path, WRITE_FLAGS, 0o666 if mode is None else mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("%s is not a regular file (a FIFO, a socket or a device)" % path)
+        view = memoryview(base64.b64decode(data))
+        while view:
+            view = view[os.write(fd, view):]
+        if mode is not None:
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
 
 
 def write_files(files, mode):
@@ -345,15 +355,7 @@ def write_files(files, mode):
                 os.unlink(path)
         except FileNotFoundError:
             pass
-        fd = os.open(path, WRITE_FLAGS, 0o666 if mode is None else mode)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError("%s is not a regular file" % path)
-            write_fd(fd, base64.b64decode(data))
-            if mode is not None:
-                os.fchmod(fd, mode)
-        finally:
-            os.close(fd)
+        write_regular(path, data, mode)
 
 
 class Refused(Exception):
@@ -389,14 +391,8 @@ def put_files(root, files, replace):
             except FileNotFoundError:
                 pass
             os.makedirs(os.path.dirname(f), exist_ok=True)
-            # O_NOFOLLOW: f is resolved; a link that appeared there since is refused, not followed.
-            fd = os.open(f, WRITE_FLAGS, 0o666)
-            try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise Refused("'%s' is not a regular file (a FIFO, a socket or a device)" % rel)
-                write_fd(fd, base64.b64decode(data))
-            finally:
-                os.close(fd)
+            # f is resolved: a link or FIFO that appeared there since is refused, not followed or waited on.
+            write_regular(f, data)
         except OSError as e:
             raise Refused("writing '%s' failed: %s" % (rel, e.strerror or e))
 
