@@ -74,6 +74,15 @@ export class RolloutScope implements AsyncDisposable {
     return sb ? this.guard.probe(sb) : this.guard.lost;
   }
 
+  /**
+   * Why the rollout's sandbox cannot be believed, when something inside it wrote into its
+   * agent's reply channel (the model's doing: see ChannelTampered); null otherwise.
+   */
+  async tampered(): Promise<string | null> {
+    const sb = this.sandboxP ? await this.sandboxP.catch(() => null) : null;
+    return sb?.tampered?.() ?? null;
+  }
+
   /** Closes the sandbox and lets go of the timer and the listener; a second call does nothing. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.stopDeadline();

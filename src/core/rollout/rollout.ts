@@ -431,9 +431,14 @@ export class Rollout {
             this.domain?.verifiers ?? [],
             Math.max(this.stepMs, 60_000),
           );
+      // Checked after scoring: a reply channel written into from inside voids any verdict read through it (the model's doing).
+      const tampered = scope.startFailure ? null : await scope.tampered();
       // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
-      const lost = scope.startFailure ? null : await scope.lost();
-      if (scope.startFailure || lost) {
+      const lost = scope.startFailure || tampered ? null : await scope.lost();
+      if (tampered) {
+        this.outcome("error", tampered);
+        this.emit({ type: "error", where: "sandbox", message: tampered, infra: false });
+      } else if (scope.startFailure || lost) {
         // The sandbox never came up, or failed under the agent or the verifier: the zero would be the infrastructure's, not the agent's.
         this.outcome("error", scope.startFailure ? scope.startFailure.message : scope.guard.error().message);
         this.infra = true;

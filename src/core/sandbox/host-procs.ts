@@ -15,6 +15,28 @@ function statFields(pid: number): string[] | null {
   }
 }
 
+/**
+ * Whether any thread of the process still runs. Not its /proc/<pid>/stat state alone: a process
+ * whose main thread exited alone reads as a zombie there while its other threads run on.
+ */
+export function liveProcess(pid: number): boolean {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false; // gone
+  }
+  return tids.some((t) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state !== "Z" && state !== "X";
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Host pids of every live process below `root` (its children, theirs, and so on), from /proc. */
 export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
@@ -22,7 +44,8 @@ export function descendants(root: number): number[] {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     const fields = statFields(pid);
-    if (!fields || fields[0] === "Z") continue; // dead already, only waiting for its parent
+    // Dead already, only waiting for its parent (unless a thread of it runs on: see liveProcess).
+    if (!fields || (fields[0] === "Z" && !liveProcess(pid))) continue;
     const ppid = Number(fields[1]);
     const list = children.get(ppid);
     if (list) list.push(pid);

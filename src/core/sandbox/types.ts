@@ -83,6 +83,13 @@ export interface Sandbox {
    */
   probe?(timeoutMs: number): Promise<string | null>;
   /**
+   * Why nothing this sandbox answered can be believed: something inside it wrote into its
+   * agent's reply channel (see ChannelTampered). The model's doing, not the machinery's: the
+   * rollout is scored 0 with this reason, never retried; the sandbox is destroyed on close.
+   * Null while the channel is sound.
+   */
+  tampered?(): string | null;
+  /**
    * An interactive shell inside the sandbox with a terminal (the debugger's "Open Sandbox
    * Terminal"): docker execs with a TTY; the process backend gives its isolated shell.
    */

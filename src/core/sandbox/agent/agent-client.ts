@@ -25,18 +25,46 @@ export interface AgentReply {
 }
 
 /**
+ * The agent's reply channel carried something the agent never writes: a second reply for a
+ * request, a reply for a request never asked, a line that is not a reply, or a line longer than
+ * any reply can be. Only a process inside the sandbox could have written it (the agent's
+ * descriptors and memory are closed to the commands it runs, see agent.py's seal; this catches
+ * what gets past that), so it is the model's doing: the sandbox is not trusted again and is
+ * destroyed, the rollout scored 0 with this reason, not retried as an infrastructure error.
+ */
+export class ChannelTampered extends Error {
+  constructor(what: string) {
+    super(`the sandbox agent's reply channel was tampered with from inside the sandbox (${what}): nothing it answers is trusted`);
+    this.name = "ChannelTampered";
+  }
+}
+
+/** A reply to a request that names no larger allowance (ping, put, write, kill, wipe): generous for JSON with a few paths. */
+export const SMALL_REPLY_CHARS = 1 << 20;
+
+/** The most characters a reply line may take for a request whose payload is `bytes` (base64 and the JSON around it). */
+export function replyAllowance(bytes: number): number {
+  return SMALL_REPLY_CHARS + Math.ceil((bytes * 4) / 3) + 64;
+}
+
+/**
  * Talks to the agent: requests as JSON lines on its stdin, replies as JSON lines on its stdout.
  * The agent's own stderr is kept for error messages. Two ways in: a docker container's one
  * attached stream (stdout and stderr multiplexed, see dockerAgentClient), or a child process's
  * own pipes (the process backend, see pipedAgentClient).
+ *
+ * The channel is checked, not trusted: each request gets exactly one well-formed reply, and a
+ * line may grow only as long as the largest reply a pending request allows; anything else is
+ * a ChannelTampered (see there), which fails every request and breaks the client for good.
  */
 export class AgentClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: AgentReply) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: AgentReply) => void; reject: (e: Error) => void; allowance: number }>();
   private line = "";
   private stderrTail = "";
   private closedWith: Error | null = null;
   private readyWaiter: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  private sawReady = false;
   readonly ready: Promise<void>;
   /** The agent's pid inside the sandbox (its ready line said), so that a kill from outside can spare it; null until ready. */
   agentPid: number | null = null;
@@ -72,33 +100,75 @@ export class AgentClient {
   }
 
   stdout(text: string): void {
-    this.onStdout(text);
-  }
-
-  private onStdout(text: string): void {
+    if (this.closedWith) return;
     this.line += text;
     let nl = this.line.indexOf("\n");
-    while (nl >= 0) {
+    while (nl >= 0 && !this.closedWith) {
       const one = this.line.slice(0, nl);
       this.line = this.line.slice(nl + 1);
       nl = this.line.indexOf("\n");
-      if (!one.trim()) continue;
-      let reply: AgentReply;
-      try {
-        reply = JSON.parse(one) as AgentReply;
-      } catch {
-        continue; // not ours (nothing else writes here, but never let a stray line kill the client)
-      }
-      if (reply.id === 0 && reply.ready) {
-        this.agentPid = typeof reply.pid === "number" ? reply.pid : null;
-        this.readyWaiter?.resolve();
-        continue;
-      }
-      const p = this.pending.get(reply.id);
-      if (!p) continue;
-      this.pending.delete(reply.id);
-      p.resolve(reply);
+      this.take(one);
     }
+    // A line still open may grow only to the largest reply a waiting request allows: a flood
+    // with no newline must not grow the host's memory.
+    if (!this.closedWith && this.line.length > this.longestAllowed())
+      this.tampered(`a line of over ${this.longestAllowed()} characters with no end`);
+    if (this.closedWith) this.line = "";
+  }
+
+  /** The most characters one reply line may have now: the largest allowance of the requests waiting. */
+  longestAllowed(): number {
+    let most = SMALL_REPLY_CHARS;
+    for (const p of this.pending.values()) most = Math.max(most, p.allowance);
+    return most;
+  }
+
+  /** One complete line: the ready line once, else exactly one reply to a request that waits for it. */
+  private take(one: string): void {
+    const wrong = this.deliver(one);
+    if (wrong) this.tampered(wrong);
+  }
+
+  /** Hands the line's reply to its request; what is wrong with it otherwise (it was not the agent's). */
+  private deliver(one: string): string | null {
+    if (one.length > this.longestAllowed()) return `a line of ${one.length} characters`;
+    let reply: unknown;
+    try {
+      reply = JSON.parse(one);
+    } catch {
+      return `a line that is not JSON: ${JSON.stringify(one.slice(0, 80))}`;
+    }
+    const id = (reply as { id?: unknown } | null)?.id;
+    if (typeof reply !== "object" || reply === null || Array.isArray(reply) || typeof id !== "number" || !Number.isInteger(id))
+      return `a line that is not a reply: ${JSON.stringify(one.slice(0, 80))}`;
+    const r = reply as AgentReply;
+    if (id === 0) {
+      if (this.sawReady || !r.ready) return "a second ready line";
+      this.sawReady = true;
+      this.agentPid = typeof r.pid === "number" ? r.pid : null;
+      this.readyWaiter?.resolve();
+      return null;
+    }
+    const p = this.pending.get(id);
+    if (!p) return id > 0 && id < this.nextId ? `a second reply to request ${id}` : `a reply to request ${id}, never asked`;
+    if (one.length > p.allowance) return `a reply of ${one.length} characters to request ${id}`;
+    this.pending.delete(id);
+    p.resolve(r);
+    return null;
+  }
+
+  private tampered(what: string): void {
+    this.fail(new ChannelTampered(what));
+  }
+
+  /** What a transport saw that no agent writes (a docker frame larger than any reply): the channel is tampered with. */
+  tamperedWith(what: string): void {
+    this.tampered(what);
+  }
+
+  /** Why the channel cannot be trusted, when something inside the sandbox wrote into it; null otherwise. */
+  get tamper(): ChannelTampered | null {
+    return this.closedWith instanceof ChannelTampered ? this.closedWith : null;
   }
 
   private fail(e: Error): void {
@@ -113,13 +183,17 @@ export class AgentClient {
     return this.closedWith;
   }
 
-  /** Sends one request; resolves with its reply. Returns the id through `onId` (for kill). */
-  request(msg: Record<string, unknown>, onId?: (id: number) => void): Promise<AgentReply> {
+  /**
+   * Sends one request; resolves with its reply. Returns the id through `onId` (for kill).
+   * `replyBytes`: the most payload bytes its reply may carry (an exec's kept output, a read's
+   * files), which sets how long its reply line may be (see replyAllowance).
+   */
+  request(msg: Record<string, unknown>, onId?: (id: number) => void, replyBytes = 0): Promise<AgentReply> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     onId?.(id);
     return new Promise<AgentReply>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, allowance: replyAllowance(replyBytes) });
       this.input.write(`${JSON.stringify({ ...msg, id })}\n`);
     });
   }
@@ -139,9 +213,16 @@ export function dockerAgentClient(stream: Duplex): AgentClient {
   const client = new AgentClient(stream, () => stream.destroy());
   let frames: Buffer = Buffer.alloc(0);
   stream.on("data", (chunk: Buffer) => {
+    if (client.broken) return;
     frames = frames.length ? Buffer.concat([frames, chunk]) : chunk;
     while (frames.length >= 8) {
       const size = frames.readUInt32BE(4);
+      // A frame larger than any reply: the same flood as a line with no end (see AgentClient.stdout).
+      if (size > client.longestAllowed() + 8) {
+        frames = Buffer.alloc(0);
+        client.tamperedWith(`a frame of ${size} bytes`);
+        return;
+      }
       if (frames.length < 8 + size) break;
       const type = frames[0];
       const body = frames.subarray(8, 8 + size).toString("utf8");

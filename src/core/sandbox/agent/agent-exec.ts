@@ -82,6 +82,7 @@ export async function agentExec(
 ): Promise<AgentExecOutcome> {
   const how = typeof command === "string" ? commandArgv(command) : { argv: command };
   let id = -1;
+  const maxOutput = opts.maxOutputBytes ?? req.limits.outputBytes;
   const kill = () => {
     if (id >= 0) agent.request({ op: "kill", target: id }).catch(() => {});
   };
@@ -99,11 +100,12 @@ export async function agentExec(
         env: opts.env ?? {},
         stdin: opts.stdin === undefined ? "" : toBuffer(opts.stdin).toString("base64"),
         timeout_ms: opts.timeoutMs ?? null,
-        max_output: opts.maxOutputBytes ?? req.limits.outputBytes,
+        max_output: maxOutput,
       },
       (n) => {
         id = n;
       },
+      maxOutput,
     );
     const limit = opts.timeoutMs;
     if (limit && backstop) {

@@ -19,6 +19,11 @@
 # The TypeScript side is agent-client.ts beside this file.
 import base64, json, os, selectors, shutil, signal, stat, subprocess, sys, time
 
+# Every descriptor the agent inherited beyond its three pipes is closed before anything else: one
+# left open by whatever started the host's process (a launcher's log, a root-only file) would
+# otherwise be reachable from inside the sandbox through this process.
+os.closerange(3, 1 << 20)
+
 sel = selectors.DefaultSelector()
 OUT = sys.stdout.buffer
 OOM = ("/sys/fs/cgroup/memory.events", "oom_kill", "/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")
@@ -215,9 +220,19 @@ def finish(job):
 
 
 def others():
-    # Every live process but init and the agent (zombies are dead already; init reaps them).
+    # Every process but init and the agent, zombie leaders included: a process whose main thread
+    # exited alone reads as a zombie in /proc/<pid>/stat while its other threads run on.
     me = os.getpid()
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me) and not zombie(int(n))]
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
+
+
+def alive(pid):
+    # Whether any thread of the process still runs (a zombie leader's threads are under task/).
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return False  # gone
+    return any(not zombie(pid, int(t)) for t in tids if t.isdigit())
 
 
 def unlock(root):
@@ -281,9 +296,10 @@ def wipe(paths):
         kill_tree(job.proc.pid)
     # Until nothing is left (a fork bomb forks while it is being killed, and a killed process
     # takes a moment to die), for at most two seconds.
+    # A SIGKILL to a zombie leader reaches its whole thread group, so every pid is killed, dead or not.
     until = time.monotonic() + 2.0
     while True:
-        pids = others()
+        pids = [p for p in others() if alive(p)]
         if not pids or time.monotonic() > until:
             break
         for pid in pids:
@@ -292,7 +308,7 @@ def wipe(paths):
             except OSError:
                 pass
         time.sleep(0.002)
-    left = ["process %d" % p for p in others()]
+    left = ["process %d" % p for p in others() if alive(p)]
     for root in paths:
         if not os.path.isdir(root):
             continue
@@ -311,9 +327,9 @@ def wipe(paths):
     return left
 
 
-def zombie(pid):
+def zombie(pid, tid=None):
     try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
+        with open("/proc/%d/stat" % pid if tid is None else "/proc/%d/task/%d/stat" % (pid, tid), "rb") as f:
             stat_line = f.read()
         return stat_line[stat_line.rindex(b")") + 2:].split()[0] in (b"Z", b"X")
     except (OSError, ValueError, IndexError):
@@ -425,26 +441,54 @@ def handle(req):
             left = wipe(req["paths"])
             if not left:
                 write_files(req.get("files") or {}, req.get("mode"))
-            send({"id": req["id"], "ok": not left, "left": left})
+            # Named up to a few: a wipe that leaves 100k files must not make a reply longer than the host takes.
+            shown = left[:20] + (["and %d more" % (len(left) - 20)] if len(left) > 20 else [])
+            send({"id": req["id"], "ok": not left, "left": shown})
         elif op == "write":
             write_files(req["files"], req.get("mode"))
             send({"id": req["id"], "ok": True})
         elif op == "read":
-            files = {}
+            # At most max_bytes in all (the host sized its reply line for that): a file past what is
+            # left is cut there and named in `truncated`.
+            files, cut, room = {}, [], int(req.get("max_bytes") or 64 << 20)
             for path in req["paths"]:
                 try:
                     with open(path, "rb") as f:
-                        files[path] = base64.b64encode(f.read()).decode()
+                        data = f.read(room + 1)
+                    if len(data) > room:
+                        data = data[:room]
+                        cut.append(path)
+                    room -= len(data)
+                    files[path] = base64.b64encode(data).decode()
                 except OSError:
                     files[path] = None
-            send({"id": req["id"], "files": files})
+            send({"id": req["id"], "files": files, "truncated": cut})
         else:
             send({"id": req.get("id"), "ok": True})
     except Exception as e:  # a bad request must not take the agent down
         send({"id": req.get("id"), "error": "%s: %s" % (type(e).__name__, e)})
 
 
+def seal():
+    # Non-dumpable: a process without CAP_SYS_PTRACE (every command here: capabilities are dropped)
+    # can then neither ptrace this agent nor open its /proc/<pid>/mem, fd/ or environ, nor take its
+    # descriptors with pidfd_getfd, even as the same user; without it, a command could read the
+    # requests from memory and write a forged reply into the channel the host trusts. The children
+    # it spawns are dumpable again once they exec (the flag is reset at exec), so commands are
+    # unaffected. Done after every /proc/self file the agent writes is open: they turn root's.
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0 or libc.prctl(3, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0; PR_GET_DUMPABLE reads 0
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+
+
 def main():
+    try:
+        seal()
+    except Exception as e:
+        # A channel open to the commands cannot carry a verdict: the sandbox does not start.
+        sys.stderr.write("the sandbox agent could not make itself non-dumpable (%s): its reply channel would be open to the commands it runs\n" % e)
+        sys.exit(70)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)

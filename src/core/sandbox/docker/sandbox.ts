@@ -81,6 +81,8 @@ export class DockerSandbox implements Sandbox {
     const fail = (reason: string): ExecResult => failedExec(started, reason);
     const lost = (reason: string): ExecResult => ({ ...fail(reason), sandboxLost: true });
     if (this.closed) return fail("sandbox is closed");
+    const tamperedBefore = this.tampered();
+    if (tamperedBefore) return fail(tamperedBefore);
     try {
       await this.wipeIfRecycled();
     } catch (e) {
@@ -100,6 +102,9 @@ export class DockerSandbox implements Sandbox {
       backstop.killCommands().catch(() => {}); // a container gone meanwhile: the agent's silence then says so
     });
     if ("reply" in done) return execResultOf(done.reply, opts, this.req, started);
+    // Written into from inside: the model's doing, not a lost sandbox (see ChannelTampered).
+    const tamper = this.tampered();
+    if (tamper) return fail(tamper);
     // The agent's connection broke, or it did not answer past the command's own deadline.
     const why = await this.explain(done.lost);
     this.live.spoiled ??= why;
@@ -131,6 +136,8 @@ export class DockerSandbox implements Sandbox {
   }
 
   private async ping(timeoutMs: number): Promise<string | null> {
+    // A tampered channel is the model's doing: the sandbox is not lost to the machinery (see tampered()).
+    if (this.live.agent.tamper) return null;
     const broken = this.live.agent.broken;
     if (broken) return this.explain(broken);
     let silence: Error | null;
@@ -144,6 +151,11 @@ export class DockerSandbox implements Sandbox {
       if ((await this.live.container.inspect()).State.Paused) return `the sandbox container is paused (${silence.message})`;
     } catch {}
     return this.explain(silence);
+  }
+
+  /** Why nothing this sandbox answered can be believed (see Sandbox.tampered). */
+  tampered(): string | null {
+    return this.live.agent.tamper?.message ?? null;
   }
 
   /** Every process but the container's init and the agent killed, in one round trip (see Sandbox.stopProcesses). */

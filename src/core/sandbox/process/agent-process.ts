@@ -1,7 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { type AgentClient, pipedAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
-import { descendants, killBelow } from "../host-procs";
+import { descendants, killBelow, liveProcess } from "../host-procs";
+import type { SandboxCgroup } from "./cgroup";
 
 /** The host interpreter the agent runs on: inside the sandbox it is the same file, through the read-only /usr. */
 export const AGENT_PYTHON = "/usr/bin/python3";
@@ -87,6 +88,27 @@ export class AgentProcess {
     } catch {
       return 0; // the host may not kill them: the agent's own kill, or the grace guard, ends the command
     }
+  }
+
+  /**
+   * The clean slate from the host, after the agent's own wipe (which sees only its PID
+   * namespace): every process of the sandbox but its machinery killed, through its cgroup
+   * where it has one (the shell's processes live in another namespace of the same group), else
+   * every process below the isolating one. Returns what is still alive (host pids, described):
+   * a sandbox with any is not clean and must not be judged in or reused.
+   */
+  async clearFromHost(cgroup: SandboxCgroup | null): Promise<string[]> {
+    const root = this.child.pid;
+    if (root === undefined || this.machinery.size === 0) return ["the sandbox's processes cannot be told from its machinery"];
+    if (cgroup) return (await cgroup.killAllBut(this.machinery)).map((p) => `process ${p} (host pid)`);
+    try {
+      killBelow(root, this.machinery, 2000);
+    } catch (e) {
+      return [`the host may not kill the sandbox's processes: ${(e as Error).message}`];
+    }
+    return descendants(root)
+      .filter((p) => !this.machinery.has(p) && liveProcess(p))
+      .map((p) => `process ${p} (host pid)`);
   }
 
   /** Null while the agent answers, else why it stopped. */

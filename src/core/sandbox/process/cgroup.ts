@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { liveProcess } from "../host-procs";
 import { ownerAlive, ownerOfName } from "../owner";
 
 const ROOT = "/sys/fs/cgroup";
@@ -108,6 +109,27 @@ export class SandboxCgroup {
       } catch {}
     }
     return [...pids];
+  }
+
+  /**
+   * SIGKILLs every process of the group but `spared` (the sandbox's machinery: its isolating
+   * processes and its agent), whatever its state or threads (a process whose main thread exited
+   * reads as a zombie; the kernel lists it here while a thread of it lives), again while a fork
+   * races it, for at most `forMs`. Returns the host pids still alive: the group is proven empty
+   * of everything else when none is.
+   */
+  async killAllBut(spared: ReadonlySet<number>, forMs = 2000): Promise<number[]> {
+    const until = performance.now() + forMs;
+    for (;;) {
+      const left = this.procs().filter((p) => !spared.has(p) && liveProcess(p));
+      if (left.length === 0 || performance.now() > until) return left;
+      for (const p of left) {
+        try {
+          process.kill(p, "SIGKILL");
+        } catch {}
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 
   /** SIGKILL everything in the group (a fork bomb races this, so loop until empty). */

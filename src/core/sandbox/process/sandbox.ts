@@ -169,6 +169,8 @@ export class ProcessSandbox implements Sandbox {
         },
       });
     }
+    const tamper = this.tampered();
+    if (tamper) return fail(tamper);
     if (this.spoiled) return { ...fail(this.spoiled), sandboxLost: true };
     if (opts.signal?.aborted) return { ...fail("cancelled"), status: "killed" };
     // The cgroup's counters (the agent cannot see /sys): read around the command, as the agent does its own.
@@ -177,6 +179,8 @@ export class ProcessSandbox implements Sandbox {
     const agent = this.agent;
     const done = await agentExec(agent.client, command, cwd, opts, this.req, this.workdir, () => agent.killCommands());
     if ("lost" in done) {
+      // Written into from inside: the model's doing, not a lost sandbox (see ChannelTampered).
+      if (agent.client.tamper) return fail(agent.client.tamper.message);
       const why = this.agent.broken ?? done.lost.message;
       return { ...fail(why), sandboxLost: true };
     }
@@ -203,7 +207,7 @@ export class ProcessSandbox implements Sandbox {
     }
     const r = await this.agent.client.request({ op: "wipe", paths: [] });
     if (r.error) throw new Error(`stopping the sandbox's processes: ${r.error}`);
-    return r.left ?? [];
+    return [...(r.left ?? []), ...(await this.agent.clearFromHost(this.cgroup))];
   }
 
   /** Writes text files into the workdir through the agent: links resolve as the sandbox sees them (see Sandbox.putWorkdirFiles). */
@@ -251,6 +255,8 @@ export class ProcessSandbox implements Sandbox {
       }
     }
     if (!this.agent) return null;
+    // A tampered channel is the model's doing: the sandbox is not lost to the machinery (see tampered()).
+    if (this.agent.client.tamper) return null;
     const broken = this.agent.broken;
     if (broken) return broken;
     try {
@@ -258,6 +264,11 @@ export class ProcessSandbox implements Sandbox {
     } catch (e) {
       return this.agent.broken ?? (e as Error).message;
     }
+  }
+
+  /** Why nothing this sandbox answered can be believed (see Sandbox.tampered). */
+  tampered(): string | null {
+    return this.agent?.client.tamper?.message ?? null;
   }
 
   /**
@@ -272,9 +283,12 @@ export class ProcessSandbox implements Sandbox {
     const broken = this.spoiled ?? this.agent.broken;
     if (broken) throw new Error(`the sandbox cannot be reset: ${broken}`);
     const { request, inline } = resetRequest(this.workdir, seed, this.pristine);
+    const wiping = !this.pristine;
     const r = await this.agent.client.request(request);
     this.pristine = false;
-    const failure = resetFailure(r);
+    // The agent wiped what its PID namespace shows; the host then proves the whole cgroup empty.
+    const left = wiping && !r.error ? await this.agent.clearFromHost(this.cgroup) : [];
+    const failure = resetFailure(left.length > 0 ? { ...r, left: [...(r.left ?? []), ...left] } : r);
     if (failure) {
       this.spoiled = `resetting the sandbox: ${failure}`;
       throw new Error(this.spoiled);
@@ -322,6 +336,8 @@ export class ProcessSandbox implements Sandbox {
       // An agent that does not answer is not waited for: the sandbox is destroyed instead.
       const r = await answerWithin(this.agent.client.request({ op: "wipe", paths: [this.workdir, ...WIPED], files: {} }), RECYCLE_WIPE_MS);
       if (r === SILENT || resetFailure(r) !== null) return null;
+      // Proven empty from the host too (its cgroup), or destroyed: never handed on on the agent's word alone.
+      if ((await this.agent.clearFromHost(this.cgroup)).length > 0) return null;
     } catch {
       return null;
     }
