@@ -273,8 +273,15 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       user: "0:0",
       rootfs: "writable",
       reset: "recreate",
-      // The task's disk size bounds each file it writes: no quota on the total here (see task-config.ts).
-      limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g", file_size: `${config.storageMb}m` },
+      // The task's disk size bounds each file it writes and the sandbox's disk quota (sandbox.limits.disk, where the backend enforces one).
+      limits: {
+        cpus: config.cpus,
+        memory: `${config.memoryMb}m`,
+        pids: 4096,
+        tmpfs: "1g",
+        file_size: `${config.storageMb}m`,
+        disk: `${config.storageMb}m`,
+      },
       timeouts: { step: stepTimeout, rollout: rolloutTimeout },
     },
     tasks: HARBOR_CONFIG,

@@ -2,19 +2,26 @@ import { constants, existsSync } from "node:fs";
 import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rm, unlink } from "node:fs/promises";
 import path from "node:path";
 import { toBuffer } from "./diff";
+import { READ_BYTES, TreeBudget, unreadFile } from "./read-bounds";
 
-/** Every regular file under `dir`, keyed by its path relative to `dir` (forward slashes). */
-export async function readTree(dir: string): Promise<Map<string, Buffer>> {
+/**
+ * Every regular file under `dir`, keyed by its path relative to `dir` (forward slashes), within
+ * `budget` (see read-bounds.ts): past its file bound the walk stops, and a file past its byte
+ * bounds reads as a stand-in naming its size.
+ */
+export async function readTree(dir: string, budget = new TreeBudget()): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   const root = await realpath(dir).catch(() => dir);
   async function walk(rel: string): Promise<void> {
     const entries = await readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
+      if (budget.skipped > 0) return;
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(r);
       else if (e.isFile()) {
+        if (!budget.takeFile()) return;
         // Read as readInside reads: the sandbox may swap the file for a link or a FIFO since the listing.
-        const b = await readRegular(root, path.join(dir, r));
+        const b = await readRegular(root, path.join(dir, r), (size) => budget.refuse(size));
         if (b) out.set(r, b);
       }
     }
@@ -95,6 +102,11 @@ export async function readInside(dir: string, abs: string): Promise<Buffer | nul
   return readRegular(await realpath(dir).catch(() => dir), abs);
 }
 
+/** One file read alone (readFiles): up to READ_BYTES; a larger one reads as a stand-in naming its size. */
+function readBound(size: number): string | null {
+  return size > READ_BYTES ? `larger than the host's ${READ_BYTES}-byte bound on one read` : null;
+}
+
 /** Whether /proc/self/fd names an open file's path here (Linux): what checks where a file really is. */
 const PROC_FD = existsSync("/proc/self/fd");
 
@@ -104,16 +116,22 @@ const PROC_FD = existsSync("/proc/self/fd");
  * Where it was opened is checked against `root` (a real path): a folder on the way that the
  * sandbox swapped for a link after it was looked at cannot carry the read out of the sandbox.
  */
-async function readRegular(root: string, abs: string): Promise<Buffer | null> {
+async function readRegular(root: string, abs: string, refuse: (size: number) => string | null = readBound): Promise<Buffer | null> {
   const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
   if (!fh) return null;
   try {
-    if (!(await fh.stat()).isFile()) return null;
+    const st = await fh.stat();
+    if (!st.isFile()) return null;
     if (PROC_FD) {
       const where = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null);
       if (where === null || !where.startsWith(root + path.sep)) return null;
     }
-    return await fh.readFile();
+    const why = refuse(st.size);
+    if (why) return unreadFile(st.size, why);
+    // Read no more than was sized: a file still growing under the read cannot take more.
+    const buf = Buffer.alloc(st.size);
+    const { bytesRead } = await fh.read(buf, 0, st.size, 0);
+    return buf.subarray(0, bytesRead);
   } finally {
     await fh.close();
   }

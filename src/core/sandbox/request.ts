@@ -25,6 +25,7 @@ export function sandboxRequest(env: Environment, labels: Record<string, string> 
       outputBytes: s.limits.output,
       tmpfsBytes: parseSize(s.limits.tmpfs),
       fileBytes: parseSize(s.limits.file_size),
+      diskBytes: parseSize(s.limits.disk),
     },
     labels,
     reuse: s.reset === "restore" && s.rootfs !== "writable",

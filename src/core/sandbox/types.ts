@@ -127,6 +127,12 @@ export interface SandboxRequest {
     tmpfsBytes: number;
     /** Largest file a command may write (RLIMIT_FSIZE); absent: no limit. */
     fileBytes?: number;
+    /**
+     * Disk quota of the writable folders: docker's workdir (/tmp is its own tmpfs of tmpfsBytes),
+     * the process backend's workdir and /tmp together (one tmpfs, where the host lets it mount
+     * one). Absent: DEFAULT_DISK_BYTES.
+     */
+    diskBytes?: number;
   };
   labels?: Record<string, string>;
   signal?: AbortSignal;
@@ -151,3 +157,6 @@ export interface SandboxProvider {
   /** Close every sandbox and stop warming. */
   shutdown(): Promise<void>;
 }
+
+/** The disk quota of a sandbox whose request names none (the manifest's default, sandbox.limits.disk). */
+export const DEFAULT_DISK_BYTES = 2 * 1024 ** 3;

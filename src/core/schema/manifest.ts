@@ -19,6 +19,13 @@ export const SandboxLimits = z.strictObject({
   pids: z.number().int().positive().default(256),
   output: z.number().int().positive().default(1_000_000).describe("Bytes of stdout+stderr kept per exec"),
   tmpfs: z.string({ error: sizeHint }).default("256m").describe("Size of /tmp"),
+  disk: z
+    .string({ error: sizeHint })
+    .regex(/^\d+(\.\d+)?\s*[kmgKMG]i?[bB]?$/, "a size such as 512m or 2g")
+    .default("2g")
+    .describe(
+      "Disk quota of the sandbox's writable folders (the workdir, and /tmp on the process backend): a write past it fails with 'No space left on device', the model's doing, scored",
+    ),
   file_size: z
     .string({ error: sizeHint })
     .regex(/^\d+(\.\d+)?\s*[kmgKMG]i?[bB]?$/, "a size such as 512m or 2g")

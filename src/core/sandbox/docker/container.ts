@@ -3,7 +3,7 @@ import os from "node:os";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { currentOwner } from "../owner";
-import type { SandboxRequest } from "../types";
+import { DEFAULT_DISK_BYTES, type SandboxRequest } from "../types";
 import { type AgentClient, dockerAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
 import { ContainerBackstop } from "./backstop";
@@ -61,11 +61,33 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
       ReadonlyRootfs: !req.writableRoot,
       Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${l.tmpfsBytes},mode=1777` },
       // An anonymous volume: writable, starts as a copy of the image's (empty, user-owned)
-      // workdir, reachable by putArchive/getArchive, and removed with the container.
-      Mounts: [{ Type: "volume", Source: "", Target: req.workdir }],
+      // workdir, reachable by putArchive/getArchive, and removed with the container. Its disk
+      // quota (see workdirVolume) is a tmpfs of the request's size.
+      Mounts: [{ Type: "volume", Source: "", Target: req.workdir, ...workdirVolume(req) }],
       // No init of docker's: the agent is the PID namespace's init, which the commands it runs cannot kill (see agent.py).
       Init: false,
       LogConfig: { Type: "none", Config: {} },
+    },
+  };
+}
+
+/**
+ * The workdir volume's disk quota: a tmpfs (nosuid, nodev) of `limits.diskBytes`, so a model
+ * that fills the workdir fails its own writes ('No space left on device') instead of the
+ * engine's disk. Its pages count against the container's memory as it writes them. Not for a
+ * writable root (Harbor tasks): their image's workdir may be large, the engine copies it into
+ * the volume outside the container's limits, and their root is unbounded anyway (a quota on
+ * the container's layer needs overlay2 on xfs with pquota).
+ */
+function workdirVolume(req: SandboxRequest): Partial<Docker.MountSettings> {
+  if (req.writableRoot) return {};
+  const size = req.limits.diskBytes ?? DEFAULT_DISK_BYTES;
+  return {
+    VolumeOptions: {
+      // Copied from the image as a plain volume is: the workdir's owner and modes, any files it holds.
+      NoCopy: false,
+      Labels: {},
+      DriverConfig: { Name: "local", Options: { type: "tmpfs", device: "tmpfs", o: `size=${size},nosuid,nodev` } },
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import type { FileDiff } from "../../schema/trajectory";
 import { diffFiles, seedMap, toBuffer } from "../diff";
 import { resolveSandboxPath } from "../paths";
+import { READ_BYTES, TreeBudget } from "../read-bounds";
 import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-exec";
 import { pingAgent, resetFailure, resetRequest } from "../agent/probe-and-reset";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
@@ -213,7 +214,7 @@ export class DockerSandbox implements Sandbox {
       [...work].map(async ([p, rel]) => {
         try {
           const stream = (await this.live.container.getArchive({ path: path.posix.join(this.workdir, rel) })) as unknown as Readable;
-          const files = await unpackFiles(stream);
+          const files = await unpackFiles(stream, "", new TreeBudget(READ_BYTES, READ_BYTES));
           out[p] = files.get(path.posix.basename(rel)) ?? null;
         } catch {
           out[p] = null; // 404: no such file (a folder also reads as null: it has no single content)
@@ -221,7 +222,8 @@ export class DockerSandbox implements Sandbox {
       }),
     );
     if (other.size > 0) {
-      const r = await this.live.agent.request({ op: "read", paths: [...other.values()] });
+      // Bounded as the host's own reads are (see read-bounds.ts): a file past it comes back cut.
+      const r = await this.live.agent.request({ op: "read", paths: [...other.values()], max_bytes: READ_BYTES }, undefined, READ_BYTES);
       for (const [p, abs] of other) {
         const b64 = r.files?.[abs];
         out[p] = typeof b64 === "string" ? Buffer.from(b64, "base64") : null;
@@ -230,15 +232,17 @@ export class DockerSandbox implements Sandbox {
     return out;
   }
 
-  /** Every file of the workdir, as the engine archives it. */
-  async snapshot(): Promise<Map<string, Buffer>> {
+  /** Every file of the workdir, as the engine archives it, within `budget` (see read-bounds.ts). */
+  async snapshot(budget = new TreeBudget()): Promise<Map<string, Buffer>> {
     await this.wipeIfRecycled();
     const stream = (await this.live.container.getArchive({ path: `${this.workdir}/.` })) as unknown as Readable;
-    return unpackFiles(stream, "./");
+    return unpackFiles(stream, "./", budget);
   }
 
   async diff(): Promise<FileDiff[]> {
-    return diffFiles(this.seed, await this.snapshot());
+    const budget = new TreeBudget();
+    const current = await this.snapshot(budget);
+    return diffFiles(this.seed, current, budget.cut);
   }
 
   /**

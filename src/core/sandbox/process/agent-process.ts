@@ -3,6 +3,7 @@ import { type AgentClient, pipedAgentClient } from "../agent/agent-client";
 import { agentArgv } from "../agent/agent-source";
 import { descendants, killBelow, liveProcess } from "../host-procs";
 import type { SandboxCgroup } from "./cgroup";
+import { closingInherited } from "./close-fds";
 
 /** The host interpreter the agent runs on: inside the sandbox it is the same file, through the read-only /usr. */
 export const AGENT_PYTHON = "/usr/bin/python3";
@@ -55,7 +56,8 @@ export class AgentProcess {
   /** Starts the agent through `isolate` and waits for its ready line. */
   static async start(isolate: (argv: string[]) => IsolatedLaunch): Promise<AgentProcess> {
     const launch = isolate(agentArgv(AGENT_PYTHON));
-    const child = spawn(launch.full[0] ?? "", launch.full.slice(1), {
+    const full = closingInherited(launch.full);
+    const child = spawn(full[0] ?? "", full.slice(1), {
       // Its own process group: close kills the isolating process and all it holds at once.
       detached: true,
       env: launch.env,

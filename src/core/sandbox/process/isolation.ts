@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
+import { hostIdentity } from "./host-identity";
 
 /** How a process sandbox isolates commands: bubblewrap, util-linux unshare as root, or nothing (explicitly unsafe). */
 export type IsolationMode = "bwrap" | "unshare" | "none";
@@ -14,6 +15,8 @@ export interface ExecLayout {
   cwd: string;
   uid: number;
   gid: number;
+  /** bwrap: the unprivileged host identity to start it as (root's sandboxes: see host-identity.ts); absent, the caller's. */
+  host?: { uid: number; gid: number };
   /**
    * The command is the PID namespace's init (the sandbox's long-lived agent), as in a docker
    * container: the kernel then drops every signal the sandbox's own processes send it that it
@@ -63,6 +66,7 @@ export function isolationUnavailable(mode: IsolatingMode): string | null {
   if (known !== undefined) return known;
   let reason: string | null;
   if (mode === "bwrap") {
+    const host = hostIdentity("bwrap", { uid: 1000, gid: 1000 });
     const layout: ExecLayout = {
       hostWork: "/tmp",
       hostTmp: "/tmp",
@@ -71,6 +75,7 @@ export function isolationUnavailable(mode: IsolatingMode): string | null {
       cwd: "/workspace",
       uid: 1000,
       gid: 1000,
+      ...(host ? { host } : {}),
     };
     const err = probe(bwrapArgv(layout, ["/bin/true"]));
     reason =
@@ -108,7 +113,12 @@ export function chooseIsolation(env: NodeJS.ProcessEnv = process.env): Isolating
 
 /** bwrap: every namespace, no capabilities, read-only host /usr, a private workdir and /tmp, a read-only root. */
 export function bwrapArgv(l: ExecLayout, argv: string[]): string[] {
+  // Dropped to the host identity before bwrap starts, so that its user namespace maps the sandbox user onto it, not onto root.
+  const drop = l.host
+    ? ["setpriv", `--reuid=${l.host.uid}`, `--regid=${l.host.gid}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    : [];
   const a = [
+    ...drop,
     "bwrap",
     "--unshare-all",
     // No reaper of bwrap's own as PID 1: the command is init (it reaps what it orphans itself).
@@ -194,7 +204,8 @@ export function unshareArgv(l: ExecLayout, argv: string[]): string[] {
     // A private devpts (not the host's ptys) so the sandbox shell can make its terminal.
     'if mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"; then ln -s pts/ptmx "$R/dev/ptmx"; fi',
     'mount -t proc proc "$R/proc"',
-    'mount --bind "$T" "$R/tmp"; mount --bind "$W" "$R$WD"',
+    // nosuid,nodev: nothing the sandbox (or anyone) leaves in its writable folders runs with another identity or reaches a device.
+    'mount --bind -o nosuid,nodev "$T" "$R/tmp"; mount --bind -o nosuid,nodev "$W" "$R$WD"',
     'mount -o remount,ro "$R"',
     // Not exec: this shell reports a signal death of the command as 128+n (unshare cannot re-raise SIGKILL).
     // Exec for an init: the command takes this shell's place as PID 1.

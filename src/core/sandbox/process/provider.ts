@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { ownerPrefix } from "../owner";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
 import { AGENT_PYTHON, AgentProcess } from "./agent-process";
 import { SandboxCgroup } from "./cgroup";
 import { chooseIsolation, ISOLATION_MODES, type IsolationMode, isolationUnavailable } from "./isolation";
-import { isolatedLaunch, ProcessSandbox } from "./sandbox";
+import { DEFAULT_DISK_BYTES } from "../types";
+import { mountDisk, unmountDisk } from "./disk";
+import { hostIdentity } from "./host-identity";
+import { isolatedLaunch, ProcessSandbox, parseUser } from "./sandbox";
 import { defaultSandboxBase, sweepProcessOrphans } from "./sweep";
 import { WarmSandboxes } from "./warm";
 
@@ -50,6 +53,11 @@ export class ProcessSandboxProvider implements SandboxProvider {
     this.cgroups = opts.cgroups ?? true;
     this.baseDir = opts.baseDir ?? defaultSandboxBase();
     mkdirSync(this.baseDir, { recursive: true });
+    // bwrap started by root runs as an unprivileged host identity (see host-identity.ts), which must pass through here to its own folder.
+    if (this.mode === "bwrap" && hostIdentity("bwrap", { uid: 0, gid: 0 })) {
+      const mode = statSync(this.baseDir).mode & 0o777;
+      if ((mode & 0o111) !== 0o111) chmodSync(this.baseDir, mode | 0o711);
+    }
     sweepProcessOrphans(this.baseDir);
   }
 
@@ -97,11 +105,19 @@ export class ProcessSandboxProvider implements SandboxProvider {
     const id = `${ownerPrefix()}${randomBytes(4).toString("hex")}`;
     const root = path.join(this.baseDir, id);
     const dirs = { root, work: path.join(root, "work"), tmp: path.join(root, "tmp"), mnt: path.join(root, "mnt") };
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    // The disk quota of the workdir and /tmp together (see disk.ts), where the host lets us mount it.
+    if (this.mode !== "none") mountDisk(root, req.limits.diskBytes ?? DEFAULT_DISK_BYTES);
     for (const d of [dirs.work, dirs.tmp, dirs.mnt]) mkdirSync(d, { recursive: true, mode: 0o755 });
-    if (this.mode === "unshare") {
-      // The command runs as the sandbox user on the host itself: it must own its folders.
-      const [u, g] = (req.user ?? "1000:1000").split(":").map(Number);
-      for (const d of [dirs.work, dirs.tmp]) chownSync(d, u ?? 1000, g ?? u ?? 1000);
+    // No other host user may enter the sandbox's folders (whatever the sandbox leaves there, a
+    // setuid program included, is out of their reach); bwrap started as the sandbox's host
+    // identity must, to bind them.
+    chmodSync(root, 0o700);
+    const host = this.mode === "none" ? null : hostIdentity(this.mode, parseUser(req.user));
+    if (host) {
+      // The commands run as the sandbox user's host identity: it must own its folders.
+      for (const d of [dirs.work, dirs.tmp]) chownSync(d, host.uid, host.gid);
+      if (this.mode === "bwrap") chownSync(root, host.uid, host.gid);
     }
     const cgroup = this.mode === "none" || !this.cgroups ? null : SandboxCgroup.create(id, req.limits);
     const mode = this.mode;
@@ -116,6 +132,7 @@ export class ProcessSandboxProvider implements SandboxProvider {
         );
       } catch (e) {
         await cgroup?.remove();
+        unmountDisk(root);
         rmSync(root, { recursive: true, force: true });
         throw e;
       }

@@ -6,9 +6,12 @@ import { answerWithin, pingAgent, resetFailure, resetRequest, SILENT, WIPED } fr
 import { diffFiles, seedMap } from "../diff";
 import { emptyDir, readInside, readTree, writeTree } from "../host-files";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
+import { TreeBudget } from "../read-bounds";
 import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
 import type { AgentProcess, IsolatedLaunch } from "./agent-process";
 import type { SandboxCgroup } from "./cgroup";
+import { unmountDisk } from "./disk";
+import { hostIdentity } from "./host-identity";
 import { type ExecLayout, type IsolationMode, isolatedArgv } from "./isolation";
 import { openProcessShell } from "./shell";
 import { spawnExec } from "./spawn-exec";
@@ -61,6 +64,8 @@ export function isolatedLaunch(
     ...parseUser(req.user),
     ...(asInit ? { asInit } : {}),
   };
+  const host = mode === "bwrap" ? hostIdentity(mode, parseUser(req.user)) : null;
+  if (host) layout.host = host;
   let full = isolatedArgv(mode, layout, argv);
   const rlimits: string[] = [];
   // No cgroup to write: fall back to rlimits (address space for memory, so a big
@@ -225,9 +230,14 @@ export class ProcessSandbox implements Sandbox {
     const mapped: Record<string, string | Buffer> = {};
     for (const [p, c] of Object.entries(files)) mapped[path.relative(this.dirs.root, this.hostPath(p))] = c;
     this.pristine = false;
-    // Under unshare the commands run as the sandbox user on these very host files, so that
-    // user must own them (bwrap maps the host user onto the sandbox user, so it already does).
-    await writeTree(this.dirs.root, mapped, opts.mode, this.mode === "unshare" ? this.user : undefined);
+    // The commands run as the sandbox user's host identity on these very host files, so it must
+    // own them (bwrap started by another user maps that user onto the sandbox user: null here).
+    await writeTree(
+      this.dirs.root,
+      mapped,
+      opts.mode,
+      this.mode === "none" ? undefined : (hostIdentity(this.mode, this.user) ?? undefined),
+    );
   }
 
   async readFiles(paths: string[]): Promise<Record<string, Buffer | null>> {
@@ -237,7 +247,9 @@ export class ProcessSandbox implements Sandbox {
   }
 
   async diff(): Promise<FileDiff[]> {
-    return diffFiles(this.seed, await readTree(this.dirs.work));
+    const budget = new TreeBudget();
+    const current = await readTree(this.dirs.work, budget);
+    return diffFiles(this.seed, current, budget.cut);
   }
 
   /**
@@ -350,6 +362,7 @@ export class ProcessSandbox implements Sandbox {
     for (const abort of this.running) abort();
     await this.agent?.close();
     await this.cgroup?.remove();
+    unmountDisk(this.dirs.root);
     await rm(this.dirs.root, { recursive: true, force: true });
   }
 }

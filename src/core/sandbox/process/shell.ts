@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
+import { closingInherited } from "./close-fds";
 import type { SandboxShell, ShellOptions } from "../types";
 
 /**
@@ -63,7 +64,9 @@ export async function openProcessShell(isolate: IsolatedSpawn, opts: ShellOption
     ? ["/usr/bin/python3", "-c", PTY_RELAY, String(cols), String(rows), ...command]
     : ["script", "-q", "-e", "-c", `stty cols ${cols} rows ${rows}; exec ${command.map(shq).join(" ")}`, "/dev/null"];
   const spec = isolate(argv, env);
-  const child = spawn(spec.full[0] ?? "", spec.full.slice(1), {
+  // fd 3 is the resize channel: kept; everything above it closed (see close-fds.ts).
+  const full = closingInherited(spec.full, 3);
+  const child = spawn(full[0] ?? "", full.slice(1), {
     detached: true,
     env: spec.env,
     cwd: spec.cwd,

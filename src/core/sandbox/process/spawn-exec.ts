@@ -4,6 +4,7 @@ import { OutputCollector } from "../output";
 import type { ExecOptions, ExecResult, SandboxRequest } from "../types";
 import type { IsolatedLaunch } from "./agent-process";
 import type { SandboxCgroup } from "./cgroup";
+import { closingInherited } from "./close-fds";
 
 /** What one spawned exec needs from its sandbox. */
 export interface SpawnContext {
@@ -26,7 +27,8 @@ export interface SpawnContext {
  */
 export function spawnExec(launch: IsolatedLaunch, opts: ExecOptions, ctx: SpawnContext): Promise<ExecResult> {
   const started = performance.now();
-  const { full, env, cwd } = launch;
+  const { env, cwd } = launch;
+  const full = closingInherited(launch.full);
   const oomBefore = ctx.cgroup?.oomKills() ?? 0;
   const pidsBefore = ctx.cgroup?.pidsLimitHits() ?? 0;
   const out = new OutputCollector(opts.maxOutputBytes ?? ctx.req.limits.outputBytes);

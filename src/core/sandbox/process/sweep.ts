@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ownerAlive, ownerOfName } from "../owner";
 import { sweepOrphanCgroups } from "./cgroup";
+import { unmountDisk } from "./disk";
 
 /** Where process sandboxes live unless a provider is told otherwise. */
 export function defaultSandboxBase(): string {
@@ -28,6 +29,7 @@ export function sweepProcessOrphans(baseDir = defaultSandboxBase()): number {
     const owner = ownerOfName(n);
     if (!owner || ownerAlive(owner)) continue;
     try {
+      unmountDisk(path.join(baseDir, n));
       rmSync(path.join(baseDir, n), { recursive: true, force: true });
       removed++;
     } catch {}
