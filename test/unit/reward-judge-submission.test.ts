@@ -9,6 +9,7 @@ import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { scanSubmission } from "../../src/core/reward/hack-signals";
 import { judgedCommand, nameHiddenGlobs } from "../../src/core/reward/judged-command";
 import { dropReason, readSubmission } from "../../src/core/reward/submission";
+import { summarize } from "../../src/core/runs/summarize";
 import { diffFiles, seedMap } from "../../src/core/sandbox/diff";
 import { taskSeed } from "../../src/core/sandbox/task-files";
 
@@ -129,6 +130,23 @@ describe("hack signals", () => {
       }
     }
     assert.deepEqual(found, []);
+  });
+});
+
+describe("the run summary", () => {
+  test("counts the rollouts that raised each hack signal, and those zeroed for it", () => {
+    const s = summarize("r", [
+      { task: "a", sample: 0, status: "completed", reward: 0, hackSignals: ["test-framework", "native-code"], hackAction: "zero" },
+      { task: "b", sample: 0, status: "completed", reward: 1, hackSignals: ["native-code"], hackAction: "flag" },
+      { task: "c", sample: 0, status: "completed", reward: 1 },
+    ]);
+    assert.deepEqual(s.hack_signals, {
+      rollouts: 2,
+      zeroed: 1,
+      by_signal: { "test-framework": 1, "native-code": 2 },
+      tasks: ["a", "b"],
+    });
+    assert.equal(summarize("r", [{ task: "c", sample: 0, status: "completed", reward: 1 }]).hack_signals, undefined);
   });
 });
 

@@ -11,6 +11,9 @@ import type { VerifierConfig } from "../schema/verifier";
 import { observe } from "./observations";
 import type { RolloutScope } from "./rollout-scope";
 
+/** Verifier types that run code in a sandbox: their judging sandbox is ready before they start. */
+const RUNS_CODE = new Set(["tests", "script"]);
+
 /** Signals kept in a reward event: enough to read what happened, bounded however many files raise one. */
 const MAX_RECORDED_SIGNALS = 50;
 
@@ -70,6 +73,8 @@ export async function judgeRollout(
   };
   try {
     const signals = hasFiles && judge.hack_signals !== "off" ? scanSubmission(await submitted(), hidden) : [];
+    // Started before the verifiers' clocks: the pool's hand-over is the machinery's time, not the verifier's timeout.
+    if (judge.sandbox === "fresh" && hasFiles && rewards.some((r) => RUNS_CODE.has(r.type))) await freshSandbox();
     const sandbox = judge.sandbox === "fresh" ? freshSandbox : scope.sandbox;
     const score = await scoreRollout(rewards, { ...ctx, sandbox }, verifiers, timeoutMs);
     for (const s of new Set(signals.map((x) => x.signal))) observe({ kind: "hack-signal", signal: s });

@@ -49,6 +49,7 @@ export class Rollout {
   private isSetUp = false;
   private reward: number | null = null;
   private components: RewardComponent[] | undefined;
+  private hack: { signals: string[]; action: "flag" | "zero" } | null = null;
   /** A multi-stage task's stage under play, and what each stage played so far left. */
   private stage: { index: number; done: boolean } | null = null;
   private readonly stageResults: StageResult[] = [];
@@ -426,9 +427,12 @@ export class Rollout {
         this.infra = true;
         this.emit({ type: "error", where: "sandbox", message: this.reason ?? "", infra: true });
       } else {
-        this.emit({ type: "reward", total: score.total, components: score.components, ...judgedFields(score) });
+        const judged = judgedFields(score);
+        this.emit({ type: "reward", total: score.total, components: score.components, ...judged });
         this.reward = score.total;
         this.components = score.components;
+        if (judged.hack_signals)
+          this.hack = { signals: [...new Set(judged.hack_signals.map((s) => s.signal))], action: judged.hack_action ?? "flag" };
       }
     } catch (e) {
       const cancelled = scope.outside?.aborted === true;
@@ -485,6 +489,7 @@ export class Rollout {
       reward,
       ...(failure ? { failure } : {}),
       ...(components ? { components } : {}),
+      ...(this.hack ? { hackSignals: this.hack.signals, hackAction: this.hack.action } : {}),
       infra: this.infra,
       answer: this.answer,
       turns,
