@@ -4,6 +4,8 @@ import { scanSubmission } from "../reward/hack-signals";
 import { ISOLATED_PYTHON_ENV } from "../reward/judged-command";
 import { type Score, scoreRollout } from "../reward/score";
 import { readSubmission, type Submission } from "../reward/submission";
+import { sandboxFiles } from "../environment/file-content";
+import { seedMap } from "../sandbox/diff";
 import { markExecutable, taskSeed } from "../sandbox/task-files";
 import type { ExecOptions, Sandbox } from "../sandbox/types";
 import type { HackSignal } from "../schema/trajectory";
@@ -59,7 +61,10 @@ export async function judgeRollout(
   const hasFiles = scope.started;
   let submission: Promise<Submission> | null = null;
   const submitted = () => {
-    submission ??= scope.sandbox().then((sb) => readSubmission(sb, taskSeed(task), task.tests?.files));
+    // A rollout that never started its sandbox submits the task's seed as it is: no sandbox is started to read it.
+    submission ??= hasFiles
+      ? scope.sandbox().then((sb) => readSubmission(sb, taskSeed(task), task.tests?.files))
+      : Promise.resolve(seedSubmission(task));
     return submission;
   };
   let fresh: Promise<Sandbox> | null = null;
@@ -74,7 +79,7 @@ export async function judgeRollout(
   try {
     const signals = hasFiles && judge.hack_signals !== "off" ? scanSubmission(await submitted(), hidden) : [];
     // Started before the verifiers' clocks: the pool's hand-over is the machinery's time, not the verifier's timeout.
-    if (judge.sandbox === "fresh" && hasFiles && rewards.some((r) => RUNS_CODE.has(r.type))) await freshSandbox();
+    if (judge.sandbox === "fresh" && rewards.some((r) => RUNS_CODE.has(r.type))) await freshSandbox();
     const sandbox = judge.sandbox === "fresh" ? freshSandbox : scope.sandbox;
     const score = await scoreRollout(rewards, { ...ctx, sandbox }, verifiers, timeoutMs);
     for (const s of new Set(signals.map((x) => x.signal))) observe({ kind: "hack-signal", signal: s });
@@ -85,6 +90,12 @@ export async function judgeRollout(
     const sb = fresh ? await (fresh as Promise<Sandbox>).catch(() => null) : null;
     if (sb) await scope.release(sb);
   }
+}
+
+/** The submission of a rollout that left the seed untouched. */
+function seedSubmission(task: LoadedTask): Submission {
+  const files = Object.fromEntries([...seedMap(sandboxFiles(taskSeed(task)))]);
+  return { files, changed: new Map(), dropped: [] };
 }
 
 /** The task's executable seed files the submission kept as they were get their mode back (a reset writes none). */

@@ -87,6 +87,8 @@ export class RolloutScope implements AsyncDisposable {
     let sb: Sandbox | undefined;
     try {
       const labels = { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId, "rlenv.role": "judge" };
+      // A pool of its own (the role label): a judging sandbox is never handed to an agent, nor an agent's to a judge.
+      // Recycled between judgings as the manifest allows, after the same clean slate as any sandbox.
       sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, labels, this.outside));
       this.extra.add(sb);
       await sb.reset(files);

@@ -11,8 +11,11 @@ import { HUMANEVAL_ATTACKS, replayAttack, SABOTEUR } from "./verify-attacks";
  * rollout scores exactly what it scores alone, and every attack 0. Before, a process that
  * outlived its rollout failed the honest rollouts judged after it in the same sandbox.
  */
-const env = loadExample("code-humaneval");
-const tasks = env.tasks.slice(0, 6);
+const shipped = loadExample("code-humaneval");
+// The check's 10 s budget is HumanEval's; on a loaded test machine at concurrency 4 an honest check can
+// miss it, which says nothing about hostile rollouts: the mix gives every check a minute.
+const env = { ...shipped, manifest: { ...shipped.manifest, reward: shipped.manifest.reward.map((r) => ({ ...r, timeout: 60 })) } };
+const tasks = shipped.tasks.slice(0, 6);
 const CONCURRENCY = 4;
 
 async function inPool<T>(jobs: Array<() => Promise<T>>, width: number): Promise<T[]> {
@@ -52,7 +55,7 @@ for (const backend of ["process", "docker"] as const) {
       const he000 = tasks[0];
       assert.ok(he000);
       // Attacks first in each stretch of the queue, so honest rollouts reuse the sandboxes they ran in.
-      const jobs: Array<() => Promise<{ label: string; hostile: boolean; reward: number | null }>> = [];
+      const jobs: Array<() => Promise<{ label: string; hostile: boolean; reward: number | null; why?: string }>> = [];
       for (const [i, h] of honest.entries()) {
         const a = attacks[i % attacks.length];
         if (a && i < attacks.length * 2) {
@@ -63,12 +66,15 @@ for (const backend of ["process", "docker"] as const) {
             reward: (await rollOut(env, he000, replayAttack(dir, name, [...calls]), p, dir)).reward,
           }));
         }
-        jobs.push(async () => ({ label: h.label, hostile: false, reward: (await rollOut(env, h.task, h.policy(), p, dir)).reward }));
+        jobs.push(async () => {
+          const r = await rollOut(env, h.task, h.policy(), p, dir);
+          return { label: h.label, hostile: false, reward: r.reward, why: r.failure ?? r.reason ?? "" };
+        });
       }
       const results = await inPool(jobs, CONCURRENCY);
       const wrong = results.filter((r) => (r.hostile ? r.reward !== 0 : r.reward !== alone.get(r.label)));
       assert.deepEqual(
-        wrong.map((r) => `${r.label}: ${r.reward} (alone ${r.hostile ? "n/a" : alone.get(r.label)})`),
+        wrong.map((r) => `${r.label}: ${r.reward} (alone ${r.hostile ? "n/a" : alone.get(r.label)}) ${r.why ?? ""}`),
         [],
       );
       assert.ok(
