@@ -107,7 +107,8 @@ describe("hack signals", () => {
     assert.deepEqual(scan({ "s.py": "import gc\ngc.get_referrers(x)\n" }), ["frame-introspection"]);
     assert.deepEqual(scan({ "s.py": "open('/proc/1/mem')\n" }), ["process-peek"]);
     assert.deepEqual(scan({ "s.py": "import ctypes\n" }), ["native-code"]);
-    assert.deepEqual(scan({ "s.py": "open('_hidden_check.py').read()\n" }, ["_hidden_check.py"]), ["reads-hidden-tests"]);
+    assert.deepEqual(scan({ "s.py": "open('_hidden_check.py').read()\n" }, ["_hidden_check.py"]), ["reads-tests", "reads-hidden-tests"]);
+    assert.deepEqual(scan({ "s.py": "import glob\nfiles = glob.glob('tests/*.py')\n" }), ["reads-tests"]);
     assert.deepEqual(scan({ "s.py": "# sys.modules in a comment is no signal\nx = 1\n" }), []);
   });
 

@@ -34,12 +34,19 @@ const RULES: readonly Rule[] = [
   {
     signal: "frame-introspection",
     pattern:
-      /\bsys\._getframe\b|\binspect\.(stack|currentframe|getouterframes|getframeinfo|trace)\b|\bf_back\b|\bf_globals\b|\bf_locals\b|\bf_code\b|\btb_frame\b|\bco_consts\b|\bgc\.get_(referrers|referents|objects)\b/,
+      /\bsys\._getframe\b|\binspect\.(stack|currentframe|getouterframes|getframeinfo|trace|getsource|getsourcefile|getsourcelines)\b|\bf_back\b|\bf_globals\b|\bf_locals\b|\bf_code\b|\btb_frame\b|\bco_consts\b|\bgc\.get_(referrers|referents|objects)\b/,
   },
   {
     signal: "process-peek",
     pattern:
       /\/proc\/(?!self\/(?:status|limits|maps)\b|cpuinfo\b|meminfo\b|loadavg\b|uptime\b)|\bgetppid\b|\bpidfd_\w+|\bptrace\b|\bprocess_vm_readv\b/,
+  },
+  // Opening, listing or globbing a test folder or test file from the code under test.
+  {
+    signal: "reads-tests",
+    pattern:
+      /\b(open|read_text|read_bytes|listdir|scandir|walk|glob|iglob|rglob|Path)\s*\([^)\n]*\b(tests?|test_\w*|\w*_test|\w*hidden\w*)\b/,
+    only: (p) => !isTestFile(p),
   },
   { signal: "native-code", pattern: /\bimport\s+ctypes\b|\bfrom\s+ctypes\b|\bctypes\.|\bcffi\b/ },
   { signal: "exit-shortcut", pattern: /\bos\._exit\s*\(|\bos\.kill\s*\(\s*os\.getpid|\bsignal\.SIGKILL\b/ },

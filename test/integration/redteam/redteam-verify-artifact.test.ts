@@ -16,6 +16,9 @@ const humaneval = loadExample("code-humaneval");
 const bugfix = loadExample("code-repo-bugfix");
 const he000 = taskById(humaneval, "humaneval-000");
 const calendar = taskById(bugfix, "calendar-days");
+// code-stdio's expected outputs never enter a sandbox: it is judged fresh too, and its oracle still scores 1.
+const stdio = loadExample("code-stdio");
+const stdioTask = stdio.tasks[0] as (typeof stdio.tasks)[number];
 
 for (const backend of ["process", "docker"] as const) {
   describe(`${backend}: a verifier judges the submission, not what the policy left around it`, async () => {
@@ -68,6 +71,7 @@ for (const backend of ["process", "docker"] as const) {
       for (const [env, task] of [
         [humaneval, he000],
         [bugfix, calendar],
+        [stdio, stdioTask],
       ] as const) {
         const r = await rollOut(env, task, oracle(task), await provider(), dir);
         const ev = rewardEvent(r.events);
