@@ -26,13 +26,22 @@ export interface Judgement extends Score {
   action?: "flag" | "zero";
 }
 
-/** The sandbox's exec with Python's isolation variables under the caller's own. */
-function isolatedPython(sb: Sandbox): Sandbox {
-  const exec = (command: string | string[], opts: ExecOptions = {}) =>
-    sb.exec(command, { ...opts, env: { ...ISOLATED_PYTHON_ENV, ...(opts.env ?? {}) } });
+/**
+ * A judging sandbox as verifiers get it: every exec with Python's isolation variables under the
+ * caller's own, and the verifiers' "stop what the agent left running" a no-op until something
+ * has run in it (it was just reset, which stopped everything: a round trip saved per judgement).
+ */
+function judgingSandbox(sb: Sandbox): Sandbox {
+  let ran = false;
+  const exec = (command: string | string[], opts: ExecOptions = {}) => {
+    ran = true;
+    return sb.exec(command, { ...opts, env: { ...ISOLATED_PYTHON_ENV, ...(opts.env ?? {}) } });
+  };
+  const stopProcesses = async (): Promise<string[]> => (ran && sb.stopProcesses ? sb.stopProcesses() : []);
   return new Proxy(sb, {
     get(target, prop, receiver) {
       if (prop === "exec") return exec;
+      if (prop === "stopProcesses") return stopProcesses;
       const v = Reflect.get(target, prop, receiver);
       return typeof v === "function" ? v.bind(target) : v;
     },
@@ -72,7 +81,7 @@ export async function judgeRollout(
     fresh ??= submitted().then(async (sub) => {
       const sb = await scope.freshSandbox(sub.files);
       await markKeptExecutables(sb, task, sub);
-      return isolatedPython(sb);
+      return judgingSandbox(sb);
     });
     return fresh;
   };

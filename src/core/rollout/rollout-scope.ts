@@ -97,7 +97,10 @@ export class RolloutScope implements AsyncDisposable {
     } catch (e) {
       if (sb) await this.release(sb);
       if (this.outside?.aborted) throw abortReason(this.outside);
-      throw new SandboxInfraError(`judging sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
+      const failure = new SandboxInfraError(`judging sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
+      // Recorded as the rollout's loss too: a verifier that swallows the throw still cannot turn it into a zero.
+      this.guard.lost ??= failure.message;
+      throw failure;
     } finally {
       this.sandboxMs += performance.now() - s0;
     }

@@ -11,7 +11,7 @@ import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
 import { renderTemplate } from "./prompt";
-import { RolloutTimeoutError, VerifierInfraError } from "./errors";
+import { RolloutTimeoutError, SandboxInfraError, VerifierInfraError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
 import type { RolloutScope } from "./rollout-scope";
 import type { PendingToolCall, RolloutMeter, RolloutResult, RunRolloutOptions } from "./rollout-types";
@@ -438,7 +438,8 @@ export class Rollout {
       const cancelled = scope.outside?.aborted === true;
       this.outcome(cancelled ? "cancelled" : "error", cancelled ? "cancelled during verification" : (e as Error).message);
       // A service the verifier relies on that did not answer is the machinery's fault: retried, kept out of the scores.
-      if (e instanceof VerifierInfraError) this.infra = true;
+      // So is a judging sandbox that could not start.
+      if (e instanceof VerifierInfraError || e instanceof SandboxInfraError) this.infra = true;
       if (!cancelled) this.emit({ type: "error", where: "verifier", message: this.reason ?? "", infra: this.infra });
     }
     this.timings.verify_ms = performance.now() - v0 - (scope.sandboxMs - a0);
