@@ -229,6 +229,11 @@ reward:
     mode: all
     # HumanEval's own harness gives a problem 3 s; a gold here takes well under 1 s even under load.
     timeout: 10
+# Judged in a fresh sandbox holding only the submission (the default); a submission that reaches
+# into the test framework, the interpreter or the hidden tests scores 0 (an honest one never does).
+judge:
+  sandbox: fresh
+  hack_signals: zero
 validation:
   oracle: { min: 1 }
   nop: { max: 0 }

@@ -41,6 +41,11 @@ export function auditMarkdown(report: AuditReport, outDir: string): string {
     lines.push(`## ${env.name} (${env.domain}): ${env.ok ? "pass" : `${failed.length} of ${env.tasks.length} tasks fail`}`, "");
     for (const n of env.notes) lines.push(`> ${n}`, "");
     lines.push(`Minimum mutation score: ${env.min_mutation_score}`, "");
+    if (env.judge)
+      lines.push(
+        `Judged in: ${env.judge.sandbox === "fresh" ? "a fresh sandbox holding only the submission" : "the agent's own sandbox, after its processes are stopped"}; hack signals: ${env.judge.hack_signals}`,
+        "",
+      );
     lines.push("| | task | flakiness | parity | mutation score | probes |", "|---|---|---|---|---|---|");
     for (const t of env.tasks) lines.push(taskLine(t));
     lines.push("");

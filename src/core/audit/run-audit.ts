@@ -764,6 +764,7 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     domain: env.manifest.domain,
     ok: audits.every((t) => t.ok),
     min_mutation_score: minScore,
+    judge: env.manifest.judge,
     tasks: audits,
     notes,
     phases,

@@ -87,6 +87,8 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
       tools: env.manifest.tools,
       max_turns: env.manifest.max_turns,
       reward: env.manifest.reward,
+      // Harbor's tests read what the agent installed or left running: judged in its sandbox, after the clean slate.
+      judge: { sandbox: "agent" },
       // The file's own text too: export writes it back as it was (comments, canary strings) while its fields are unchanged.
       metadata: { harbor: { task_toml: h.config.raw, task_toml_text: readFileSync(path.join(dir, "task.toml"), "utf8") } },
     };

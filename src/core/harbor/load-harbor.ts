@@ -295,6 +295,8 @@ export function loadHarborTask(dirGiven: string): LoadResult {
         ...(Object.keys(verifierEnv).length > 0 ? { env: verifierEnv } : {}),
       },
     ],
+    // Harbor's tests read what the agent installed or left running: judged in its sandbox, after the clean slate.
+    judge: { sandbox: "agent" },
     metadata: { harbor: { schema_version: config.schemaVersion, ...(config.name ? { name: config.name } : {}) } },
   });
   const task: LoadedTask = first

@@ -28,6 +28,7 @@ export class RunnerMetrics {
   readonly registry = new Registry();
   private readonly rolloutsTotal: Counter;
   private readonly errors: Counter<"class">;
+  private readonly hackSignals: Counter<"signal">;
   private readonly sandboxStart: Histogram;
   private readonly policyRequest: Histogram;
   /** Per running job: rollouts started and not yet ended. */
@@ -96,6 +97,12 @@ export class RunnerMetrics {
     });
     // Every class is there from the start at 0: rate() of a series that appears at its first error misses that error.
     for (const c of ERROR_CLASSES) this.errors.inc({ class: c }, 0);
+    this.hackSignals = new Counter({
+      name: "rlenv_hack_signals_total",
+      help: "Rollouts whose submission raised a hack signal, by signal (test-framework, frame-introspection, process-peek, …): a rising rate is a reward hack spreading through training.",
+      labelNames: ["signal"],
+      registers,
+    });
     this.sandboxStart = new Histogram({
       name: "rlenv_sandbox_start_seconds",
       help: "Time from asking for a rollout's sandbox to its being ready (start or warm-pool take, reset, seed files).",
@@ -157,6 +164,7 @@ export class RunnerMetrics {
     else if (o.kind === "sandbox-start") this.sandboxStart.observe(o.ms / 1000);
     else if (o.kind === "policy-request") this.policyRequest.observe(o.ms / 1000);
     else if (o.kind === "rollout-error") this.errors.inc({ class: o.class });
+    else if (o.kind === "hack-signal") this.hackSignals.inc({ signal: o.signal });
   }
 
   private onEvent(jobId: string, ev: JobEvent): void {

@@ -57,7 +57,7 @@ export function formatObservationLine(o: Observation): string {
 /** The observation of a progress line; undefined for any other line and for a malformed one (a metric sample lost, nothing else). */
 export function parseObservationLine(line: string): Observation | undefined {
   if (!line.startsWith(OBSERVATION_PREFIX)) return undefined;
-  let v: { kind?: unknown; ms?: unknown; class?: unknown };
+  let v: { kind?: unknown; ms?: unknown; class?: unknown; signal?: unknown };
   try {
     v = JSON.parse(line.slice(OBSERVATION_PREFIX.length));
   } catch {
@@ -66,6 +66,8 @@ export function parseObservationLine(line: string): Observation | undefined {
   if (v.kind === "rollout-start") return { kind: "rollout-start" };
   if (v.kind === "rollout-error")
     return typeof v.class === "string" && /^[a-z_]{1,40}$/.test(v.class) ? { kind: v.kind, class: v.class } : undefined;
+  if (v.kind === "hack-signal")
+    return typeof v.signal === "string" && /^[a-z-]{1,40}$/.test(v.signal) ? { kind: v.kind, signal: v.signal } : undefined;
   if ((v.kind === "sandbox-start" || v.kind === "policy-request") && typeof v.ms === "number" && Number.isFinite(v.ms) && v.ms >= 0)
     return { kind: v.kind, ms: v.ms };
   return undefined;

@@ -8,7 +8,9 @@ export type Observation =
   | { kind: "rollout-start" }
   | { kind: "sandbox-start"; ms: number }
   | { kind: "policy-request"; ms: number }
-  | { kind: "rollout-error"; class: string };
+  | { kind: "rollout-error"; class: string }
+  /** A rollout's submission raised this hack signal (once per rollout and signal). */
+  | { kind: "hack-signal"; signal: string };
 
 type Listener = (o: Observation) => void;
 const listeners = new Set<Listener>();

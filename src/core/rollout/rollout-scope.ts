@@ -42,6 +42,8 @@ export class RolloutScope implements AsyncDisposable {
   private readonly onOutside: () => void;
   private deadline: NodeJS.Timeout | undefined;
   private sandboxP: Promise<Sandbox> | null = null;
+  /** Judging sandboxes not yet closed. */
+  private readonly extra = new Set<Sandbox>();
   private disposed = false;
 
   constructor(private readonly o: RolloutScopeOptions) {
@@ -67,6 +69,53 @@ export class RolloutScope implements AsyncDisposable {
     this.sandboxP ??= this.acquire();
     return this.sandboxP;
   };
+
+  /** Whether the rollout's sandbox was asked for (a rollout whose tools never needed one has none to judge). */
+  get started(): boolean {
+    return this.sandboxP !== null;
+  }
+
+  /**
+   * A second sandbox of the rollout's shape from the pool (a judging sandbox), its workdir reset
+   * to `files` in one call; watched by the same guard, so its loss is the rollout's infrastructure
+   * error. The caller closes it; the scope closes it too if the rollout ends first.
+   */
+  async freshSandbox(files: Record<string, string | Buffer>): Promise<Sandbox> {
+    if (this.disposed) throw new SandboxInfraError("the rollout is over: no sandbox can be started for it");
+    const o = this.o;
+    const s0 = performance.now();
+    let sb: Sandbox | undefined;
+    try {
+      const labels = { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId, "rlenv.role": "judge" };
+      // A pool of its own (the role label): a judging sandbox is never handed to an agent, nor an agent's to a judge.
+      // Recycled between judgings as the manifest allows, after the same clean slate as any sandbox.
+      sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, labels, this.outside));
+      this.extra.add(sb);
+      await sb.reset(files);
+      observe({ kind: "sandbox-start", ms: performance.now() - s0 });
+      return this.guard.wrap(sb);
+    } catch (e) {
+      if (sb) await this.release(sb);
+      if (this.outside?.aborted) throw abortReason(this.outside);
+      const failure = new SandboxInfraError(`judging sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
+      // Recorded as the rollout's loss too: a verifier that swallows the throw still cannot turn it into a zero.
+      this.guard.lost ??= failure.message;
+      throw failure;
+    } finally {
+      this.sandboxMs += performance.now() - s0;
+    }
+  }
+
+  /** Closes a sandbox from freshSandbox (back to the pool, reset, where it may be reused). */
+  async release(sb: Sandbox): Promise<void> {
+    for (const x of this.extra) {
+      if (x.id !== sb.id) continue;
+      this.extra.delete(x);
+      const c0 = performance.now();
+      await x.close().catch(() => {});
+      this.sandboxMs += performance.now() - c0;
+    }
+  }
 
   /** Why the rollout's sandbox is lost, asking it when it was started; null while it answers (or never started). */
   async lost(): Promise<string | null> {
@@ -94,6 +143,7 @@ export class RolloutScope implements AsyncDisposable {
       await started.then((sb) => sb.close()).catch(() => {});
       this.sandboxMs += performance.now() - c0;
     }
+    for (const sb of [...this.extra]) await this.release(sb);
     this.outside?.removeEventListener("abort", this.onOutside);
   }
 

@@ -89,6 +89,9 @@ export interface RolloutResult {
   failure?: string;
   /** The reward components, when it was scored. */
   components?: RewardComponent[];
+  /** The distinct hack signals its submission raised (none: absent), and what the environment did with them. */
+  hackSignals?: string[];
+  hackAction?: "flag" | "zero";
   /** An infrastructure failure (sandbox start or lost, policy server down): worth retrying, never scored. */
   infra: boolean;
   /** Tries it took (the scheduler's count: earlier ones failed on the infrastructure). */

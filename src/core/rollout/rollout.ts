@@ -2,13 +2,16 @@ import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../domains/types";
 import type { ChatMessage } from "../policy/types";
 import { rolloutFailure } from "../reward/failure";
-import { aggregate, scoreRollout } from "../reward/score";
+import { aggregate } from "../reward/score";
+import type { LoadedTask } from "../environment/load-tasks";
+import type { VerifierConfig } from "../schema/verifier";
+import { type Judgement, judgedFields, judgeRollout } from "./judging";
 import { gateFailure, type StageResult, stageComponents, stageRewards, type TaskStage, type TaskStages } from "./task-stages";
 import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
 import { renderTemplate } from "./prompt";
-import { RolloutTimeoutError, VerifierInfraError } from "./errors";
+import { RolloutTimeoutError, SandboxInfraError, VerifierInfraError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
 import type { RolloutScope } from "./rollout-scope";
 import type { PendingToolCall, RolloutMeter, RolloutResult, RunRolloutOptions } from "./rollout-types";
@@ -46,6 +49,7 @@ export class Rollout {
   private isSetUp = false;
   private reward: number | null = null;
   private components: RewardComponent[] | undefined;
+  private hack: { signals: string[]; action: "flag" | "zero" } | null = null;
   /** A multi-stage task's stage under play, and what each stage played so far left. */
   private stage: { index: number; done: boolean } | null = null;
   private readonly stageResults: StageResult[] = [];
@@ -194,30 +198,30 @@ export class Rollout {
 
   /** One stage's verifier over what the agent left so far, with the stage's tests and reward list. */
   private async verifyStage(stage: TaskStage): Promise<StageResult> {
-    const { o, scope } = this;
+    const { o } = this;
     const task = {
       ...o.task,
       prompt: stage.prompt,
       ...(stage.tests ? { tests: stage.tests } : {}),
       ...(stage.reward ? { reward: stage.reward } : {}),
     };
-    const score = await scoreRollout(
-      rewardFor(o.env.manifest.reward, task),
-      {
-        env: o.env,
-        task,
-        sandbox: scope.sandbox,
-        state: this.toolCtx.state,
-        answer: this.answer,
-        events: this.writer.events,
-        signal: scope.outside ?? new AbortController().signal,
-      },
-      this.domain?.verifiers ?? [],
-      Math.max(this.stepMs, 60_000),
-    );
+    const score = await this.judge(rewardFor(o.env.manifest.reward, task), task);
     const result: StageResult = { stage, rewards: stageRewards(score.components), components: score.components };
     this.stageResults.push(result);
     return result;
+  }
+
+  /** The reward list scored where the environment judges (judging.ts), after the scan for hack signals. */
+  private judge(rewards: VerifierConfig[], task: LoadedTask): Promise<Judgement> {
+    const ctx = {
+      env: this.o.env,
+      task,
+      state: this.toolCtx.state,
+      answer: this.answer,
+      events: this.writer.events,
+      signal: this.scope.outside ?? new AbortController().signal,
+    };
+    return judgeRollout(this.scope, rewards, ctx, this.domain?.verifiers ?? [], Math.max(this.stepMs, 60_000));
   }
 
   /** A multi-stage task's score: the stage a timeout or max_turns cut short is scored too (as a one-stage task is), then the stages aggregated. */
@@ -413,24 +417,8 @@ export class Rollout {
     const { o, scope } = this;
     const v0 = performance.now();
     const a0 = scope.sandboxMs;
-    const verifySignal = scope.outside ?? new AbortController().signal;
     try {
-      const score = this.stage
-        ? await this.stagedScore()
-        : await scoreRollout(
-            rewardFor(o.env.manifest.reward, o.task),
-            {
-              env: o.env,
-              task: o.task,
-              sandbox: scope.sandbox,
-              state: this.toolCtx.state,
-              answer: this.answer,
-              events: this.writer.events,
-              signal: verifySignal,
-            },
-            this.domain?.verifiers ?? [],
-            Math.max(this.stepMs, 60_000),
-          );
+      const score = this.stage ? await this.stagedScore() : await this.judge(rewardFor(o.env.manifest.reward, o.task), o.task);
       // Checked after scoring: a reply channel written into from inside voids any verdict read through it (the model's doing).
       const tampered = scope.startFailure ? null : await scope.tampered();
       // Checked after scoring: a sandbox lost at any point up to here leaves a zero that is not the agent's.
@@ -444,15 +432,19 @@ export class Rollout {
         this.infra = true;
         this.emit({ type: "error", where: "sandbox", message: this.reason ?? "", infra: true });
       } else {
-        this.emit({ type: "reward", total: score.total, components: score.components });
+        const judged = judgedFields(score);
+        this.emit({ type: "reward", total: score.total, components: score.components, ...judged });
         this.reward = score.total;
         this.components = score.components;
+        if (judged.hack_signals)
+          this.hack = { signals: [...new Set(judged.hack_signals.map((s) => s.signal))], action: judged.hack_action ?? "flag" };
       }
     } catch (e) {
       const cancelled = scope.outside?.aborted === true;
       this.outcome(cancelled ? "cancelled" : "error", cancelled ? "cancelled during verification" : (e as Error).message);
       // A service the verifier relies on that did not answer is the machinery's fault: retried, kept out of the scores.
-      if (e instanceof VerifierInfraError) this.infra = true;
+      // So is a judging sandbox that could not start.
+      if (e instanceof VerifierInfraError || e instanceof SandboxInfraError) this.infra = true;
       if (!cancelled) this.emit({ type: "error", where: "verifier", message: this.reason ?? "", infra: this.infra });
     }
     this.timings.verify_ms = performance.now() - v0 - (scope.sandboxMs - a0);
@@ -503,6 +495,7 @@ export class Rollout {
       reward,
       ...(failure ? { failure } : {}),
       ...(components ? { components } : {}),
+      ...(this.hack ? { hackSignals: this.hack.signals, hackAction: this.hack.action } : {}),
       infra: this.infra,
       answer: this.answer,
       turns,

@@ -312,6 +312,7 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
       components: r.components,
       ...(r.infra ? { infra: true } : {}),
       ...(r.driftTurns !== undefined ? { driftTurns: r.driftTurns } : {}),
+      ...(r.hackSignals ? { hackSignals: r.hackSignals, hackAction: r.hackAction } : {}),
     })),
     {
       k: config.k,

@@ -106,6 +106,9 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
         reward: end?.type === "end" ? end.reward : null,
         ...(end?.type === "end" && end.reason ? { reason: end.reason } : {}),
         ...(reward?.type === "reward" ? { components: reward.components } : {}),
+        ...(reward?.type === "reward" && reward.hack_signals
+          ? { hackSignals: [...new Set(reward.hack_signals.map((s) => s.signal))], hackAction: reward.hack_action }
+          : {}),
         ...(end?.type === "end" && end.tokens ? { driftTurns: end.tokens.drift_turns } : {}),
       },
     ];

@@ -1,6 +1,7 @@
 import type { RunSummary } from "../schema/run";
 import type { RewardComponent } from "../schema/trajectory";
 import { rewardBreakdown } from "./breakdown";
+import { hackSignalSummary } from "./hack-summary";
 import { passAtK, reportedKs } from "./pass-at-k";
 
 /** A rollout's outcome as the summary needs it. `interrupted`: the trajectory has no end (the process was killed). */
@@ -14,6 +15,9 @@ export interface RolloutOutcome {
   /** Why it ended (the end event's reason) and its reward components: for the summary's breakdown and failure table. */
   reason?: string | undefined;
   components?: readonly RewardComponent[] | undefined;
+  /** The distinct hack signals its submission raised, and what the environment did with them. */
+  hackSignals?: readonly string[] | undefined;
+  hackAction?: "flag" | "zero" | undefined;
   /** Turns whose prompt tokens did not continue the previous turn's (token-capturing policies only). */
   driftTurns?: number | undefined;
 }
@@ -79,6 +83,7 @@ export function summarize(
     ...(infraErrors > 0 ? { infra_errors: infraErrors } : {}),
     ...rewardBreakdown(outcomes),
     ...tokenDrift(outcomes),
+    ...hackSignalSummary(outcomes),
     ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
   };
 }

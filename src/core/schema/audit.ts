@@ -118,6 +118,12 @@ export const EnvironmentAudit = z.strictObject({
   domain: z.string(),
   ok: z.boolean(),
   min_mutation_score: z.number(),
+  judge: z
+    .object({ sandbox: z.enum(["fresh", "agent"]), hack_signals: z.enum(["flag", "zero", "off"]) })
+    .optional()
+    .describe(
+      "Where its code-running verifiers judge (a fresh sandbox holding only the submission, or the agent's) and what a hack signal does (docs/security.md)",
+    ),
   tasks: z.array(TaskAudit),
   /** Why parts of the audit did not run for this environment (no second backend, no sandbox for mutation...). */
   notes: z.array(z.string()).default([]),

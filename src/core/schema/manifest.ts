@@ -94,6 +94,22 @@ export const DocumentsConfig = z.strictObject({
   chunk_tokens: z.number().int().positive().default(200),
 });
 
+export const JudgeSpec = z.strictObject({
+  sandbox: z
+    .enum(["fresh", "agent"])
+    .default("fresh")
+    .describe(
+      "Where verifiers that run code are run: fresh (a new sandbox from the warm pool that receives only the submission, the workdir's files as data without bytecode caches, start-up hooks or site folders, then the hidden files) or agent (the agent's own sandbox after every process in it is stopped: for tasks judged on the whole machine's state, e.g. Harbor's)",
+    ),
+  hack_signals: z
+    .enum(["flag", "zero", "off"])
+    .default("flag")
+    .describe(
+      "What a rollout whose submission shows a hack signal (test framework internals, sys.modules or builtins, frame introspection, hidden-test paths, /proc of other processes, ctypes, start-up hooks) gets: flag (recorded in its reward event, the run summary and /metrics), zero (recorded and its reward set to 0) or off (not scanned)",
+    ),
+});
+export type JudgeSpec = z.infer<typeof JudgeSpec>;
+
 export const Manifest = z.strictObject({
   name: Slug,
   domain: Domain,
@@ -107,6 +123,7 @@ export const Manifest = z.strictObject({
   tool_output_limit: z.number().int().positive().default(16_000).describe("Characters of a tool result shown to the policy"),
   reward: z.array(VerifierConfig).min(1, "at least one verifier is needed"),
   validation: ValidationSpec.default(ValidationSpec.parse({})),
+  judge: JudgeSpec.default(JudgeSpec.parse({})).describe("How the reward is judged: in which sandbox, and what a hack signal does"),
   scene: SceneConfig.optional(),
   documents: DocumentsConfig.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),

@@ -117,6 +117,15 @@ export const RunSummary = z.object({
     })
     .optional()
     .describe("Set when the policy reported tokens: a server that re-tokenises the chat each turn shows here"),
+  hack_signals: z
+    .object({
+      rollouts: z.number().int().nonnegative().describe("Rollouts whose submission raised at least one hack signal"),
+      zeroed: z.number().int().nonnegative().describe("Of those, the ones scored 0 for it (judge.hack_signals: zero)"),
+      by_signal: z.record(z.string(), z.number().int()).describe("Rollouts that raised each signal"),
+      tasks: z.array(z.string()).describe("Up to 10 tasks where one was raised"),
+    })
+    .optional()
+    .describe("Set when a submission raised a hack signal (see docs/security.md): a class that climbs is a reward hack spreading"),
   utilisation: z
     .object({
       policy: z.number().min(0).max(1),

@@ -217,11 +217,25 @@ export const RewardComponent = z.object({
 });
 export type RewardComponent = z.infer<typeof RewardComponent>;
 
+/** What the scan of a submission found that no honest solution does (see reward/hack-signals.ts). */
+export const HackSignal = z.object({
+  signal: z.string().check(z.describe("The class: test-framework, sys-modules, builtins, frame-introspection, process-peek, …")),
+  path: z.string().check(z.describe("The workdir file that raised it")),
+  line: z.optional(count()),
+  detail: z.string().check(z.describe("The line that matched, or why the file was not judged")),
+});
+export type HackSignal = z.infer<typeof HackSignal>;
+
 export const RewardEvent = z.object({
   type: z.literal("reward"),
   ...at,
   total: unit(),
   components: z.array(RewardComponent),
+  hack_signals: z.optional(z.array(HackSignal)).check(z.describe("The submission's hack signals, when it raised any")),
+  hack_action: z
+    .optional(z.enum(["flag", "zero"]))
+    .check(z.describe("What the environment does with them: flag (recorded) or zero (the total set to 0)")),
+  judged_in: z.optional(z.enum(["fresh", "agent"])).check(z.describe("Where the code-running verifiers ran")),
 });
 
 export const ErrorEvent = z.object({

@@ -9,6 +9,7 @@ import { describeCompileError } from "./compile-error";
 import { copyFailure, SIMPLE_COMMAND, withFilesWritten, writeWorkdirFiles } from "./sandbox-files";
 import { runStdioCases } from "./stdio-cases";
 import { markExecutable } from "../../sandbox/task-files";
+import { judgedCommand } from "../../reward/judged-command";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
 type Outcome = Awaited<ReturnType<Verifier["verify"]>>;
@@ -57,6 +58,8 @@ async function verifyStdio(config: TestsConfig, ctx: VerifyContext): Promise<Out
 async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<Outcome> {
   const command = ctx.task.tests?.command ?? config.command;
   if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
+  // Test files named rather than globbed, a hidden Python check isolated and off the disk before the code it checks runs.
+  const run = judgedCommand(command, Object.keys(ctx.task.tests?.files ?? {}));
   const sb = await ctx.sandbox();
   await stopLeftovers(sb);
   // Stop the tests a little before the verifier's own deadline, so a runaway submission is
@@ -71,17 +74,17 @@ async function verifyCommand(config: TestsConfig, ctx: VerifyContext): Promise<O
     // An executable hidden file needs its mode before the command starts: written first, then marked.
     await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
     await markExecutable(sb, ctx.task.tests?.files);
-    r = await sb.exec(["bash", "-c", command], opts);
+    r = await sb.exec(["bash", "-c", run], opts);
   } else if (sb.putWorkdirFiles) {
     // The sandbox writes them itself just before the command starts; a command of plain words
     // is run as such (the sandbox's exec of a command line spares the shell where it can).
     const writeFirst = Object.keys(files).length > 0 ? { writeFirst: { files, links: "replace" as const } } : {};
-    r = await sb.exec(SIMPLE_COMMAND.test(command) ? command : ["bash", "-c", command], { ...opts, ...writeFirst });
+    r = await sb.exec(SIMPLE_COMMAND.test(run) ? run : ["bash", "-c", run], { ...opts, ...writeFirst });
   } else {
-    let argv = withFilesWritten(sb.workdir, files, command);
+    let argv = withFilesWritten(sb.workdir, files, run);
     if (!argv) {
       await writeWorkdirFiles(sb, files, ctx.timeoutMs, ctx.signal, true);
-      argv = ["bash", "-c", command];
+      argv = ["bash", "-c", run];
     }
     r = await sb.exec(argv, opts);
   }

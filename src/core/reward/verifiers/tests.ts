@@ -5,6 +5,7 @@ import { stopLeftovers } from "../stop-leftovers";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../sentinel";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../test-reports";
 import { writeTaskFiles } from "../../sandbox/task-files";
+import { judgedCommand } from "../judged-command";
 
 type TestsConfig = Extract<VerifierConfig, { type: "tests" }>;
 
@@ -55,7 +56,9 @@ export const testsVerifier: Verifier<TestsConfig> = {
       const command = hidden?.command ?? config.command;
       if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
       const token = config.sentinel ? newSentinel() : null;
-      const r = await runChecked(ctx, command, token ? { stdin: `${token}\n` } : {});
+      // Test files named rather than globbed, a hidden Python check isolated and off the disk before the code it checks runs.
+      const run = judgedCommand(command, Object.keys(hidden?.files ?? {}));
+      const r = await runChecked(ctx, run, token ? { stdin: `${token}\n` } : {});
       details = { exit_code: r.exitCode, stdout: tail(r.stdout), stderr: tail(r.stderr, 1000) };
       if (token && !printedSentinel(r.stdout, token)) {
         // Exit status and reports are whatever the code under test left behind: none of it counts.
