@@ -12,6 +12,7 @@ import { submitTool } from "../rollout/submit-tool";
 import type { Domain } from "../schema/common";
 import { Manifest } from "../schema/manifest";
 import { FieldSpec } from "../schema/verifier";
+import { readingRulesSection } from "./reading-rules";
 
 /**
  * The generated reference (docs/reference.md): every built-in tool per domain, comparator,
@@ -168,7 +169,7 @@ async function comparatorsSection(): Promise<string[]> {
   const spec = FieldSpec.shape;
   out.push("| option | description |", "|---|---|");
   for (const [k, v] of Object.entries(spec)) out.push(`| \`${k}\` | ${cell((v as z.ZodType).description ?? "")} |`);
-  out.push("");
+  out.push("", ...readingRulesSection());
   const ctx = {
     field: "value",
     answer: {},

@@ -64,7 +64,7 @@ export const FieldSpec = z.strictObject({
     .enum(["gold", "none"])
     .optional()
     .describe(
-      "Figures: gold (default) also accepts a rounding within half a unit of the gold's last significant digit, at most 0.5 %; none: only rel_tol/abs_tol",
+      "Figures: gold (default) also accepts what a reviewer accepts as a rounding (see 'How a figure answer is read'; never 1 % off); none: only rel_tol/abs_tol",
     ),
 });
 
