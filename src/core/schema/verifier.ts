@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { COMPARATOR_NAMES } from "./comparators";
 
 /**
  * Verifier configurations, the `reward:` list of a manifest. One discriminated union on
@@ -51,7 +52,7 @@ export const NumericVerifier = z.strictObject({
 
 export const FieldSpec = z.strictObject({
   comparator: z
-    .enum(["exact", "text", "number", "money", "percent", "date", "entities", "judge", "json", "auto"])
+    .enum(COMPARATOR_NAMES)
     .default("text")
     .describe("auto: the task's target picks (target.grading.<field>.comparator), else the gold value's form does"),
   weight: z.number().nonnegative().default(1),

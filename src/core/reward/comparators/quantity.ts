@@ -296,7 +296,7 @@ export function sameQuantity(actual: Quantity, gold: Quantity, opts: NumberMatch
  * - the figure, written at another precision than the gold, is within 0.1 % of it (a figure
  *   worked out from rounded inputs); at the gold's precision it is another figure.
  */
-function roundingOf(actual: Quantity, gold: Quantity, diff: number, factor: number): boolean {
+export function roundingOf(actual: Quantity, gold: Quantity, diff: number, factor: number): boolean {
   const g = Math.abs(gold.value);
   const cap = MAX_ROUNDING * g;
   // Tiny slack for binary floating point at the boundary of a half unit.
