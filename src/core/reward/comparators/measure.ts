@@ -8,7 +8,7 @@ import { findMeasures, inBaseUnits, type Measure, parseMeasure } from "./units";
 const MAX_READ_CHARS = 20_000;
 
 /** Whether two measures of one kind state the same amount: within rel_tol / abs_tol (in the gold's unit), or a rounding a reviewer accepts. */
-function sameMeasure(a: Measure, g: Measure, opts: FieldOptions): boolean {
+export function sameMeasure(a: Measure, g: Measure, opts: FieldOptions): boolean {
   const diff = Math.abs(a.base - g.base);
   const tol = Math.max((opts.abs_tol ?? 0) * g.factor, (opts.rel_tol ?? 1e-6) * Math.abs(g.base), 1e-9 * Math.max(1, Math.abs(g.base)));
   if (diff <= tol) return true;
