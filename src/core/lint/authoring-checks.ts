@@ -9,6 +9,7 @@ import { asStructured, expectedValue } from "../reward/answer-path";
 import { buildToolset } from "../rollout/toolset";
 import { schemaShapeProblems } from "./json-schema-shape";
 import { type Locate, manifestLocator, taskLocator } from "./locate";
+import { visibleTestProblems } from "./visible-tests-checks";
 
 type Severity = Problem["severity"];
 
@@ -173,5 +174,6 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
       );
     }
   }
+  problems.push(...visibleTestProblems(env));
   return problems;
 }
