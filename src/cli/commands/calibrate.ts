@@ -116,7 +116,6 @@ export function registerCalibrate(program: Command): void {
       });
       printer.finish();
       const md = renderCalibrationMarkdown(report);
-      if (runDir) writeFileSync(path.join(runDir, "calibration.md"), md);
       if (o.out) {
         mkdirSync(o.out, { recursive: true });
         writeFileSync(path.join(o.out, CALIBRATION_FILE), `${JSON.stringify(report, null, 2)}\n`);

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Environment } from "../environment/load-environment";
 import { writeJsonAtomic } from "../runs/run-dir";
@@ -6,6 +7,7 @@ import type { SandboxProvider } from "../sandbox/types";
 import { CALIBRATION_FILE, type CalibrationReport, type LabelProblem } from "../schema/calibration";
 import { type AcceptRule, type CalibrationLabel, DEFAULT_ACCEPT_WORDS, readLabels } from "./labels";
 import { labelPolicy, type SubmitOptions, submittedText } from "./label-policy";
+import { renderCalibrationMarkdown } from "./report-md";
 import { type GradedLabel, tally } from "./tally";
 
 export interface CalibrateOptions extends Partial<SubmitOptions> {
@@ -59,7 +61,7 @@ function bars(report: Pick<CalibrationReport, "overall">, o: CalibrateOptions): 
  * Runs every label through the environment's real reward path (a rollout that submits the
  * label's answer with the environment's own submit tool, or replays its trajectory, in one run
  * folder like `rlenv run`'s) and measures how the reward agrees with the people who labelled
- * them. Writes calibration.json into the run folder, where the run dashboard shows it.
+ * them. Writes calibration.json (the run dashboard shows it) and calibration.md into the run folder.
  */
 export async function calibrate(o: CalibrateOptions): Promise<CalibrateResult> {
   const read = readLabels(o.labelsFile, o.accept);
@@ -122,7 +124,10 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrateResult> {
     problems: problems.sort((a, b) => a.line - b.line),
   };
   const report: CalibrationReport = { ...partial, bars: bars(partial, o) };
-  if (runDir) writeJsonAtomic(path.join(runDir, CALIBRATION_FILE), report);
+  if (runDir) {
+    writeJsonAtomic(path.join(runDir, CALIBRATION_FILE), report);
+    writeFileSync(path.join(runDir, "calibration.md"), renderCalibrationMarkdown(report));
+  }
   const exitCode = problems.length > 0 ? 2 : report.bars.missed.length > 0 ? 1 : 0;
   return { report, runDir, exitCode };
 }
