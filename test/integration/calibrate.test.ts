@@ -140,6 +140,16 @@ describe("rlenv calibrate", () => {
       ]);
       const within = rlenv([...base, "--max-false-accept", "50%", "--max-false-reject", "0.34"]);
       assert.equal(within.code, 0, within.stderr);
+      // A label may be a trajectory: the recorded rollout is replayed through the reward again.
+      const first = CalibrationReport.parse(JSON.parse(within.stdout));
+      const replayed = writeLabels(work, [
+        { task: "margin", trajectory: path.join(first.run_dir, first.disagreements[0]!.rollout), verdict: "reject" },
+      ]);
+      const replay = CalibrationReport.parse(JSON.parse(rlenv([...base.slice(0, 3), replayed, ...base.slice(4)]).stdout));
+      assert.deepEqual(
+        replay.disagreements.map((d) => [d.kind, d.reward]),
+        [["false-accept", 1]],
+      );
       // The whole reply names the old and the new figure; its final sentence states the answer.
       const reply = "Revenue was $13,997 million in 2022.\nIt grew to $19,815 million. So revenue grew by $5,818 million.";
       const sentenceLabels = writeLabels(work, [{ task: "rev", answer: reply, verdict: "accept" }]);
