@@ -41,7 +41,7 @@ const GOLDS = {
     "$0.5 billion",
   ],
   percent: ["30.8%", "2.8%", "55.1%", "-3.2%", "0.5%", "100%"],
-  quantity: ["93.86", "1.73", "-3.7", "3.46", "1,234", "0.66", "$4.20", "12 million"],
+  quantity: ["93.86", "1.73", "-3.7", "3.46", "1,234", "0.66", "$4.20", "12 million", "0", "0.054", "24.26"],
 };
 
 /** Ways an answer may write a figure near the gold's: the same, scaled, rounded, off by a little or a lot, in another unit. */
@@ -108,6 +108,17 @@ function variants(gold: string): unknown[] {
     `Revenue grew 5.4% to ${gold}`,
     `${gold}, a 5.4% increase on $1,496 million`,
     `The ratio is ${num} ($2,000 million / $1,156 million)`,
+    // Replies that work to their answer, name things with digits, round, or decline.
+    `Step one: revenue was ${num * 3}. Step two: costs were ${num * 2}.\nTherefore, the figure is ${gold}.`,
+    `(${num * 3} - ${num * 2}) / 1 = ${gold}`,
+    `${gold}. This comes from the filing's income statement on page 45.`,
+    `3M's figure was ${gold}`,
+    `The S&P 500 figure was ${gold}`,
+    `${(num * 1.0008).toFixed(4)}`,
+    `${(num * 1.007).toFixed(3)}`,
+    `The provided evidence does not state it, so ${gold}.`,
+    `As an AI, I cannot say; perhaps ${gold}.`,
+    `${"Some preamble without figures. ".repeat(60)}So the answer is ${gold}.`,
   ];
   return out;
 }

@@ -13,7 +13,9 @@ import { SCRIPT_INPUT_FILE, scriptEnvironment, scriptInput } from "../reward/scr
 import { submitTool } from "../rollout/submit-tool";
 import type { Domain } from "../schema/common";
 import { Manifest } from "../schema/manifest";
+import { COMPARATOR_NAMES } from "../schema/comparators";
 import { FieldSpec } from "../schema/verifier";
+import { readingRulesSection } from "./reading-rules";
 
 /**
  * The generated reference (docs/reference.md): every built-in tool per domain, comparator,
@@ -23,17 +25,19 @@ import { FieldSpec } from "../schema/verifier";
  */
 
 /** What each comparator is for; the examples under it are computed. A registered comparator missing here fails the generator. */
-const COMPARATOR_TEXT: Record<string, string> = {
+const COMPARATOR_TEXT: Record<(typeof COMPARATOR_NAMES)[number], string> = {
   exact: "The value's text equals the gold's exactly (after trimming).",
   text: "Text equal after normalising case, whitespace and punctuation.",
-  number: "A number within rel_tol / abs_tol of the gold (default: exact); numbers inside text are read.",
+  number:
+    "A number within rel_tol / abs_tol of the gold (default: exact); numbers inside text are read. A gold with a physical unit ('148.5 MW') is compared as `quantity` compares it.",
   json: "Deep equality of JSON values (a JSON string is parsed first).",
   money:
     "Amounts of money: currency symbols and codes, thousands separators, scale words (million, bn), brackets as negatives; currencies must agree.",
   percent: "Percentages: '30.8%', '30.8 percent' and 0.308 compare equal to a gold of 30.8% within rounding.",
   date: "Dates in any common spelling (2023-01-31, January 31, 2023, 31 Jan 2023) compare by the day.",
   entities: "Sets of names (parties, companies): F1 between the sets after normalising legal suffixes; passed at `threshold` (default 1).",
-  quantity: "Numbers with units and scale words ('1.2 million tonnes').",
+  quantity:
+    "Figures with physical units, SI prefixes and scale words ('148,500 kW' = '0.1485 GW' = '148.5 MW'; '1.2 million tonnes'), converted by js-quantities before comparing; a unit of another dimension or no unit at all scores 0. A gold without a unit is compared as `number` compares figures. `auto` picks it for a gold with a unit, and `number` compares such a gold the same way.",
   "legal-text": "Text equal after normalising case, punctuation and a leading article ('the Licensee' is 'Licensee').",
   judge:
     "A rubric graded by an OpenAI-compatible judge model (judge base_url/model on the verifier); skipped, never passed, without an endpoint.",
@@ -51,6 +55,7 @@ const COMPARATOR_EXAMPLES: Record<string, Array<[unknown, unknown, Record<string
     ["Lyon", "Paris"],
   ],
   number: [
+    ["148,500 kW", "148.5 MW"],
     ["12.0", 12],
     [12.5, 12],
     [12.5, 12, { rel_tol: 0.05 }],
@@ -83,6 +88,13 @@ const COMPARATOR_EXAMPLES: Record<string, Array<[unknown, unknown, Record<string
   quantity: [
     ["1.2 million", 1200000],
     ["1.3 million", 1200000],
+    ["148,500 kW", "148.5 MW"],
+    ["0.1485 GW", "148.5 MW"],
+    ["148.5 GW", "148.5 MW"],
+    ["148.5 MWh", "148.5 MW"],
+    ["148.5", "148.5 MW"],
+    ["1.2 million tonnes", "1,200,000 t"],
+    ["293.15 K", "20 °C"],
   ],
   "legal-text": [
     ["the Licensee", "Licensee"],
@@ -170,7 +182,7 @@ async function comparatorsSection(): Promise<string[]> {
   const spec = FieldSpec.shape;
   out.push("| option | description |", "|---|---|");
   for (const [k, v] of Object.entries(spec)) out.push(`| \`${k}\` | ${cell((v as z.ZodType).description ?? "")} |`);
-  out.push("");
+  out.push("", ...readingRulesSection());
   const ctx = {
     field: "value",
     answer: {},
@@ -180,20 +192,22 @@ async function comparatorsSection(): Promise<string[]> {
     signal: new AbortController().signal,
     timeoutMs: 1000,
   };
-  for (const name of registeredComparators()) {
+  // The schema's table, not the registry, lists them: a name the schema refuses is never documented.
+  const unlisted = registeredComparators().filter((n) => !(COMPARATOR_NAMES as readonly string[]).includes(n));
+  if (unlisted.length) throw new Error(`comparators registered but not in COMPARATOR_NAMES: ${unlisted.join(", ")}`);
+  for (const name of COMPARATOR_NAMES) {
     const text = COMPARATOR_TEXT[name];
     if (!text) throw new Error(`comparator '${name}' has no description in src/core/docs/reference.ts`);
+    if (!findComparator(name)) throw new Error(`comparator '${name}' is in COMPARATOR_NAMES but not registered`);
     out.push(`### \`${name}\``, "", text, "");
     const examples = COMPARATOR_EXAMPLES[name] ?? [];
     if (examples.length === 0) continue;
     out.push("| answer | gold | options | score | passed | reason |", "|---|---|---|---|---|---|");
     for (const [actual, gold, opts] of examples) {
-      const r = await findComparator(name)!(
-        actual,
-        gold,
-        FieldSpec.parse({ comparator: name === "legal-text" || name === "quantity" ? "text" : name, ...opts }),
-        { ...ctx, answer: { value: actual } } as never,
-      );
+      const r = await findComparator(name)!(actual, gold, FieldSpec.parse({ comparator: name, ...opts }), {
+        ...ctx,
+        answer: { value: actual },
+      } as never);
       out.push(
         `| ${code(actual)} | ${code(gold)} | ${opts ? code(opts) : ""} | ${r.score.toFixed(2)} | ${(r.passed ?? r.score >= 1) ? "✓" : "✗"} | ${cell(r.reason ?? "")} |`,
       );

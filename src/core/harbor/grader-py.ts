@@ -31,8 +31,9 @@ QUANTITY = re.compile(
     "(?:" + S + "?(?P<cur2>USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|dollars?|euros?|pounds?|yen|yuan|rupees?)\\b)?(?P<close2>" + S + "?\\))?",
     re.I | re.A)
 MAX_ROUNDING = 0.005
+NEGLIGIBLE = 0.001
 MAX_OTHER_FIGURES = 3
-MAX_ANSWER_CHARS = 1000
+MAX_READ_CHARS = 20000
 MAX_CITED_PAGES = 10
 
 
@@ -110,6 +111,26 @@ def count_digits(num):
     return {"decimals": decimals, "significant": significant, "lastDigit": last_digit}
 
 
+LABEL_BEFORE = re.compile(
+    "(?:\\b(?:form|item|note|notes|exhibit|section|rule|article|part|schedule|class|series|tier|chapter|page|pages|p\\.|pp\\.|table|figure|model|version|level|phase|stage|no\\.)|#|[^" + JS_SPACE + "]&[^" + JS_SPACE + "]*)" + S + "*$",
+    re.I | re.A)
+
+
+def is_name(text, start, g):
+    """A label's number ("Item 7", "S&P 500") or a company glued to a capital M/B/K ("3M's", "3M Company")."""
+    bare = not (g["cur"] or g["cur2"] or g["pct"] or g["open"] or g["minus"] or g["neg"]) and not re.search("[.," + JS_SPACE + "]", g["num"] or "")
+    if not bare:
+        return False
+    if not g["scale"] and LABEL_BEFORE.search(text[max(0, start - 24):start]):
+        return True
+    if g["scale"] and g["scale"] in ("M", "B", "K") and not g["sp"]:
+        end = text.find(g["scale"], start + len(g["num"] or "")) + 1
+        nxt = text[end:end + 3]
+        return bool(re.match("['\u2019]s\\b", nxt, re.A)) or bool(re.match(S + "+[A-Z]", nxt, re.A)) or (
+            len(nxt) >= 2 and nxt[0] == "-" and nxt[1].isalpha())
+    return False
+
+
 def find_quantities(text):
     out = []
     for m in QUANTITY.finditer(text):
@@ -122,6 +143,8 @@ def find_quantities(text):
         after = text[end:end + 2]
         label = (before.isalpha() or before == "_") or (len(after) == 2 and after[0] == "-" and after[1].isalpha())
         if not (g["open"] or g["open2"] or g["minus"] or g["cur"] or g["neg"]) and label:
+            continue
+        if is_name(text, start, g):
             continue
         opened = bool(g["open"] or g["open2"])
         closed = bool(g["close"] or g["close2"])
@@ -190,7 +213,6 @@ def same_quantity(a, g, opts):
             if s != g["scale"]:
                 candidates.append((a["mantissa"] * s, s))
     gv = g["value"]
-    cap = MAX_ROUNDING * abs(gv)
     rel = opts.get("rel_tol")
     rel = 1e-6 if rel is None else rel
     for value, factor in candidates:
@@ -200,15 +222,29 @@ def same_quantity(a, g, opts):
             return True
         if opts.get("rounding") == "none":
             continue
-        eps = 1e-9 * max(1, abs(gv))
-        if diff <= min(half_unit(g, 1), cap) + eps:
-            return True
-        if a["significant"] >= 3 and diff <= min(half_unit(a, factor), cap) + eps:
+        if rounding_of(a, g, diff, factor):
             return True
     return False
 
 
+def rounding_of(a, g, diff, factor):
+    gv = abs(g["value"])
+    cap = MAX_ROUNDING * gv
+    eps = 1e-9 * max(1, gv)
+    gold_half = half_unit(g, 1)
+    if diff <= (gold_half if gold_half < 0.01 * gv else min(gold_half, cap)) + eps:
+        return True
+    if a["significant"] >= 3 and diff <= min(half_unit(a, factor), cap) + eps:
+        return True
+    same_precision = abs(half_unit(a, factor) - gold_half) <= eps
+    if same_precision and diff <= min(2 * gold_half, cap) + eps:
+        return True
+    return not same_precision and diff <= NEGLIGIBLE * gv + eps
+
+
 def unit_mismatch(a, g, want):
+    if g["value"] == 0 and want == "plain" and a["kind"] != "percent":
+        return None
     if want == "percent":
         if a["kind"] == "money":
             return "is a money amount, a percentage was expected"
@@ -270,11 +306,96 @@ def other_figures(text, g, want, opts):
     return len(seen)
 
 
-def figure_of_gold_unit(text, g, want):
-    """The first figure of the gold's unit with a unit word or mark, else the first fitting one not a year; None when none fits."""
+SENTENCE_CUT = re.compile("(?<=[.!?:])" + S + "+(?=[^a-z" + JS_SPACE + "])|\n" + S + "*")
+CONCLUSION = re.compile(
+    "\\b(?:therefore|thus|hence|so|consequently|in summary|in conclusion|to summari[sz]e|overall|in total|final answer|"
+    "the answer (?:is|would be)|the result is|this gives|which gives|this means|we get|comes? (?:out )?to|rounded)\\b|^answer" + S + "*:",
+    re.I | re.A)
+NOT = "(?:does not|doesn't|do not|don't|did not|is not|isn't|are not|aren't)"
+REFUSAL = [re.compile(p.replace(" ", S + "+").replace("\\s", S), re.I | re.A) for p in (
+    "\\bas an ai\\b",
+    "\\bI (?:do not|don't|cannot|can't|am unable to|am not able to) (?:have (?:real-time |direct )?access|access|browse|provide|determine|calculate|compute|find|answer|give)\\b",
+    "\\b(?:unable|not able|impossible|not possible) to (?:determine|calculate|compute|provide|answer|find|say|give)\\b",
+    "\\b(?:cannot|can't|could not|couldn't) be (?:determined|calculated|computed|answered|found)\\b",
+    "\\b(?:not enough|insufficient|no sufficient|not sufficient) (?:information|data|detail|details)\\b",
+    "\\b(?:does not|doesn't|do not|don't) (?:provide|contain|include|give|have) (?:enough|sufficient|the necessary|the required|the needed)\\b",
+    "\\b(?:provided|given|retrieved|available) (?:evidence|context|excerpts?|passages?|snippets?|information) " + NOT + "\\b",
+    "\\b(?:evidence|context|excerpts?|passages?|snippets?) (?:provided|given|retrieved) " + NOT + "\\b",
+    "\\bnot (?:available|provided|given|included|mentioned) in the (?:provided |given |retrieved )?(?:context|evidence|excerpts?|passages?|snippets?)\\b",
+    "\\b(?:please )?(?:refer|check) (?:to )?the company's\\b")]
+RESULT_MARK = re.compile(
+    "(?:=|\u2248|~|\\b(?:is|was|were|are|equals?|equal to|amounts? to|amounted to|totals?|totaled|totalled|stood at|comes? to|of|at)\\b|:)"
+    + S + "*(?:approximately|about|around|roughly|an? |the |negative |minus |positive |\\(|\\$|-|\u2212)*$", re.I | re.A)
+
+
+def sentences(text):
+    """The reply cut at a sentence's end followed by a space (not a decimal point) and at line breaks: [(text, start, end)]."""
+    out = []
+    start = 0
+
+    def push(end):
+        raw = text[start:end]
+        lead = len(raw) - len(raw.lstrip(JS_SPACE))
+        body = js_trim(raw)
+        if any(c.isalnum() for c in body):
+            out.append((body, start + lead, start + lead + len(body)))
+    for m in SENTENCE_CUT.finditer(text):
+        push(m.start())
+        start = m.end()
+    push(len(text))
+    return out
+
+
+def refusal_in(text):
+    for r in REFUSAL:
+        m = r.search(text)
+        if m:
+            return m.group(0)
+    return None
+
+
+def answer_sentence(text, fits):
+    cands = [s for s in sentences(text) if fits(s)]
+    concl = [s for s in cands if CONCLUSION.search(s[0])]
+    if concl:
+        return concl[-1]
+    worked = [s for s in cands if "=" in s[0] or "\u2248" in s[0]]
+    if worked:
+        return worked[-1]
+    return cands[0] if cands else None
+
+
+def working_end(sentence, text):
+    i = max(text.rfind("=", 0, sentence[2]), text.rfind("\u2248", 0, sentence[2]))
+    return i + 1 if i >= sentence[1] else sentence[1]
+
+
+def result_figure(text, sentence, figures):
+    inside = [f for f in figures if f["start"] >= sentence[1] and f["end"] <= sentence[2]]
+    if not inside:
+        return None
+    working = working_end(sentence, text)
+    if working > sentence[1]:
+        after = next((f for f in inside if f["start"] >= working), None)
+        if after:
+            return after
+    return next((f for f in inside if RESULT_MARK.search(text[sentence[1]:f["start"]])), inside[0])
+
+
+def stated_figure(text, g, want):
+    """The figure a reply states as its answer in the gold's unit, and its sentence: the last concluding sentence,
+    else the last working one out, else the first with a fitting figure; in it the result."""
     found = find_quantities(text)
     fits = [q for q in found if not unit_mismatch(q, g, want) and not (looks_like_year(q) and len(found) > 1)]
-    return next((q for q in fits if q["kind"] != "plain" or q["scale"] != 1), fits[0] if fits else None)
+
+    def in_span(s):
+        return [q for q in fits if q["start"] >= s[1] and q["end"] <= s[2]]
+    sentence = answer_sentence(text, lambda s: len(in_span(s)) > 0)
+    if not sentence:
+        return None
+    marked = [q for q in in_span(sentence) if q["kind"] != "plain" or q["scale"] != 1]
+    figure = result_figure(text, sentence, marked or in_span(sentence))
+    return (figure, sentence) if figure else None
 
 
 def compare_quantity(expect_kind):
@@ -282,10 +403,13 @@ def compare_quantity(expect_kind):
         g = parse_quantity(gold)
         if not g:
             return verdict(False, "the gold value %s is not a number" % show(gold))
-        if isinstance(actual, str) and js_len(actual) > MAX_ANSWER_CHARS:
-            return verdict(False, "the answer is too long; a figure answer states one figure")
+        text = actual[:MAX_READ_CHARS] if isinstance(actual, str) else None
+        declined = refusal_in(text) if text is not None else None
+        if declined:
+            return verdict(False, "the answer declines or hedges (\"%s\"); a refusal is not an answer, whatever the gold" % declined)
         want = g["kind"] if expect_kind == "any" else expect_kind
-        a = (figure_of_gold_unit(actual, g, want) if isinstance(actual, str) else None) or parse_quantity(actual)
+        read = stated_figure(text, g, want) if text is not None else None
+        a = read[0] if read else parse_quantity(actual)
         if not a:
             return verdict(False, "no number in the answer %s" % show(actual))
         bad = unit_mismatch(a, g, want)
@@ -294,10 +418,14 @@ def compare_quantity(expect_kind):
         match = next((x for x in as_gold_unit(a, want) if same_quantity(x, g, opts)), None)
         if not match:
             return verdict(False, "%s differs from %s" % (show(actual), show(gold)))
-        if isinstance(actual, str) and alternative_to(actual, a, g, want, opts) is not None:
-            return verdict(False, "%s gives a range or alternatives; an answer states one" % show(actual))
-        if isinstance(actual, str) and other_figures(actual, g, want, opts) > MAX_OTHER_FIGURES:
-            return verdict(False, "%s states several different figures; an answer states one" % show(actual))
+        if text is not None and read:
+            if alternative_to(text, a, g, want, opts) is not None:
+                return verdict(False, "%s gives a range or alternatives; an answer states one" % show(actual))
+            sentence = read[1]
+            end = working_end(sentence, text)
+            start = end if a["start"] >= end else sentence[1]
+            if other_figures(text[start:sentence[2]], g, want, opts) > MAX_OTHER_FIGURES:
+                return verdict(False, "the answer's sentence states several different figures; an answer states one")
         return verdict(True, "%s matches %s" % (show(actual), show(gold)))
     return cmp
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { COMPARATOR_NAMES } from "./comparators";
 
 /**
  * Verifier configurations, the `reward:` list of a manifest. One discriminated union on
@@ -51,7 +52,7 @@ export const NumericVerifier = z.strictObject({
 
 export const FieldSpec = z.strictObject({
   comparator: z
-    .enum(["exact", "text", "number", "money", "percent", "date", "entities", "judge", "json", "auto"])
+    .enum(COMPARATOR_NAMES)
     .default("text")
     .describe("auto: the task's target picks (target.grading.<field>.comparator), else the gold value's form does"),
   weight: z.number().nonnegative().default(1),
@@ -64,7 +65,7 @@ export const FieldSpec = z.strictObject({
     .enum(["gold", "none"])
     .optional()
     .describe(
-      "Figures: gold (default) also accepts a rounding within half a unit of the gold's last significant digit, at most 0.5 %; none: only rel_tol/abs_tol",
+      "Figures: gold (default) also accepts what a reviewer accepts as a rounding (see 'How a figure answer is read'; never 1 % off); none: only rel_tol/abs_tol",
     ),
 });
 

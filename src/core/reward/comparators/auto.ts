@@ -3,11 +3,12 @@ import { judgeEndpoint } from "../judge-client";
 import { withCitationCheck } from "./cite-check";
 import { parseDate } from "./date";
 import { findQuantities } from "./quantity";
+import { parseMeasure } from "./units";
 import { type Comparator, type FieldSpecConfig, findComparator } from "./registry";
 
 type ComparatorName = FieldSpecConfig["comparator"];
 
-/** The comparator a gold value's form calls for: a list → entities, a date → date, a figure → number, else text. */
+/** The comparator a gold value's form calls for: a list → entities, a date → date, a figure with a physical unit → quantity, a figure → number, else text. */
 export function inferComparator(expected: unknown): ComparatorName {
   if (Array.isArray(expected)) return "entities";
   if (typeof expected === "number") return "number";
@@ -15,6 +16,7 @@ export function inferComparator(expected: unknown): ComparatorName {
   const s = expected.trim();
   const d = s.length <= 40 ? parseDate(s) : null;
   if (d?.day !== undefined) return "date";
+  if (s.length <= 40 && parseMeasure(s)) return "quantity";
   const q = findQuantities(s);
   if (q.length === 1 && s.length <= 40) return q[0]!.kind === "percent" ? "percent" : q[0]!.kind === "money" ? "money" : "number";
   return "text";

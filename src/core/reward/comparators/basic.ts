@@ -1,6 +1,8 @@
 import { asText, normalizeText, parseNumber, withinTolerance } from "../normalize";
 import { show } from "../answer-path";
+import { compareMeasure } from "./measure";
 import { type Comparator, registerComparator } from "./registry";
+import { parseMeasure } from "./units";
 
 const missing = (actual: unknown) =>
   actual === undefined || actual === null ? { score: 0, passed: false, reason: "field missing from the answer" } : null;
@@ -19,10 +21,12 @@ export const textComparator: Comparator = (actual, expected) =>
     ? { score: 1, passed: true }
     : { score: 0, passed: false, reason: `expected ${show(expected)}, got ${show(actual)}` });
 
-/** Numbers within rel_tol (default 1e-6) or abs_tol. */
+/** Numbers within rel_tol (default 1e-6) or abs_tol; a gold with a physical unit ("148.5 MW") is compared with its unit, converted. */
 export const numberComparator: Comparator = (actual, expected, spec) => {
   const m = missing(actual);
   if (m) return m;
+  const measure = parseMeasure(expected);
+  if (measure) return compareMeasure(actual, measure, expected, spec);
   const e = parseNumber(expected);
   if (e === null) throw new Error(`gold value ${show(expected)} is not a number`);
   const a = parseNumber(actual);

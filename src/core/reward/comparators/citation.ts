@@ -1,6 +1,8 @@
 import { type FieldResult, show } from "./field-result";
 import { findQuantities, parseQuantity, sameQuantity } from "./quantity";
+import { sameMeasure } from "./measure";
 import { normalizeText } from "./text-norm";
+import { findMeasures, parseMeasure } from "./units";
 
 /** A citation as a report gives it: a document and a 1-based page. */
 export interface CitedPage {
@@ -11,16 +13,26 @@ export interface CitedPage {
 /** Looks up a page's text; undefined when the document or page does not exist. */
 export type PageLookup = (document: string, page: number) => string | undefined;
 
-/** Whether `text` states `value`: the same figure (any scale convention) or the same words. */
-export function pageStates(text: string, value: unknown): boolean {
+/**
+ * The words of `text` that state `value`, or undefined when none does: the same figure (any
+ * scale convention; with a physical unit, the same amount in a unit of the same dimension —
+ * a page saying "148.5 MW" does not state "148.5 GW"), or the same words.
+ */
+export function pageStates(text: string, value: unknown): string | undefined {
+  const measure = parseMeasure(value);
+  if (measure) {
+    const m = findMeasures(text).find((p) => p.kind === measure.kind && sameMeasure(p, measure, {}));
+    return m ? text.slice(m.start, m.end) : undefined;
+  }
   const q = parseQuantity(value);
   if (q) {
     // Filings write "$ 16,388" across table cells; the quantity reader skips the gap.
-    return findQuantities(text, { table: true }).some((p) => sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p));
+    const p = findQuantities(text, { table: true }).find((p) => sameQuantity(p, q, { tableScales: true }) || sameQuantity(q, p));
+    return p ? text.slice(p.start, p.end) : undefined;
   }
-  if (typeof value !== "string") return false;
+  if (typeof value !== "string") return undefined;
   const needle = normalizeText(value);
-  return needle.length > 0 && normalizeText(text).includes(needle);
+  return needle.length > 0 && normalizeText(text).includes(needle) ? value : undefined;
 }
 
 /** More distinct pages than this cited for one value is a sweep of the document, not a citation. */
@@ -44,7 +56,8 @@ export function checkCitations(value: unknown, citations: unknown, lookup: PageL
       missing.push(`${c.document} p.${c.page}`);
       continue;
     }
-    if (pageStates(text, value)) return { score: 1, passed: true, reason: `${c.document} p.${c.page} states ${show(value)}` };
+    const span = pageStates(text, value);
+    if (span !== undefined) return { score: 1, passed: true, reason: `${c.document} p.${c.page} states "${show(span)}"` };
   }
   const where = cited.map((c) => `${c.document} p.${c.page}`).join(", ");
   const bad = missing.length ? ` (${missing.join(", ")} does not exist)` : "";

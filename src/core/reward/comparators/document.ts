@@ -3,8 +3,8 @@ import { withCitationCheck } from "./cite-check";
 import { compareDate } from "./date";
 import { compareEntities } from "./entities";
 import type { FieldComparator } from "./field-result";
+import { compareQuantityWithUnits } from "./measure";
 import { compareMoney } from "./money";
-import { compareNumber } from "./number";
 import { comparePercent } from "./percent";
 import { type Comparator, findComparator, registerComparator } from "./registry";
 import { compareText } from "./text-norm";
@@ -23,7 +23,7 @@ const documentComparators: Record<string, Comparator> = {
   percent: adapt(comparePercent),
   date: adapt(compareDate),
   entities: adapt(compareEntities),
-  quantity: adapt(compareNumber),
+  quantity: adapt(compareQuantityWithUnits),
   "legal-text": adapt(compareText),
 };
 

@@ -1,13 +1,16 @@
 import { type FieldComparator, show, verdict } from "./field-result";
+import { answerSentence, refusalIn, resultFigure, type Span, workingEnd } from "./answer-reading";
 import { findQuantities, looksLikeYear, parseQuantity, type Quantity, type QuantityKind, sameQuantity } from "./quantity";
 
-/** An answer that states more figures than this besides the matching one is a list of candidates, not an answer. */
+/** An answer sentence that states more figures than this besides the matching one is a list of candidates, not an answer. */
 const MAX_OTHER_FIGURES = 3;
-/** A figure answer longer than this is an essay or a dump of the document, not an answer. */
-const MAX_ANSWER_CHARS = 1000;
+/** Replies longer than this are read no further: a policy pasting whole documents gains nothing from it. */
+const MAX_READ_CHARS = 20_000;
 
 /** Why `a` cannot state a figure of the gold's unit, or undefined when its unit fits. */
 function unitMismatch(a: Quantity, g: Quantity, want: QuantityKind): string | undefined {
+  // Zero of any amount is zero: "$0" answers a gold of "0" (a question's "if none, state 0").
+  if (g.value === 0 && want === "plain" && a.kind !== "percent") return undefined;
   if (want === "percent") {
     if (a.kind === "money") return "is a money amount, a percentage was expected";
     if (a.kind === "plain" && a.scale !== 1) return "has a scale word, a percentage was expected";
@@ -55,43 +58,51 @@ export function compareQuantity(expectKind: QuantityKind | "any"): FieldComparat
   return (actual, gold, opts = {}) => {
     const g = parseQuantity(gold);
     if (!g) return verdict(false, `the gold value ${show(gold)} is not a number`);
-    if (typeof actual === "string" && actual.length > MAX_ANSWER_CHARS)
-      return verdict(false, `the answer is ${actual.length} characters; a figure answer states one figure`);
+    const text = typeof actual === "string" ? actual.slice(0, MAX_READ_CHARS) : undefined;
+    const declined = text === undefined ? undefined : refusalIn(text);
+    if (declined) return verdict(false, `the answer declines or hedges ("${declined}"); a refusal is not an answer, whatever the gold`);
     const want = expectKind === "any" ? g.kind : expectKind;
-    const a = (typeof actual === "string" ? figureOfGoldUnit(actual, g, want) : null) ?? parseQuantity(actual);
+    const read = text === undefined ? null : statedFigure(text, g, want);
+    const a = read?.figure ?? parseQuantity(actual);
     if (!a) return verdict(false, `no number in the answer ${show(actual)}`);
     const bad = unitMismatch(a, g, want);
     if (bad) return verdict(false, `${show(actual)} ${bad}`);
+    const stated = text === undefined ? show(actual) : `"${text.slice(a.start, a.end)}"`;
     const match = asGoldUnit(a, want).find((x) => sameQuantity(x, g, opts));
     if (!match)
       return verdict(
         false,
-        `${show(actual)} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`,
+        `${stated} (${a.value}${a.kind === "percent" ? "%" : ""}) differs from ${show(gold)} (${g.value}${g.kind === "percent" ? "%" : ""})`,
       );
-    if (typeof actual === "string") {
-      const alternative = alternativeTo(actual, a, g, want, opts);
+    if (text !== undefined && read) {
+      const alternative = alternativeTo(text, a, g, want, opts);
       if (alternative)
-        return verdict(
-          false,
-          `${show(actual)} gives ${show(alternative)} beside the matching figure (a range or alternatives); an answer states one`,
-        );
-      const others = otherFigures(actual, g, want, opts);
-      if (others > MAX_OTHER_FIGURES) return verdict(false, `${show(actual)} states ${others + 1} different figures; an answer states one`);
+        return verdict(false, `${stated} is given beside ${show(alternative)} (a range or alternatives); an answer states one`);
+      // The figures an equation works from ("(53.8% + 55.4% + 56.2%) / 3 = 55.1%") are not alternatives to its result.
+      const from = a.start >= workingEnd(read.sentence, text) ? workingEnd(read.sentence, text) : read.sentence.start;
+      const others = otherFigures(text.slice(from, read.sentence.end), g, want, opts);
+      if (others > MAX_OTHER_FIGURES)
+        return verdict(false, `the answer's sentence states ${others + 1} different figures; an answer states one`);
     }
-    return verdict(true, `${show(actual)} matches ${show(gold)}${match !== a ? " (a fraction)" : ""}`);
+    return verdict(true, `${stated} matches ${show(gold)}${match !== a ? " (a fraction)" : ""}`);
   };
 }
 
 /**
- * The figure a sentence states in the gold's unit: "Revenue grew 5.4% to $1,577 million" answers
- * a money question with its money amount, not with the percentage written first. The first
- * figure of a fitting unit with a unit word or mark, else the first fitting one that is not a
- * year; null when none fits (the answer is then read as parseQuantity reads it, and refused).
+ * The figure a reply states as its answer, in the gold's unit, and the sentence stating it:
+ * the sentence that answers (the last that concludes, else the first holding a fitting
+ * figure), and in it the result (after its last "=", else after "is/was/equals", else its
+ * first figure), a figure with a unit mark preferred to a bare one. Null when no figure fits.
  */
-function figureOfGoldUnit(text: string, g: Quantity, want: QuantityKind): Quantity | null {
+function statedFigure(text: string, g: Quantity, want: QuantityKind): { figure: Quantity; sentence: Span } | null {
   const all = findQuantities(text);
   const fits = all.filter((q) => !unitMismatch(q, g, want) && !(looksLikeYear(q) && all.length > 1));
-  return fits.find((q) => q.kind !== "plain" || q.scale !== 1) ?? fits[0] ?? null;
+  const inSpan = (s: Span) => fits.filter((q) => q.start >= s.start && q.end <= s.end);
+  const sentence = answerSentence(text, (s) => inSpan(s).length > 0);
+  if (!sentence) return null;
+  const marked = inSpan(sentence).filter((q) => q.kind !== "plain" || q.scale !== 1);
+  const figure = resultFigure(text, sentence, marked.length > 0 ? marked : inSpan(sentence));
+  return figure ? { figure, sentence } : null;
 }
 
 /** Words or marks that join two figures into a range or a choice: "X or Y", "X to Y", "X–Y", "X, Y", "between X and Y". */

@@ -121,6 +121,31 @@ function countDigits(num: string): { decimals: number; significant: number; last
 }
 
 /**
+ * Words after which a bare whole number is a label's, not a quantity: "Form 10", "Item 7",
+ * "Note 12", "S&P 500" (a name holding "&"), "Boeing 737" is not caught (a model number
+ * after a company name is read as a figure; one not of the gold's unit is then ignored).
+ */
+const LABEL_BEFORE =
+  /(?:\b(?:form|item|note|notes|exhibit|section|rule|article|part|schedule|class|series|tier|chapter|page|pages|p\.|pp\.|table|figure|model|version|level|phase|stage|no\.)|#|\S&\S*)\s*$/i;
+
+/**
+ * Whether the figure at `start` names a thing rather than stating a quantity: a label's
+ * number ("Item 7", "S&P 500"), or a whole number glued to a capital M, B or K with no
+ * currency and followed by a possessive or a capitalised word ("3M's revenue", "3M Company"):
+ * a company, not 3 million.
+ */
+function isName(text: string, start: number, g: Record<string, string | undefined>): boolean {
+  const bare = !g.cur && !g.cur2 && !g.pct && !g.open && !g.minus && !g.neg && !/[.,\s]/.test(g.num ?? "");
+  if (!bare) return false;
+  if (!g.scale && LABEL_BEFORE.test(text.slice(Math.max(0, start - 24), start))) return true;
+  if (g.scale && /^[MBK]$/.test(g.scale) && !g.sp) {
+    const end = text.indexOf(g.scale, start + (g.num ?? "").length) + 1;
+    return /^(?:['’]s\b|\s+[A-Z]|-\p{L})/u.test(text.slice(end, end + 3));
+  }
+  return false;
+}
+
+/**
  * Every quantity written in `text`, in order. `table`: the text is a document's (a filing's page),
  * where figures split by single spaces are a table's columns, not one figure's digit groups.
  */
@@ -135,6 +160,7 @@ export function findQuantities(text: string, opts: { table?: boolean } = {}): Qu
     let end = m.index + m[0].length;
     const after = text.slice(end, end + 2);
     if (!g.open && !g.open2 && !g.minus && !g.cur && !g.neg && (/[\p{L}_]/u.test(before) || /^-\p{L}/u.test(after))) continue;
+    if (isName(text, start, g)) continue;
     const opened = Boolean(g.open || g.open2);
     const closed = Boolean(g.close || g.close2);
     const negative = Boolean(g.minus || g.minus2 || g.neg || (opened && closed));
@@ -207,8 +233,10 @@ export function parseQuantity(input: unknown): Quantity | null {
   return notYear ?? all[0] ?? null;
 }
 
-/** How far a figure may be from the gold as a rounding of it: never 0.5 % of the gold or more, so a 1 % error is always caught. */
+/** How far a figure may be from a coarse gold (one whose last digit is 1 % of it or more) as a rounding of it: so a 1 % error is always caught. */
 export const MAX_ROUNDING = 0.005;
+/** Any figure this close to the gold is the gold, however both are written (a reviewer does not refuse 0.1 %). */
+export const NEGLIGIBLE = 0.001;
 
 export interface NumberMatchOptions {
   rel_tol?: number;
@@ -245,16 +273,39 @@ export function sameQuantity(actual: Quantity, gold: Quantity, opts: NumberMatch
   if (opts.tableScales && actual.scale === 1)
     for (const s of [1e3, 1e6, 1e9]) if (s !== gold.scale) candidates.push([actual.mantissa * s, s]);
   const g = gold.value;
-  const cap = MAX_ROUNDING * Math.abs(g);
   for (const [a, factor] of candidates) {
     const diff = Math.abs(a - g);
     const tol = Math.max(opts.abs_tol ?? 0, (opts.rel_tol ?? 1e-6) * Math.abs(g), 1e-9 * Math.max(1, Math.abs(g)));
     if (diff <= tol) return true;
     if (opts.rounding === "none") continue;
-    // Tiny slack for binary floating point at the boundary of a half unit.
-    const eps = 1e-9 * Math.max(1, Math.abs(g));
-    if (diff <= Math.min(halfUnit(gold, 1), cap) + eps) return true;
-    if (actual.significant >= 3 && diff <= Math.min(halfUnit(actual, factor), cap) + eps) return true;
+    if (roundingOf(actual, gold, diff, factor)) return true;
   }
   return false;
+}
+
+/**
+ * Whether `diff` (between the figure, read in the gold's units, and the gold) is a rounding a
+ * careful reviewer accepts:
+ * - the figure rounds to the gold at the gold's precision (half a unit of its last digit:
+ *   "5.43%" for "5.4%"), within 0.5 % when the gold is coarse (its last digit is 1 % of it or
+ *   more: "0.02", "$8 billion"), so a 1 % error is always caught;
+ * - the gold rounds to the figure's precision, the figure keeping three significant digits
+ *   ("$11.6 billion" for $11,588 million), within 0.5 %;
+ * - the figure is written at the gold's precision and one unit of its last digit away,
+ *   within 0.5 % (a rounding of the working: "24.25" for "24.26", "3.45" for "3.46");
+ * - the figure, written at another precision than the gold, is within 0.1 % of it (a figure
+ *   worked out from rounded inputs); at the gold's precision it is another figure.
+ */
+export function roundingOf(actual: Quantity, gold: Quantity, diff: number, factor: number): boolean {
+  const g = Math.abs(gold.value);
+  const cap = MAX_ROUNDING * g;
+  // Tiny slack for binary floating point at the boundary of a half unit.
+  const eps = 1e-9 * Math.max(1, g);
+  const goldHalf = halfUnit(gold, 1);
+  if (diff <= (goldHalf < 0.01 * g ? goldHalf : Math.min(goldHalf, cap)) + eps) return true;
+  if (actual.significant >= 3 && diff <= Math.min(halfUnit(actual, factor), cap) + eps) return true;
+  const samePrecision = Math.abs(halfUnit(actual, factor) - goldHalf) <= eps;
+  if (samePrecision && diff <= Math.min(2 * goldHalf, cap) + eps) return true;
+  // Between figures written at the same precision 0.1 % is another figure ("$59,286" for "$59,268", digits transposed).
+  return !samePrecision && diff <= NEGLIGIBLE * g + eps;
 }
