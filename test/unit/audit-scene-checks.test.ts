@@ -51,6 +51,28 @@ test("orientation check: an upright cup passes, a cup tipped over by 90° (same 
   assert.deepEqual(await passes([cup([90, 0, 0])], [{ check: "orientation", object: "cup", axis: "z", along: "-y" }]), [true]);
 });
 
+test("orientation check: either_direction accepts a shape symmetric end to end pointing either way, and only then", async () => {
+  // A cylinder lying along -x: its z axis points along world -x (rotated -90° about y).
+  const rod = (rotation: [number, number, number]): ToolCallSpec => ({
+    name: "add_object",
+    arguments: { name: "rod", kind: "cylinder", position: [0, 0, 0.05], rotation, dimensions: [0.05, 0.05, 1] },
+  });
+  const alongX = { check: "orientation", object: "rod", axis: "z", along: "x" };
+  assert.deepEqual(await passes([rod([0, -90, 0])], [alongX]), [false]);
+  assert.deepEqual(await passes([rod([0, -90, 0])], [{ ...alongX, either_direction: true }]), [true]);
+  assert.deepEqual(await passes([rod([0, 90, 0])], [alongX]), [true], "rotated the other way it points along +x");
+  assert.deepEqual(await passes([rod([0, 90, 0])], [{ ...alongX, either_direction: true }]), [true]);
+  // Either direction is still an axis: along y, or standing up, fails; 8° off -x passes within 10°.
+  assert.deepEqual(await passes([rod([0, 0, 0])], [{ ...alongX, either_direction: true }]), [false]);
+  assert.deepEqual(await passes([rod([90, 0, 0])], [{ ...alongX, either_direction: true }]), [false]);
+  assert.deepEqual(await passes([rod([0, -82, 0])], [{ ...alongX, either_direction: true }]), [true]);
+  const { checks } = parseChecks([{ ...alongX, either_direction: true }]);
+  const report = await new SceneChecker(await build([rod([0, -90, 0])])).evaluate(checks);
+  assert.match(report.results[0]?.reason ?? "", /0° off world ±x/);
+  // The schema refuses a non-boolean.
+  assert.notDeepEqual(parseChecks([{ ...alongX, either_direction: "yes" }]).problems, []);
+});
+
 const lamp: ToolCallSpec[] = [
   { name: "add_object", arguments: { name: "base", kind: "cylinder", position: [1, 1, 0.02], dimensions: [0.3, 0.3, 0.04] } },
   { name: "add_object", arguments: { name: "pole", kind: "cylinder", position: [1, 1, 0.74], dimensions: [0.03, 0.03, 1.4] } },

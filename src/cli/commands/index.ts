@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit";
+import { registerCalibrate } from "./calibrate";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
 import { registerImport } from "./import";
@@ -22,6 +23,7 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerExport,
   registerImport,
   registerAudit,
+  registerCalibrate,
   registerIndex,
   registerReport,
 ];

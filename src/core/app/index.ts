@@ -5,6 +5,7 @@
  * construction, job specs) live here and nowhere else.
  */
 export { type AuditEnvironmentOptions, auditEnvironment } from "./audit-environment";
+export { type CalibrateEnvironmentOptions, calibrateEnvironment } from "./calibrate-environment";
 export { type CreatePolicyOptions, createPolicy, policyFactoryWith } from "./create-policy";
 export { type ListRunsOptions, listRuns, type RunListing, type RolloutListing } from "./list-runs";
 export { type RunRolloutsOptions, runRollouts } from "./run-rollouts";

@@ -10,6 +10,7 @@ import { buildToolset } from "../rollout/toolset";
 import { gradingProblems } from "./grading-checks";
 import { schemaShapeProblems } from "./json-schema-shape";
 import { type Locate, manifestLocator, taskLocator } from "./locate";
+import { visibleTestProblems } from "./visible-tests-checks";
 
 type Severity = Problem["severity"];
 
@@ -174,5 +175,6 @@ export async function authoringProblems(env: Environment): Promise<Problem[]> {
       );
     }
   }
+  problems.push(...visibleTestProblems(env));
   return problems;
 }

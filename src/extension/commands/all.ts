@@ -18,6 +18,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     executes: "debug a rollout",
     run: async (ctx, arg) => (await import("../rollouts/commands")).debugCommand(ctx, arg),
   },
+  {
+    id: "rlenv.calibrate",
+    executes: "calibrate the reward",
+    run: async (ctx, arg) => (await import("../rollouts/commands")).calibrateCommand(ctx, arg),
+  },
   { id: "rlenv.playTask", executes: "play a task", run: async (ctx, arg) => (await import("../human/play")).playTaskCommand(ctx, arg) },
   { id: "rlenv.openTask", run: async (ctx, arg) => (await import("../environments/open")).openTask(ctx, arg) },
   { id: "rlenv.revealEnvironment", run: async (ctx, arg) => (await import("../environments/open")).revealEnvironment(ctx, arg) },

@@ -108,6 +108,11 @@ export const COMMAND_CONTRIBUTIONS = {
       { menu: "commandPalette", when: "false" },
     ],
   },
+  "rlenv.calibrate": {
+    title: "Calibrate the Reward Against Human Labels…",
+    icon: "$(law)",
+    menus: [{ menu: "view/item/context", when: "view == rlenv.environments && viewItem == environment", group: "1_run@5" }],
+  },
   "rlenv.openTask": {
     title: "Open Task",
     icon: "$(go-to-file)",

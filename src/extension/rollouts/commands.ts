@@ -91,3 +91,12 @@ export async function debugCommand(ctx: ExtensionCtx, arg: unknown): Promise<unk
   if (!target) return undefined;
   return vscode.commands.executeCommand("rlenv.debugTask", target);
 }
+
+/** Calibrates the environment's reward against a labels file (the environment's context menu). */
+export async function calibrateCommand(ctx: ExtensionCtx, arg: unknown): Promise<string | undefined> {
+  const target = await resolveTarget(arg, ctx.environments);
+  const env = target && loadedEnv(ctx, target);
+  if (!env) return undefined;
+  const { calibrateEnv } = await import("./calibrate");
+  return withCancellableProgress(`Calibrating ${env.manifest.name} against human labels`, (signal) => calibrateEnv(ctx, env, signal));
+}

@@ -17,5 +17,7 @@ export { validateEnvironment } from "../../core/app/validate-environment";
 export { runRollouts } from "../../core/app/run-rollouts";
 // The reward audit (the Test Explorer profile Audit), the same entry as `rlenv audit`.
 export { auditEnvironment } from "../../core/app/audit-environment";
+// Calibration of the reward against human labels, the same entry as `rlenv calibrate`.
+export { calibrateEnvironment } from "../../core/app/calibrate-environment";
 // The text of a rollout's tokens for the viewer's token toggle (the tokenizer code is heavy: it stays out of activation).
 export { tokenPiecesForRollout } from "../../core/view/server/token-text";

@@ -2,6 +2,7 @@ import { fileText, sandboxFiles } from "../../environment/file-content";
 import type { Environment } from "../../environment/load-environment";
 import type { LoadedTask } from "../../environment/load-tasks";
 import { StdioCase } from "../../schema/verifier";
+import { isPytestStyle } from "./python-tests";
 import { shq } from "./shell-quote";
 
 /** How run_tests runs a task's visible tests. */
@@ -21,7 +22,8 @@ function metadataCommand(meta: Record<string, unknown> | undefined): string | un
  * Decide how to run the visible tests, in this order: a `test_command` in the task's or
  * the manifest's metadata; for a stdio verifier, the cases in the visible `*.json` files
  * run through its program; for a pytest verifier, pytest on the visible test files;
- * otherwise each visible `.py` file with python3 and each `.sh` with bash.
+ * otherwise, whatever the report format, pytest on the pytest-style `.py` files (test
+ * functions or Test classes), python3 on the other `.py` files and bash on each `.sh`.
  */
 export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTestPlan {
   const given = task.visible_tests ?? {};
@@ -51,6 +53,17 @@ export function planVisibleTests(env: Environment, task: LoadedTask): VisibleTes
   }
   const runnable = names.filter((n) => n.endsWith(".py") || n.endsWith(".sh"));
   if (runnable.length === 0) return { kind: "none", message: `no runnable visible tests (files: ${names.join(", ")})` };
-  const steps = runnable.map((n) => `echo "== ${n}"; ${n.endsWith(".py") ? "python3" : "bash"} ${shq(n)} || rc=1`);
+  // Test functions run only under a runner: such a file run as a script exits 0 whatever the code does.
+  const pytestFiles = runnable.filter((n) => n.endsWith(".py") && isPytestStyle(fileText(given[n] ?? "") ?? ""));
+  const steps = [
+    ...(pytestFiles.length > 0
+      ? [
+          `echo ${shq(`== pytest ${pytestFiles.join(" ")}`)}; python3 -m pytest -q -p no:cacheprovider ${pytestFiles.map(shq).join(" ")} || rc=1`,
+        ]
+      : []),
+    ...runnable
+      .filter((n) => !pytestFiles.includes(n))
+      .map((n) => `echo ${shq(`== ${n}`)}; ${n.endsWith(".py") ? "python3" : "bash"} ${shq(n)} || rc=1`),
+  ];
   return { kind: "command", command: `rc=0; ${steps.join("; ")}; exit $rc`, files };
 }

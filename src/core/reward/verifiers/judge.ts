@@ -1,7 +1,7 @@
 import type { Verifier } from "../../domains/types";
 import type { VerifierConfig } from "../../schema/verifier";
 import { getPath } from "../answer-path";
-import { judgeRubric } from "../judge-client";
+import { judgeEndpoint, judgeRubric } from "../judge-client";
 import { asText } from "../normalize";
 
 type JudgeConfig = Extract<VerifierConfig, { type: "judge" }>;
@@ -23,6 +23,13 @@ export const judgeVerifier: Verifier<JudgeConfig> = {
   async verify(config, ctx) {
     const answer = answerText(ctx, config.field);
     if (answer === null) return { score: 0, passed: false, reason: "nothing to judge: no answer was submitted" };
+    try {
+      judgeEndpoint(config.base_url, config.model);
+    } catch (e) {
+      // No judge configured is no verdict on the answer: skipped (never passed), as a judge field is.
+      const why = `skipped: ${(e as Error).message}`;
+      return { score: 0, passed: false, reason: `${why}; a skipped check is not counted as passed`, skipped: why };
+    }
     const r = await judgeRubric({
       baseURL: config.base_url,
       model: config.model,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CalibrationReport } from "../../schema/calibration";
 import { ReadinessReport } from "../../schema/report";
 import { RunAudit } from "./audit";
 import { RolloutRow } from "./rollouts";
@@ -42,6 +43,8 @@ export const Dashboard = z.object({
   readiness: ReadinessReport.nullable().default(null),
   /** The audit of the run's environment, when one is found beside the run (see runAuditCandidates): a verdict per task. */
   audit: RunAudit.nullable().default(null),
+  /** `rlenv calibrate`'s report when the run is a calibration (calibration.json); its disagreements' rollouts relative to the served root. */
+  calibration: CalibrationReport.nullable().default(null),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 

@@ -12,6 +12,7 @@ import { histogram, type Interval, perTask, statusCounts, utilisationSeries } fr
 import type { TrajectoryIndex } from "./trajectory-index";
 import { INFRA_STATUS } from "../../runs/summarize";
 import { findRunAudit } from "./audit-report";
+import { CALIBRATION_FILE, CalibrationReport } from "../../schema/calibration";
 
 function readJson<T>(
   file: string,
@@ -165,5 +166,18 @@ export async function runDashboard(
     policyBusy,
     readiness,
     audit: findRunAudit(runDir, written?.env.name ?? null, problems, written?.env.hash || null),
+    calibration: calibrationOf(runDir, relDir, problems),
+  };
+}
+
+/** The run's calibration report, if it is one; rollout paths made relative to the served root, as the table's are. */
+function calibrationOf(runDir: string, relDir: string, problems: string[]): CalibrationReport | null {
+  const report = readJson(path.join(runDir, CALIBRATION_FILE), CalibrationReport, problems);
+  if (!report) return null;
+  const served = (rel: string) => path.posix.join(relDir, rel.split(path.sep).join("/"));
+  return {
+    ...report,
+    disagreements: report.disagreements.map((d) => ({ ...d, rollout: served(d.rollout) })),
+    not_graded: report.not_graded.map((n) => (n.rollout ? { ...n, rollout: served(n.rollout) } : n)),
   };
 }

@@ -2,6 +2,7 @@ import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
 import { auditCell, auditNote } from "./audit-verdict";
 import { breakdownCards } from "./breakdown";
+import { calibrationView } from "./calibration";
 import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { readinessCards } from "./readiness";
@@ -22,6 +23,8 @@ export class DashboardApp {
   private readonly header = h("header", { class: "top" });
   private readonly cards = h("div", { class: "cards" });
   private readonly readiness = h("div", { class: "cards readiness" });
+  /** `rlenv calibrate`'s figures, when the run is a calibration. */
+  private readonly calibration = h("section", { class: "calibration-section" });
   private readonly table: RolloutTable;
   private data: Dashboard | null = null;
   private readonly search: SearchPanel;
@@ -53,6 +56,7 @@ export class DashboardApp {
       h(
         "div",
         { class: "dash" },
+        this.calibration,
         this.cards,
         h("h2", { class: "section" }, "Readiness"),
         this.readiness,
@@ -138,6 +142,12 @@ export class DashboardApp {
       ),
       ...breakdownCards(d.summary),
     );
+    clear(this.calibration);
+    if (d.calibration)
+      this.calibration.append(
+        h("h2", { class: "section" }, "Calibration against human labels"),
+        calibrationView(d.calibration, (file) => this.api.open("trajectory", file)),
+      );
     clear(this.readiness);
     this.readiness.append(...readinessCards(d.readiness));
     const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));

@@ -103,6 +103,12 @@ export const OrientationCheck = z.strictObject({
   axis: z.enum(["x", "-x", "y", "-y", "z", "-z"]).default("z").describe("The object's local axis to test (a cup's or a vase's up is z)"),
   along: z.enum(["x", "-x", "y", "-y", "z", "-z"]).default("z").describe("The world direction that axis must point along (upright: z)"),
   tolerance: z.number().min(0).max(180).default(10).describe("Degrees between the two"),
+  either_direction: z
+    .boolean()
+    .default(false)
+    .describe(
+      "For shapes symmetric end to end (a cylinder, a rod, a pencil): the axis may point along the world direction or against it (a cylinder lying along -x passes along: x)",
+    ),
 });
 export const ParentCheck = z.strictObject({
   check: z.literal("parent"),

@@ -183,11 +183,14 @@ export class SceneChecker {
         const world: Vec3 = [0, 0, 0];
         world[AXIS[c.along.slice(-1) as "x" | "y" | "z"]] = c.along.startsWith("-") ? -1 : 1;
         const cos = (sign * dot(local, world)) / Math.max(1e-9, norm(local));
-        const angle = (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
+        const signed = (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
+        // End-to-end symmetric: pointing against the direction is the same shape as pointing along it.
+        const angle = c.either_direction ? Math.min(signed, 180 - signed) : signed;
+        const off = c.either_direction ? `world ±${c.along.replace(/^-/, "")}` : `world ${c.along}`;
         return {
           passed: angle <= c.tolerance,
           measured: { angle: r4(angle) },
-          reason: `its ${c.axis} axis is ${r4(angle)}° off world ${c.along} (tolerance ${c.tolerance}°)`,
+          reason: `its ${c.axis} axis is ${r4(angle)}° off ${off} (tolerance ${c.tolerance}°)`,
         };
       }
       case "parent": {
@@ -325,7 +328,7 @@ function describe(c: SceneCheck): string {
     case "facing":
       return `${c.object} faces ${c.target}`;
     case "orientation":
-      return `${c.object}'s ${c.axis} along ${c.along}`;
+      return `${c.object}'s ${c.axis} along ${c.either_direction ? `±${c.along.replace(/^-/, "")}` : c.along}`;
     case "parent":
       return `${c.object} is a child of ${c.parent ?? "nothing"}`;
     case "iou":
