@@ -272,6 +272,8 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       workdir: workdir && workdir !== "/" ? workdir : "/root",
       user: "0:0",
       rootfs: "writable",
+      // Harbor's containers keep Docker's default capabilities (its tasks run apt-get and chown as root).
+      capabilities: "default",
       reset: "recreate",
       // The task's disk size bounds each file it writes: no quota on the total here (see task-config.ts).
       limits: { cpus: config.cpus, memory: `${config.memoryMb}m`, pids: 4096, tmpfs: "1g", file_size: `${config.storageMb}m` },

@@ -2,7 +2,7 @@ import { fileText, sandboxFiles } from "../../environment/file-content";
 import type { Environment } from "../../environment/load-environment";
 import type { LoadedTask } from "../../environment/load-tasks";
 import { StdioCase } from "../../schema/verifier";
-import { shq } from "./shell-quote";
+import { shq } from "../../shell-quote";
 
 /** How run_tests runs a task's visible tests. */
 export type VisibleTestPlan =

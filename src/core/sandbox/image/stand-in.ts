@@ -45,6 +45,7 @@ function onPath(program: string): boolean {
  */
 export const STOCK_IMAGES: ReadonlyArray<Pick<ImageRecipe, "name" | "tag" | "packages">> = [
   { name: "blender", tag: "rlenv/blender:bookworm", packages: ["blender", "python3-numpy", "procps"] },
+  { name: "python-trixie", tag: "rlenv/python:trixie", packages: ["python3", "python3-pytest", "git", "patch", "procps"] },
   { name: "python", tag: "rlenv/python:bookworm", packages: ["python3", "python3-pytest", "git", "patch", "procps"] },
 ];
 

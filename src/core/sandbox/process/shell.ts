@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import type { SandboxShell, ShellOptions } from "../types";
+import { shq } from "../../shell-quote";
 
 /**
  * Node has no pty without a native addon, so the pty is made inside the sandbox, by the
@@ -103,8 +104,4 @@ export async function openProcessShell(isolate: IsolatedSpawn, opts: ShellOption
       await finished;
     },
   };
-}
-
-function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
