@@ -8,6 +8,7 @@ import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { failedTests, harborCause, lastTellingLine, solveFailure } from "../../src/core/harbor/failure-cause";
 import { containerSpec } from "../../src/core/sandbox/docker/container";
 import { buildFailure } from "../../src/core/sandbox/image/harbor-build";
+import { processDifference } from "../../src/core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../src/core/sandbox/request";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 
@@ -36,6 +37,9 @@ test("a Harbor task's container keeps Docker's default capabilities, no-new-priv
     const asked = loadEnvironment(dir).env;
     assert.ok(asked);
     assert.equal(containerSpec(sandboxRequest(asked), "x").HostConfig?.CapDrop, undefined);
+    // The process backend cannot grant them: said before the run, not found out from a failing chown.
+    assert.match(processDifference(asked) ?? "", /process sandboxes grant no capability/);
+    assert.doesNotMatch(processDifference(native) ?? "", /capabilit/);
     writeFileSync(path.join(dir, "environment.yaml"), manifest("sandbox:\n  capabilities: all\n"));
     const bad = loadEnvironment(dir);
     assert.equal(bad.env, null);
@@ -49,12 +53,16 @@ const observation = (output: string): TrajectoryEvent =>
   ({ type: "observation", tool_call_id: "c", name: "bash", output, status: "ok", duration_ms: 1, turn: 0 }) as TrajectoryEvent;
 
 test("a failed Harbor verification names the failing tests and solve.sh's exit status with its telling line", () => {
-  const oracle = observation("Reading package lists...\nE: Unable to locate package foo\ncleaning up\n[solve.sh exited 100]\n");
+  // As the bash tool returns it: the oracle command's output, then the tool's own exit line.
+  const oracle = observation(
+    "Reading package lists...\nE: Unable to locate package foo\ncleaning up\n[solve.sh exited 100]\n[exit code 0]",
+  );
   assert.equal(solveFailure([oracle]), "solve.sh exited 100: E: Unable to locate package foo");
   assert.equal(solveFailure([observation("ok\n[solve.sh exited 0]")]), null);
   assert.equal(solveFailure([observation("an agent's command")]), null);
   assert.equal(solveFailure([observation("[solve.sh exited 2]")]), "solve.sh exited 2");
-  const summary = "FAILED /tests/test_outputs.py::test_answer - AssertionError: assert '41' == '42'\nERROR /tests/test_x.py - ImportError";
+  const summary =
+    "FAILED ../tests/test_outputs.py::test_answer - AssertionError: assert '41' == '42'\nERROR /tests/test_x.py - ImportError";
   assert.deepEqual(failedTests(summary), [
     "FAILED test_outputs.py::test_answer - AssertionError: assert '41' == '42'",
     "ERROR test_x.py - ImportError",

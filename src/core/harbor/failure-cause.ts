@@ -1,7 +1,7 @@
 import type { TrajectoryEvent } from "../schema/trajectory";
 
-/** The oracle command's last line (see oracle-command.ts and native-solution.ts): solve.sh's exit status. */
-const SOLVE_EXIT = /\[solve\.sh exited (-?\d+)\]\s*$/;
+/** The oracle command's last line (see oracle-command.ts and native-solution.ts): solve.sh's exit status (the bash tool adds its own after). */
+const SOLVE_EXIT = /^\[solve\.sh exited (-?\d+)\]$/gm;
 /** A line that says what went wrong, in the words of apt, the shell, compilers and Python. */
 const TELLING =
   /\b(error|fail(ed|ure)?|denied|not permitted|not found|cannot|can not|unable|no such|refused|invalid|fatal)\b|^E: |Traceback/i;
@@ -27,7 +27,7 @@ export function solveFailure(events: readonly TrajectoryEvent[]): string | null 
     const e = events[i];
     if (e?.type !== "observation") continue;
     const output = typeof e.output === "string" ? e.output : e.output.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
-    const m = SOLVE_EXIT.exec(output);
+    const m = [...output.matchAll(SOLVE_EXIT)].at(-1);
     if (!m) continue;
     if (m[1] === "0") return null;
     const line = lastTellingLine(output.slice(0, m.index));
@@ -46,7 +46,7 @@ export function failedTests(summaryLines: string): string[] {
     .map((l) => l.trim())
     .filter((l) => /^(FAILED|ERROR) /.test(l))
     .slice(0, 3)
-    .map((l) => clip(l.replace(/^(FAILED|ERROR) \/tests\//, "$1 "), 240));
+    .map((l) => clip(l.replace(/^(FAILED|ERROR) (\.\.\/)*\/?tests\//, "$1 "), 240));
 }
 
 /** What made a Harbor verification fall short, for the first line of its reason: the failing tests, then solve.sh's failure. */

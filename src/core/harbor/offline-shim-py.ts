@@ -14,6 +14,8 @@
 export const PYTEST_RUNNER = `# rlenv offline shim: pytest run isolated (python3 -I), --ctrf written here.
 import os, sys, time
 sys.path[:0] = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+# No terminal: pytest would cut its "FAILED test - message" lines at 80 columns, and they name the failure.
+os.environ.setdefault("COLUMNS", "200")
 import pytest
 
 args, ctrf, i = [], None, 1

@@ -18,6 +18,8 @@ export function buildTimeoutMultiplier(): number {
   return Number.isFinite(m) && m > 0 ? m : 1;
 }
 
+const ANSI = /\u001b\[[0-9;]*m/g;
+
 /** A Harbor task's image is not built and `build: false` forbids building it. */
 export class HarborImageMissingError extends Error {
   override name = "MissingImageError";
@@ -77,7 +79,8 @@ async function dockerBuild(
         else resolve();
       },
       (ev: { stream?: string }) => {
-        const line = ev.stream?.trimEnd();
+        // The engine colours a step's stderr (ESC[91m … ESC[0m): the words are what a failure line shows.
+        const line = ev.stream?.replace(ANSI, "").trimEnd();
         if (!line) return;
         opts.log(line);
         if (/^Step \d+\/\d+ : /.test(line)) {
