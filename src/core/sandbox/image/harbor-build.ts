@@ -64,6 +64,16 @@ async function dockerBuild(
   let tail: string[] = [];
   /** The Dockerfile step running now ("Step 3/5 : RUN apt-get install …"): a failure names it. */
   let step = "";
+  let partial = "";
+  const onLine = (line: string) => {
+    if (!line) return;
+    opts.log(line);
+    if (/^Step \d+\/\d+ : /.test(line)) {
+      step = line;
+      tail = [];
+    }
+    tail = [...tail, line].slice(-15);
+  };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       const e = new Error(`building ${opts.what} took longer than its build timeout (${opts.timeoutSec} s): stopped`);
@@ -74,20 +84,18 @@ async function dockerBuild(
       stream,
       (err: Error | null, out: { error?: string }[]) => {
         clearTimeout(timer);
+        onLine(partial.trimEnd());
         const failed = err?.message ?? out.find((o) => o.error)?.error;
         if (failed) reject(new Error(`${buildFailure(opts.what, step, failed, tail)}\n${tail.join("\n")}`));
         else resolve();
       },
       (ev: { stream?: string }) => {
-        // The engine colours a step's stderr (ESC[91m … ESC[0m): the words are what a failure line shows.
-        const line = ev.stream?.replace(ANSI, "").trimEnd();
-        if (!line) return;
-        opts.log(line);
-        if (/^Step \d+\/\d+ : /.test(line)) {
-          step = line;
-          tail = [];
-        }
-        tail = [...tail, line].slice(-15);
+        // The engine colours a step's stderr (ESC[91m … ESC[0m) and sends what a program wrote in
+        // pieces (apt's "E" and ": Unable to locate …" apart): whole lines, without the colour.
+        partial += (ev.stream ?? "").replace(ANSI, "");
+        const lines = partial.split("\n");
+        partial = lines.pop() ?? "";
+        for (const l of lines) onLine(l.trimEnd());
       },
     );
   });
