@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
+import { listRecipes } from "../../src/core/sandbox/image/recipe";
 import { BUILTIN_STAND_INS, dockerfileWorkdir, standInTable, substituteBases } from "../../src/core/harbor/base-images";
 import { parseRewards } from "../../src/core/harbor/rewards";
 import { parseTaskConfig, sizeToMb } from "../../src/core/harbor/task-config";
@@ -150,6 +151,19 @@ test("base images: ubuntu and python:*-slim get stand-ins, stages and unknown im
   );
   assert.equal(dockerfileWorkdir("FROM a\nWORKDIR /app\nWORKDIR src\n"), "/app/src");
   assert.equal(dockerfileWorkdir("FROM a\nWORKDIR /app\nFROM b\n"), null);
+});
+
+test("base images are stood in by their own Debian release: 13 (trixie) on rlenv/python:trixie, 12 on bookworm", () => {
+  const standIn = (image: string) => substituteBases(`FROM ${image}\n`, BUILTIN_STAND_INS).substitutions[0]?.standIn;
+  for (const image of ["debian:13", "debian:13-slim", "debian:trixie-slim", "debian:stable", "python:3.13-slim", "python:3.12-trixie"])
+    assert.equal(standIn(image)?.from, "rlenv/python:trixie", image);
+  for (const image of ["debian:12", "debian:bookworm-slim", "python:3.13-slim-bookworm", "ubuntu:24.04"])
+    assert.equal(standIn(image)?.from ?? "rlenv/python:bookworm", "rlenv/python:bookworm", image);
+  assert.match(standIn("debian:13")?.note ?? "", /Debian 13 \(trixie\)/);
+  // A release with no stand-in of its own says so, not just "Debian 12".
+  assert.match(standIn("debian:11")?.note ?? "", /not the release the tag names/);
+  // The trixie root is a shipped recipe, so a missing one is built (debootstrap) as the bookworm one is.
+  assert.ok(listRecipes().some((r) => r.tag === "rlenv/python:trixie" && r.suite === "trixie"));
 });
 
 test("the stand-in table: a user's entries come first; a broken file is an error naming it", () => {

@@ -93,7 +93,7 @@ test("a Harbor task missing its parts: each missing file is an error naming it; 
     const { env } = loadEnvironment(u.dir);
     const harbor = env?.manifest.reward[0];
     assert.deepEqual(harbor?.type === "harbor" ? harbor.env : null, { MODE: "x" });
-    assert.match(env?.tasks[0]?.solution?.commands?.[0] ?? "", /MODE='x'/);
+    assert.match(env?.tasks[0]?.solution?.commands?.[0] ?? "", /MODE=x;/);
   } finally {
     u.cleanup();
   }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { shq } from "../domains/code/shell-quote";
+import { shq } from "../shell-quote";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
 import { StdioCase } from "../schema/verifier";

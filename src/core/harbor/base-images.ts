@@ -5,12 +5,14 @@ import path from "node:path";
 
 /**
  * A locally built image that stands in for a base image a task's Dockerfile names but no
- * registry here can give. Every stand-in is the Debian image rlenv builds with debootstrap
- * (rlenv/python:bookworm, which has python3, python3-pytest, git, procps) plus `lines`, so the
- * sandbox's agent (python3) and the offline verifier shim (python3-pytest) are always there.
+ * registry here can give. Every stand-in is a Debian image rlenv builds with debootstrap, of
+ * the base's own Debian release where it names one (rlenv/python:bookworm for Debian 12,
+ * rlenv/python:trixie for Debian 13: python3, python3-pytest, git, procps) plus `lines`, so
+ * the sandbox's agent (python3) and the offline verifier shim (python3-pytest) are always there
+ * and a task's `apt-get install pkg=VERSION` finds its release's versions.
  */
 export interface BaseStandIn {
-  /** The FROM image it stands for: exact (`ubuntu:24.04`), or a prefix ending in `*` (`python:3.*`). */
+  /** The FROM image it stands for: exact (`ubuntu:24.04`), or with `*` for any run of characters (`python:3.*`, `python:3*-trixie`). */
   match: string;
   /** Short name, part of the stand-in's tag. */
   name: string;
@@ -23,6 +25,8 @@ export interface BaseStandIn {
 }
 
 export const STAND_IN_ROOT = "rlenv/python:bookworm";
+/** The Debian 13 root (scripts/image/recipes/python-trixie.txt). */
+export const TRIXIE_ROOT = "rlenv/python:trixie";
 
 /**
  * The debootstrap image's /workspace belongs to its sandbox user (1000): a task's `WORKDIR
@@ -34,40 +38,83 @@ const NO_WORKSPACE = "RUN rmdir /workspace";
 const APT = (pkgs: string) =>
   `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${pkgs} && rm -rf /var/lib/apt/lists/*`;
 
+const PYTHON_LINES = [
+  APT("python-is-python3 python3-pip python3-venv python3-dev ca-certificates"),
+  "RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED",
+  NO_WORKSPACE,
+  "WORKDIR /",
+];
+const DEBIAN_LINES = [APT("ca-certificates"), NO_WORKSPACE, "WORKDIR /"];
+const BUILDPACK_LINES = [APT("ca-certificates curl wget build-essential pkg-config"), NO_WORKSPACE, "WORKDIR /"];
+
+/** One stand-in image under several names of its release (`debian:13`, `debian:trixie-slim`, …). */
+const each = (matches: string[], s: Omit<BaseStandIn, "match">): BaseStandIn[] => matches.map((match) => ({ match, ...s }));
+
+const TRIXIE = "Debian 13 (trixie)";
+const TRIXIE_DEBIAN = {
+  name: "debian-trixie",
+  from: TRIXIE_ROOT,
+  lines: DEBIAN_LINES,
+  note: `${TRIXIE} minbase with python3 and python3-pytest`,
+};
+const TRIXIE_PYTHON = {
+  name: "python-trixie",
+  from: TRIXIE_ROOT,
+  lines: PYTHON_LINES,
+  note: `${TRIXIE}'s python3 (3.13) with python, pip and venv, not the requested CPython build`,
+};
+
 /**
- * The shipped table. Ubuntu's image is bare but has ca-certificates-less apt, bash, coreutils
- * and a `ubuntu` user (uid 1000): the stand-in adds what tasks rely on that Debian's minbase
- * lacks. An official `python:*` image brings `python`, `pip` that installs system-wide
- * (Debian marks its python EXTERNALLY-MANAGED: the mark is removed) and venv.
+ * The shipped table, first match wins: each Debian release by its own (a suite name or number
+ * in the tag; an official image without one is current Debian, 13), then the rest on Debian 12.
+ * Ubuntu's image is bare but has ca-certificates-less apt, bash, coreutils and a `ubuntu` user
+ * (uid 1000): the stand-in adds what tasks rely on that Debian's minbase lacks. An official
+ * `python:*` image brings `python`, `pip` that installs system-wide (Debian marks its python
+ * EXTERNALLY-MANAGED: the mark is removed) and venv.
  */
 export const BUILTIN_STAND_INS: readonly BaseStandIn[] = [
   {
     match: "ubuntu:*",
     name: "ubuntu",
-    lines: [APT("ca-certificates"), NO_WORKSPACE, "WORKDIR /"],
+    lines: DEBIAN_LINES,
     note: "Debian 12 (bookworm) with python3 and python3-pytest, not Ubuntu: package versions are bookworm's",
   },
+  ...each(["debian:13*", "debian:trixie*", "debian:stable*", "debian:latest"], TRIXIE_DEBIAN),
+  ...each(["python:3*trixie*"], TRIXIE_PYTHON),
   {
-    match: "python:3*",
+    match: "python:3*bookworm*",
     name: "python",
-    lines: [
-      APT("python-is-python3 python3-pip python3-venv python3-dev ca-certificates"),
-      "RUN rm -f /usr/lib/python3*/EXTERNALLY-MANAGED",
-      NO_WORKSPACE,
-      "WORKDIR /",
-    ],
+    lines: PYTHON_LINES,
     note: "Debian 12's python3 (3.11) with python, pip and venv, not the requested CPython build",
   },
+  ...each(["python:3*bullseye*", "python:3*alpine*"], {
+    name: "python",
+    lines: PYTHON_LINES,
+    note: "Debian 12's python3 (3.11) with python, pip and venv: neither the requested CPython build nor its distribution",
+  }),
+  // An official python image whose tag names no distribution is built on current Debian (13 since August 2025).
+  ...each(["python:3*"], TRIXIE_PYTHON),
+  ...each(["debian:12*", "debian:bookworm*"], {
+    name: "debian",
+    lines: DEBIAN_LINES,
+    note: "Debian 12 (bookworm) minbase with python3 and python3-pytest",
+  }),
   {
     match: "debian:*",
     name: "debian",
-    lines: [APT("ca-certificates"), NO_WORKSPACE, "WORKDIR /"],
-    note: "Debian 12 (bookworm) minbase with python3 and python3-pytest",
+    lines: DEBIAN_LINES,
+    note: "Debian 12 (bookworm) minbase with python3 and python3-pytest: not the release the tag names, whose package versions differ",
   },
+  ...each(["buildpack-deps:trixie*", "buildpack-deps:latest", "buildpack-deps:stable*"], {
+    name: "buildpack-trixie",
+    from: TRIXIE_ROOT,
+    lines: BUILDPACK_LINES,
+    note: `${TRIXIE} with build-essential, python3 and python3-pytest`,
+  }),
   {
     match: "buildpack-deps:*",
     name: "buildpack",
-    lines: [APT("ca-certificates curl wget build-essential pkg-config"), NO_WORKSPACE, "WORKDIR /"],
+    lines: BUILDPACK_LINES,
     note: "Debian 12 (bookworm) with build-essential, python3 and python3-pytest",
   },
 ];
@@ -114,9 +161,16 @@ export function shortImage(image: string): string {
   return s.includes(":") ? s : `${s}:latest`;
 }
 
+/** Whether an image (short form) is one a `match` pattern names: exact, or `*` standing for any run of characters. */
+function matches(pattern: string, img: string): boolean {
+  if (!pattern.includes("*")) return shortImage(pattern) === img;
+  const re = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${re.join(".*")}$`).test(img);
+}
+
 export function findStandIn(image: string, table: readonly BaseStandIn[]): BaseStandIn | undefined {
   const img = shortImage(image);
-  return table.find((e) => (e.match.endsWith("*") ? img.startsWith(e.match.slice(0, -1)) : shortImage(e.match) === img));
+  return table.find((e) => matches(e.match, img));
 }
 
 /** The Dockerfile of a stand-in image. */

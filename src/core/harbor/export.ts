@@ -15,6 +15,7 @@ import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
 import { taskSeed } from "../sandbox/task-files";
 import type { FileMap } from "../schema/common";
+import { shq } from "../shell-quote";
 
 export interface ExportResult {
   /** Harbor task folders written. */
@@ -56,6 +57,23 @@ except Exception:
     print(0)
 `;
 
+/** Writes reward.json from argv triples (name, weight, score); a score that is no number counts 0, said on stderr. */
+const REWARD_JSON = `import json, sys
+a = sys.argv[1:]
+r, total = {}, 0.0
+for name, weight, score in zip(a[0::3], a[1::3], a[2::3]):
+    try:
+        v = float(score)
+    except ValueError:
+        print(f"{name}: score {score!r} is not a number: counted 0", file=sys.stderr)
+        v = 0.0
+    r[name] = v
+    total += float(weight) * v
+if len(r) > 1:
+    r["reward"] = total
+json.dump(r, open("/logs/verifier/reward.json", "w"))
+`;
+
 function sh(lines: string[]): string {
   return `#!/bin/bash\n${lines.join("\n")}\n`;
 }
@@ -65,9 +83,21 @@ function portableFrom(image: string): string[] {
   const recipe = stockRecipe(image);
   if (!recipe) return [`FROM ${image}`];
   return [
-    "FROM debian:bookworm-slim",
+    `FROM debian:${recipe.tag.split(":")[1] ?? "bookworm"}-slim`,
     `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${recipe.packages.join(" ")} && rm -rf /var/lib/apt/lists/*`,
   ];
+}
+
+/**
+ * The test.sh line that writes reward.json: one key per component, named as rlenv names it (the
+ * verifier's name), and with several the weighted `reward` over them. The Python is one constant
+ * word; each name goes in as an argument through shq and each score as "$score_i", so neither
+ * quotes in a name nor the shell's single quotes (which never expand `$score_i`) lose a key.
+ */
+function rewardJsonLine(parts: ReadonlyArray<{ name: string; weight: number; i: number }>): string {
+  const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
+  const args = parts.map((p) => `${shq(p.name)} ${shq(String(p.weight / total))} "$score_${p.i}"`).join(" ");
+  return `python3 -c ${shq(REWARD_JSON)} ${args}`;
 }
 
 /** Where an exported task's agent leaves its answer: Harbor has no submit step, so the answer graders read this file. */
@@ -227,11 +257,11 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
       writeMap("solution/", s.files);
     } else if (s) {
-      const lines = ["set -e", `cd ${m.sandbox.workdir}`];
+      const lines = ["set -e", `cd ${shq(m.sandbox.workdir)}`];
       for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
         const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
-        lines.push(`mkdir -p "$(dirname '${p}')"`, `echo '${b64}' | base64 -d > '${p}'`);
-        if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 '${p}'`);
+        lines.push(`mkdir -p "$(dirname ${shq(p)})"`, `echo ${shq(b64)} | base64 -d > ${shq(p)}`);
+        if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 ${shq(p)}`);
       }
       if (s.patch)
         lines.push(
@@ -272,26 +302,17 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
         return;
       }
       lines.push(...got);
-      parts.push({ name: v.name ?? v.type, weight: v.weight, i });
+      // Two verifiers of one name (two unnamed `tests`) would share a key of reward.json: the later ones get `_2`, `_3`.
+      const base = v.name ?? v.type;
+      let name = base;
+      for (let n = 2; parts.some((p) => p.name === name); n++) name = `${base}_${n}`;
+      parts.push({ name, weight: v.weight, i });
     });
     writeMap("tests/files/", task.tests?.files);
     for (const [p, c] of extra) write(`tests/${p}`, c);
     if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
     else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
-    else if (parts.length === 1) {
-      // One key per component, named as rlenv names it (the fields verifier's name): the same component either side.
-      const only = parts[0] as { name: string; i: number };
-      lines.push(
-        `python3 -c 'import json, sys; json.dump({sys.argv[1]: float(sys.argv[2])}, open("/logs/verifier/reward.json", "w"))' ${JSON.stringify(only.name)} "$score_${only.i}"`,
-      );
-    } else {
-      const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
-      const py = parts.map((p) => `${JSON.stringify(p.name)}: float("$score_${p.i}")`).join(", ");
-      const weighted = parts.map((p) => `${p.weight / total} * float("$score_${p.i}")`).join(" + ");
-      lines.push(
-        `python3 -c 'import json; r = {${py.replace(/'/g, "")}}; r["reward"] = ${weighted}; json.dump(r, open("/logs/verifier/reward.json", "w"))'`,
-      );
-    }
+    else lines.push(rewardJsonLine(parts));
     write("tests/test.sh", sh(lines), true);
   }
   return result;

@@ -15,13 +15,16 @@ export interface ImportResult {
   failed: Array<{ dir: string; message: string }>;
 }
 
-/** Writes a tree with its modes; `entry` (test.sh, solve.sh) is executable whatever its mode, as Harbor's `chmod +x` makes it before running it. */
-function writeTree(dir: string, files: Map<string, TreeFile>, entry?: string): void {
+/**
+ * Writes a tree with its modes as they were: test.sh and solve.sh too, which Harbor (and the
+ * verifier and oracle here) `chmod +x` before running them, so export gives back the same modes.
+ */
+function writeTree(dir: string, files: Map<string, TreeFile>): void {
   for (const [rel, f] of files) {
     const to = path.join(dir, rel);
     mkdirSync(path.dirname(to), { recursive: true });
     writeFileSync(to, f.bytes);
-    if (f.executable || rel === entry) chmodSync(to, 0o755);
+    if (f.executable) chmodSync(to, 0o755);
   }
 }
 
@@ -72,6 +75,7 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
         workdir: s.workdir,
         user: s.user,
         rootfs: "writable",
+        capabilities: "default",
         reset: "recreate",
         limits: {
           cpus: s.limits.cpus,
@@ -105,8 +109,8 @@ export function importHarbor(taskDirs: readonly string[], outDir: string): Impor
       ...(task.metadata ? { metadata: task.metadata } : {}),
     };
     writeFileSync(path.join(taskDir, "task.yaml"), stringify(taskYaml, { lineWidth: 0, blockQuote: "literal" }));
-    writeTree(path.join(taskDir, "tests"), readTree(path.join(dir, "tests"), dir), "test.sh");
-    if (solution.size > 0) writeTree(path.join(taskDir, "solution"), solution, "solve.sh");
+    writeTree(path.join(taskDir, "tests"), readTree(path.join(dir, "tests"), dir));
+    if (solution.size > 0) writeTree(path.join(taskDir, "solution"), solution);
     // Files beside the task's own parts (a README, a job config, custom metrics) ride along in harbor-extra/.
     const extra = [...readTree(dir).entries()].filter(([rel]) => !HARBOR_PARTS.has(rel.split("/")[0] ?? ""));
     if (extra.length > 0) writeTree(path.join(out, HARBOR_EXTRA), new Map(extra));

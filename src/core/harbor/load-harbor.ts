@@ -272,6 +272,8 @@ export function loadHarborTask(dirGiven: string): LoadResult {
       workdir: workdir && workdir !== "/" ? workdir : "/root",
       user: "0:0",
       rootfs: "writable",
+      // Harbor's containers keep Docker's default capabilities (its tasks run apt-get and chown as root).
+      capabilities: "default",
       reset: "recreate",
       // The task's disk size bounds each file it writes and the sandbox's disk quota (sandbox.limits.disk, where the backend enforces one).
       limits: {

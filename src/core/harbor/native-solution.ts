@@ -1,4 +1,4 @@
-import { shellQuote } from "./oracle-command";
+import { shq } from "../shell-quote";
 
 /** The first line of the oracle command an imported Harbor task runs: export knows it by this and writes solution/ back as it was. */
 export const SOLUTION_MARK = "# rlenv: Harbor oracle (solution/ files to /solution, then solve.sh)";
@@ -11,12 +11,12 @@ export const SOLUTION_MARK = "# rlenv: Harbor oracle (solution/ files to /soluti
  */
 export function nativeSolutionCommand(files: readonly string[], env: Record<string, string>): string {
   const exports = Object.entries({ HOME: "/root", DEBIAN_FRONTEND: "noninteractive", ...env })
-    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .map(([k, v]) => `${k}=${shq(v)}`)
     .join(" ");
   return [
     SOLUTION_MARK,
     'here="$PWD"; rm -rf /solution && mkdir -p /solution /logs/agent /logs/verifier /logs/artifacts',
-    ...files.map((f) => `mkdir -p "$(dirname /solution/${shellQuote(f)})" && mv -f "$here"/${shellQuote(f)} /solution/${shellQuote(f)}`),
+    ...files.map((f) => `mkdir -p "$(dirname /solution/${shq(f)})" && mv -f "$here"/${shq(f)} /solution/${shq(f)}`),
     "chmod +x /solution/solve.sh",
     `(export ${exports}; /solution/solve.sh > /logs/agent/oracle.txt 2>&1); code=$?`,
     "tail -c 1500 /logs/agent/oracle.txt",

@@ -1,7 +1,5 @@
+import { shq } from "../shell-quote";
 import type { TreeFile } from "./read-tree";
-
-/** A value in single quotes for bash. */
-export const shellQuote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
 
 /**
  * The one command the oracle runs for a Harbor task, as Harbor's oracle agent does: the
@@ -17,15 +15,13 @@ export function oracleCommand(solution: Map<string, TreeFile>, env: Record<strin
     const parts = p.split("/");
     for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join("/"));
   }
-  for (const d of [...dirs].sort()) lines.push(`mkdir -p ${shellQuote(`/solution/${d}`)}`);
+  for (const d of [...dirs].sort()) lines.push(`mkdir -p ${shq(`/solution/${d}`)}`);
   for (const [p, f] of solution) {
-    const target = shellQuote(`/solution/${p}`);
-    lines.push(
-      `printf %s ${shellQuote(f.bytes.toString("base64"))} | base64 -d > ${target}${f.executable ? ` && chmod +x ${target}` : ""}`,
-    );
+    const target = shq(`/solution/${p}`);
+    lines.push(`printf %s ${shq(f.bytes.toString("base64"))} | base64 -d > ${target}${f.executable ? ` && chmod +x ${target}` : ""}`);
   }
   const exports = Object.entries({ HOME: "/root", DEBIAN_FRONTEND: "noninteractive", ...env })
-    .map(([k, v]) => `${k}=${shellQuote(v)}`)
+    .map(([k, v]) => `${k}=${shq(v)}`)
     .join(" ");
   lines.push(
     "chmod +x /solution/solve.sh",

@@ -4,14 +4,19 @@ import { tail } from "../reward/exec-in-sandbox";
 import type { Sandbox } from "../sandbox/types";
 import { packFiles } from "../sandbox/docker/tar";
 import type { VerifierConfig } from "../schema/verifier";
+import { failedTests, harborCause, solveFailure } from "./failure-cause";
 import { SHIM_DIR, shimFiles } from "./offline-shim";
 import { parseRewards } from "./rewards";
 
 type HarborVerifierConfig = Extract<VerifierConfig, { type: "harbor" }>;
 
-/** Unpacks the tests (to /tests, emptied first: the agent may have put files there) and the offline shim; empties /logs/verifier. */
+/**
+ * Unpacks the tests (to /tests) and the offline shim, each folder emptied first (the agent may
+ * have put files there: a `python3` in the shim's folder would come first on PATH); empties
+ * /logs/verifier.
+ */
 const STAGE = `set -e
-rm -rf /tests /logs/verifier
+rm -rf /tests /logs/verifier ${SHIM_DIR}
 mkdir -p /tests /logs/verifier /logs/agent /logs/artifacts
 tar -x -o -C / -f -
 chmod -R a+rX /tests
@@ -66,13 +71,13 @@ export const harborVerifier: Verifier<HarborVerifierConfig> = {
     const read = await exec(
       sb,
       ctx,
-      "cd /logs/verifier; for f in reward.json reward.txt; do if [ -f $f ]; then printf '%s\\0' $f; cat $f; printf '\\0'; fi; done; tail -c 3000 test-stdout.txt 2>/dev/null",
+      "cd /logs/verifier; for f in reward.json reward.txt; do if [ -f $f ]; then printf '%s\\0' $f; cat $f; printf '\\0'; fi; done; printf 'failed\\0'; grep -a -m 20 -E '^(FAILED|ERROR) ' test-stdout.txt 2>/dev/null; printf '\\0'; tail -c 3000 test-stdout.txt 2>/dev/null",
       { timeoutMs: 30_000 },
     );
     const parts = read.stdout.split("\0");
     const found: Record<string, string> = {};
     let i = 0;
-    while (i + 1 < parts.length && (parts[i] === "reward.json" || parts[i] === "reward.txt")) {
+    while (i + 1 < parts.length && (parts[i] === "reward.json" || parts[i] === "reward.txt" || parts[i] === "failed")) {
       found[parts[i] as string] = parts[i + 1] ?? "";
       i += 2;
     }
@@ -82,16 +87,21 @@ export const harborVerifier: Verifier<HarborVerifierConfig> = {
         `tests/test.sh timed out after ${Math.round(budget / 1000)} s (the verifier timeout); its output ends:\n${tail(output, 800)}`,
       );
     const rewards = parseRewards(found["reward.json"], found["reward.txt"]);
+    // Why it fell short, on the line the verdict shows: the failing tests, and solve.sh's failure when the oracle ran it.
+    const cause = harborCause({ failed: failedTests(found.failed ?? ""), exitCode: run.exitCode, solve: solveFailure(ctx.events) });
     if (!rewards.ok)
-      throw new Error(`${rewards.message}; test.sh exited ${run.exitCode ?? run.reason}, its output ends:\n${tail(output, 800)}`);
+      throw new Error(
+        `${rewards.message}; test.sh exited ${run.exitCode ?? run.reason}${cause ? `; ${cause}` : ""}, its output ends:\n${tail(output, 800)}`,
+      );
     const entries = Object.entries(rewards.values);
     const clamp = (x: number) => Math.min(1, Math.max(0, x));
     const outside = entries.filter(([, v]) => v !== clamp(v)).map(([k, v]) => `${k}=${v}`);
     const score = entries.reduce((s, [, v]) => s + clamp(v), 0) / entries.length;
+    const passed = entries.every(([, v]) => v >= 1);
     return {
       score,
-      passed: entries.every(([, v]) => v >= 1),
-      reason: `${entries.map(([k, v]) => `${k}=${v}`).join(", ")} (from /logs/verifier/${found["reward.json"] !== undefined ? "reward.json" : "reward.txt"})${outside.length > 0 ? `; ${outside.join(", ")} clamped to [0, 1]` : ""}`,
+      passed,
+      reason: `${entries.map(([k, v]) => `${k}=${v}`).join(", ")} (from /logs/verifier/${found["reward.json"] !== undefined ? "reward.json" : "reward.txt"})${outside.length > 0 ? `; ${outside.join(", ")} clamped to [0, 1]` : ""}${!passed && cause ? ` — ${cause}` : ""}`,
       details: { rewards: rewards.values, exit_code: run.exitCode, output: tail(output, 2000) },
       ...(entries.length > 1 || entries[0]?.[0] !== "reward" ? { split: entries.map(([name, v]) => ({ name, score: clamp(v) })) } : {}),
     };

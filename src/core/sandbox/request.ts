@@ -30,6 +30,7 @@ export function sandboxRequest(env: Environment, labels: Record<string, string> 
     labels,
     reuse: s.reset === "restore" && s.rootfs !== "writable",
     ...(s.rootfs === "writable" ? { writableRoot: true } : {}),
+    ...(s.capabilities === "default" ? { defaultCapabilities: true } : {}),
     ...(signal ? { signal } : {}),
   };
 }

@@ -143,6 +143,8 @@ export interface SandboxRequest {
   reuse?: boolean;
   /** The image's root file system stays writable (the manifest's `sandbox.rootfs: writable`); such a sandbox is never reused. */
   writableRoot?: boolean;
+  /** Docker's default capability set instead of none (the manifest's `sandbox.capabilities: default`); docker backend only. */
+  defaultCapabilities?: boolean;
 }
 
 /** Hands out sandboxes (a warm pool where the backend has one). */

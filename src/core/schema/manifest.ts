@@ -56,6 +56,12 @@ export const SandboxSpec = z
       .describe(
         "The image's root file system: read-only (only the workdir and /tmp are writable), or writable (Harbor tasks); a writable one is never reused",
       ),
+    capabilities: z
+      .enum(["none", "default"])
+      .default("none")
+      .describe(
+        "Linux capabilities of the sandbox's processes on the docker backend: none (every one dropped), or default (Docker's default set, as Harbor and `docker run` give: root can chown, apt-get can drop to its _apt user); no-new-privileges, no network and the limits stay either way. Harbor tasks get default. The process backend grants none whatever this says",
+      ),
   })
   .refine((s) => !(s.image && s.build), { message: "give either image or build, not both" });
 export type SandboxSpec = z.infer<typeof SandboxSpec>;

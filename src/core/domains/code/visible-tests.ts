@@ -3,7 +3,7 @@ import type { Environment } from "../../environment/load-environment";
 import type { LoadedTask } from "../../environment/load-tasks";
 import { StdioCase } from "../../schema/verifier";
 import { isPytestStyle } from "./python-tests";
-import { shq } from "./shell-quote";
+import { shq } from "../../shell-quote";
 
 /** How run_tests runs a task's visible tests. */
 export type VisibleTestPlan =

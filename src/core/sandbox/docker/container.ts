@@ -16,7 +16,8 @@ export const HOST_LABEL = "rlenv.host";
 export const SANDBOX_LABEL = "rlenv.sandbox";
 
 /**
- * The container spec of one sandbox: no network, no capabilities, read-only root, limits.
+ * The container spec of one sandbox: no network, no capabilities (Docker's default set where
+ * the environment asks, as Harbor tasks do), no new privileges, read-only root, limits.
  * Its life is tied to its owner's connection: the agent serves requests on the container's
  * stdin, which the engine closes when the one attached client (us) goes (StdinOnce), however
  * we went (a SIGKILL included); the agent then exits, and with it the container, which the
@@ -49,7 +50,8 @@ export function containerSpec(req: SandboxRequest, name: string): Docker.Contain
     HostConfig: {
       AutoRemove: true,
       NetworkMode: "none",
-      CapDrop: ["ALL"],
+      // Docker's default set is what Harbor's containers get (apt-get drops to _apt, tasks chown); no-new-privileges stays.
+      ...(req.defaultCapabilities ? {} : { CapDrop: ["ALL"] }),
       SecurityOpt: ["no-new-privileges"],
       PidsLimit: l.pids,
       Memory: l.memoryBytes,

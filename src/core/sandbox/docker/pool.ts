@@ -19,7 +19,16 @@ export function poolShape(req: SandboxRequest): SandboxRequest {
 /** Sandboxes are interchangeable when everything that shapes their container is equal. */
 export function poolKey(req: SandboxRequest): string {
   const s = poolShape(req);
-  return JSON.stringify([s.image, s.workdir, s.user, s.limits, !!s.reuse, Object.entries(s.labels ?? {}).sort()]);
+  return JSON.stringify([
+    s.image,
+    s.workdir,
+    s.user,
+    s.limits,
+    !!s.reuse,
+    !!s.writableRoot,
+    !!s.defaultCapabilities,
+    Object.entries(s.labels ?? {}).sort(),
+  ]);
 }
 
 /** A recycled container left this long in the pool is wiped there rather than by its next user. */

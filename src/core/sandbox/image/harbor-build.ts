@@ -3,6 +3,7 @@ import type Docker from "dockerode";
 import tar from "tar-stream";
 import type { Environment } from "../../environment/load-environment";
 import { type BaseStandIn, STAND_IN_ROOT, standInDockerfile } from "../../harbor/base-images";
+import { lastTellingLine } from "../../harbor/failure-cause";
 import type { TreeFile } from "../../harbor/read-tree";
 import { buildBaseImage, type Log } from "./build-base";
 import { listRecipes } from "./recipe";
@@ -16,6 +17,8 @@ export function buildTimeoutMultiplier(): number {
   const m = Number(process.env.RLENV_BUILD_TIMEOUT_MULTIPLIER ?? "1");
   return Number.isFinite(m) && m > 0 ? m : 1;
 }
+
+const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** A Harbor task's image is not built and `build: false` forbids building it. */
 export class HarborImageMissingError extends Error {
@@ -59,6 +62,18 @@ async function dockerBuild(
     forcerm: true,
   })) as NodeJS.ReadableStream & { destroy?: (e?: Error) => void };
   let tail: string[] = [];
+  /** The Dockerfile step running now ("Step 3/5 : RUN apt-get install …"): a failure names it. */
+  let step = "";
+  let partial = "";
+  const onLine = (line: string) => {
+    if (!line) return;
+    opts.log(line);
+    if (/^Step \d+\/\d+ : /.test(line)) {
+      step = line;
+      tail = [];
+    }
+    tail = [...tail, line].slice(-15);
+  };
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       const e = new Error(`building ${opts.what} took longer than its build timeout (${opts.timeoutSec} s): stopped`);
@@ -69,18 +84,34 @@ async function dockerBuild(
       stream,
       (err: Error | null, out: { error?: string }[]) => {
         clearTimeout(timer);
+        onLine(partial.trimEnd());
         const failed = err?.message ?? out.find((o) => o.error)?.error;
-        if (failed) reject(new Error(`building ${opts.what} failed: ${failed}\n${tail.join("\n")}`));
+        if (failed) reject(new Error(`${buildFailure(opts.what, step, failed, tail)}\n${tail.join("\n")}`));
         else resolve();
       },
       (ev: { stream?: string }) => {
-        const line = ev.stream?.trimEnd();
-        if (!line) return;
-        opts.log(line);
-        tail = [...tail, line].slice(-15);
+        // The engine colours a step's stderr (ESC[91m … ESC[0m) and sends what a program wrote in
+        // pieces (apt's "E" and ": Unable to locate …" apart): whole lines, without the colour.
+        partial += (ev.stream ?? "").replace(ANSI, "");
+        const lines = partial.split("\n");
+        partial = lines.pop() ?? "";
+        for (const l of lines) onLine(l.trimEnd());
       },
     );
   });
+}
+
+/**
+ * A failed build in one line: the step that failed, the engine's error and the telling line of
+ * the step's output, e.g. "building x failed at Step 3/4 : RUN apt-get install -y pmars=0.9.2-1
+ * (returned a non-zero code: 100) — E: Version '0.9.2-1' for 'pmars' was not found".
+ */
+export function buildFailure(what: string, step: string, error: string, tail: readonly string[]): string {
+  const output = tail.filter((l) => l !== step && !/^ ---> /.test(l)).join("\n");
+  const telling = lastTellingLine(output);
+  const code = /returned a non-zero code: (\d+)/.exec(error);
+  const head = step ? `building ${what} failed at ${step.replace(/\s+/g, " ").slice(0, 200)}` : `building ${what} failed`;
+  return `${head} (${code ? `exit ${code[1]}` : error.split("\n")[0]})${telling && !error.includes(telling) ? ` — ${telling}` : ""}`;
 }
 
 /** Builds a stand-in base image (on rlenv/python:bookworm, built from its recipe first when missing) unless it is there. */

@@ -45,6 +45,7 @@ function onPath(program: string): boolean {
  */
 export const STOCK_IMAGES: ReadonlyArray<Pick<ImageRecipe, "name" | "tag" | "packages">> = [
   { name: "blender", tag: "rlenv/blender:bookworm", packages: ["blender", "python3-numpy", "procps"] },
+  { name: "python-trixie", tag: "rlenv/python:trixie", packages: ["python3", "python3-pytest", "git", "patch", "procps"] },
   { name: "python", tag: "rlenv/python:bookworm", packages: ["python3", "python3-pytest", "git", "patch", "procps"] },
 ];
 
@@ -99,6 +100,8 @@ export function processDifference(env: Environment, need = imageNeed(env)): stri
   if (need.dockerOnly) {
     return `sandbox process: ${name}: ${need.dockerOnly}; the process backend runs commands with this host's programs and files instead, so results can differ from Docker (use --sandbox docker)`;
   }
+  if (env.manifest.sandbox.capabilities === "default")
+    return `sandbox process: ${name}: sandbox.capabilities is default (Docker's default set), but process sandboxes grant no capability, so chown, apt-get and setuid fail here (use --sandbox docker)`;
   if (need.missingOnHost.length > 0) {
     return `sandbox process: ${name}: the image ${need.image} provides ${need.missingOnHost.join(", ")}, which this host lacks, so commands needing ${need.missingOnHost.length === 1 ? "it" : "them"} fail here (install ${need.missingOnHost.length === 1 ? "it" : "them"} or use --sandbox docker)`;
   }

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
+import { shq } from "../../shell-quote";
 import { hostIdentity } from "./host-identity";
 
 /** How a process sandbox isolates commands: bubblewrap, util-linux unshare as root, or nothing (explicitly unsafe). */
@@ -177,10 +178,6 @@ function lstatIfAny(p: string): ReturnType<typeof lstatSync> | null {
   } catch {
     return null;
   }
-}
-
-function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Writable } from "node:stream";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import { closingInherited } from "./close-fds";
 import type { SandboxShell, ShellOptions } from "../types";
+import { shq } from "../../shell-quote";
 
 /**
  * Node has no pty without a native addon, so the pty is made inside the sandbox, by the
@@ -106,8 +107,4 @@ export async function openProcessShell(isolate: IsolatedSpawn, opts: ShellOption
       await finished;
     },
   };
-}
-
-function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
