@@ -19,6 +19,7 @@ import { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
 import { type RolloutAttempts, runWithInfraRetries } from "./rollout-attempts";
 import type { RolloutHooks, RolloutResult } from "./run-rollout";
+import { backendProbe, DEFAULT_BACKEND_WAIT_MS, waitForBackend } from "./backend-wait";
 import { closeRunRecord, openRunRecord } from "./run-record";
 import { RunTally } from "./run-tally";
 import { buildToolset } from "./toolset";
@@ -72,6 +73,8 @@ export interface RunEnvironmentOptions {
   /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
+  /** How long a rollout that the infrastructure failed waits for the sandbox backend to answer again before its next try (default DEFAULT_BACKEND_WAIT_MS). */
+  backendWaitMs?: number;
   unsafeNoSandbox?: boolean;
   /** A missing sandbox image is not built: the run fails naming the command that builds it. */
   noBuild?: boolean;
@@ -243,6 +246,18 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     policyKind: config.policy.kind,
     maxAttempts,
     ...(opts.infraBackoff ? { backoff: opts.infraBackoff } : {}),
+    backendReady: async () => {
+      const maxMs = opts.backendWaitMs ?? DEFAULT_BACKEND_WAIT_MS;
+      const waited = await waitForBackend(backendProbe(provider), maxMs, signal);
+      if (!waited) return `the ${provider.backend} backend did not answer for ${Math.round(maxMs / 1000)} s`;
+      if (waited.waitedMs > 0)
+        progress({
+          type: "log",
+          level: "info",
+          message: `the ${provider.backend} backend answers again after ${Math.round(waited.waitedMs / 1000)} s`,
+        });
+      return undefined;
+    },
     signal,
     ...(plan ? { setAside: plan.setAside } : {}),
     started: (e) => progress({ type: "rollout-start", ...e }),
@@ -324,7 +339,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     },
   );
   writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summary);
-  const final = closeRunRecord(runDir, record, signal.aborted ? "cancelled" : "completed");
+  // The CLI exits 1 for a run with errored rollouts: its record must not say it completed.
+  const errored = (summary.statuses.error ?? 0) > 0 || (summary.infra_errors ?? 0) > 0;
+  const final = closeRunRecord(runDir, record, signal.aborted ? "cancelled" : errored ? "incomplete" : "completed");
   if (signal.aborted) progress({ type: "log", level: "warn", message: `run cancelled: ${abortReason(signal).message}` });
   return { runDir, record: final, summary, rollouts: results };
 }
