@@ -86,6 +86,13 @@ export interface RunEnvironmentOptions {
   slots?: Limiter;
 }
 
+/** Marks the run's end when the disk still takes it (a full one may not: the record then reads as interrupted anyway, its owner gone). */
+function tryCloseRecord(runDir: string, record: RunRecord, status: RunRecord["status"]): void {
+  try {
+    closeRunRecord(runDir, record, status);
+  } catch {}
+}
+
 /** Tries after an infrastructure failure when the config names none. */
 export const DEFAULT_INFRA_RETRIES = 2;
 
@@ -139,7 +146,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
   const config = resumed ? resumed.config : RunConfig.parse(opts.config);
   const env = opts.env;
-  const signal = opts.signal ?? new AbortController().signal;
+  // A rollout that throws (its runs disk failed a write) halts the run: those in flight end cancelled, none start.
+  const halt = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, halt.signal]) : halt.signal;
   // Every running rollout listens on the run's signal; dozens are expected, not a leak.
   setMaxListeners(Math.max(100, 4 * ((opts.config.concurrency ?? 4) + 8)), signal);
   const progress = opts.onProgress ?? (() => {});
@@ -267,7 +276,13 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   /** One rollout, its end reported before its slot (when slots are shared) goes to the next. */
   const one = async (item: (typeof items)[number]): Promise<void> => {
     running++;
-    const res = await runWithInfraRetries(attempts, item.task, item.sample).finally(() => running--);
+    const res = await runWithInfraRetries(attempts, item.task, item.sample)
+      .catch((e: unknown) => {
+        // A throw out of a rollout (a runs disk that failed a write, an engine fault) ends the run.
+        if (!halt.signal.aborted) halt.abort(e);
+        throw e;
+      })
+      .finally(() => running--);
     tally.add(res);
     progress({
       type: "rollout-end",
@@ -306,9 +321,16 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   };
 
   try {
-    await Promise.all(
+    // Every worker is waited for, so none writes on after the run has thrown.
+    const settled = await Promise.allSettled(
       Array.from({ length: Math.min(adaptive ? config.concurrency : (slots?.capacity ?? config.concurrency), items.length) }, worker),
     );
+    const thrown = halt.signal.aborted ? { reason: halt.signal.reason as unknown } : settled.find((x) => x.status === "rejected");
+    if (thrown) {
+      // Resumable: the trajectories' lines are whole, and --resume runs what did not finish.
+      tryCloseRecord(runDir, record, "interrupted");
+      throw thrown.reason;
+    }
   } finally {
     if (ownProvider)
       await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
