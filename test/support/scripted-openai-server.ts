@@ -23,7 +23,9 @@ export type ScriptStep =
       tokens?: ScriptedTokens;
       delayMs?: number;
     }
-  | { status: number; message?: string; delayMs?: number }
+  | { status: number; message?: string; delayMs?: number; headers?: Record<string, string> }
+  /** Any status, headers and body, sent as they are: an HTML page, an empty or a cut JSON body. */
+  | { raw: { status: number; headers?: Record<string, string>; body: string } }
   /** Never answers (until the client gives up or the server closes). */
   | { hang: true }
   /** Drops the connection without a response. */
@@ -94,10 +96,14 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
       req.socket.destroy();
       return;
     }
+    if ("raw" in step) {
+      res.writeHead(step.raw.status, step.raw.headers ?? {}).end(step.raw.body);
+      return;
+    }
     if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
     if ("status" in step) {
       res
-        .writeHead(step.status, { "content-type": "application/json" })
+        .writeHead(step.status, { "content-type": "application/json", ...step.headers })
         .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
       return;
     }

@@ -6,7 +6,7 @@ import type { Executor } from "../../core/remote/executor";
 import { JobManager } from "../../core/remote/jobs";
 import { LocalExecutor } from "../../core/remote/local-executor";
 import { RunArchive } from "../../core/remote/run-archive";
-import { DEFAULT_MAX_UPLOAD, startRunnerServer } from "../../core/remote/server";
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_UPLOAD, DEFAULT_REQUEST_TIMEOUT_MS, startRunnerServer } from "../../core/remote/server";
 import { SlurmClient } from "../../core/remote/slurm-client";
 import { SlurmControl } from "../../core/remote/slurm-control";
 import { SlurmExecutor } from "../../core/remote/slurm-executor";
@@ -26,6 +26,8 @@ interface ServeOptions {
   tlsKey?: string;
   maxJobs: string;
   maxUploadMb: string;
+  requestTimeoutS: string;
+  idleTimeoutS: string;
   resume: boolean;
   slurmUrl?: string;
   slurmUser: string;
@@ -33,6 +35,13 @@ interface ServeOptions {
   slurmPartition?: string;
   slurmPollMs: string;
   slurmConf?: string;
+}
+
+/** A timeout option in seconds: a positive number, or an error naming the option (0 would mean never). */
+function positiveSeconds(value: string, option: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${option}: expected a positive number of seconds, got ${JSON.stringify(value)}`);
+  return n;
 }
 
 /** The argv that starts this same CLI (node, its loader flags, the script) for work units. */
@@ -54,6 +63,12 @@ export function registerRunner(program: Command): void {
     .option("--tls-key <file>", "private key of --tls-cert (PEM)")
     .option("--max-jobs <n>", "jobs run at once", "2")
     .option("--max-upload-mb <n>", "largest accepted bundle upload", String(DEFAULT_MAX_UPLOAD / 1024 / 1024))
+    .option(
+      "--request-timeout-s <s>",
+      "longest time a whole request (an upload) may take to arrive",
+      String(DEFAULT_REQUEST_TIMEOUT_MS / 1000),
+    )
+    .option("--idle-timeout-s <s>", "longest silence of a client's connection before it is closed", String(DEFAULT_IDLE_TIMEOUT_MS / 1000))
     .option("--no-resume", "leave interrupted jobs interrupted at start-up")
     .option("--slurm-url <url>", "slurmrestd URL: enables the slurm executor")
     .option("--slurm-user <name>", "X-SLURM-USER-NAME", process.env.USER ?? "root")
@@ -100,6 +115,8 @@ export function registerRunner(program: Command): void {
         host: o.host,
         port: Number(o.port),
         maxUploadBytes: Number(o.maxUploadMb) * 1024 * 1024,
+        requestTimeoutMs: positiveSeconds(o.requestTimeoutS, "--request-timeout-s") * 1000,
+        idleTimeoutMs: positiveSeconds(o.idleTimeoutS, "--idle-timeout-s") * 1000,
         ...(o.tlsCert && o.tlsKey ? { tls: { cert: o.tlsCert, key: o.tlsKey } } : {}),
       });
       // One line a test or a supervisor can parse.

@@ -21,7 +21,7 @@ export function postJson(
   body: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -45,7 +45,7 @@ export function postJson(
         res.on("end", () => {
           signal.removeEventListener("abort", onAbort);
           if (!res.complete) reject(new Error("the policy server closed the connection inside its reply"));
-          else resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+          else resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), headers: res.headers });
         });
       },
     );

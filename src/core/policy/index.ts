@@ -1,5 +1,6 @@
 import type { LoadedTask } from "../environment/load-tasks";
 import type { PolicyConfig } from "../schema/run";
+import { policyConfigProblem } from "./config-check";
 import { NopPolicy } from "./nop";
 import { apiKeyFromEnv, OpenAIPolicy } from "./openai";
 import { TokenInOutPolicy } from "./openai-tokens";
@@ -25,22 +26,23 @@ export interface PolicySecrets {
 
 /** A fresh policy for one rollout (policies keep per-rollout state: the oracle's plan, the replay position). */
 export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: number, secrets: PolicySecrets = {}): Policy {
+  const problem = policyConfigProblem(config);
+  if (problem) throw new Error(problem.message);
   switch (config.kind) {
     case "oracle":
       return new OraclePolicy(task.solution);
     case "nop":
       return new NopPolicy();
     case "replay":
-      if (!config.replay) throw new Error("policy replay needs a trajectory file or run folder (replay:FILE)");
-      return new ReplayPolicy(findReplayFile(config.replay, task.id, sample));
+      return new ReplayPolicy(findReplayFile(config.replay ?? "", task.id, sample));
     case "openai": {
       const baseURL = config.base_url ?? process.env.RLENV_BASE_URL ?? process.env.OPENAI_BASE_URL;
-      if (!config.model) throw new Error("policy openai needs a model (--model)");
       if (!baseURL) throw new Error("policy openai needs a base URL (--base-url, RLENV_BASE_URL or OPENAI_BASE_URL)");
-      if (config.tokens) return tokenPolicy(config, baseURL, config.model, sample, secrets);
+      const model = config.model ?? "";
+      if (config.tokens) return tokenPolicy(config, baseURL, model, sample, secrets);
       return new OpenAIPolicy({
         baseURL,
-        model: config.model,
+        model,
         apiKey: secrets.apiKey ?? apiKeyFromEnv(),
         ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
         ...(config.top_p !== undefined ? { topP: config.top_p } : {}),
@@ -51,17 +53,14 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
       });
     }
     case "human":
-      // A person answers each turn (src/core/policy/human.ts); only the editor can ask one.
-      throw new Error(
-        'policy human needs a person at the editor: open the task in VS Code and use "Play Task" (or fork a paused debug session with a human); the CLI and the runner cannot play it',
-      );
+      // A person answers each turn (src/core/policy/human.ts); only the editor can ask one (policyConfigProblem refused it).
+      throw new Error("policy human cannot be made here");
   }
 }
 
 /** A token-in/token-out policy; the tokenizer folder is loaded once per process and shared by its rollouts. */
 function tokenPolicy(config: PolicyConfig, baseURL: string, model: string, sample: number, secrets: PolicySecrets): Policy {
-  if (!config.tokenizer) throw new Error("policy openai --tokens needs the model's tokenizer folder (--tokenizer DIR)");
-  const dir = config.tokenizer;
+  const dir = config.tokenizer ?? "";
   let tokenizer = tokenizers.get(dir);
   if (!tokenizer) {
     tokenizer = new ChatTokenizer(dir);

@@ -1,12 +1,13 @@
 import { ChatTokenizer, type TemplateMessage } from "../tokens/chat-template";
 import { hermesParser, type ToolCallParser } from "../tokens/tool-call-parsers";
 import { observe } from "../rollout/observations";
-import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { abortReason, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { HeldConversation } from "./held-conversation";
 import { postJson } from "./http-post";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
+import { readCompletionBody, retryDelay } from "./server-reply";
 import {
   type ChatMessage,
   type Policy,
@@ -119,6 +120,7 @@ export class TokenInOutPolicy implements Policy {
     let last: unknown;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal.aborted) throw abortReason(signal);
+      let refused: { status: number; retryAfter?: string | undefined } | undefined;
       // The run's signal or this request's deadline, whichever comes first.
       const request = requestSignal(signal, { ms: this.opts.timeoutMs ?? 120_000, message: "the policy server did not answer in time" });
       try {
@@ -129,17 +131,22 @@ export class TokenInOutPolicy implements Policy {
           request.signal,
         );
         const text = res.text;
-        if (res.status === 429 || res.status >= 500) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+        if (res.status === 429 || res.status >= 500) {
+          refused = { status: res.status, retryAfter: res.headers["retry-after"] };
+          throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+        }
         if (res.status < 200 || res.status >= 300)
           throw new PolicyRequestError(`policy server refused the request (HTTP ${res.status}): ${text.slice(0, 500)}`, res.status);
-        const choice = (JSON.parse(text) as { choices?: CompletionChoice[] }).choices?.[0];
+        const where = { server: this.opts.baseURL, status: res.status, contentType: res.headers["content-type"] ?? null };
+        const choice = (readCompletionBody(text, where) as { choices: CompletionChoice[] }).choices[0];
         if (!choice) throw new PolicyRequestError("policy server answered with no choices");
         return choice;
       } catch (e) {
         if (signal.aborted) throw abortReason(signal);
         if (e instanceof PolicyRequestError) throw e;
         last = e;
-        if (attempt < retries) await sleep(backoffDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF), signal);
+        const wait = retryDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF, refused?.status, refused?.retryAfter);
+        if (attempt < retries) await sleep(wait, signal);
       } finally {
         request.done();
       }

@@ -1,12 +1,12 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
 import { observe } from "../rollout/observations";
-import { abortReason, backoffDelay, DEFAULT_BACKOFF, sleep } from "./backoff";
-import { parseCompletionBody } from "../tokens/parse-completion";
+import { abortReason, DEFAULT_BACKOFF, sleep } from "./backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
+import { readCompletionBody, retryDelay, UnreadableReplyError } from "./server-reply";
 import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
 
 export interface OpenAIPolicyOptions extends OpenAIServerOptions {
@@ -28,8 +28,9 @@ export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.RLENV_API_KEY ?? env.OPENAI_API_KEY ?? "EMPTY";
 }
 
-/** Whether a failed request is worth another try: rate limits, server errors, the network. Never a 4xx. */
+/** Whether a failed request is worth another try: rate limits, server errors, the network, a 2xx body that is no completion. Never a 4xx. */
 export function isRetryable(e: unknown): boolean {
+  if (e instanceof UnreadableReplyError) return true;
   if (e instanceof APIUserAbortError) return false;
   if (e instanceof APIConnectionError) return true; // includes APIConnectionTimeoutError
   if (e instanceof APIError) return e.status === undefined || e.status === 429 || e.status >= 500;
@@ -84,7 +85,10 @@ export class OpenAIPolicy implements Policy {
           throw e;
         }
         last = e;
-        if (attempt < retries) await sleep(backoffDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF), req.signal);
+        // A 429 or 503 may say when to come back (Retry-After); asking sooner only adds to its queue.
+        const status = e instanceof APIError ? e.status : undefined;
+        const retryAfter = e instanceof APIError ? e.headers?.get("retry-after") : undefined;
+        if (attempt < retries) await sleep(retryDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF, status, retryAfter), req.signal);
       }
     }
     const why = last instanceof Error ? last.message : String(last);
@@ -110,11 +114,12 @@ export class OpenAIPolicy implements Policy {
     let res: OpenAI.Chat.Completions.ChatCompletion;
     try {
       const sent = this.client.chat.completions.create({ ...this.body(req), stream: false }, { signal: request.signal });
-      // With capture the body is read here (its logprob entries slimmed before JSON.parse); errors and
-      // statuses are the SDK's as before: asResponse resolves only for a 2xx.
-      res = this.capture
-        ? (parseCompletionBody(await (await sent.asResponse()).text()) as OpenAI.Chat.Completions.ChatCompletion)
-        : await sent;
+      // The body is read here (its logprob entries slimmed before JSON.parse), so that a 2xx whose body is
+      // empty, cut short or an HTML page is the server's fault (retried), not a TypeError of the engine's.
+      // Errors and statuses are the SDK's as before: asResponse resolves only for a 2xx.
+      const response = await sent.asResponse();
+      const where = { server: this.opts.baseURL, status: response.status, contentType: response.headers.get("content-type") };
+      res = readCompletionBody(await response.text(), where) as OpenAI.Chat.Completions.ChatCompletion;
     } finally {
       request.done();
     }
@@ -133,6 +138,11 @@ export class OpenAIPolicy implements Policy {
     const request = requestSignal(req.signal);
     try {
       return await this.streamWith(req, request.signal);
+    } catch (e) {
+      // An event cut inside its JSON: the stream was broken off, not answered.
+      if (e instanceof SyntaxError)
+        throw new UnreadableReplyError(`policy server at ${this.opts.baseURL} sent a broken stream event: ${e.message}`);
+      throw e;
     } finally {
       request.done();
     }
@@ -145,13 +155,17 @@ export class OpenAIPolicy implements Policy {
     );
     let content = "";
     let sawContent = false;
+    let chunks = 0;
+    let finished = false;
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     let usage: Usage | undefined;
     const wire: WireResponse = {};
     const wireChoice: WireChoice = {};
     for await (const chunk of stream) {
+      chunks++;
       if (chunk.usage) usage = usageOf(chunk.usage);
       const choice = chunk.choices[0];
+      if (choice?.finish_reason) finished = true;
       accumulateChunk(wire, wireChoice, chunk as WireResponse, (choice ?? {}) as WireChoice);
       const delta = choice?.delta;
       if (!delta) continue;
@@ -167,6 +181,11 @@ export class OpenAIPolicy implements Policy {
         calls.set(tc.index, cur);
       }
     }
+    // A 2xx stream with no event at all (an HTML page, an empty body) is no reply: the server's fault.
+    if (chunks === 0) throw new UnreadableReplyError(`policy server at ${this.opts.baseURL} answered a streamed request with no event`);
+    // Every server ends a choice with its finish_reason: a stream that stops before it was cut short.
+    if (!finished)
+      throw new UnreadableReplyError(`policy server at ${this.opts.baseURL} ended its stream before the reply's finish_reason`);
     const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
     const tokens = tokensFromResponse(wire, wireChoice);
     return { content: sawContent ? content : null, tool_calls: ordered, ...(usage ? { usage } : {}), tokens };

@@ -76,33 +76,45 @@ export async function unpackBundle(
         stream.resume();
         extract.destroy(err);
       };
-      const where = safeEntryPath(header.name);
-      if (!where.ok) return fail(new BundleError(`bundle entry ${JSON.stringify(header.name)} refused: ${where.reason}`, 400));
-      const target = path.join(dest, where.rel);
-      if (header.type === "directory") {
-        mkdirSync(target, { recursive: true, mode: 0o755 });
-        stream.resume();
-        stream.on("end", () => next());
-        return;
+      // A throw out of this listener is uncaught (it runs inside tar-stream's stream machinery) and
+      // ends the runner with every job and connection: every file system refusal is the bundle's 400.
+      try {
+        writeEntry();
+      } catch (e) {
+        fail(entryWriteError(header.name, e));
       }
-      if (header.type !== "file" && header.type !== "contiguous-file") {
-        return fail(
-          new BundleError(
-            `bundle entry ${JSON.stringify(header.name)} refused: ${header.type} entries are not allowed (only files and folders)`,
-            400,
-          ),
+      function writeEntry() {
+        const where = safeEntryPath(header.name);
+        if (!where.ok) return fail(new BundleError(`bundle entry ${JSON.stringify(header.name)} refused: ${where.reason}`, 400));
+        const target = path.join(dest, where.rel);
+        if (header.type === "directory") {
+          mkdirSync(target, { recursive: true, mode: 0o755 });
+          stream.resume();
+          stream.on("end", () => next());
+          return;
+        }
+        if (header.type !== "file" && header.type !== "contiguous-file") {
+          return fail(
+            new BundleError(
+              `bundle entry ${JSON.stringify(header.name)} refused: ${header.type} entries are not allowed (only files and folders)`,
+              400,
+            ),
+          );
+        }
+        if (where.rel === "") return fail(new BundleError("bundle entry with an empty name", 400));
+        files += 1;
+        bytes += header.size ?? 0;
+        if (files > limits.maxFiles) return fail(new BundleError(`bundle has more than ${limits.maxFiles} files`, 413));
+        if (bytes > limits.maxBytes) return fail(new BundleError(`bundle unpacks to more than ${limits.maxBytes} bytes`, 413));
+        mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
+        // Executable bits survive (tools are scripts); setuid/setgid/sticky and group/other write do not.
+        const mode = (header.mode ?? 0o644) & 0o755;
+        const out = createWriteStream(target, { mode, flags: "wx" });
+        pipeline(stream, out).then(
+          () => next(),
+          (e: unknown) => fail(entryWriteError(header.name, e)),
         );
       }
-      if (where.rel === "") return fail(new BundleError("bundle entry with an empty name", 400));
-      files += 1;
-      bytes += header.size ?? 0;
-      if (files > limits.maxFiles) return fail(new BundleError(`bundle has more than ${limits.maxFiles} files`, 413));
-      if (bytes > limits.maxBytes) return fail(new BundleError(`bundle unpacks to more than ${limits.maxBytes} bytes`, 413));
-      mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
-      // Executable bits survive (tools are scripts); setuid/setgid/sticky and group/other write do not.
-      const mode = (header.mode ?? 0o644) & 0o755;
-      const out = createWriteStream(target, { mode, flags: "wx" });
-      pipeline(stream, out).then(() => next(), fail);
     });
     extract.on("finish", resolve);
     extract.on("error", reject);
@@ -115,6 +127,24 @@ export async function unpackBundle(
     throw new BundleError(`bundle is not a readable tar: ${(err as Error).message}`, 400);
   }
   return { files, bytes };
+}
+
+/**
+ * A bundle entry the file system refused (a file where a folder must go, a name given twice, a folder
+ * where a file must go): the bundle's fault, answered 400 with the entry's name.
+ */
+function entryWriteError(name: string, e: unknown): BundleError {
+  if (e instanceof BundleError) return e;
+  const code = (e as NodeJS.ErrnoException).code;
+  const why =
+    code === "EEXIST"
+      ? "its path is already taken by an earlier entry"
+      : code === "ENOTDIR"
+        ? "an earlier entry is a file where this one needs a folder"
+        : code === "EISDIR"
+          ? "an earlier entry is a folder of the same name"
+          : (e as Error).message;
+  return new BundleError(`bundle entry ${JSON.stringify(name)} refused: ${why}`, 400);
 }
 
 /** What to leave out of a packed folder (names at any depth). */

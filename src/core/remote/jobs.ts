@@ -24,6 +24,7 @@ import { JobMerger } from "./job-merger";
 import { type ActiveJob, JobQueue } from "./job-queue";
 import { JobJournal } from "./journal";
 import { validateUpload } from "./upload-validation";
+import { policyConfigProblem } from "../policy/config-check";
 import { mergedRunDir } from "./merge";
 import { checkTokenizerFolder, POLICY_SERVER_LOG, startPolicyServer, type StartedPolicyServer } from "./policy-server";
 import { isFinished, RolloutWatcher } from "./rollout-watch";
@@ -191,6 +192,13 @@ export class JobManager extends EventEmitter {
         throw new JobSpecError(`${BUNDLE_JOB_FILE}: ${field ? `${field}: ` : ""}${issue?.message ?? "invalid"}`, field);
       }
       const spec = parsed.data;
+      // A policy that cannot be made would error every rollout of an accepted job: refused here, with its field.
+      const unplayable = policyConfigProblem(spec.config.policy);
+      if (unplayable)
+        throw new JobSpecError(
+          `${BUNDLE_JOB_FILE}: config.policy.${unplayable.field}: ${unplayable.message}`,
+          `config.policy.${unplayable.field}`,
+        );
       if (!this.opts.executors[spec.executor])
         throw new JobSpecError(
           `executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`,

@@ -77,6 +77,8 @@ export async function submitJob({ api, req, res }: ApiRequest): Promise<void> {
   const key = headerValue(req.headers["idempotency-key"]);
   if (key !== undefined && !/^[A-Za-z0-9_.:-]{1,200}$/.test(key))
     throw new HttpError(400, "Idempotency-Key: 1–200 characters of [A-Za-z0-9_.:-]", "Idempotency-Key");
+  // The idle bound is for the upload: once it is in, validating it may take longer than a pause may.
+  req.once("end", () => res.setTimeout(0));
   const limited = req.pipe(new SizeLimit(api.maxUpload));
   req.on("error", (e) => limited.destroy(e));
   const { job, created } = await api.jobs.submit(limited, key);
@@ -94,6 +96,8 @@ export function sendRunTar({ api, res, url }: ApiRequest, job: JobRecord): void 
   const follow = url.searchParams.get("follow") === "1";
   const { stream, close } = streamRunFolder(api.jobs, job.id, job.run_id, { follow });
   // With follow the state header is the state at the start; the job's end ends the tar.
+  // A followed pull is quiet while no rollout ends: its connection is not idle.
+  if (follow) res.setTimeout(0);
   res.writeHead(200, { "Content-Type": "application/x-tar", "X-Rlenv-Run-Id": job.run_id, "X-Rlenv-Job-State": job.state });
   res.on("close", close);
   stream.pipe(res);
@@ -103,6 +107,8 @@ export function sendRunTar({ api, res, url }: ApiRequest, job: JobRecord): void 
 export function streamEvents({ api, req, res, url }: ApiRequest, job: JobRecord): void {
   const id = job.id;
   const lastId = Number(headerValue(req.headers["last-event-id"]) ?? url.searchParams.get("after") ?? 0) || 0;
+  // Pinged every 15 s, but a client that reads nothing for a while must not lose its stream.
+  res.setTimeout(0);
   res.writeHead(200, {
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache",

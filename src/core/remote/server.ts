@@ -17,7 +17,16 @@ export interface RunnerServerOptions {
   tls?: { cert: string; key: string };
   /** Largest accepted upload (bytes of the tar as sent). */
   maxUploadBytes?: number;
+  /** How long a whole request (headers and body: an upload) may take to arrive. */
+  requestTimeoutMs?: number;
+  /** How long a connection may stay silent, inside a request or between two of them, before it is closed. */
+  idleTimeoutMs?: number;
 }
+
+/** A 256 MiB upload at 1 MB/s arrives within it. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
+/** Longer than the event stream's ping (15 s), far shorter than a stalled upload left open. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export const DEFAULT_MAX_UPLOAD = 256 * 1024 * 1024;
 
@@ -36,8 +45,12 @@ export async function startRunnerServer(opts: RunnerServerOptions): Promise<{ se
   const server = opts.tls
     ? https.createServer({ cert: readFileSync(opts.tls.cert), key: readFileSync(opts.tls.key) }, handler)
     : http.createServer(handler);
-  server.requestTimeout = 0; // SSE streams and large pulls stay open
-  server.headersTimeout = 30_000;
+  // Bounds on what a client sends: a request must arrive whole in time and never stall, so slow or
+  // abandoned uploads cannot pile up connections. These time the request, not the reply: an event
+  // stream or a followed pull is answered for as long as it lasts (those handlers lift the idle bound).
+  server.requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(30_000, server.requestTimeout);
+  server.timeout = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   await listen(server, opts.port, opts.host ?? "127.0.0.1");
   return {
     server,

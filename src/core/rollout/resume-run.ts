@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { ATTEMPTS_DIR, endedOnInfra, readRunAsWritten, ROLLOUTS_DIR } from "../runs/run-dir";
 import { runOwnerGone } from "../runs/run-state";
-import { readTrajectory } from "../runs/trajectory-reader";
+import { readTrajectory, trimTornLine } from "../runs/trajectory-reader";
 import type { RunRecord } from "../schema/run";
 import type { RolloutResult } from "./run-rollout";
 
@@ -78,6 +78,8 @@ export function planResume(runDir: string, record: RunRecord, ids: readonly stri
     while (existsSync(path.join(runDir, ATTEMPTS_DIR, `${id}.interrupted${n}.jsonl`))) n++;
     const aside = path.posix.join(ATTEMPTS_DIR, `${id}.interrupted${n}.jsonl`);
     mkdirSync(path.join(runDir, ATTEMPTS_DIR), { recursive: true });
+    // A try cut off mid-line (the process killed, the disk full) keeps its whole lines only.
+    trimTornLine(file);
     renameSync(file, path.join(runDir, aside));
     setAside.set(id, [...earlier, { file: aside, reason: why }]);
   }

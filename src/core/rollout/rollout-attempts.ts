@@ -4,6 +4,7 @@ import type { LoadedTask } from "../environment/load-tasks";
 import { type BackoffOptions, backoffDelay, sleep } from "../policy/backoff";
 import { type Policy, PolicyRequestError } from "../policy/types";
 import { ATTEMPTS_DIR, attemptFile, ROLLOUTS_DIR } from "../runs/run-dir";
+import { INFRA_BACKOFF } from "./backend-wait";
 import { rolloutId } from "./ids";
 import type { RolloutResult, RunRolloutOptions } from "./rollout-types";
 import { runRollout } from "./run-rollout";
@@ -18,7 +19,10 @@ export interface RolloutAttempts {
   makePolicy(task: LoadedTask, sample: number): Policy;
   policyKind: string;
   maxAttempts: number;
+  /** The pause before a rollout's next try (INFRA_BACKOFF when absent). */
   backoff?: BackoffOptions;
+  /** Resolves once the sandbox backend answers again, or with the reason it did not in time (waitForBackend). */
+  backendReady?: () => Promise<string | undefined>;
   signal: AbortSignal;
   /** Tries of a resumed run's rollouts set aside before this run (files relative to the run folder). */
   setAside?: ReadonlyMap<string, ReadonlyArray<{ file: string; reason: string }>>;
@@ -60,7 +64,14 @@ export async function runWithInfraRetries(a: RolloutAttempts, task: LoadedTask, 
     previousAttempts.push({ file: kept, reason: res.reason ?? "infrastructure failure" });
     a.warn(`${id}: infrastructure failure (${res.reason}); retry ${attempt + 1}/${a.maxAttempts}`);
     try {
-      await sleep(backoffDelay(attempt - 1, a.backoff), a.signal);
+      // A try while the backend is still down would fail at once: the next waits for it to answer,
+      // then for a share of the backoff, so that the rollouts one outage failed do not all start at once.
+      const notBack = await a.backendReady?.();
+      if (notBack) {
+        a.warn(`${id}: not retried: ${notBack}`);
+        return { ...res, reason: `${res.reason ?? "infrastructure failure"}; ${notBack}`, attempts: attempt };
+      }
+      await sleep(backoffDelay(attempt - 1, a.backoff ?? INFRA_BACKOFF), a.signal);
     } catch {
       return { ...res, attempts: attempt };
     }

@@ -11,6 +11,7 @@ import { rewardFor } from "../reward/task-reward";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
 import { renderTemplate } from "./prompt";
+import { RunsDiskError } from "../runs/disk-error";
 import { RolloutTimeoutError, SandboxInfraError, VerifierInfraError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
 import type { RolloutScope } from "./rollout-scope";
@@ -97,6 +98,8 @@ export class Rollout {
       for (let turn = this.o.resume?.turn ?? 0; turn < maxTurns && !ended; turn++) ended = await this.turn(turn, tools);
       if (!ended) this.outcome("truncated", `max_turns (${maxTurns}) reached without submit`);
     } catch (caught) {
+      // The runs folder's disk, not the rollout: nothing more can be recorded, and the run stops.
+      if (caught instanceof RunsDiskError) throw caught;
       const failure = await classifyFailure(caught, this.scope);
       this.outcome(failure.status, failure.reason);
       if (failure.error) {
@@ -440,6 +443,7 @@ export class Rollout {
           this.hack = { signals: [...new Set(judged.hack_signals.map((s) => s.signal))], action: judged.hack_action ?? "flag" };
       }
     } catch (e) {
+      if (e instanceof RunsDiskError) throw e;
       const cancelled = scope.outside?.aborted === true;
       this.outcome(cancelled ? "cancelled" : "error", cancelled ? "cancelled during verification" : (e as Error).message);
       // A service the verifier relies on that did not answer is the machinery's fault: retried, kept out of the scores.

@@ -19,6 +19,7 @@ import { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
 import { type RolloutAttempts, runWithInfraRetries } from "./rollout-attempts";
 import type { RolloutHooks, RolloutResult } from "./run-rollout";
+import { backendProbe, DEFAULT_BACKEND_WAIT_MS, waitForBackend } from "./backend-wait";
 import { closeRunRecord, openRunRecord } from "./run-record";
 import { RunTally } from "./run-tally";
 import { buildToolset } from "./toolset";
@@ -72,6 +73,8 @@ export interface RunEnvironmentOptions {
   /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
+  /** How long a rollout that the infrastructure failed waits for the sandbox backend to answer again before its next try (default DEFAULT_BACKEND_WAIT_MS). */
+  backendWaitMs?: number;
   unsafeNoSandbox?: boolean;
   /** A missing sandbox image is not built: the run fails naming the command that builds it. */
   noBuild?: boolean;
@@ -81,6 +84,13 @@ export interface RunEnvironmentOptions {
    * finish instead of after them. Slots go to waiting rollouts first come, first served.
    */
   slots?: Limiter;
+}
+
+/** Marks the run's end when the disk still takes it (a full one may not: the record then reads as interrupted anyway, its owner gone). */
+function tryCloseRecord(runDir: string, record: RunRecord, status: RunRecord["status"]): void {
+  try {
+    closeRunRecord(runDir, record, status);
+  } catch {}
 }
 
 /** Tries after an infrastructure failure when the config names none. */
@@ -136,7 +146,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
   const config = resumed ? resumed.config : RunConfig.parse(opts.config);
   const env = opts.env;
-  const signal = opts.signal ?? new AbortController().signal;
+  // A rollout that throws (its runs disk failed a write) halts the run: those in flight end cancelled, none start.
+  const halt = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, halt.signal]) : halt.signal;
   // Every running rollout listens on the run's signal; dozens are expected, not a leak.
   setMaxListeners(Math.max(100, 4 * ((opts.config.concurrency ?? 4) + 8)), signal);
   const progress = opts.onProgress ?? (() => {});
@@ -243,6 +255,18 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     policyKind: config.policy.kind,
     maxAttempts,
     ...(opts.infraBackoff ? { backoff: opts.infraBackoff } : {}),
+    backendReady: async () => {
+      const maxMs = opts.backendWaitMs ?? DEFAULT_BACKEND_WAIT_MS;
+      const waited = await waitForBackend(backendProbe(provider), maxMs, signal);
+      if (!waited) return `the ${provider.backend} backend did not answer for ${Math.round(maxMs / 1000)} s`;
+      if (waited.waitedMs > 0)
+        progress({
+          type: "log",
+          level: "info",
+          message: `the ${provider.backend} backend answers again after ${Math.round(waited.waitedMs / 1000)} s`,
+        });
+      return undefined;
+    },
     signal,
     ...(plan ? { setAside: plan.setAside } : {}),
     started: (e) => progress({ type: "rollout-start", ...e }),
@@ -252,7 +276,13 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   /** One rollout, its end reported before its slot (when slots are shared) goes to the next. */
   const one = async (item: (typeof items)[number]): Promise<void> => {
     running++;
-    const res = await runWithInfraRetries(attempts, item.task, item.sample).finally(() => running--);
+    const res = await runWithInfraRetries(attempts, item.task, item.sample)
+      .catch((e: unknown) => {
+        // A throw out of a rollout (a runs disk that failed a write, an engine fault) ends the run.
+        if (!halt.signal.aborted) halt.abort(e);
+        throw e;
+      })
+      .finally(() => running--);
     tally.add(res);
     progress({
       type: "rollout-end",
@@ -291,9 +321,16 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
   };
 
   try {
-    await Promise.all(
+    // Every worker is waited for, so none writes on after the run has thrown.
+    const settled = await Promise.allSettled(
       Array.from({ length: Math.min(adaptive ? config.concurrency : (slots?.capacity ?? config.concurrency), items.length) }, worker),
     );
+    const thrown = halt.signal.aborted ? { reason: halt.signal.reason as unknown } : settled.find((x) => x.status === "rejected");
+    if (thrown) {
+      // Resumable: the trajectories' lines are whole, and --resume runs what did not finish.
+      tryCloseRecord(runDir, record, "interrupted");
+      throw thrown.reason;
+    }
   } finally {
     if (ownProvider)
       await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
@@ -325,7 +362,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     },
   );
   writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summary);
-  const final = closeRunRecord(runDir, record, signal.aborted ? "cancelled" : "completed");
+  // The CLI exits 1 for a run with errored rollouts: its record must not say it completed.
+  const errored = (summary.statuses.error ?? 0) > 0 || (summary.infra_errors ?? 0) > 0;
+  const final = closeRunRecord(runDir, record, signal.aborted ? "cancelled" : errored ? "incomplete" : "completed");
   if (signal.aborted) progress({ type: "log", level: "warn", message: `run cancelled: ${abortReason(signal).message}` });
   return { runDir, record: final, summary, rollouts: results };
 }

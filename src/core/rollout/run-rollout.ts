@@ -25,8 +25,13 @@ export async function runRollout(o: RunRolloutOptions): Promise<RolloutResult> {
     ...(o.resume ? { files: o.resume.files } : {}),
   });
   const rollout = new Rollout(o, writer, scope, t0);
-  await rollout.play();
-  await rollout.verify();
-  // Awaited here, not returned as a promise: the scope is disposed when this function's body is left.
-  return await rollout.close();
+  try {
+    await rollout.play();
+    await rollout.verify();
+    // Awaited here, not returned as a promise: the scope is disposed when this function's body is left.
+    return await rollout.close();
+  } finally {
+    // A rollout that threw (its trajectory could not be written) lets go of its file too.
+    if (!writer.closed) await writer.close().catch(() => {});
+  }
 }

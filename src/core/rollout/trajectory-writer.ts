@@ -1,5 +1,6 @@
-import { close, fsync, mkdirSync, openSync, writeSync } from "node:fs";
+import { close, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
+import { type RunsDiskError, runsDiskError } from "../runs/disk-error";
 import type { TrajectoryEvent, TrajectoryEventInput } from "../schema/trajectory";
 
 /**
@@ -13,6 +14,10 @@ export class TrajectoryWriter {
   private fd: number | null;
   private seq = 0;
   private flushing: Promise<void> | null = null;
+  /** Bytes of whole lines written: a failed write is cut back to here, so a line is whole or absent. */
+  private size = 0;
+  /** The write that failed: every later one fails with it too, and writes nothing. */
+  private failure: RunsDiskError | null = null;
   /** Every event written, for verifiers that look at the process and for the caller. */
   readonly events: TrajectoryEvent[] = [];
 
@@ -25,7 +30,13 @@ export class TrajectoryWriter {
    * One file per rollout: an existing trajectory is never appended to (the promise rejects).
    */
   static async create(file: string): Promise<TrajectoryWriter> {
-    return new TrajectoryWriter(file, openNew(file));
+    try {
+      return new TrajectoryWriter(file, openNew(file));
+    } catch (e) {
+      // A full or read-only runs disk is named as such; an existing file is the caller's mistake, as it was.
+      if (["ENOSPC", "EDQUOT", "EROFS"].includes((e as NodeJS.ErrnoException).code ?? "")) throw runsDiskError(file, e);
+      throw e;
+    }
   }
 
   private constructor(
@@ -36,12 +47,33 @@ export class TrajectoryWriter {
   }
 
   write(e: TrajectoryEventInput): TrajectoryEvent {
-    const event = { ...e, seq: this.seq++, t: Date.now() } as TrajectoryEvent;
-    this.events.push(event);
+    if (this.failure) throw this.failure;
     if (this.fd === null) throw new Error(`trajectory ${this.file} is already closed`);
-    writeSync(this.fd, `${JSON.stringify(event)}\n`);
+    const event = { ...e, seq: this.seq, t: Date.now() } as TrajectoryEvent;
+    this.append(this.fd, Buffer.from(`${JSON.stringify(event)}\n`, "utf8"));
+    this.seq++;
+    this.events.push(event);
     if (event.type === "end") void this.close().catch(() => {});
     return event;
+  }
+
+  /**
+   * Writes one whole line, or none: a write cut short (a disk that fills mid-line) is truncated back
+   * to the last whole line, and the writer fails from then on with an error naming the file and disk.
+   */
+  private append(fd: number, line: Buffer): void {
+    try {
+      for (let at = 0; at < line.length; ) at += writeSync(fd, line, at, line.length - at);
+      this.size += line.length;
+    } catch (err) {
+      try {
+        ftruncateSync(fd, this.size);
+      } catch {
+        // Nothing more can be done here: the reader reports a torn last line, and a resume trims it.
+      }
+      this.failure = runsDiskError(this.file, err);
+      throw this.failure;
+    }
   }
 
   get closed(): boolean {

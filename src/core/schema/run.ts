@@ -49,7 +49,12 @@ export const RunConfig = z.object({
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 
-export const RunStatus = z.enum(["running", "completed", "cancelled", "failed", "interrupted"]);
+/**
+ * `incomplete`: the run ended, but some rollouts errored (the infrastructure's after every retry, or
+ * the engine's): `rlenv run` exits 1, and `--resume` runs the infrastructure's again. `completed`: every
+ * rollout ended with the agent's outcome.
+ */
+export const RunStatus = z.enum(["running", "completed", "incomplete", "cancelled", "failed", "interrupted"]);
 
 /** `runs/<run-id>/run.json` */
 export const RunRecord = z.object({
