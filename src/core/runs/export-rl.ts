@@ -47,7 +47,7 @@ export interface RlExportOptions {
   statuses?: string[];
 }
 
-interface Scored {
+export interface Scored {
   file: string;
   events: TrajectoryEvent[];
   start: Extract<TrajectoryEvent, { type: "start" }>;
@@ -60,7 +60,7 @@ interface Scored {
  * The run's scored rollouts (ended, not cut by the infrastructure), with the group statistics over
  * all of them: filters pick the records afterwards, so a filter never shifts another rollout's advantage.
  */
-function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<string, GroupStats> } {
+export function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<string, GroupStats> } {
   const rollouts: Scored[] = [];
   for (const file of rolloutFiles(runDir)) {
     const { events } = readTrajectory(file);
@@ -75,7 +75,7 @@ function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<strin
   return { rollouts, groups: new Map([...byGroup].map(([g, rs]) => [g, groupStats(rs)])) };
 }
 
-const picked = (r: Scored, o: RlExportOptions) =>
+export const picked = (r: Scored, o: RlExportOptions) =>
   (o.minReward === undefined || r.reward >= o.minReward) && (!o.statuses || o.statuses.includes(r.end.status));
 
 export interface RlExport {
