@@ -4,6 +4,7 @@ import { trajectoryToChat } from "./export-chat";
 import { ADVANTAGE_EPSILON, advantage, type GroupStats, groupStats } from "./group-advantage";
 import { endedOnInfra, rolloutFiles } from "./run-dir";
 import { readTrajectory } from "./trajectory-reader";
+import { trlMessages } from "./trl-messages";
 
 /** One rollout as a policy-gradient trainer reads it (rl-jsonl and parquet share these columns). */
 export interface RlRecord {
@@ -144,9 +145,10 @@ export function exportTrlRecords(runDir: string, o: RlExportOptions = {}): TrlRe
     if (!chat) continue;
     const first = chat.messages.findIndex((m) => m.role === "assistant");
     if (first < 0) continue;
+    const messages = trlMessages(chat.messages);
     out.push({
-      prompt: chat.messages.slice(0, first),
-      completion: chat.messages.slice(first),
+      prompt: messages.slice(0, first),
+      completion: messages.slice(first),
       reward: r.reward,
       ...(chat.tools ? { tools: chat.tools } : {}),
       task: r.start.task.id,
