@@ -4,6 +4,7 @@ import { exportChatJsonl, readRun } from "../../core/runs";
 import { rlRecordsToParquet } from "../../core/runs/export-parquet";
 import { exportRlRecords, exportTrlRecords, type RlExportOptions } from "../../core/runs/export-rl";
 import { atifLines, writeAtifFolder } from "./atif";
+import { exportVerlCommand } from "./export-verl";
 import { exportHarborCommand } from "./import";
 
 const FORMATS = ["chat-jsonl", "rl-jsonl", "parquet", "trl", "atif"];
@@ -14,6 +15,7 @@ interface ExportOptions {
   status?: string[];
   out?: string;
   outDir?: string;
+  split?: string;
 }
 
 /** The lines a JSONL format writes, a note for stderr, and the rollouts left out because they do not read back. */
@@ -104,9 +106,9 @@ export function registerExport(program: Command): void {
     .description("Export a run's trajectories: chat fine-tuning records, or token-level records for RL trainers (docs/exports.md)")
     .argument(
       "<run>",
-      "run folder (runs/<run-id>); or `harbor` followed by environment folders: their tasks as Harbor task folders in --out",
+      "run folder (runs/<run-id>); or `harbor` / `verl` followed by environment folders: their tasks as Harbor task folders in --out, or as verl's RL dataset (Parquet) in --out",
     )
-    .argument("[dirs...]", "with harbor: the environment folders")
+    .argument("[dirs...]", "with harbor or verl: the environment folders")
     .option("--format <format>", FORMATS.join(" | "), "chat-jsonl")
     .option("--min-reward <r>", "only rollouts with at least this reward", (v) => {
       const n = Number(v);
@@ -116,8 +118,10 @@ export function registerExport(program: Command): void {
     .option("--status <statuses...>", "only rollouts that ended with these statuses (e.g. completed)")
     .option("-o, --out <file>", "the file to write (every format; JSONL ones default to stdout); with harbor, the folder")
     .option("--out-dir <dir>", "atif only: one <rollout-id>.json per rollout in this folder (Harbor's layout)")
+    .option("--split <name>", "verl only: the split named in each row's extra_info", "train")
     .action(async (run: string, dirs: string[], o: ExportOptions) => {
       if (run === "harbor" && dirs.length > 0) return exportHarborCommand(dirs, o.out);
+      if (run === "verl" && dirs.length > 0) return exportVerlCommand(dirs, o);
       await exportRun(run, o);
     });
 }
