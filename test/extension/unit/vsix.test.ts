@@ -57,6 +57,17 @@ test("the .vsix holds the bundles, schemas, snippets and media, and no sources",
   assert.deepEqual(stray, []);
 });
 
+test("the bundles leave dockerode's BuildKit gRPC and protobuf out (rlenv never builds with BuildKit)", {
+  skip: built ? false : "dist/ not built (npm run build)",
+}, () => {
+  for (const bundle of ["dist/extension-engine.js", "dist/cli-bundle.js"]) {
+    const text = readFileSync(path.join(repo, bundle), "utf8");
+    assert.ok(text.includes("dockerode"), `${bundle} bundles dockerode`);
+    for (const part of ["@grpc/grpc-js", "@grpc/proto-loader", "protobufjs/src"])
+      assert.ok(!text.includes(part), `${bundle} holds ${part}`);
+  }
+});
+
 test("vsce packages the extension into a .vsix", { skip: built ? false : "dist/ not built (npm run build)" }, () => {
   const out = path.join(tmp, "rl-env-studio.vsix");
   execFileSync(process.execPath, [vsce, "package", "--no-dependencies", "-o", out], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
