@@ -63,6 +63,26 @@ suite("trajectory viewer", () => {
     await screenshot("trajectory-files-diff");
   });
 
+  test("opening a run's dashboard again brings its panel forward instead of a second one; the sidebar as a newcomer sees it", async () => {
+    const { writeRunFixture } = await import("./fixtures");
+    const dir = writeRunFixture("2022-01-05T09:14:00.000Z", "run-twice", 0.5);
+    const dashboards = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter(
+          (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("rlenv.dashboard") && t.label === "Run run-twice",
+        );
+    await vscode.commands.executeCommand("rlenv.openRun", dir);
+    await waitFor("the dashboard", () => dashboards().length > 0);
+    await vscode.commands.executeCommand("workbench.action.files.newUntitledFile");
+    await vscode.commands.executeCommand("rlenv.openRun", dir);
+    await waitFor("the dashboard brought forward", () => dashboards().some((t) => t.isActive));
+    assert.equal(dashboards().length, 1, "one dashboard per run");
+    await vscode.commands.executeCommand("workbench.view.extension.rlenv");
+    await sleep(1500);
+    await screenshot("rlenv-sidebar-runners-welcome");
+  });
+
   /** The requests the viewer's host answered for a file, as [method, params]. */
   async function served(file: string, method: string): Promise<Array<Record<string, unknown>>> {
     const api = await extensionApi();
