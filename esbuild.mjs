@@ -19,9 +19,15 @@ const cliMinify = { minifyWhitespace: !watch, minifySyntax: !watch };
 
 /** Node targets: the extension (CommonJS, `vscode` external) and the `rlenv` CLI. */
 const nodeBuilds = [
-  { entryPoints: { extension: "src/extension/main.ts" }, external: ["vscode", ...nativeOptional] },
+  // The extension's bundles are minified as the CLI's are (names kept, for stack traces): VS Code
+  // reads and compiles them at activation and at the first rollout.
+  { entryPoints: { extension: "src/extension/main.ts" }, external: ["vscode", ...nativeOptional], ...cliMinify },
   // The rollout engine (policies, sandboxes, domains: several MB), required by the extension on first run, never at activation.
-  { entryPoints: { "extension-engine": "src/extension/rollouts/engine-bundle.ts" }, external: ["vscode", ...nativeOptional] },
+  {
+    entryPoints: { "extension-engine": "src/extension/rollouts/engine-bundle.ts" },
+    external: ["vscode", ...nativeOptional],
+    ...cliMinify,
+  },
   // `rlenv` is a small launcher (dist/cli.js) that loads the CLI bundle (dist/cli-bundle.js)
   // through V8's code cache: see src/cli/launcher.ts.
   { entryPoints: { cli: "src/cli/launcher.ts" }, banner: { js: "#!/usr/bin/env node" } },
@@ -91,6 +97,30 @@ const lazyRequires = {
 };
 
 /**
+ * dockerode's BuildKit parts, its session (`buildImage(…, { version: "2" })`: gRPC) and its status
+ * reader (`docker.followProgress`: protobufjs), are 0.9 MB of each bundle that runs Docker, parsed
+ * at every start. rlenv builds with the classic builder and follows progress with
+ * `docker.modem.followProgress` (no `version` option nor `docker.followProgress` in src/), so both
+ * modules are replaced by ones that say so: a caller that someday asks for BuildKit gets that
+ * message rather than a build that silently lacks it.
+ */
+const BUILDKIT_STUBS = {
+  "./session":
+    "module.exports = function withSession(_docker, _auth, handler) { handler(new Error('BuildKit sessions (buildImage version 2) are not bundled with rlenv: build with the classic builder')); };",
+  "./buildkit":
+    "module.exports = { followProgress() { throw new Error('BuildKit progress (docker.followProgress) is not bundled with rlenv: use docker.modem.followProgress'); } };",
+};
+const noBuildkit = {
+  name: "no-buildkit",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(session|buildkit)$/ }, (args) =>
+      /[\\/]dockerode[\\/]lib[\\/]docker\.js$/.test(args.importer) ? { path: args.path, namespace: "no-buildkit" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "no-buildkit" }, (args) => ({ contents: BUILDKIT_STUBS[args.path], loader: "js" }));
+  },
+};
+
+/**
  * `import("node:http")` inside the AWS SDK (its HTTP handler's agent, the invoke store's
  * async_hooks) becomes `Promise.resolve(require("node:http"))`. The CLI bundle runs from
  * V8's code cache (src/cli/launcher.ts), and under Node 20 a script compiled from cached
@@ -115,7 +145,7 @@ const common = {
   logLevel: "warning",
   define,
   legalComments: "none",
-  plugins: [zodEnglishOnly, lazyRequires, builtinImportsAsRequire],
+  plugins: [zodEnglishOnly, lazyRequires, noBuildkit, builtinImportsAsRequire],
 };
 
 const configs = [

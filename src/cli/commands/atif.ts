@@ -1,32 +1,36 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { atifToEvents, isAtif, rolloutToAtif } from "../../core/harbor/atif";
-import { readTrajectory } from "../../core/runs/trajectory-reader";
+import { atifToEvents, isAtif } from "../../core/harbor/atif";
+import { exportAtifTrajectories } from "../../core/runs/export-atif";
+import type { RlExportOptions } from "../../core/runs/export-rl";
 import { VERSION } from "../version";
 
 /**
- * `rlenv export RUN --format atif`: each rollout of the run as one ATIF trajectory (Harbor's
- * format): one file per rollout in --out DIR (`<rollout-id>.json`), else one per line on stdout.
- * Rollouts are filtered by reward and status as the other formats are.
+ * `rlenv export RUN --format atif --out-dir DIR`: one ATIF trajectory per rollout,
+ * `DIR/<rollout-id>.json` (Harbor's layout; `rlenv view` opens each). The rollouts are the
+ * ones every format exports; one whose tokens do not read back is named on stderr and left out.
  */
-export function exportAtif(run: string, o: { out?: string; minReward?: number; statuses?: string[] }): void {
-  const dir = path.join(run, "rollouts");
-  let n = 0;
-  if (o.out) mkdirSync(o.out, { recursive: true });
-  for (const f of readdirSync(dir)
-    .filter((x) => x.endsWith(".jsonl"))
-    .sort()) {
-    const { events } = readTrajectory(path.join(dir, f));
-    const end = events.find((e) => e.type === "end");
-    if (o.minReward !== undefined && (end?.type !== "end" || end.reward === null || end.reward < o.minReward)) continue;
-    if (o.statuses && (end?.type !== "end" || !o.statuses.includes(end.status))) continue;
-    const atif = rolloutToAtif(events, VERSION);
-    if (o.out) writeFileSync(path.join(o.out, `${path.basename(f, ".jsonl")}.json`), `${JSON.stringify(atif, null, 2)}\n`);
-    else process.stdout.write(`${JSON.stringify(atif)}\n`);
-    n++;
+export function writeAtifFolder(run: string, dir: string, filters: RlExportOptions): { written: number; broken: string[] } {
+  mkdirSync(dir, { recursive: true });
+  let written = 0;
+  const broken: string[] = [];
+  for (const item of exportAtifTrajectories(run, VERSION, filters)) {
+    if ("broken" in item) broken.push(item.broken);
+    else {
+      writeFileSync(path.join(dir, `${item.name}.json`), `${JSON.stringify(item.atif, null, 2)}\n`);
+      written++;
+    }
   }
-  process.stderr.write(`exported ${n} rollout${n === 1 ? "" : "s"} as ATIF\n`);
+  return { written, broken };
+}
+
+/** `rlenv export RUN --format atif [--out FILE]`: one ATIF trajectory per line; `broken` collects the rollouts left out. */
+export function* atifLines(run: string, filters: RlExportOptions, broken: string[]): Generator<string> {
+  for (const item of exportAtifTrajectories(run, VERSION, filters)) {
+    if ("broken" in item) broken.push(item.broken);
+    else yield JSON.stringify(item.atif);
+  }
 }
 
 /**

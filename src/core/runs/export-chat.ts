@@ -68,18 +68,19 @@ export function trajectoryToChat(events: readonly TrajectoryEvent[]): ChatRecord
 }
 
 /**
- * The run's finished rollouts with reward ≥ minReward, as JSONL lines. Rollouts the
- * infrastructure failed are left out whatever the filters: their conversation was cut by a
- * lost sandbox or policy server, not ended by the agent.
+ * The run's finished rollouts with reward ≥ minReward, as JSONL lines of OpenAI's chat
+ * fine-tuning format: `messages` and `tools`, no key outside its schema (its validator refuses
+ * a file with one). Rollouts the infrastructure failed or a person cancelled are left out
+ * whatever the filters, as in every format: their conversation was cut, not ended by the agent.
  */
 export function* exportChatJsonl(runDir: string, opts: { minReward?: number; statuses?: string[] } = {}): Generator<string> {
   for (const file of rolloutFiles(runDir)) {
     const { events } = readTrajectory(file);
     if (endedOnInfra(events)) continue;
     const rec = trajectoryToChat(events);
-    if (!rec) continue;
+    if (!rec || rec.metadata.status === "cancelled") continue;
     if (opts.minReward !== undefined && (rec.metadata.reward ?? -1) < opts.minReward) continue;
     if (opts.statuses && !opts.statuses.includes(rec.metadata.status)) continue;
-    yield JSON.stringify(rec);
+    yield JSON.stringify({ messages: rec.messages, ...(rec.tools ? { tools: rec.tools } : {}) });
   }
 }

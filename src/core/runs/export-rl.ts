@@ -4,6 +4,7 @@ import { trajectoryToChat } from "./export-chat";
 import { ADVANTAGE_EPSILON, advantage, type GroupStats, groupStats } from "./group-advantage";
 import { endedOnInfra, rolloutFiles } from "./run-dir";
 import { readTrajectory } from "./trajectory-reader";
+import { trlMessages } from "./trl-messages";
 
 /** One rollout as a policy-gradient trainer reads it (rl-jsonl and parquet share these columns). */
 export interface RlRecord {
@@ -47,7 +48,7 @@ export interface RlExportOptions {
   statuses?: string[];
 }
 
-interface Scored {
+export interface Scored {
   file: string;
   events: TrajectoryEvent[];
   start: Extract<TrajectoryEvent, { type: "start" }>;
@@ -60,7 +61,7 @@ interface Scored {
  * The run's scored rollouts (ended, not cut by the infrastructure), with the group statistics over
  * all of them: filters pick the records afterwards, so a filter never shifts another rollout's advantage.
  */
-function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<string, GroupStats> } {
+export function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<string, GroupStats> } {
   const rollouts: Scored[] = [];
   for (const file of rolloutFiles(runDir)) {
     const { events } = readTrajectory(file);
@@ -75,7 +76,7 @@ function scoredRollouts(runDir: string): { rollouts: Scored[]; groups: Map<strin
   return { rollouts, groups: new Map([...byGroup].map(([g, rs]) => [g, groupStats(rs)])) };
 }
 
-const picked = (r: Scored, o: RlExportOptions) =>
+export const picked = (r: Scored, o: RlExportOptions) =>
   (o.minReward === undefined || r.reward >= o.minReward) && (!o.statuses || o.statuses.includes(r.end.status));
 
 export interface RlExport {
@@ -144,9 +145,10 @@ export function exportTrlRecords(runDir: string, o: RlExportOptions = {}): TrlRe
     if (!chat) continue;
     const first = chat.messages.findIndex((m) => m.role === "assistant");
     if (first < 0) continue;
+    const messages = trlMessages(chat.messages);
     out.push({
-      prompt: chat.messages.slice(0, first),
-      completion: chat.messages.slice(first),
+      prompt: messages.slice(0, first),
+      completion: messages.slice(first),
       reward: r.reward,
       ...(chat.tools ? { tools: chat.tools } : {}),
       task: r.start.task.id,

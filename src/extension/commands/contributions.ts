@@ -15,13 +15,13 @@ export interface MenuPlacement {
 
 export interface CommandContribution {
   title: string;
-  /** The palette category, when not COMMAND_CATEGORY (the debugger's commands say "RL Env"). */
+  /** The palette category, when not COMMAND_CATEGORY (one category for every command: the palette groups them under it). */
   category?: string;
   icon?: string;
   menus?: readonly MenuPlacement[];
 }
 
-export const COMMAND_CATEGORY = "RL Env Studio";
+export const COMMAND_CATEGORY = "RL Env";
 
 export const COMMAND_CONTRIBUTIONS = {
   "rlenv.openTrajectory": { title: "Open Trajectory Viewer" },
@@ -187,10 +187,9 @@ export const COMMAND_CONTRIBUTIONS = {
     icon: "$(person)",
     menus: [{ menu: "view/item/context", when: "view == rlenv.environments && viewItem == task", group: "1_run@4" }],
   },
-  "rlenv.debugTask": { title: "Debug Task Rollout", category: "RL Env", icon: "$(debug-alt)" },
+  "rlenv.debugTask": { title: "Debug Task Rollout", icon: "$(debug-alt)" },
   "rlenv.debug.editPendingCall": {
     title: "Edit Pending Tool Call",
-    category: "RL Env",
     icon: "$(edit)",
     menus: [
       { menu: "commandPalette", when: "inDebugMode && debugType == rlenv" },
@@ -200,7 +199,6 @@ export const COMMAND_CONTRIBUTIONS = {
   },
   "rlenv.debug.fork": {
     title: "Fork Rollout with Another Policy",
-    category: "RL Env",
     icon: "$(repo-forked)",
     menus: [
       { menu: "commandPalette", when: "inDebugMode && debugType == rlenv" },

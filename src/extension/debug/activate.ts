@@ -99,10 +99,23 @@ async function fork(ctx: ExtensionCtx, policy?: unknown): Promise<{ file: string
   }
 }
 
+/**
+ * Publishes the workspace's task files as the `rlenv.taskFiles` context key: package.json offers
+ * breakpoints where `resourcePath in rlenv.taskFiles`, so the gutter of every other JSON, JSONL and
+ * YAML file stays as it was.
+ */
+function publishTaskFiles(ctx: ExtensionCtx): string[] {
+  const files = [...new Set(ctx.environments.list().flatMap((e) => e.result.env?.tasks.map((t) => t.source.file) ?? []))];
+  void vscode.commands.executeCommand("setContext", "rlenv.taskFiles", files);
+  return files;
+}
+
 /** The rollout debugger: the `rlenv` debug type (inline adapter) and its configurations; returns its commands for the table. */
 export function activateDebugger(ctx: ExtensionCtx): CommandSpec[] {
   const provider = new RolloutConfigurationProvider(ctx);
+  void ctx.environments.ready().then(() => publishTaskFiles(ctx));
   ctx.extension.subscriptions.push(
+    ctx.environments.onDidChange(() => publishTaskFiles(ctx)),
     vscode.debug.registerDebugConfigurationProvider("rlenv", provider),
     // Listed in the Run and Debug dropdown; a separate object so its resolve is not run twice.
     vscode.debug.registerDebugConfigurationProvider(

@@ -115,7 +115,7 @@ export class RolloutDebugSession extends DebugSession {
       else if (e.type === "observation")
         this.out(`${textOf(e.output).slice(0, 2000)}${e.exit_code ? `\n[exit ${e.exit_code}]` : ""}\n`, "stdout");
       else if (e.type === "reward")
-        this.out(`reward ${e.total} (${e.components.map((c) => `${c.name} ${c.score}`).join(", ")})\n`, "important");
+        this.out(`reward ${e.total.toFixed(2)} (${e.components.map((c) => `${c.name} ${c.score.toFixed(2)}`).join(", ")})\n`, "important");
       else if (e.type === "error") this.out(`error (${e.where}): ${e.message}\n`, "stderr");
     });
     d.onEnded((res) => {

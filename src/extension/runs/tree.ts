@@ -6,6 +6,13 @@ import { describeRun, listRollouts, listRuns, type RunListing, readRolloutSummar
 export type RunTreeNode = { kind: "run"; run: RunListing } | { kind: "rollout"; file: string };
 
 /** The Runs view: runs in each workspace folder's runs folder, newest first, then their rollouts. */
+/** A run's start as a person reads it in a list: "Dec 5, 09:14" (local time); the id when it is not a date. */
+function startedAt(created: string): string {
+  const d = new Date(created);
+  if (Number.isNaN(d.getTime())) return created;
+  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
+}
+
 export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RunTreeNode | undefined>();
   /** Fires when runs appeared, changed or went away. */
@@ -44,7 +51,8 @@ export class RunsTree implements vscode.TreeDataProvider<RunTreeNode>, vscode.Di
     if (node.kind === "run") {
       const { run } = node;
       const item = new vscode.TreeItem(
-        run.record ? `${run.record.env.name} · ${run.record.config.policy.kind}` : run.id,
+        // Two runs of one environment and policy differ by when they started: that goes in the label.
+        run.record ? `${run.record.env.name} · ${run.record.config.policy.kind} · ${startedAt(run.created)}` : run.id,
         vscode.TreeItemCollapsibleState.Collapsed,
       );
       item.id = `run:${run.dir}`;

@@ -24,7 +24,9 @@ export function taskAuditMarkdown(t: TaskAudit, reportMd: string): string {
   if (t.not_judged) parts.push(`Not judged here: ${t.not_judged}`);
   for (const p of t.problems) parts.push(`- ${p}`);
   for (const f of t.probes.filter((p) => p.status === "finding"))
-    parts.push(`**probe ${f.probe}** scored ${f.reward} on ${f.backend}: ${trajectoryLink(f.trajectory)}`);
+    parts.push(
+      `**probe ${f.probe}** scored ${typeof f.reward === "number" ? f.reward.toFixed(2) : f.reward} on ${f.backend}: ${trajectoryLink(f.trajectory)}`,
+    );
   const m = t.mutation;
   if (m) {
     parts.push(

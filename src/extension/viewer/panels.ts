@@ -48,6 +48,8 @@ export function argPath(arg: unknown): { file?: string; compare?: string; more?:
 
 /** Panels of the viewer apps (dashboard; trajectory side by side), restorable after a reload. */
 export class ViewerPanels implements vscode.WebviewPanelSerializer {
+  /** The panels showing each target (view type and init context), so a second open reveals the first. */
+  private readonly open = new Map<string, vscode.WebviewPanel>();
   constructor(
     private readonly extension: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
@@ -119,6 +121,10 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     this.show(AUDIT_PANEL, `Audit ${path.basename(t.root)}`, { app: "audit", root: t.root, target: t.target, live: false });
   }
 
+  /**
+   * Shows `ctx` in a panel: the one already showing it is brought forward (clicking a run twice
+   * opened two identical dashboards), else a new one, or `existing` when VS Code restores one.
+   */
   private show(
     viewType: string,
     title: string,
@@ -126,10 +132,17 @@ export class ViewerPanels implements vscode.WebviewPanelSerializer {
     snapshot: Record<string, unknown> | null = null,
     existing?: vscode.WebviewPanel,
   ): void {
+    const key = `${viewType} ${JSON.stringify(ctx)}`;
+    const open = this.open.get(key);
+    if (open && !existing) return void open.reveal();
     const panel = existing ?? vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, { enableFindWidget: true });
     panel.title = title;
     const host = new WebviewHost(panel.webview, this.extension, ctx, this.log, snapshot);
-    panel.onDidDispose(() => host.dispose());
+    this.open.set(key, panel);
+    panel.onDidDispose(() => {
+      host.dispose();
+      if (this.open.get(key) === panel) this.open.delete(key);
+    });
   }
 
   /** Restores a panel from the snapshot its app saved (the app stores its init context in it). */

@@ -44,6 +44,41 @@ export function trajectoryLines(runId: string, rolloutId: string, task: string, 
   return `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
 }
 
+/**
+ * A rollout whose one tool call changed solution.py (`return 1` → `return 2`) and added
+ * notes.md: the file diff the viewer's Files tab shows.
+ */
+export function trajectoryWithDiff(runId: string, rolloutId: string): string {
+  const t = Date.parse("2024-06-01T00:00:00Z");
+  const lines = trajectoryLines(runId, rolloutId, "diff", 1).trimEnd().split("\n");
+  const edit = [
+    { type: "tool_call", t: t + 1, id: "c1", name: "write_file", arguments: { path: "solution.py" }, turn: 0 },
+    {
+      type: "observation",
+      t: t + 1,
+      tool_call_id: "c1",
+      name: "write_file",
+      output: "wrote solution.py",
+      duration_ms: 1,
+      turn: 0,
+      artifacts: {
+        diff: [
+          {
+            path: "solution.py",
+            status: "modified",
+            before: "def answer():\n    return 1\n\n\nprint(answer())\n",
+            after: "def answer():\n    return 2\n\n\nprint(answer())\n",
+          },
+          { path: "notes.md", status: "added", before: null, after: "# Notes\nchanged the answer\n" },
+        ],
+      },
+    },
+  ].map((e) => JSON.stringify(e));
+  // Each event at its position in the file, parsed by the real schema.
+  const events = [lines[0], ...edit, ...lines.slice(1)].map((l, seq) => TrajectoryEvent.parse({ ...JSON.parse(l ?? "{}"), seq }));
+  return `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
+}
+
 /** Writes runs/<id>/{run.json,summary.json,rollouts/*.jsonl} in the workspace; returns the run folder. */
 export function writeRunFixture(created: string, id: string, mean: number): string {
   const dir = path.join(workspaceDir(), "runs", id);

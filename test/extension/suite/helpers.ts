@@ -51,3 +51,17 @@ export async function screenshot(name: string): Promise<void> {
   const r = await fetch(`${url}?name=${encodeURIComponent(name)}`);
   if (!r.ok) throw new Error(`screenshot ${name} failed: ${await r.text()}`);
 }
+
+/**
+ * Counts the elements matching `selector` inside the open webviews (what a person sees,
+ * which the extension host cannot read), clicking the first one when `click` is set.
+ * Null on a harness without a page (test-electron): the caller then checks what it can from the host.
+ */
+export async function inWebviews(selector: string, click = false): Promise<number | null> {
+  const url = process.env.RLENV_SCREENSHOT_URL;
+  if (!url) return null;
+  const q = new URLSearchParams({ selector, ...(click ? { click: "1" } : {}) });
+  const r = await fetch(`${url.replace(/\/shot$/, "/webview")}?${q}`);
+  if (!r.ok) throw new Error(`webview query ${selector} failed: ${await r.text()}`);
+  return ((await r.json()) as { count: number }).count;
+}

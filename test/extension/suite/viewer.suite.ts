@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
-import { EXTENSION_ID, extensionApi, screenshot, sleep, waitFor } from "./helpers";
+import { EXTENSION_ID, extensionApi, inWebviews, screenshot, sleep, waitFor } from "./helpers";
 
 interface CustomEditorContribution {
   viewType: string;
@@ -35,6 +35,52 @@ suite("trajectory viewer", () => {
     assert.ok(served.length > 0, `the viewer asked for the rollout (${served.join(", ")})`);
     await sleep(2500); // the webview streams the file in, then draws
     await screenshot("trajectory-viewer");
+  });
+
+  test("the Files tab shows the agent's change as a diff: lines removed and added, in the webview", async function () {
+    const { writeRunFixture, trajectoryWithDiff } = await import("./fixtures");
+    const dir = writeRunFixture("2022-01-04T00:00:00.000Z", "run-diff", 1);
+    const file = path.join(dir, "rollouts", "diff-0.jsonl");
+    writeFileSync(file, trajectoryWithDiff("run-diff", "diff-0"));
+    await vscode.commands.executeCommand("rlenv.openRollout", file);
+    const app = 'body[data-app="trajectory"]';
+    const tab = `${app} button[data-tab="code"]`;
+    // Without a page to look into (the test-electron harness) there is nothing to see here.
+    if ((await inWebviews(tab)) === null) return this.skip();
+    await waitFor("the viewer's Files tab", async () => ((await inWebviews(tab)) ?? 0) > 0);
+    await inWebviews(tab, true);
+    await waitFor("the diff asked for", async () => (await served(file, "diff"))[0]);
+    // The modified file (an added one is drawn without the worker: its original side is empty).
+    const modified = `${app} .files .item:has-text("solution.py")`;
+    await waitFor("solution.py in the file list", async () => ((await inWebviews(modified)) ?? 0) > 0);
+    await inWebviews(modified, true);
+    // Monaco draws a changed line red on the left and green on the right only once its
+    // worker has computed the diff: both files' lines, not just the two texts side by side.
+    const removed = await waitFor("removed lines drawn", async () => (await inWebviews(`${app} .line-delete`)) || undefined, 20_000);
+    const added = await waitFor("added lines drawn", async () => (await inWebviews(`${app} .line-insert`)) || undefined);
+    assert.ok(removed > 0 && added > 0, `removed ${removed}, added ${added}`);
+    assert.ok(((await inWebviews(`${app} .char-insert`)) ?? 0) > 0, "the changed characters are marked");
+    await screenshot("trajectory-files-diff");
+  });
+
+  test("opening a run's dashboard again brings its panel forward instead of a second one; the sidebar as a newcomer sees it", async () => {
+    const { writeRunFixture } = await import("./fixtures");
+    const dir = writeRunFixture("2022-01-05T09:14:00.000Z", "run-twice", 0.5);
+    const dashboards = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter(
+          (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("rlenv.dashboard") && t.label === "Run run-twice",
+        );
+    await vscode.commands.executeCommand("rlenv.openRun", dir);
+    await waitFor("the dashboard", () => dashboards().length > 0);
+    await vscode.commands.executeCommand("workbench.action.files.newUntitledFile");
+    await vscode.commands.executeCommand("rlenv.openRun", dir);
+    await waitFor("the dashboard brought forward", () => dashboards().some((t) => t.isActive));
+    assert.equal(dashboards().length, 1, "one dashboard per run");
+    await vscode.commands.executeCommand("workbench.view.extension.rlenv");
+    await sleep(1500);
+    await screenshot("rlenv-sidebar-runners-welcome");
   });
 
   /** The requests the viewer's host answered for a file, as [method, params]. */

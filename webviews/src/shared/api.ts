@@ -73,6 +73,9 @@ class WebviewApi implements HostApi {
   constructor(private readonly methods: MethodTable) {
     this.preloaded = new PreloadedReplies(methods);
     window.addEventListener("message", (ev: MessageEvent<unknown>) => {
+      // Messages the page posts to itself are not the host's: Monaco schedules its work with
+      // `window.postMessage({ vscodeScheduleAsyncWork })`.
+      if (ev.source === window) return;
       const parsed = FromHost.safeParse(ev.data);
       if (!parsed.success) return console.warn("ignored a malformed host message", parsed.error.issues[0]);
       const m = parsed.data;

@@ -12,13 +12,29 @@ import { clear, h, isDark } from "../../shared/dom";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 /**
- * Monaco's worker comes from our own bundle folder; it is started through a blob that
- * imports it, which works both from a webview resource origin and from `rlenv view`.
+ * Monaco's diff runs in its editor worker, started from a blob holding the worker script's
+ * text. The page fetches that text itself: a VS Code webview serves its resources through
+ * a service worker, which answers the page's fetches but not a worker's `importScripts`
+ * (a worker importing the bundle got no script, never answered Monaco's handshake, and
+ * the diff stayed empty: no red, no green). Without the text (the fetch failed), getWorker
+ * throws and Monaco computes the diff on the page's thread instead.
  */
-function setWorker(): void {
+async function setWorker(): Promise<void> {
   const url = new URL(document.body.dataset.worker ?? "editor.worker.js", location.href).toString();
+  let source: string | null = null;
+  try {
+    const res = await fetch(url);
+    if (res.ok) source = await res.text();
+    else console.warn(`Monaco's worker script: ${res.status} from ${url}; diffs are computed on the page`);
+  } catch (err) {
+    console.warn(`Monaco's worker script could not be read (${String(err)}); diffs are computed on the page`);
+  }
+  const blob = source === null ? null : URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
   window.MonacoEnvironment = {
-    getWorker: () => new Worker(URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: "text/javascript" }))),
+    getWorker: () => {
+      if (!blob) throw new Error("no worker script");
+      return new Worker(blob);
+    },
   };
 }
 
@@ -49,6 +65,7 @@ export class DiffPanel {
     h("option", { value: "step" }, "Selected step"),
   );
   private editor: monaco.editor.IStandaloneDiffEditor | null = null;
+  private creating: Promise<monaco.editor.IStandaloneDiffEditor> | null = null;
   private diffs: FileDiff[] = [];
   private current = 0;
   private row = 0;
@@ -77,9 +94,9 @@ export class DiffPanel {
   }
 
   async show(): Promise<void> {
-    if (!this.editor) {
-      setWorker();
-      this.editor = monaco.editor.createDiffEditor(this.host, {
+    // One editor, however often the tab is shown while the worker script is being read.
+    this.creating ??= setWorker().then(() =>
+      monaco.editor.createDiffEditor(this.host, {
         readOnly: true,
         automaticLayout: true,
         renderSideBySide: true,
@@ -87,8 +104,9 @@ export class DiffPanel {
         minimap: { enabled: false },
         scrollBeyondLastLine: false,
         originalEditable: false,
-      });
-    }
+      }),
+    );
+    this.editor = await this.creating;
     await this.load();
   }
 
