@@ -41,7 +41,15 @@ test("sandboxRequest maps the manifest's sandbox spec to bytes, image and labels
     image: "rlenv/python:bookworm",
     workdir: "/work",
     user: "1000:1000",
-    limits: { cpus: 2, memoryBytes: 512 << 20, pids: 100, outputBytes: 5000, tmpfsBytes: 64 << 20, fileBytes: 2 << 20 },
+    limits: {
+      cpus: 2,
+      memoryBytes: 512 << 20,
+      pids: 100,
+      outputBytes: 5000,
+      tmpfsBytes: 64 << 20,
+      fileBytes: 2 << 20,
+      diskBytes: 2 * 1024 ** 3,
+    },
     labels: { "rlenv.run": "r1" },
     reuse: true,
   });

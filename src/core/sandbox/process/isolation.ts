@@ -52,6 +52,11 @@ function probe(argv: string[]): string | null {
   return err || (r.signal ? `killed by ${r.signal}` : `exit ${r.status}`);
 }
 
+/** Whether a program of this name is on PATH. */
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? "").split(":").some((d) => d !== "" && existsSync(`${d}/${name}`));
+}
+
 /** The modes that isolate, strongest first. */
 export const ISOLATION_MODES = ["bwrap", "unshare"] as const;
 export type IsolatingMode = (typeof ISOLATION_MODES)[number];
@@ -78,7 +83,8 @@ export function isolationUnavailable(mode: IsolatingMode): string | null {
       gid: 1000,
       ...(host ? { host } : {}),
     };
-    const err = probe(bwrapArgv(layout, ["/bin/true"]));
+    // Asked of PATH first: root's probe starts setpriv, whose own failure would otherwise hide bwrap's absence.
+    const err = onPath("bwrap") ? probe(bwrapArgv(layout, ["/bin/true"])) : "bwrap is not installed";
     reason =
       err && `bubblewrap cannot isolate here (${err}); install it with apt-get install bubblewrap, or allow unprivileged user namespaces`;
   } else if (process.getuid?.() !== 0) {
