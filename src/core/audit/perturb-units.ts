@@ -22,7 +22,7 @@ function prefixed(unit: string, power: number): string | undefined {
   const u = `${want[0]}${bare}`;
   const q = Qty.parse(`1 ${u}`);
   // The library must read it as that prefix of that unit ("mt" is not a thousandth of a tonne to a reader).
-  if (!q || !q.isCompatible(`1 ${unit}`)) return undefined;
+  if (!q?.isCompatible(`1 ${unit}`)) return undefined;
   const ratio = q.to(unit).scalar / 10 ** power;
   // And the grader's reader must take it as written ("Mm" and the like are left out).
   return Math.abs(ratio - 1) < 1e-9 && findMeasures(`1 ${u}`)[0]?.unit === q.units() ? u : undefined;
