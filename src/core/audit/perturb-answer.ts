@@ -1,4 +1,5 @@
 import { neighbourFigures } from "./document-neighbours";
+import { entityListVariants, measureVariants } from "./perturb-units";
 
 /**
  * Plausible wrong answers derived from a document task's gold answer (each must lose
@@ -250,8 +251,12 @@ export function answerVariants(
         out.push({ ...v, field: path, answer: put(n) });
       }
     } else if (typeof value === "string") {
-      for (const v of stringVariants(value, otherFigures, documentText)) out.push({ ...v, field: path, answer: put(v.answer) });
+      for (const v of [...stringVariants(value, otherFigures, documentText), ...measureVariants(value)])
+        out.push({ ...v, field: path, answer: put(v.answer) });
     } else if (Array.isArray(value)) {
+      // A list of names (no item a figure or a date): the set comparator's perturbations.
+      if (value.every((x) => typeof x === "string" && stringVariants(x).length === 0))
+        for (const v of entityListVariants(value as string[])) out.push({ ...v, field: path, answer: put(v.answer) });
       const i = value.findIndex((x) =>
         typeof x === "string"
           ? stringVariants(x).length > 0

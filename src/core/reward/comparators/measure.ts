@@ -1,7 +1,7 @@
 import { answerSentence, refusalIn, resultFigure, workingEnd } from "./answer-reading";
 import { type FieldComparator, type FieldOptions, show, verdict } from "./field-result";
-import { compareNumber } from "./number";
-import { findQuantities, roundingOf } from "./quantity";
+import { compareNumber, JOINS_ALTERNATIVES } from "./number";
+import { findQuantities, looksLikeYear, roundingOf } from "./quantity";
 import { findMeasures, inBaseUnits, type Measure, parseMeasure } from "./units";
 
 /** Replies longer than this are read no further (as for the other figure comparators). */
@@ -46,6 +46,25 @@ export function compareMeasure(actual: unknown, g: Measure, gold: unknown, opts:
   const from = a.start >= workingEnd(sentence, text) ? workingEnd(sentence, text) : sentence.start;
   const other = inSentence.find((m) => m.start >= from && !sameMeasure(m, g, opts));
   if (other) return verdict(false, `${stated} is given beside "${text.slice(other.start, other.end)}"; an answer states one figure`);
+  // A bare figure offered as an alternative ("163.4, or 148.5 MW, or 0.1") takes the unit of the one beside it.
+  const figures = findQuantities(text).filter((q) => !looksLikeYear(q) && q.start >= from && q.end <= sentence.end);
+  const i = figures.findIndex((q) => q.start === a.start);
+  for (const [left, right] of [
+    [figures[i - 1], figures[i]],
+    [figures[i], figures[i + 1]],
+  ]) {
+    if (i < 0 || !left || !right) continue;
+    const join = text.slice(left.end, right.start);
+    const bare = left.start === a.start ? right : left;
+    if (
+      (JOINS_ALTERNATIVES.test(join) || /^\s*,\s*(?:or|and\/or|to)\s*$/i.test(join)) &&
+      Math.abs(bare.value - a.figure.value) > 1e-9 * Math.max(1, Math.abs(a.figure.value))
+    )
+      return verdict(
+        false,
+        `${stated} is given beside "${text.slice(bare.start, bare.end)}" (a range or alternatives); an answer states one figure`,
+      );
+  }
   return verdict(true, `${stated} matches ${show(gold)}${a.unit !== g.unit ? ` (${a.unit} converted to ${g.unit})` : ""}`);
 }
 

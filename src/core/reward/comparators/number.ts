@@ -106,7 +106,7 @@ function statedFigure(text: string, g: Quantity, want: QuantityKind): { figure: 
 }
 
 /** Words or marks that join two figures into a range or a choice: "X or Y", "X to Y", "X–Y", "X, Y", "between X and Y". */
-const JOINS_ALTERNATIVES = /^\s*(?:and\/or|or|to|through|and|[-–—/,;])\s*$/i;
+export const JOINS_ALTERNATIVES = /^\s*(?:and\/or|or|to|through|and|[-–—/,;])\s*$/i;
 
 /**
  * The figure that the graded figure `a` is offered beside as a range or an alternative

@@ -21,6 +21,8 @@ export interface Measure {
   /** Base units per unit of the figure's value, for precision ("5 km": 1000). */
   factor: number;
   start: number;
+  /** Where the unit is written: the figure is text[start, unitStart), the unit text[unitStart, end) with its space. */
+  unitStart: number;
   end: number;
 }
 
@@ -114,6 +116,7 @@ export function findMeasures(text: string): Measure[] {
       base: Qty(figure.value, unit.unit).toBase().scalar,
       factor: baseFactor(unit.unit),
       start: figure.start,
+      unitStart: figure.end,
       end,
     });
   }
