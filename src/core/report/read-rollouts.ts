@@ -1,6 +1,6 @@
-import { endedOnInfra, rolloutFiles } from "../runs/run-dir";
-import { readTrajectory } from "../runs/trajectory-reader";
-import type { EndEvent, RewardComponent } from "../schema/trajectory";
+import { rolloutFiles } from "../runs/run-dir";
+import { scanTrajectory } from "../runs/trajectory-reader";
+import type { EndEvent, RewardComponent, RewardEvent, StartEvent } from "../schema/trajectory";
 
 /** One rollout as the readiness report needs it, read back from its trajectory. */
 export interface ReportRollout {
@@ -23,27 +23,40 @@ export interface ReportRollout {
 /** Every rollout of a run folder, or of the files given (those without a start event are skipped: they say nothing). */
 export function readReportRollouts(runDir: string, files: readonly string[] = rolloutFiles(runDir)): ReportRollout[] {
   return files.flatMap((file) => {
-    const { events } = readTrajectory(file);
-    const start = events.find((e) => e.type === "start");
-    if (start?.type !== "start") return [];
-    const end = events.findLast((e) => e.type === "end");
-    const reward = events.findLast((e) => e.type === "reward");
-    const observations = events.filter((e) => e.type === "observation");
-    const ended = end?.type === "end" ? end : null;
+    // Streamed: only the events the report reads are kept, so a rollout of any size can be reported.
+    let start: StartEvent | undefined;
+    let ended: EndEvent | null = null;
+    let reward: RewardEvent | undefined;
+    let infraError = false;
+    let observations = 0;
+    let observationsTruncated = 0;
+    scanTrajectory(file, (e) => {
+      if (e.type === "start") start ??= e;
+      else if (e.type === "end") ended = e;
+      else if (e.type === "reward") reward = e;
+      else if (e.type === "error" && e.infra) infraError = true;
+      else if (e.type === "observation") {
+        observations++;
+        if (e.truncated) observationsTruncated++;
+      }
+    });
+    if (!start) return [];
+    const end = ended as EndEvent | null;
     return [
       {
         task: start.task.id,
         sample: start.sample,
-        status: ended ? ended.status : "interrupted",
-        infra: ended !== null && endedOnInfra(events),
-        reward: ended ? ended.reward : null,
-        reason: ended?.reason,
-        components: reward?.type === "reward" ? reward.components : [],
-        turns: ended ? ended.turns : null,
-        usage: ended ? ended.usage : null,
-        timings: ended ? ended.timings : null,
-        observations: observations.length,
-        observationsTruncated: observations.filter((o) => o.type === "observation" && o.truncated).length,
+        status: end ? end.status : "interrupted",
+        // As endedOnInfra: an error end with an infrastructure error in the trajectory.
+        infra: end !== null && end.status === "error" && infraError,
+        reward: end ? end.reward : null,
+        reason: end?.reason,
+        components: reward ? reward.components : [],
+        turns: end ? end.turns : null,
+        usage: end ? end.usage : null,
+        timings: end ? end.timings : null,
+        observations,
+        observationsTruncated,
       },
     ];
   });

@@ -41,3 +41,18 @@ export async function waitForBackend(
     await sleep(PROBE_EVERY_MS, signal);
   }
 }
+
+/** For runWithInfraRetries: waits for the provider's backend, and says why not when it did not answer in time. */
+export function backendReadiness(
+  provider: SandboxProvider,
+  maxWaitMs: number,
+  signal: AbortSignal,
+  log: (message: string) => void,
+): () => Promise<string | undefined> {
+  return async () => {
+    const waited = await waitForBackend(backendProbe(provider), maxWaitMs, signal);
+    if (!waited) return `the ${provider.backend} backend did not answer for ${Math.round(maxWaitMs / 1000)} s`;
+    if (waited.waitedMs > 0) log(`the ${provider.backend} backend answers again after ${Math.round(waited.waitedMs / 1000)} s`);
+    return undefined;
+  };
+}

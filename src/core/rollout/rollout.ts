@@ -14,6 +14,7 @@ import { renderTemplate } from "./prompt";
 import { RunsDiskError } from "../runs/disk-error";
 import { RolloutTimeoutError, SandboxInfraError, VerifierInfraError } from "./errors";
 import { classifyFailure } from "./rollout-failure";
+import { TrajectoryLimitError } from "./trajectory-bounds";
 import type { RolloutScope } from "./rollout-scope";
 import type { PendingToolCall, RolloutMeter, RolloutResult, RunRolloutOptions } from "./rollout-types";
 import { parseArguments, runStep, type StepOutcome } from "./step";
@@ -100,6 +101,11 @@ export class Rollout {
     } catch (caught) {
       // The runs folder's disk, not the rollout: nothing more can be recorded, and the run stops.
       if (caught instanceof RunsDiskError) throw caught;
+      // The model flooded its trajectory: it ends here and is scored on what it left, as after max_turns.
+      if (caught instanceof TrajectoryLimitError) {
+        this.outcome("truncated", caught.message);
+        return;
+      }
       const failure = await classifyFailure(caught, this.scope);
       this.outcome(failure.status, failure.reason);
       if (failure.error) {

@@ -19,7 +19,7 @@ import { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
 import { type RolloutAttempts, runWithInfraRetries } from "./rollout-attempts";
 import type { RolloutHooks, RolloutResult } from "./run-rollout";
-import { backendProbe, DEFAULT_BACKEND_WAIT_MS, waitForBackend } from "./backend-wait";
+import { backendReadiness, DEFAULT_BACKEND_WAIT_MS } from "./backend-wait";
 import { closeRunRecord, openRunRecord } from "./run-record";
 import { RunTally } from "./run-tally";
 import { buildToolset } from "./toolset";
@@ -255,18 +255,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     policyKind: config.policy.kind,
     maxAttempts,
     ...(opts.infraBackoff ? { backoff: opts.infraBackoff } : {}),
-    backendReady: async () => {
-      const maxMs = opts.backendWaitMs ?? DEFAULT_BACKEND_WAIT_MS;
-      const waited = await waitForBackend(backendProbe(provider), maxMs, signal);
-      if (!waited) return `the ${provider.backend} backend did not answer for ${Math.round(maxMs / 1000)} s`;
-      if (waited.waitedMs > 0)
-        progress({
-          type: "log",
-          level: "info",
-          message: `the ${provider.backend} backend answers again after ${Math.round(waited.waitedMs / 1000)} s`,
-        });
-      return undefined;
-    },
+    backendReady: backendReadiness(provider, opts.backendWaitMs ?? DEFAULT_BACKEND_WAIT_MS, signal, (message) =>
+      progress({ type: "log", level: "info", message }),
+    ),
     signal,
     ...(plan ? { setAside: plan.setAside } : {}),
     started: (e) => progress({ type: "rollout-start", ...e }),

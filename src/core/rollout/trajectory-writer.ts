@@ -1,6 +1,7 @@
 import { close, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 import { type RunsDiskError, runsDiskError } from "../runs/disk-error";
+import { boundedLine, CLOSING_EVENTS, DEFAULT_TRAJECTORY_LIMITS, type TrajectoryLimits, TrajectoryLimitError } from "./trajectory-bounds";
 import type { TrajectoryEvent, TrajectoryEventInput } from "../schema/trajectory";
 
 /**
@@ -29,9 +30,9 @@ export class TrajectoryWriter {
    * 1 s for its file, which was most of the engine's time per step.
    * One file per rollout: an existing trajectory is never appended to (the promise rejects).
    */
-  static async create(file: string): Promise<TrajectoryWriter> {
+  static async create(file: string, limits: TrajectoryLimits = DEFAULT_TRAJECTORY_LIMITS): Promise<TrajectoryWriter> {
     try {
-      return new TrajectoryWriter(file, openNew(file));
+      return new TrajectoryWriter(file, openNew(file), limits);
     } catch (e) {
       // A full or read-only runs disk is named as such; an existing file is the caller's mistake, as it was.
       if (["ENOSPC", "EDQUOT", "EROFS"].includes((e as NodeJS.ErrnoException).code ?? "")) throw runsDiskError(file, e);
@@ -42,6 +43,7 @@ export class TrajectoryWriter {
   private constructor(
     readonly file: string,
     fd: number,
+    private readonly limits: TrajectoryLimits,
   ) {
     this.fd = fd;
   }
@@ -50,7 +52,11 @@ export class TrajectoryWriter {
     if (this.failure) throw this.failure;
     if (this.fd === null) throw new Error(`trajectory ${this.file} is already closed`);
     const event = { ...e, seq: this.seq, t: Date.now() } as TrajectoryEvent;
-    this.append(this.fd, Buffer.from(`${JSON.stringify(event)}\n`, "utf8"));
+    const line = Buffer.from(boundedLine(event, this.limits.maxEventBytes), "utf8");
+    // Past the size limit only the closing events go in: the file ends with its outcome, never mid-flood.
+    if (!CLOSING_EVENTS.has(event.type) && this.size + line.length > this.limits.maxBytes)
+      throw new TrajectoryLimitError(`the trajectory reached its limit of ${this.limits.maxBytes} bytes: the rollout ends here`);
+    this.append(this.fd, line);
     this.seq++;
     this.events.push(event);
     if (event.type === "end") void this.close().catch(() => {});

@@ -168,3 +168,21 @@ export function trimTornLine(file: string): number {
     closeSync(fd);
   }
 }
+
+/**
+ * Each event of a trajectory, one line at a time, to `visit`; lines that are not events are skipped.
+ * For readers that keep a few events of a rollout (the report, the outcomes): memory stays that of one
+ * line, whatever the file's size.
+ */
+export function scanTrajectory(file: string, visit: (event: TrajectoryEvent) => void, maxLineBytes = MAX_LINE_BYTES): void {
+  forEachLine(
+    file,
+    (raw, line) => {
+      const text = line === 1 && raw?.startsWith(BOM) ? raw.slice(1) : raw;
+      if (text === null || text.trim() === "") return;
+      const r = parseEventLine(text);
+      if (r.ok) visit(r.event);
+    },
+    maxLineBytes,
+  );
+}
