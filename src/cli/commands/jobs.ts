@@ -4,12 +4,21 @@ import { runnerClientFor } from "../../core/remote/client-config";
 export function registerJobs(program: Command): void {
   program
     .command("jobs")
-    .description("List a runner's jobs (or show one; --cancel cancels it)")
-    .argument("[job]", "one job id")
+    .description("List a runner's jobs, show one, or cancel one (`jobs cancel ID`)")
+    .argument("[job]", "one job id, or `cancel`")
+    .argument("[id]", "with cancel: the job to cancel")
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
-    .option("--cancel", "cancel the job (its Slurm jobs and containers too)")
+    .option("--cancel", "cancel the job (its Slurm jobs and containers too); the same as `jobs cancel ID`")
     .option("--json", "print JSON")
-    .action(async (jobId: string | undefined, o: { runner?: string; cancel?: boolean; json?: boolean }) => {
+    .addHelpText("after", "\nExamples:\n  rlenv jobs --runner gpu1\n  rlenv jobs 3f2a9c --json\n  rlenv jobs cancel 3f2a9c")
+    .action(async (first: string | undefined, second: string | undefined, o: { runner?: string; cancel?: boolean; json?: boolean }) => {
+      // `jobs cancel ID`, the verb as other CLIs have it, is `jobs ID --cancel`.
+      let jobId = first;
+      if (first === "cancel") {
+        if (!second) throw new Error("jobs cancel needs a job id: rlenv jobs cancel ID");
+        jobId = second;
+        o.cancel = true;
+      } else if (second) throw new Error(`jobs takes one job id, got '${first}' and '${second}' (to cancel: rlenv jobs cancel ID)`);
       const client = runnerClientFor(o.runner);
       if (jobId) {
         const job = o.cancel ? await client.cancel(jobId) : await client.job(jobId);

@@ -1,4 +1,4 @@
-import { collectTaskIds } from "../task-ids";
+import { collectTaskIds, selectTaskIds } from "../task-ids";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,6 +26,7 @@ interface RunOptions {
   toolParser?: string;
   tasks?: string[];
   tasksFile?: string;
+  limit?: number;
   k: number;
   concurrency: number | "auto";
   maxConcurrency?: number;
@@ -137,7 +138,16 @@ export function registerRun(program: Command): void {
     .option("--tokens", "openai: token-in/token-out (the model's chat template renders, token ids go to /completions; needs --tokenizer)")
     .option("--tokenizer <dir>", "openai --tokens: model folder with tokenizer.json and tokenizer_config.json")
     .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen; default hermes)")
-    .option("--tasks <ids...>", "only these task ids (spaces or commas between them)", collectTaskIds)
+    .option(
+      "--tasks <ids...>",
+      "only these task ids (spaces or commas between them); globs such as 'humaneval-0*' pick by pattern",
+      collectTaskIds,
+    )
+    .option("--limit <n>", "only the first N tasks (of --tasks / --tasks-file, else of the environment)", (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`--limit must be a positive whole number, got '${v}'`);
+      return n;
+    })
     .option("--tasks-file <file>", "only the task ids in this file, one a line (# comments); rlenv report --emit-tasks writes one")
     .option("-k, --samples <n>", "samples per task", int("-k"), 1)
     .option(
@@ -196,6 +206,10 @@ export function registerRun(program: Command): void {
       const fileTasks = opts.tasksFile
         ? checkTasksFile(opts.tasksFile, readTasksFile(opts.tasksFile), new Set(env.tasks.map((t) => t.id)))
         : undefined;
+      const tasks = selectTaskIds(
+        { ...(opts.tasks ? { tasks: opts.tasks } : {}), ...(fileTasks ? { fileTasks } : {}), ...(opts.limit ? { limit: opts.limit } : {}) },
+        env.tasks.map((t) => t.id),
+      );
       const config: RunConfig = resumeFrom?.config ?? {
         policy: policyFromFlags(opts),
         k: opts.k,
@@ -204,8 +218,7 @@ export function registerRun(program: Command): void {
           : { concurrency: Math.max(1, opts.concurrency) }),
         sandbox: opts.sandbox,
         ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
-        ...(opts.tasks ? { tasks: opts.tasks } : {}),
-        ...(fileTasks ? { tasks: fileTasks } : {}),
+        ...(tasks ? { tasks } : {}),
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
         ...(opts.onlySamples ? { samples: parseOnlySamples(opts.onlySamples) } : {}),

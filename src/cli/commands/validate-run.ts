@@ -10,6 +10,7 @@ import { sandboxRequest } from "../../core/sandbox/request";
 import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";
 import type { SandboxProvider } from "../../core/sandbox/types";
 import { makeDirs } from "../../core/runs/make-dirs";
+import type { RunProgress } from "../../core/rollout/run-environment";
 
 interface EnvVerdict {
   dir: string;
@@ -98,6 +99,22 @@ async function sandboxFor(env: Environment, shared: SandboxProvider, opts: Valid
 }
 
 /**
+ * What `run` and `index` print while an environment is prepared (a document corpus parsed and
+ * indexed: minutes on a large one, silent before), on stderr. The oracle's and nop's runs prepare
+ * the same corpus; the oracle's lines are shown, and any warning of either. On a terminal the
+ * parse progress lines overwrite each other.
+ */
+function preparationPrinter(name: string): (kind: "oracle" | "nop", e: RunProgress) => void {
+  const tty = process.stderr.isTTY;
+  return (kind, e) => {
+    if (e.type !== "log" || (kind === "nop" && e.level === "info")) return;
+    const line = `${name}: ${e.level === "info" ? "" : `${e.level}: `}${e.message}`;
+    if (tty && e.level === "info" && e.message.includes(" parsed")) process.stderr.write(`\r\x1b[2K${line}`);
+    else process.stderr.write(`${tty ? "\r\x1b[2K" : ""}${line}\n`);
+  };
+}
+
+/**
  * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
  * validation.oracle.min and its nop must stay at or below validation.nop.max.
  * The runs go to `opts.runs` when given, and stay there. Otherwise to a temporary folder
@@ -141,6 +158,7 @@ export async function validateByRollouts(
         sandbox: envProvider.backend,
         sandboxProvider: envProvider,
         ...(only ? { tasks: only } : {}),
+        ...(opts.json ? {} : { onProgress: preparationPrinter(env.manifest.name) }),
       });
       out.push({
         dir: env.dir,
