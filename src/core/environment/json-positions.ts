@@ -45,9 +45,25 @@ export function deepestNesting(text: string, max: number, flavour: "json" | "yam
       for (i++; i < n && text.charCodeAt(i) !== 0x27; i++);
     } else if (flavour === "yaml" && c === 0x23 && (i === 0 || text.charCodeAt(i - 1) <= 0x20)) {
       for (i++; i < n && text.charCodeAt(i) !== 0x0a; i++);
+    } else if (flavour === "yaml" && (c === 0x2d || c === 0x3f) && startsLine(text, i)) {
+      // Block lists (and complex keys) written compactly on one line, "- - - - 1", nest a level per indicator.
+      let levels = 0;
+      let j = i;
+      while (j + 1 < n && (text.charCodeAt(j) === 0x2d || text.charCodeAt(j) === 0x3f) && text.charCodeAt(j + 1) === 0x20) {
+        if (depth + ++levels > max) return j;
+        for (j += 2; j < n && text.charCodeAt(j) === 0x20; j++);
+      }
+      i = Math.max(i, j - 1);
     }
   }
   return -1;
+}
+
+/** Whether only spaces stand between `at` and the start of its line. */
+function startsLine(text: string, at: number): boolean {
+  let j = at - 1;
+  while (j >= 0 && text.charCodeAt(j) === 0x20) j--;
+  return j < 0 || text.charCodeAt(j) === 0x0a;
 }
 
 /** A YAML quote opens a string only where a scalar starts (after `: `, `- `, `[`, `{`, `,` or at a line's start). */

@@ -42,26 +42,39 @@ export class PositionIndex {
           message: `invalid YAML: lists or mappings nested deeper than ${MAX_NESTING} levels`,
         },
       ];
-    return this.doc.errors.map((e) => {
-      const span = this.span(e.pos[0], e.pos[1]);
-      const unclosed = e.code === "MISSING_CHAR" ? /^Missing closing (["'])quote/.exec(e.message)?.[1] : undefined;
-      if (unclosed) {
-        const open = openingQuote(this.text, e.pos[0], unclosed as '"' | "'");
-        if (open >= 0)
+    // An unknown tag (!!js/function, !custom) would silently become a string: refused, at the tag.
+    const tags = this.doc.warnings
+      .filter((w) => w.code === "TAG_RESOLVE_FAILED")
+      .map((w) => ({
+        span: this.span(w.pos[0], w.pos[1]),
+        message: `invalid YAML: unknown tag ${this.text.slice(w.pos[0], w.pos[1]).trim()}; only YAML's own types are read (a tagged value would silently become text)`,
+      }));
+    return [
+      ...tags,
+      ...this.doc.errors.map((e) => {
+        const span = this.span(e.pos[0], e.pos[1]);
+        const unclosed = e.code === "MISSING_CHAR" ? /^Missing closing (["'])quote/.exec(e.message)?.[1] : undefined;
+        if (unclosed) {
+          const open = openingQuote(this.text, e.pos[0], unclosed as '"' | "'");
+          if (open >= 0)
+            return {
+              span: this.span(open, open + 1),
+              message: `invalid YAML: this ${unclosed === '"' ? "double" : "single"} quote is never closed (the string runs on to the end of the file)`,
+            };
+        }
+        if (e.code === "DUPLICATE_KEY") {
+          const key = this.keyAt(e.pos[0]);
           return {
-            span: this.span(open, open + 1),
-            message: `invalid YAML: this ${unclosed === '"' ? "double" : "single"} quote is never closed (the string runs on to the end of the file)`,
+            span,
+            message: `invalid YAML: field ${key === undefined ? "" : `'${key}' `}is given twice (YAML would silently keep the last one)`,
           };
-      }
-      if (e.code === "DUPLICATE_KEY") {
-        const key = this.keyAt(e.pos[0]);
-        return {
-          span,
-          message: `invalid YAML: field ${key === undefined ? "" : `'${key}' `}is given twice (YAML would silently keep the last one)`,
-        };
-      }
-      return { span, message: `invalid YAML: ${e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}` };
-    });
+        }
+        // Nesting too deep for the parser's stack in a form the scan above does not count (by indentation).
+        if (/call stack/i.test(e.message))
+          return { span, message: "invalid YAML: lists or mappings nested too deeply here (more than the parser can read)" };
+        return { span, message: `invalid YAML: ${e.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "")}` };
+      }),
+    ];
   }
 
   /** The document as a plain value, or where it expands too many aliases (a "billion laughs" bomb). */
@@ -76,9 +89,12 @@ export class PositionIndex {
           return visit.BREAK;
         },
       });
-      const why = /alias/i.test((e as Error).message)
+      const message = (e as Error).message;
+      const why = /alias/i.test(message)
         ? `its aliases (*name) expand to too much data (more than ${MAX_ALIAS_COUNT} expansions of one alias): refused as a resource-exhaustion attack`
-        : (e as Error).message;
+        : /call stack/i.test(message)
+          ? "lists or mappings nested too deeply (more than the parser can read)"
+          : message;
       return { ok: false, span: this.span(at[0], at[1]), message: `invalid YAML: ${why}` };
     }
   }

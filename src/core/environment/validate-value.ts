@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { explainIssue } from "./issues";
+import { nulByteProblems } from "./nul-bytes";
 import { formatPath, type Problem, type Span } from "./problem";
 import { objectKeysAt } from "./schema-walk";
 
@@ -18,9 +19,10 @@ export function validateValue<S extends z.ZodType>(
   positions: SpanSource,
   displayPrefix = "",
 ): { data?: z.infer<S>; problems: Problem[] } {
+  const nul = nulByteProblems(value, file, positions, displayPrefix);
   const res = schema.safeParse(value);
-  if (res.success) return { data: res.data, problems: [] };
-  const problems: Problem[] = [];
+  if (res.success) return nul.length > 0 ? { problems: nul } : { data: res.data, problems: [] };
+  const problems: Problem[] = [...nul];
   const seen = new Set<string>();
   for (const issue of res.error.issues) {
     for (const ex of explainIssue(issue, value, (p) => objectKeysAt(schema, value, p))) {

@@ -7,6 +7,7 @@ import { formatPath, type Problem } from "../environment/problem";
 import { didYouMean } from "../environment/suggest";
 import { asStructured, expectedValue } from "../reward/answer-path";
 import { buildToolset } from "../rollout/toolset";
+import { gradingProblems } from "./grading-checks";
 import { schemaShapeProblems } from "./json-schema-shape";
 import { type Locate, manifestLocator, taskLocator } from "./locate";
 import { visibleTestProblems } from "./visible-tests-checks";
@@ -65,7 +66,7 @@ function targetFieldNames(tasks: readonly LoadedTask[]): Set<string> {
  * commands in an environment whose agent has no `bash` tool to do the same.
  */
 export async function authoringProblems(env: Environment): Promise<Problem[]> {
-  const problems: Problem[] = [];
+  const problems: Problem[] = gradingProblems(env);
   const atManifest = manifestLocator(env);
   const onManifest = (path: PropertyKey[], message: string, severity: Severity = "error", atKey = false) =>
     problems.push({ file: env.manifestPath, ...atManifest(path, atKey), path: formatPath(path), message, severity });
