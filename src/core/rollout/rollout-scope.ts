@@ -8,6 +8,9 @@ import { observe } from "./observations";
 import { SandboxGuard } from "./sandbox-guard";
 import { resetToSeed, taskSeed } from "../sandbox/task-files";
 
+/** Tries at a sandbox before its failure is the rollout's: the warm ones a pool may hold, and one started anew. */
+const JUDGE_STARTS = 3;
+
 export interface RolloutScopeOptions {
   env: Environment;
   task: LoadedTask;
@@ -82,27 +85,43 @@ export class RolloutScope implements AsyncDisposable {
    */
   async freshSandbox(files: Record<string, string | Buffer>): Promise<Sandbox> {
     if (this.disposed) throw new SandboxInfraError("the rollout is over: no sandbox can be started for it");
-    const o = this.o;
     const s0 = performance.now();
-    let sb: Sandbox | undefined;
     try {
-      const labels = { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId, "rlenv.role": "judge" };
-      // A pool of its own (the role label): a judging sandbox is never handed to an agent, nor an agent's to a judge.
-      // Recycled between judgings as the manifest allows, after the same clean slate as any sandbox.
-      sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, labels, this.outside));
-      this.extra.add(sb);
-      await sb.reset(files);
+      // A warm sandbox that died while it waited in the pool is the pool's staleness, not this rollout's
+      // failure: the next one is tried, past every warm one the pool may hold (two), before giving up.
+      let sb: Sandbox | Error = new Error("no judging sandbox was tried");
+      for (let attempt = 0; attempt < JUDGE_STARTS; attempt++) {
+        sb = await this.startJudge(files).catch((e: Error) => e);
+        if (!(sb instanceof Error)) break;
+      }
+      if (sb instanceof Error) throw sb;
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
       return this.guard.wrap(sb);
     } catch (e) {
-      if (sb) await this.release(sb);
       if (this.outside?.aborted) throw abortReason(this.outside);
-      const failure = new SandboxInfraError(`judging sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
+      const failure = new SandboxInfraError(`judging sandbox (${this.o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
       // Recorded as the rollout's loss too: a verifier that swallows the throw still cannot turn it into a zero.
       this.guard.lost ??= failure.message;
       throw failure;
     } finally {
       this.sandboxMs += performance.now() - s0;
+    }
+  }
+
+  /** One judging sandbox from the pool, reset to `files`; closed again when that fails. */
+  private async startJudge(files: Record<string, string | Buffer>): Promise<Sandbox> {
+    const o = this.o;
+    const labels = { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId, "rlenv.role": "judge" };
+    // Recycled as the manifest allows, after the same clean slate as any sandbox (docker keeps judges in a pool of
+    // their own by the role label; the process backend's pool takes no account of labels).
+    const sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, labels, this.outside));
+    this.extra.add(sb);
+    try {
+      await sb.reset(files);
+      return sb;
+    } catch (e) {
+      await this.release(sb);
+      throw e;
     }
   }
 
@@ -147,18 +166,34 @@ export class RolloutScope implements AsyncDisposable {
     this.outside?.removeEventListener("abort", this.onOutside);
   }
 
+  /** One sandbox from the pool with the task's seed (and a fork's files); closed again when that fails. */
+  private async startAgentSandbox(): Promise<Sandbox> {
+    const o = this.o;
+    const sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
+    try {
+      await resetToSeed(sb, taskSeed(o.task));
+      if (o.files) await applyFiles(sb, o.files);
+      return sb;
+    } catch (e) {
+      await sb.close().catch(() => {});
+      throw e;
+    }
+  }
+
   private async acquire(): Promise<Sandbox> {
     const o = this.o;
     const s0 = performance.now();
-    let sb: Sandbox | undefined;
     try {
-      sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, { "rlenv.run": o.runId, "rlenv.rollout": o.rolloutId }, this.signal));
-      await resetToSeed(sb, taskSeed(o.task));
-      if (o.files) await applyFiles(sb, o.files);
+      // A warm sandbox that died while it waited in the pool is not this rollout's failure: the next one is tried.
+      let sb: Sandbox | Error = new Error("no sandbox was tried");
+      for (let attempt = 0; attempt < JUDGE_STARTS && !this.signal.aborted; attempt++) {
+        sb = await this.startAgentSandbox().catch((e: Error) => e);
+        if (!(sb instanceof Error)) break;
+      }
+      if (sb instanceof Error) throw sb;
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
       return this.guard.wrap(sb);
     } catch (e) {
-      if (sb) await sb.close().catch(() => {});
       if (this.signal.aborted) throw abortReason(this.signal);
       this.startFailure = new SandboxInfraError(`sandbox (${o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
       throw this.startFailure;
