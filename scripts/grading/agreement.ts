@@ -1,8 +1,7 @@
 // The agreement of the shipped figure grading with labelled answers (FinanceBench's form).
-import { sentences } from "../../src/core/reward/comparators/answer-reading";
+import { finalSentence } from "../../src/core/calibrate/final-sentence";
 import "../../src/core/reward/comparators/basic";
 import "../../src/core/reward/comparators/document";
-import { findQuantities } from "../../src/core/reward/comparators/quantity";
 import { findComparator } from "../../src/core/reward/comparators/registry";
 import { FieldSpec } from "../../src/core/schema/verifier";
 import { type FinanceQuestion, goldAnswer, isNumericAnswer, questionUnit } from "../envs/financebench-tasks";
@@ -31,15 +30,6 @@ export interface Disagreement {
   gold: string;
   text: string;
   reason: string;
-}
-
-/**
- * The reply's final answer: its last sentence that states a number (a reply that ends with
- * its sources or caveats states its answer before them), or its last sentence when none does.
- */
-export function finalSentence(reply: string): string {
-  const parts = sentences(reply).map((s) => s.text);
-  return parts.filter((s) => findQuantities(s).length > 0).at(-1) ?? parts.at(-1) ?? reply.trim();
 }
 
 /**

@@ -1,10 +1,14 @@
+import { findQuantities } from "../reward/comparators/quantity";
+
 /**
  * The final sentence of a reply: what `--final-sentence` submits when a label carries only the
  * whole reply. The rule, documented in docs/reference.md: a line break ends a sentence, and so
  * does `.`, `!` or `?` followed by a space, unless the full stop closes an abbreviation
  * ("Inc.", "U.S.", "e.g.", a single initial) or a list mark ("2."); a full stop between digits ("1.50")
  * never ends one.
- * Blank sentences and bullet or heading marks are dropped; the last sentence left is the answer.
+ * Blank sentences and bullet or heading marks are dropped. The answer is the last sentence that
+ * states a figure (a reply that ends with its sources or caveats, "This can be found under Item 7.",
+ * states its answer before them), else the last sentence.
  */
 
 const ABBREVIATIONS = new Set([
@@ -89,7 +93,8 @@ export function sentences(text: string): string[] {
   return out;
 }
 
-/** The reply's last sentence; the reply itself when it has none. */
+/** The reply's last sentence that states a figure, else its last sentence; the reply itself when it has none. */
 export function finalSentence(reply: string): string {
-  return sentences(reply).at(-1) ?? reply.trim();
+  const all = sentences(reply);
+  return all.filter((s) => findQuantities(s).length > 0).at(-1) ?? all.at(-1) ?? reply.trim();
 }

@@ -17,3 +17,11 @@ test("the final sentence: the last one, past decimals, abbreviations, initials a
   assert.equal(finalSentence("   "), "");
   assert.deepEqual(sentences("A is 1.5. B is 2.\n\n1. C is 3"), ["A is 1.5.", "B is 2.", "C is 3"]);
 });
+
+test("the final answer: a reply that ends with its sources states its answer before them", () => {
+  assert.equal(
+    finalSentence("Capex was $1,577 million in FY2018. This can be found under Item 7 of the filing."),
+    "Capex was $1,577 million in FY2018.",
+  );
+  assert.equal(finalSentence("No figure here. Nor here."), "Nor here.");
+});
