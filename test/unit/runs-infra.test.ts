@@ -37,7 +37,7 @@ function runFolder(): string {
   const usage = { prompt_tokens: 0, completion_tokens: 0 };
   const timings = { total_ms: 1, policy_ms: 0, sandbox_ms: 0, verify_ms: 0 };
   const start = (task: string) => ({
-    ...startEvent({ rollout_id: `${task}-0`, task: { id: task, prompt: "p" }, sandbox: { backend: "docker" } }),
+    ...startEvent({ rollout_id: `${task}-0`, task: { id: task, prompt: `prompt of ${task}` }, sandbox: { backend: "docker" } }),
     seq: 0,
     t: 1,
   });
@@ -46,7 +46,7 @@ function runFolder(): string {
     path.join(dir, "rollouts", "a-0.jsonl"),
     lines([
       start("a"),
-      { type: "message", seq: 1, t: 1, role: "user", content: "p" },
+      { type: "message", seq: 1, t: 1, role: "user", content: "prompt of a" },
       {
         type: "error",
         seq: 2,
@@ -62,9 +62,10 @@ function runFolder(): string {
     path.join(dir, "rollouts", "b-0.jsonl"),
     lines([
       start("b"),
-      { type: "message", seq: 1, t: 1, role: "user", content: "p" },
-      { type: "error", seq: 2, t: 1, where: "engine", message: "a bug", infra: false },
-      { type: "end", seq: 3, t: 1, status: "error", reason: "a bug", reward: null, turns: 1, usage, timings },
+      { type: "message", seq: 1, t: 1, role: "user", content: "prompt of b" },
+      { type: "message", seq: 2, t: 1, role: "assistant", content: "answer of b" },
+      { type: "error", seq: 3, t: 1, where: "engine", message: "a bug", infra: false },
+      { type: "end", seq: 4, t: 1, status: "error", reason: "a bug", reward: null, turns: 1, usage, timings },
     ]),
   );
   return dir;
@@ -82,6 +83,9 @@ test("a run folder read back: the infra failure is known from its trajectory, su
   const s = summarizeRunDir(dir);
   assert.equal(s.infra_errors, 1);
   assert.equal(s.mean_reward, 0);
-  const exported = [...exportChatJsonl(dir)].map((l) => (JSON.parse(l) as { metadata: { task: string } }).metadata.task);
-  assert.deepEqual(exported, ["b"]);
+  // A chat record holds only what OpenAI's fine-tuning schema allows: the task is known by its prompt.
+  const exported = [...exportChatJsonl(dir)].map(
+    (l) => (JSON.parse(l) as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === "user")?.content,
+  );
+  assert.deepEqual(exported, ["prompt of b"]);
 });

@@ -10,11 +10,14 @@ import { rewardFor } from "../reward/task-reward";
 import type { ExecOptions, ExecResult, Sandbox } from "../sandbox/types";
 import type { Solution } from "../schema/task";
 import type { VerifierConfig } from "../schema/verifier";
+import { judgedCommand } from "../reward/judged-command";
 import { taskSeed } from "../sandbox/task-files";
 
 /** One command the task's reward list runs, as the in-sandbox screen (rlenv_screen.py) runs it. */
 export interface ScreenStep {
   argv: string[];
+  /** The argv the verifier itself runs for the same command (judged-command.ts: globs named, a hidden check isolated), which the replay expects. */
+  judged?: string[];
   hidden: Record<string, string>;
   stdin: string | null;
   timeout_ms: number;
@@ -119,6 +122,7 @@ export async function screenPlan(env: Environment, task: LoadedTask): Promise<Sc
       const code = domainName === "code";
       steps.push({
         argv: argvOf(command, code ? "bash" : "sh"),
+        judged: argvOf(judgedCommand(command, Object.keys(hidden)), code ? "bash" : "sh"),
         hidden,
         stdin: c.sentinel ? `${token}\n` : null,
         timeout_ms: code ? Math.max(500, Math.min(timeoutMs - 2000, timeoutMs * 0.8)) : timeoutMs,
@@ -164,7 +168,7 @@ class ReplaySandbox implements Sandbox {
     const run = this.runs[i];
     if (!step || !run) this.fail("the verifier ran more commands than the screen did");
     const asked = argvOf(command, step.argv[0] === "sh" ? "sh" : "bash");
-    if (JSON.stringify(asked) !== JSON.stringify(step.argv)) this.fail(`the verifier ran ${JSON.stringify(asked)}`);
+    if (JSON.stringify(asked) !== JSON.stringify(step.judged ?? step.argv)) this.fail(`the verifier ran ${JSON.stringify(asked)}`);
     const total = run.stdoutBytes + run.stderrBytes;
     const kept = run.keptBytes;
     // Cut output is as the sandbox's only when one stream wrote (with both, where the cut falls depends on timing).

@@ -49,8 +49,9 @@ export function nameHiddenGlobs(command: string, hidden: readonly string[]): str
  * Runs a hidden Python check from memory: it reads the check, removes it from the disk (so the
  * submission, imported later, finds nothing to read), makes its own process non-dumpable (so a
  * process of the same user cannot read its memory or descriptors through /proc), then runs the
- * check's code as __main__ with the file's name. Run with -I: neither the workdir nor the user
- * site is on its path, so a module the policy wrote cannot stand in for the standard library.
+ * check's code as __main__ with the file's name. Run with -I: the user site is not on its path, and
+ * the check's folder (where the code it checks lives) comes after the standard library, never
+ * before it, so a module the policy wrote can be imported but cannot stand in for a standard one.
  */
 const LAUNCHER = [
   "import os, sys",
@@ -62,6 +63,7 @@ const LAUNCHER = [
   "    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)",
   "except Exception:",
   "    pass",
+  "sys.path.append(os.path.dirname(os.path.abspath(p)))",
   "sys.argv = sys.argv[1:]",
   "g = {'__name__': '__main__', '__file__': os.path.abspath(p), '__builtins__': __builtins__}",
   "c = compile(src, g['__file__'], 'exec')",

@@ -6,7 +6,7 @@ import { type Score, scoreRollout } from "../reward/score";
 import { readSubmission, type Submission } from "../reward/submission";
 import { sandboxFiles } from "../environment/file-content";
 import { seedMap } from "../sandbox/diff";
-import { markExecutable, taskSeed } from "../sandbox/task-files";
+import { EXECUTABLE_MODE, markExecutable, taskSeed } from "../sandbox/task-files";
 import type { ExecOptions, Sandbox } from "../sandbox/types";
 import type { HackSignal } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
@@ -81,6 +81,7 @@ export async function judgeRollout(
     fresh ??= submitted().then(async (sub) => {
       const sb = await scope.freshSandbox(sub.files);
       await markKeptExecutables(sb, task, sub);
+      if (hasFiles) await markChangedExecutables(await scope.sandbox(), sb, sub);
       return judgingSandbox(sb);
     });
     return fresh;
@@ -112,6 +113,28 @@ async function markKeptExecutables(sb: Sandbox, task: LoadedTask, sub: Submissio
   const seed = taskSeed(task);
   const kept = Object.fromEntries(Object.entries(seed).filter(([p]) => sub.files[p] !== undefined && !sub.changed.has(p)));
   await markExecutable(sb, kept);
+}
+
+/** At most this many changed files are asked for their mode (one exec's argv; a submission rarely changes more). */
+const MAX_MODE_CHECKS = 2000;
+
+/**
+ * The files the policy wrote or changed that are executable in its sandbox (a script the oracle
+ * or the agent made and chmod'ed, which a check runs as ./go.sh) are written executable in the
+ * judging sandbox too: the submission is read as bytes, and a reset writes no mode.
+ */
+async function markChangedExecutables(agent: Sandbox, judging: Sandbox, sub: Submission): Promise<void> {
+  const paths = [...sub.changed.keys()].filter((p) => sub.files[p] !== undefined).slice(0, MAX_MODE_CHECKS);
+  if (paths.length === 0) return;
+  const script = 'for f do [ -f "$f" ] && [ -x "$f" ] && printf "%s\\0" "$f"; done; exit 0';
+  const r = await agent.exec(["sh", "-c", script, "sh", ...paths], { timeoutMs: 10_000 });
+  if (r.status !== "ok") return;
+  const marked: Record<string, string | Buffer> = {};
+  for (const p of r.stdout.split("\0")) {
+    const content = p ? sub.files[p] : undefined;
+    if (content !== undefined) marked[p] = content;
+  }
+  if (Object.keys(marked).length > 0) await judging.writeFiles(marked, { mode: EXECUTABLE_MODE });
 }
 
 /** The reward event's fields for a judgement: where it was judged, and its signals when it raised any. */

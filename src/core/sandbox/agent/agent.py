@@ -21,8 +21,10 @@ import base64, json, os, selectors, shutil, signal, stat, subprocess, sys, time
 
 # Every descriptor the agent inherited beyond its three pipes is closed before anything else: one
 # left open by whatever started the host's process (a launcher's log, a root-only file) would
-# otherwise be reachable from inside the sandbox through this process.
-os.closerange(3, 1 << 20)
+# otherwise be reachable from inside the sandbox through this process. (Only when run as the
+# agent: the Python tests import this file into their own process, whose descriptors are theirs.)
+if __name__ == "__main__":
+    os.closerange(3, 1 << 20)
 
 sel = selectors.DefaultSelector()
 OUT = sys.stdout.buffer
