@@ -11,6 +11,13 @@ import { resetToSeed, taskSeed } from "../sandbox/task-files";
 /** Tries at a sandbox before its failure is the rollout's: the warm ones a pool may hold, and one started anew. */
 const JUDGE_STARTS = 3;
 
+/**
+ * A sandbox the pool handed over whose reset failed: a warm one that died while it waited, the
+ * pool's staleness, so the next one is tried at once. A pool that cannot hand one over at all (an
+ * engine not answering) is not retried here: the rollout's infra retries back off and wait for it.
+ */
+class StaleSandbox extends Error {}
+
 export interface RolloutScopeOptions {
   env: Environment;
   task: LoadedTask;
@@ -92,7 +99,7 @@ export class RolloutScope implements AsyncDisposable {
       let sb: Sandbox | Error = new Error("no judging sandbox was tried");
       for (let attempt = 0; attempt < JUDGE_STARTS; attempt++) {
         sb = await this.startJudge(files).catch((e: Error) => e);
-        if (!(sb instanceof Error)) break;
+        if (!(sb instanceof StaleSandbox)) break;
       }
       if (sb instanceof Error) throw sb;
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
@@ -121,7 +128,7 @@ export class RolloutScope implements AsyncDisposable {
       return sb;
     } catch (e) {
       await this.release(sb);
-      throw e;
+      throw new StaleSandbox((e as Error).message);
     }
   }
 
@@ -176,7 +183,7 @@ export class RolloutScope implements AsyncDisposable {
       return sb;
     } catch (e) {
       await sb.close().catch(() => {});
-      throw e;
+      throw new StaleSandbox((e as Error).message);
     }
   }
 
@@ -188,7 +195,7 @@ export class RolloutScope implements AsyncDisposable {
       let sb: Sandbox | Error = new Error("no sandbox was tried");
       for (let attempt = 0; attempt < JUDGE_STARTS && !this.signal.aborted; attempt++) {
         sb = await this.startAgentSandbox().catch((e: Error) => e);
-        if (!(sb instanceof Error)) break;
+        if (!(sb instanceof StaleSandbox)) break;
       }
       if (sb instanceof Error) throw sb;
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });

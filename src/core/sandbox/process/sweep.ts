@@ -1,13 +1,32 @@
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ownerAlive, ownerOfName } from "../owner";
 import { sweepOrphanCgroups } from "./cgroup";
 import { unmountDisk } from "./disk";
 
-/** Where process sandboxes live unless a provider is told otherwise. */
+/**
+ * Where process sandboxes live unless a provider is told otherwise: <tmpdir>/rlenv-sandboxes. As
+ * root, bwrap's sandboxes run as an unprivileged host uid (host-identity.ts) that must pass
+ * through every folder above its own; a private TMPDIR (0700) would stop it at the door, so then
+ * they live under /tmp (sticky, searchable by all; each sandbox's own folder stays 0700).
+ */
 export function defaultSandboxBase(): string {
-  return path.join(os.tmpdir(), "rlenv-sandboxes");
+  const tmp = os.tmpdir();
+  if (process.getuid?.() === 0 && !searchableByAll(tmp)) return path.join("/tmp", "rlenv-sandboxes");
+  return path.join(tmp, "rlenv-sandboxes");
+}
+
+/** Whether every folder from `dir` up to / lets any user pass through (the x bit for others). */
+function searchableByAll(dir: string): boolean {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try {
+      if ((statSync(d).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (path.dirname(d) === d) return true;
+  }
 }
 
 /**
