@@ -22,14 +22,18 @@ stage docs-fresh npx tsx scripts/write-docs.ts --check
 stage services bash test/setup/all.sh
 # shellcheck disable=SC1091
 [ -f .test-artifacts/services/env ] && set -a && . .test-artifacts/services/env && set +a
-stage unit bash scripts/run-node-tests.sh test/unit
+# A Docker engine that died (in the setup's image builds, or under a stage's load) is named and
+# started again before each stage, so one death does not fail or stall every later Docker test.
+healthy() { bash test/setup/docker-health.sh "$1"; }
+healthy unit; stage unit bash scripts/run-node-tests.sh test/unit
 stage python bash scripts/test-python.sh
-stage integration bash scripts/run-node-tests.sh test/integration
-[ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
-[ -d test/e2e ] && stage e2e bash scripts/run-node-tests.sh test/e2e
+healthy integration; stage integration bash scripts/run-node-tests.sh test/integration
+healthy extension-host; [ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
+healthy e2e; [ -d test/e2e ] && stage e2e bash scripts/run-node-tests.sh test/e2e
 
 echo
 echo "services:"; cat .test-artifacts/services/summary 2>/dev/null | sed 's/^/  /'
+[ -f .test-artifacts/services/docker-restarts ] && sed 's/^/  !! /' .test-artifacts/services/docker-restarts
 pass=0; fail=0; skip=0
 for f in .test-artifacts/tap/*.tap; do
   [ -f "$f" ] || continue
