@@ -1,4 +1,4 @@
-import type { Span } from "./problem";
+import type { Span } from "../model/problem";
 
 /** Offsets of one value (and its key, inside an object) in the source text. */
 interface Range {

@@ -1,44 +1,22 @@
 import { existsSync, lstatSync, statSync } from "node:fs";
 import path from "node:path";
 import { BUILTIN_TOOLS } from "../schema/builtins";
-import { type Manifest as ManifestT, Manifest } from "../schema/manifest";
+import { Manifest } from "../schema/manifest";
 import type { CustomTool } from "../schema/tool";
-import { type HarborInfo, harborTaskDirs, isHarborTask, loadHarborTask } from "../harbor/load-harbor";
-import { hashEnvironment } from "./hash";
-import { type LoadedTask, loadTasks } from "./load-tasks";
+import { harborTaskDirs, isHarborTask, loadHarborTask } from "../harbor/load-harbor";
+import { hashEnvironment } from "../util/hash";
+import { loadTasks } from "./load-tasks";
+import type { LoadedTask } from "../model/environment";
 import { PositionIndex } from "./positions";
-import { type Problem, START_OF_FILE } from "./problem";
-import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
+import { type Problem, START_OF_FILE } from "../model/problem";
+import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "../util/read-source";
 import { findOutsideLinks, resolveInside } from "./safe-path";
 import { taskProblemsDespiteManifest } from "./tasks-despite-manifest";
 import { didYouMean } from "./suggest";
 import { validateValue } from "./validate-value";
+import type { Environment, LoadResult } from "../model/environment";
 
 export const MANIFEST_FILE = "environment.yaml";
-
-/** A loaded, validated environment: everything a rollout needs, paths resolved. */
-export interface Environment {
-  dir: string;
-  manifestPath: string;
-  manifest: ManifestT;
-  tasks: LoadedTask[];
-  /** Prompt templates, file contents already read. */
-  prompts: { system: string; user: string };
-  builtinTools: string[];
-  customTools: CustomTool[];
-  /** Content hash of the folder, recorded in every trajectory. */
-  hash: string;
-  /** Absolute path of the Dockerfile when the sandbox is built, of documents/assets when given. */
-  paths: { build?: string; documents?: string; assets?: string; tasks: string };
-  /** Set when the folder is a Harbor task (task.toml) loaded as is: its image, tests and config. */
-  harbor?: HarborInfo;
-}
-
-export interface LoadResult {
-  /** Null when the manifest itself cannot be used; otherwise holds every task that loaded. */
-  env: Environment | null;
-  problems: Problem[];
-}
 
 const DEFAULT_USER = "{{task.prompt}}";
 

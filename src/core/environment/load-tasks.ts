@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, type St
 import path from "node:path";
 import type { FileContent, FileMap } from "../schema/common";
 import { Task } from "../schema/task";
-import { contentOfBytes } from "./file-content";
+import { contentOfBytes } from "../model/file-content";
 import {
   deepestNesting,
   JsonPositionIndex,
@@ -13,18 +13,11 @@ import {
   parseJsonWithPositions,
 } from "./json-positions";
 import { PositionIndex } from "./positions";
-import { formatPath, type Problem, type Span, START_OF_FILE } from "./problem";
-import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
+import { formatPath, type Problem, type Span, START_OF_FILE } from "../model/problem";
+import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "../util/read-source";
 import { isSafeRelativePath, linkLeadsOut, resolveInside } from "./safe-path";
 import { type SpanSource, validateValue } from "./validate-value";
-import type { TaskStages } from "../rollout/task-stages";
-
-/** A validated task and where it came from, so editors can point at it. */
-export interface LoadedTask extends Task {
-  source: { file: string; line: number; index: number };
-  /** A task played as stages in one sandbox (Harbor's [[steps]]); the task's own prompt, tests and solution are the first stage's. */
-  stages?: TaskStages;
-}
+import type { LoadedTask } from "../model/environment";
 
 const FILE_MAP_FIELDS: Array<(t: Task) => [string[], FileMap | undefined]> = [
   (t) => [["files"], t.files],

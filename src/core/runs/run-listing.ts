@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { rolloutFailure } from "../reward/failure";
+import { rolloutFailure } from "./failure";
 import { RunRecord, RunSummary } from "../schema/run";
 import type { RewardComponent } from "../schema/trajectory";
 import { rolloutFiles } from "./run-dir";
