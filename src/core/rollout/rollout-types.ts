@@ -85,7 +85,7 @@ export interface RolloutResult {
   reason?: string;
   /** Null when the rollout was not scored (cancelled, error). */
   reward: number | null;
-  /** Why it fell short of full marks, in one line: the failing components with their reasons (see reward/failure.ts). */
+  /** Why it fell short of full marks, in one line: the failing components with their reasons (see runs/failure.ts). */
   failure?: string;
   /** The reward components, when it was scored. */
   components?: RewardComponent[];
