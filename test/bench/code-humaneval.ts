@@ -26,7 +26,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { textFiles } from "../../src/core/environment/file-content";
+import { textFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 
 /** The goal for `validate --run` wall over the unsandboxed baseline, the same on either backend. */

@@ -28,7 +28,7 @@ import { PlannedPolicy } from "../../src/core/policy/scripted";
 import * as engineNow from "../../src/core/rollout";
 import { runEnvironment, runRollout } from "../../src/core/rollout";
 import { ProcessSandboxProvider, sandboxRequest } from "../../src/core/sandbox/index";
-import type { ExecResult, Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { ExecResult, Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { startScriptedServer } from "../support/scripted-openai-server";
 
 const ROLLOUTS = Number(process.argv[2] ?? 200);

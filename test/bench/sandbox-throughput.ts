@@ -15,7 +15,7 @@ import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../src/core/sandbox/docker/provider";
 import { ISOLATION_MODES, isolationUnavailable } from "../../src/core/sandbox/process/isolation";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
-import type { Sandbox, SandboxRequest } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxRequest } from "../../src/core/model/sandbox";
 
 const IMAGE = process.env.RLENV_BENCH_IMAGE ?? "rlenv/python:bookworm";
 const SCALE = Number(process.env.BENCH_OPS ?? "1");

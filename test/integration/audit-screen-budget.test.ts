@@ -14,7 +14,7 @@ import { auditEnvironment } from "../../src/core/audit/run-audit";
 import { candidateFiles, screenPlan } from "../../src/core/audit/screen";
 import { loadEnvironment } from "../../src/core/environment";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { makeEnvDir } from "../support/tmp-env";
 
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";

@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { VerifyContext } from "../../src/core/domains/types";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { VerifyContext } from "../../src/core/model/domain";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { runVerifier } from "../../src/core/reward/score";
 import { sandboxRequest } from "../../src/core/sandbox/request";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { VerifierConfig } from "../../src/core/schema/verifier";
 import { fixtureEnv, processProvider } from "./rollout-helpers";
 

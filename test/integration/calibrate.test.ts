@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { calibrateEnvironment } from "../../src/core/app";
 import { loadEnvironment } from "../../src/core/environment";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { CalibrationReport } from "../../src/core/schema/calibration";
 import { rlenv } from "../support/cli";
 import { type RecordedRequest, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Environment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { NopPolicy, OraclePolicy, PlannedPolicy, type Policy } from "../../src/core/policy";
 import { type RolloutResult, runRollout } from "../../src/core/rollout/run-rollout";
 import { createSandboxProvider } from "../../src/core/sandbox";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { after } from "node:test";
 import { missing } from "../support/services";

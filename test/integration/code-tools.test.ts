@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CODE_TOOLS } from "../../src/core/domains/code";
-import type { ToolContext, ToolResult } from "../../src/core/domains/types";
-import { sandboxFiles } from "../../src/core/environment/file-content";
-import type { Environment } from "../../src/core/environment/load-environment";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { ToolContext, ToolResult } from "../../src/core/model/domain";
+import { sandboxFiles } from "../../src/core/model/file-content";
+import type { Environment } from "../../src/core/model/environment";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { backendSkip, loadExample, taskById } from "./code-rollouts";
 
 const text = (r: ToolResult) => (typeof r.output === "string" ? r.output : JSON.stringify(r.output));

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Environment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { OraclePolicy, type Policy } from "../../src/core/policy";
 import { runEnvironment } from "../../src/core/rollout";
 import { createSandboxProvider } from "../../src/core/sandbox";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { backendSkip, loadExample, observations, oracle, rewardEvent, rollOut, scripted, taskById, trajectoryDir } from "./code-rollouts";
 
 /** Run every listed task once with the policy the factory picks; rewards by task id. */

@@ -7,7 +7,7 @@ import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { OraclePolicy } from "../../src/core/policy/oracle";
 import { runRollout } from "../../src/core/rollout/run-rollout";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { type RecordedRequest, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 
 const root = path.join(__dirname, "..", "..");

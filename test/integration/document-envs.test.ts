@@ -3,11 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type Environment, loadEnvironment } from "../../src/core/environment/load-environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { NopPolicy } from "../../src/core/policy/nop";
 import { OraclePolicy } from "../../src/core/policy/oracle";
 import { runRollout } from "../../src/core/rollout/run-rollout";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 
 const root = path.join(__dirname, "..", "..");
 let work: string;

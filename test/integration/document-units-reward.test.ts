@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { ReplayPolicy } from "../../src/core/policy/replay";
 import { runRollout } from "../../src/core/rollout/run-rollout";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 
 const noSandbox = {
   backend: "none",

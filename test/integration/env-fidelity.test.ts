@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { sandboxFiles } from "../../src/core/environment/file-content";
+import { sandboxFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { sandboxRequest } from "../../src/core/sandbox";
 import { png, randomBin, sha256, sqliteDb } from "../support/binary-fixtures";

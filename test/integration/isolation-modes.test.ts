@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { test } from "node:test";
-import type { Environment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 import { ISOLATION_MODES, isolationUnavailable } from "../../src/core/sandbox/process/isolation";
 import { loadExample, oracle, REPO, rewardEvent, rollOut, trajectoryDir } from "./code-rollouts";

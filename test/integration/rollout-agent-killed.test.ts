@@ -6,7 +6,7 @@ import { loadEnvironment } from "../../src/core/environment";
 import { runEnvironment } from "../../src/core/rollout";
 import { createSandboxProvider, ProcessSandboxProvider } from "../../src/core/sandbox/index";
 import { ISOLATION_MODES, isolationUnavailable } from "../../src/core/sandbox/process/isolation";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { events, FIXTURE, ofType, tmp } from "./rollout-helpers";
 

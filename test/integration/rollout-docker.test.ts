@@ -3,7 +3,7 @@ import { after, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { runEnvironment } from "../../src/core/rollout";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { callTool, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 import { events, fixtureEnv, ofType, tmp } from "./rollout-helpers";

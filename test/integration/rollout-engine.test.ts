@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { Limiter, runEnvironment } from "../../src/core/rollout";
 import { exportChatJsonl, listRuns, readRun } from "../../src/core/runs";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { callTool, type Script, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 import { events, fixtureEnv, leftovers, ofType, processProvider, tmp, variant } from "./rollout-helpers";
 import type { ProcessSandboxProvider } from "../../src/core/sandbox/index";

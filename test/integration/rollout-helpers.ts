@@ -4,7 +4,7 @@ import path from "node:path";
 import { type Environment, loadEnvironment } from "../../src/core/environment";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { Manifest } from "../../src/core/schema/manifest";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 

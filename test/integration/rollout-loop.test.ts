@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import type { DomainPlugin } from "../../src/core/domains/types";
+import type { DomainPlugin } from "../../src/core/model/domain";
 import { PlannedPolicy } from "../../src/core/policy/scripted";
 import { runEnvironment, runRollout } from "../../src/core/rollout";
 import type { ProcessSandboxProvider } from "../../src/core/sandbox/index";
-import type { SandboxProvider, SandboxRequest } from "../../src/core/sandbox/types";
+import type { SandboxProvider, SandboxRequest } from "../../src/core/model/sandbox";
 import { events, fixtureEnv, leftovers, ofType, processProvider, tmp } from "./rollout-helpers";
 
 let provider: SandboxProvider | undefined;

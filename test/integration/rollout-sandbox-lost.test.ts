@@ -7,7 +7,7 @@ import { loadEnvironment } from "../../src/core/environment";
 import { type RolloutHooks, runEnvironment } from "../../src/core/rollout";
 import { exportChatJsonl } from "../../src/core/runs";
 import { createSandboxProvider } from "../../src/core/sandbox/index";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { events, FIXTURE, ofType, processProvider, tmp } from "./rollout-helpers";
 

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { resumableRecord } from "../../src/core/rollout/resume-run";
 import { readRun, rolloutFiles } from "../../src/core/runs";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
-import { currentOwner } from "../../src/core/sandbox/owner";
+import { currentOwner } from "../../src/core/util/owner";
 import { runDashboard } from "../../src/core/view/server/run-folder";
 import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
 import { listRunFolders } from "../../src/core/runs/run-listing";

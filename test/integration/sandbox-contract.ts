@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { createServer } from "node:net";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import type { SandboxProvider, SandboxRequest } from "../../src/core/sandbox/types";
+import type { SandboxProvider, SandboxRequest } from "../../src/core/model/sandbox";
 
 export interface BackendUnderTest {
   name: "docker" | "process";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../src/core/sandbox/docker/provider";
-import type { Sandbox } from "../../src/core/sandbox/types";
+import type { Sandbox } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { request } from "./sandbox-contract";
 

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import Docker from "dockerode";
 import { HOST_LABEL, OWNER_LABEL, OWNER_START_LABEL } from "../../src/core/sandbox/docker/container";
 import { sweepOrphanContainers } from "../../src/core/sandbox/docker/sweep";
-import { processStart } from "../../src/core/sandbox/owner";
+import { processStart } from "../../src/core/util/owner";
 import { detectIsolation } from "../../src/core/sandbox/process/isolation";
 import { defaultSandboxBase } from "../../src/core/sandbox/process/sweep";
 import { missing } from "../support/services";

@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../src/core/sandbox/docker/provider";
 import { detectIsolation } from "../../src/core/sandbox/process/isolation";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
-import type { Sandbox, SandboxProvider, SandboxRequest } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider, SandboxRequest } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { request } from "./sandbox-contract";
 

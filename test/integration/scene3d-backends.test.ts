@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { scene3dDomain } from "../../src/core/domains/scene3d";
-import type { ToolContext, ToolResult } from "../../src/core/domains/types";
-import type { Environment } from "../../src/core/environment/load-environment";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { ToolContext, ToolResult } from "../../src/core/model/domain";
+import type { Environment } from "../../src/core/model/environment";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import type { SceneNode, SceneSnapshot } from "../../src/core/schema/trajectory";
 import { blenderSandboxSkip, loadSceneEnv } from "./scene3d-support";
 

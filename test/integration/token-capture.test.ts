@@ -3,7 +3,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { runRollout } from "../../src/core/rollout";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";
 import { qwenDecode, qwenTokens, sampledText } from "../support/qwen-tokens";

@@ -6,7 +6,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { parquetReadObjects } from "hyparquet";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { runEnvironment } from "../../src/core/rollout";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";
 import { rlenv } from "../support/cli";

@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
 import { runRollout } from "../../src/core/rollout";
 import { trajectoryToChat } from "../../src/core/runs/export-chat";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";
 import { startCompletionsServer } from "../support/qwen-completions-server";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { VerifyContext } from "../../src/core/domains/types";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { VerifyContext } from "../../src/core/model/domain";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { testsVerifier } from "../../src/core/reward/verifiers/tests";
 import { createSandboxProvider } from "../../src/core/sandbox";
 import type { VerifierConfig } from "../../src/core/schema/verifier";

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CODE_TOOLS } from "../../src/core/domains/code";
-import type { ToolResult } from "../../src/core/domains/types";
-import { sandboxFiles } from "../../src/core/environment/file-content";
+import type { ToolResult } from "../../src/core/model/domain";
+import { sandboxFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment";
 import { staticProblems } from "../../src/core/app";
 import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
-import type { Sandbox, SandboxProvider } from "../../src/core/sandbox/types";
+import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { rlenv } from "../support/cli";
 import { backendSkip } from "./code-rollouts";
 

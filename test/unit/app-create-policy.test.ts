@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { createPolicy, policyFactoryWith } from "../../src/core/app/create-policy";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { LoadedTask } from "../../src/core/model/environment";
 import type { PolicyRequest } from "../../src/core/policy/types";
 import { startScriptedServer } from "../support/scripted-openai-server";
 

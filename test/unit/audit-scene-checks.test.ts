@@ -7,8 +7,8 @@ import { parseChecks } from "../../src/core/domains/scene3d/checks/check-spec";
 import { SceneChecker } from "../../src/core/domains/scene3d/checks/evaluate";
 import type { AddObjectArgs, GroupArgs } from "../../src/core/domains/scene3d/tool-args";
 import { sceneVerifier } from "../../src/core/domains/scene3d/verifier";
-import type { Environment } from "../../src/core/environment/load-environment";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { Environment } from "../../src/core/model/environment";
+import type { LoadedTask } from "../../src/core/model/environment";
 import type { SceneNode } from "../../src/core/schema/trajectory";
 import type { ToolCallSpec } from "../../src/core/schema/task";
 

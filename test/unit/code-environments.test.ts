@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { planVisibleTests } from "../../src/core/domains/code/visible-tests";
-import { textFiles } from "../../src/core/environment/file-content";
+import { textFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 
 const REPO = path.resolve(import.meta.dirname, "..", "..");

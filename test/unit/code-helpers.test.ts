@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { describeCompileError } from "../../src/core/domains/code/compile-error";
 import { formatExec } from "../../src/core/domains/code/exec-output";
 import { isNoise } from "../../src/core/domains/code/file-changes";
-import { shq } from "../../src/core/shell-quote";
+import { shq } from "../../src/core/util/shell-quote";
 import { formatStdioResults, normalizeOutput } from "../../src/core/domains/code/stdio-cases";
 import { resolveInWorkdir } from "../../src/core/domains/code/workdir-path";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { codeDomain, customDomain } from "../../src/core/domains/code";
-import type { Environment } from "../../src/core/environment/load-environment";
-import type { ToolContext } from "../../src/core/domains/types";
+import type { Environment } from "../../src/core/model/environment";
+import type { ToolContext } from "../../src/core/model/domain";
 
 const env = {} as Environment;
 const ctx = {} as ToolContext;

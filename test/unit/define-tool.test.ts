@@ -6,8 +6,9 @@ import { after, before, describe, test } from "node:test";
 import { CODE_TOOLS } from "../../src/core/domains/code";
 import { documentDomain } from "../../src/core/domains/document";
 import { scene3dDomain } from "../../src/core/domains/scene3d";
-import type { ToolContext, ToolDefinition } from "../../src/core/domains/types";
-import { type Environment, loadEnvironment } from "../../src/core/environment/load-environment";
+import type { ToolContext, ToolDefinition } from "../../src/core/model/domain";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { makeEnvDir } from "../support/tmp-env";
 
 // Every domain's tools are built by one defineTool from a zod schema. Two guards against

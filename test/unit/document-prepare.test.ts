@@ -9,7 +9,7 @@ import { buildCorpus } from "../../src/core/domains/document/corpus";
 import { parseInWorkers } from "../../src/core/domains/document/parse/pool";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { runEnvironment } from "../../src/core/rollout/run-environment";
-import type { SandboxProvider } from "../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { corruptPdf, makePdf } from "./document-fixtures";
 
 let work: string;

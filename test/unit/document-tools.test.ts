@@ -5,8 +5,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { buildCorpus } from "../../src/core/domains/document/corpus";
 import { documentDomain } from "../../src/core/domains/document";
-import type { ToolContext, ToolDefinition } from "../../src/core/domains/types";
-import { type Environment, loadEnvironment } from "../../src/core/environment/load-environment";
+import type { ToolContext, ToolDefinition } from "../../src/core/model/domain";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
+import type { Environment } from "../../src/core/model/environment";
 import { makeEnvDir } from "../support/tmp-env";
 import { corruptPdf, makePdf } from "./document-fixtures";
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import type { AtifWithTokens } from "../../src/core/runs/export-atif";
+import type { AtifWithTokens } from "../../src/core/harbor/export-atif";
 import { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { TokenLedger } from "../../src/core/tokens/ledger";
 import { rlenv } from "../support/cli";

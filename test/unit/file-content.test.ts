@@ -7,15 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import {
-  contentOfBytes,
-  executablePaths,
-  fileBytes,
-  fileText,
-  isBinary,
-  sandboxFiles,
-  textFiles,
-} from "../../src/core/environment/file-content";
+import { contentOfBytes, executablePaths, fileBytes, fileText, isBinary, sandboxFiles, textFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { FileMap } from "../../src/core/schema/common";
 import { writeTaskFiles } from "../../src/core/sandbox/task-files";

@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { listRecipes } from "../../src/core/sandbox/image/recipe";
-import { BUILTIN_STAND_INS, dockerfileWorkdir, standInTable, substituteBases } from "../../src/core/harbor/base-images";
-import { parseRewards } from "../../src/core/harbor/rewards";
+import { BUILTIN_STAND_INS, dockerfileWorkdir, standInTable, substituteBases } from "../../src/core/sandbox/image/base-images";
+import { parseRewards } from "../../src/core/reward/harbor/rewards";
 import { parseTaskConfig, sizeToMb } from "../../src/core/harbor/task-config";
 
 const TB2 = `version = "1.0"

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { shimFiles } from "../../src/core/harbor/offline-shim";
+import { shimFiles } from "../../src/core/reward/harbor/offline-shim";
 import { missing } from "../support/services";
 
 const skip = missing("apt") || (!existsSync("/usr/bin/python3") && "no /usr/bin/python3");

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { readTree } from "../../src/core/harbor/read-tree";
+import { readTree } from "../../src/core/util/read-tree";
 
 function folder(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-harbor-tree-"));

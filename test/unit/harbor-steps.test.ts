@@ -6,13 +6,13 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { fileText } from "../../src/core/environment/file-content";
+import { fileText } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { importHarbor } from "../../src/core/harbor/import";
 import { parseTaskConfig } from "../../src/core/harbor/task-config";
 import { aggregate, scoreRollout } from "../../src/core/reward/score";
-import type { Sandbox } from "../../src/core/sandbox/types";
-import { aggregateStageRewards, gateFailure, type StageResult, stageComponents, type TaskStages } from "../../src/core/rollout/task-stages";
+import type { Sandbox } from "../../src/core/model/sandbox";
+import { aggregateStageRewards, gateFailure, type StageResult, stageComponents, type TaskStages } from "../../src/core/model/task-stages";
 
 const FIXTURE = path.join(__dirname, "../fixtures/harbor-multistep/notes-pipeline");
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { textFiles } from "../../src/core/environment/file-content";
+import { textFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { EXTRA_CHECKS } from "../../scripts/humaneval-extra-checks";
 

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { createPolicy } from "../../src/core/policy";
 import { HumanActionError, HumanPolicy, type HumanRequest } from "../../src/core/policy/human";
 import type { PolicyRequest, ToolSpec } from "../../src/core/policy/types";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { LoadedTask } from "../../src/core/model/environment";
 
 const tools: ToolSpec[] = [
   {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { componentFailure, rolloutFailure, telltaleLine } from "../../src/core/reward/failure";
+import { componentFailure, rolloutFailure, telltaleLine } from "../../src/core/runs/failure";
 import { summarize } from "../../src/core/runs/summarize";
 import type { RewardComponent } from "../../src/core/schema/trajectory";
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { sandboxFiles } from "../../src/core/environment/file-content";
+import { sandboxFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { scanSubmission } from "../../src/core/reward/hack-signals";
 import { judgedCommand, nameHiddenGlobs } from "../../src/core/reward/judged-command";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import type { Verifier, VerifyContext } from "../../src/core/domains/types";
-import type { Environment } from "../../src/core/environment/load-environment";
-import type { LoadedTask } from "../../src/core/environment/load-tasks";
+import type { Verifier, VerifyContext } from "../../src/core/model/domain";
+import type { Environment } from "../../src/core/model/environment";
+import type { LoadedTask } from "../../src/core/model/environment";
 import { runVerifier, scoreRollout } from "../../src/core/reward/score";
 import { VerifierConfig } from "../../src/core/schema/verifier";
 import { type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
@@ -172,7 +172,7 @@ test("fields: a judge field with no endpoint is recorded as skipped, scores 0 an
 });
 
 test("fields: a judge field (named, or picked by auto) whose judge server is down is an infra error, not that field's 0", async () => {
-  const { VerifierInfraError } = await import("../../src/core/domains/errors");
+  const { VerifierInfraError } = await import("../../src/core/model/errors");
   const saved = { url: process.env.RLENV_JUDGE_BASE_URL, model: process.env.RLENV_JUDGE_MODEL };
   process.env.RLENV_JUDGE_BASE_URL = "http://127.0.0.1:9/v1";
   process.env.RLENV_JUDGE_MODEL = "judge-1";
@@ -196,7 +196,7 @@ test("fields: a judge field (named, or picked by auto) whose judge server is dow
 });
 
 test("judge: a judge server that does not answer (refused, overloaded, wrong credentials) is an infra error, not a score of 0", async () => {
-  const { VerifierInfraError } = await import("../../src/core/domains/errors");
+  const { VerifierInfraError } = await import("../../src/core/model/errors");
   const config = (baseURL: string) => cfg({ type: "judge", rubric: ["states the revenue"], base_url: baseURL, model: "judge-1" });
   // Nothing listens on port 9 of loopback (discard, never served here).
   await assert.rejects(runVerifier(config("http://127.0.0.1:9/v1"), ctx("Revenue was $1,577m.", null)), VerifierInfraError);

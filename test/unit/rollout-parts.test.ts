@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment";
 import { rolloutId } from "../../src/core/rollout/ids";
 import { Limiter } from "../../src/core/rollout/limiter";
-import { renderTemplate } from "../../src/core/rollout/prompt";
+import { renderTemplate } from "../../src/core/model/prompt-template";
 import { parseArguments } from "../../src/core/rollout/step";
 import { buildToolset } from "../../src/core/rollout/toolset";
 import { truncateOutput, truncateText } from "../../src/core/rollout/truncate";

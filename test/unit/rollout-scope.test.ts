@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { RolloutTimeoutError, SandboxInfraError } from "../../src/core/rollout/errors";
 import { RolloutScope } from "../../src/core/rollout/rollout-scope";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
-import type { Sandbox } from "../../src/core/sandbox/types";
+import type { Sandbox } from "../../src/core/model/sandbox";
 import { fixtureEnv } from "../integration/rollout-helpers";
 
 const env = fixtureEnv();

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { currentOwner, ownerAlive, ownerOfName, ownerPrefix, processStart } from "../../src/core/sandbox/owner";
+import { currentOwner, ownerAlive, ownerOfName, ownerPrefix, processStart } from "../../src/core/util/owner";
 import { sweepProcessOrphans } from "../../src/core/sandbox/process/sweep";
 
 const hasProc = existsSync("/proc/self/stat");

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { scene3dDomain } from "../../src/core/domains/scene3d";
-import { ToolError } from "../../src/core/domains/errors";
+import { ToolError } from "../../src/core/model/errors";
 import { BuiltinBackend } from "../../src/core/domains/scene3d/builtin-backend";
-import type { ToolContext } from "../../src/core/domains/types";
+import type { ToolContext } from "../../src/core/model/domain";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { makeEnvDir } from "../support/tmp-env";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
-import type { Problem } from "../../src/core/environment/problem";
+import type { Problem } from "../../src/core/model/problem";
 import { authoringProblems } from "../../src/core/lint/authoring-checks";
 
 let work: string;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { atifToEvents, isAtif } from "../../core/harbor/atif";
-import { exportAtifTrajectories } from "../../core/runs/export-atif";
+import { exportAtifTrajectories } from "../../core/harbor/export-atif";
 import type { RlExportOptions } from "../../core/runs/export-rl";
 import { VERSION } from "../version";
 

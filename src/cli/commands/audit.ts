@@ -8,7 +8,7 @@ import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
 import { type Environment, formatProblem, loadEnvironment } from "../../core/environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
-import type { SandboxProvider } from "../../core/sandbox/types";
+import type { SandboxProvider } from "../../core/model/sandbox";
 import { AuditReport, type EnvironmentAudit } from "../../core/schema/audit";
 import { defaultValidateConcurrency } from "./validate-run";
 

@@ -1,5 +1,5 @@
 import { formatObservationLine, formatRolloutEndLine } from "../../core/remote/progress-line";
-import { onObservation } from "../../core/rollout/observations";
+import { onObservation } from "../../core/util/observations";
 import type { RunProgress } from "../../core/rollout";
 
 const fmtTime = (s: number | null) => {

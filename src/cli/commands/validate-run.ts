@@ -8,7 +8,7 @@ import { createSandboxProvider } from "../../core/sandbox/index";
 import { imageNeed } from "../../core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../core/sandbox/request";
 import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";
-import type { SandboxProvider } from "../../core/sandbox/types";
+import type { SandboxProvider } from "../../core/model/sandbox";
 import { makeDirs } from "../../core/runs/make-dirs";
 import type { RunProgress } from "../../core/rollout/run-environment";
 

@@ -1,4 +1,4 @@
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { type AuditFolderOptions, auditIntoFolder } from "../audit/audit-folder";
 import type { AuditReport } from "../schema/audit";
 

@@ -1,4 +1,4 @@
-import type { LoadedTask } from "../environment/load-tasks";
+import type { LoadedTask } from "../model/environment";
 import { createPolicy as policyFor, type Policy, type PolicySecrets } from "../policy/index";
 import type { PolicyFactory } from "../rollout/index";
 import type { PolicyConfig } from "../schema/run";

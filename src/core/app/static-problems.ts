@@ -1,6 +1,6 @@
 import { domainTaskProblems } from "../domains/registry";
-import type { Environment } from "../environment/load-environment";
-import type { Problem } from "../environment/problem";
+import type { Environment } from "../model/environment";
+import type { Problem } from "../model/problem";
 import { authoringProblems } from "../lint/authoring-checks";
 
 /**

@@ -1,6 +1,6 @@
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { Limiter, type PolicyFactory, type RunEnvironmentResult, type RunProgress, runEnvironment } from "../rollout/index";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 import type { RunConfig } from "../schema/run";
 import { judgeTask, type TaskVerdict } from "./verdict";
 

@@ -7,7 +7,7 @@ export interface JudgedRollout {
   reward: number | null;
   /** The end event's reason. */
   reason?: string;
-  /** Why it fell short, in one line (see reward/failure.ts). */
+  /** Why it fell short, in one line (see runs/failure.ts). */
   failure?: string;
   components?: RewardComponent[];
   /** Failed by the machinery after every retry: not a verdict on the task. */

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { createSandboxProvider } from "../sandbox/index";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 import { AuditReport } from "../schema/audit";
 import { builtinProbesDir, loadProbes } from "./probes";
 import { auditMarkdown } from "./report-md";

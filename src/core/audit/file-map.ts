@@ -1,4 +1,4 @@
-import { isExecutable, textFiles } from "../environment/file-content";
+import { isExecutable, textFiles } from "../model/file-content";
 import type { FileMap } from "../schema/common";
 
 /**

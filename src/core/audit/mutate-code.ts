@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import { sandboxRequest } from "../sandbox/request";
-import type { Sandbox, SandboxProvider } from "../sandbox/types";
+import type { Sandbox, SandboxProvider } from "../model/sandbox";
 import type { Solution } from "../schema/task";
-import { contentOfBytes, isExecutable, textFiles } from "../environment/file-content";
+import { contentOfBytes, isExecutable, textFiles } from "../model/file-content";
 import type { FileMap } from "../schema/common";
 import { allTextFiles } from "./file-map";
 import { resetToSeed, taskSeed, writeTaskFiles } from "../sandbox/task-files";

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { shq } from "../shell-quote";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import { shq } from "../util/shell-quote";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import { StdioCase } from "../schema/verifier";
-import { textFiles } from "../environment/file-content";
+import { textFiles } from "../model/file-content";
 
 /**
  * The values a probe file may name as {{var}}, derived from the task. A variable the task

@@ -1,9 +1,9 @@
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import type { PlannedTurn } from "../policy/scripted";
 import { Limiter } from "../rollout/limiter";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 import type { EnvironmentAudit, FlakinessResult, MutationResult, ParityResult, ProbeOutcome, TaskAudit } from "../schema/audit";
 import { flakinessOf, parityOf } from "./flakiness";
 import { type CodeMutant, MutationWorkbench } from "./mutate-code";

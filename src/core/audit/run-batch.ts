@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import { OraclePolicy } from "../policy/oracle";
 import type { Policy } from "../policy/types";
 import type { Limiter } from "../rollout/limiter";
 import { runEnvironment } from "../rollout/run-environment";
 import { parseTrajectory } from "../runs/trajectory-reader";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 
 /**
  * One rollout the audit wants: a task (the real one, or a variant of it with another

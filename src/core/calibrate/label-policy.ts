@@ -1,5 +1,5 @@
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import { PlannedPolicy } from "../policy/scripted";
 import { ReplayPolicy } from "../policy/replay";
 import { submitArguments } from "../policy/submit-name";

@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { writeJsonAtomic } from "../runs/run-dir";
 import { type RunProgress, runEnvironment } from "../rollout/run-environment";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 import { CALIBRATION_FILE, type CalibrationReport, type LabelProblem } from "../schema/calibration";
 import { type AcceptRule, type CalibrationLabel, DEFAULT_ACCEPT_WORDS, readLabels } from "./labels";
 import { labelPolicy, type SubmitOptions, submittedText } from "./label-policy";

@@ -7,7 +7,7 @@ import {
   type RunRolloutOptions,
   runRollout,
 } from "../rollout/run-rollout";
-import type { ExecResult, Sandbox } from "../sandbox/types";
+import type { ExecResult, Sandbox } from "../model/sandbox";
 import type { TrajectoryEvent } from "../schema/trajectory";
 import { afterObservationHit, atEndHit, type BreakContext, type Breakpoint, beforeToolHit } from "./breakpoints";
 import { forkState } from "./fork-state";

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../policy/types";
-import type { Sandbox } from "../sandbox/types";
+import type { Sandbox } from "../model/sandbox";
 
 export interface ForkState {
   messages: ChatMessage[];

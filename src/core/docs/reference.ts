@@ -4,7 +4,7 @@ import { visibleTestsSection } from "./visible-tests-section";
 import { loadDomain } from "../domains/registry";
 import { DEFAULT_REPORT_SCHEMA, DocumentTarget } from "../domains/document/target";
 import { CHECK_SCHEMAS } from "../domains/scene3d/checks/check-spec";
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import "../reward/builtin";
 import "../reward/comparators/basic";
 import "../reward/comparators/document";

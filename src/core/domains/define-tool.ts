@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Artifacts } from "../schema/trajectory";
-import { ToolError } from "./errors";
-import type { ToolContext, ToolDefinition, ToolResult } from "./types";
+import { ToolError } from "../model/errors";
+import type { ToolContext, ToolDefinition, ToolResult } from "../model/domain";
 
 /**
  * How a domain words a tool error for the model. Each domain keeps the form its tools

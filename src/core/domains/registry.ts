@@ -1,8 +1,8 @@
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
-import type { Problem } from "../environment/problem";
+import type { Environment } from "../model/environment";
+import type { Problem } from "../model/problem";
 import type { Domain } from "../schema/common";
-import type { DomainPlugin } from "./types";
+import type { DomainPlugin } from "../model/domain";
 
 /**
  * Domain plugins by name. Each domain folder exports its plugin; add it here.

@@ -1,6 +1,7 @@
 export * from "./load-environment";
 export * from "./load-tasks";
-export * from "./problem";
+export * from "../model/problem";
 export * from "./safe-path";
-export * from "./hash";
+export * from "../util/hash";
 export { parseJsonWithPositions, LineMap } from "./json-positions";
+export type { Environment, LoadedTask, LoadResult } from "../model/environment";

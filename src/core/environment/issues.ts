@@ -55,99 +55,23 @@ function getAt(root: unknown, path: ReadonlyArray<PropertyKey>): { found: boolea
 /** Known keys of the object schema at a path, for "did you mean" on unknown fields. */
 export type KeysAt = (path: ReadonlyArray<PropertyKey>) => string[];
 
+type IssueOf<C extends z.core.$ZodIssue["code"]> = Extract<z.core.$ZodIssue, { code: C }>;
+
 export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: KeysAt): Explained[] {
   const path = issue.path as PropertyKey[];
   switch (issue.code) {
-    case "invalid_type": {
-      const at = getAt(data, path);
-      if (!at.found || at.value === undefined) {
-        const field = String(path[path.length - 1] ?? "");
-        return [
-          {
-            path: path.slice(0, -1),
-            atKey: false,
-            message: `missing required field '${field}' (${article(issue.expected)})`,
-            fix: { kind: "insert-field", field, value: placeholderFor(issue.expected) },
-          },
-        ];
-      }
-      // 1e999 in JSON parses to Infinity, which is a number to typeof and not to the schema.
-      if (typeof at.value === "number" && !Number.isFinite(at.value))
-        return [{ path, atKey: false, message: `expected a finite number, got ${at.value} (a number too large for a double?)` }];
-      // A schema's own message for this field (a size given as a bare number) says what to write instead.
-      const hint = issue.message && !/^Invalid input/.test(issue.message) ? `: ${issue.message}` : "";
-      return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}${hint}` }];
-    }
-    case "unrecognized_keys": {
-      const known = keysAt(path);
-      return issue.keys.map((key) => {
-        const guess = didYouMean(key, known);
-        return {
-          path: [...path, key],
-          atKey: true,
-          message: guess ? `unknown field '${key}' (did you mean '${guess}'?)` : `unknown field '${key}'`,
-          ...(guess ? { fix: { kind: "rename-field" as const, from: key, to: guess } } : {}),
-        };
-      });
-    }
-    case "invalid_value": {
-      const at = getAt(data, path);
-      const allowed = issue.values.map((v) => String(v));
-      const got = at.found ? JSON.stringify(at.value) : "nothing";
-      const guess = typeof at.value === "string" ? didYouMean(at.value, allowed) : undefined;
-      return [
-        {
-          path,
-          atKey: false,
-          message: `expected one of ${allowed.join(", ")}, got ${got}${guess ? ` (did you mean '${guess}'?)` : ""}`,
-        },
-      ];
-    }
-    case "invalid_union": {
-      const note = (issue as { note?: string }).note;
-      const options = (issue as { options?: unknown[] }).options;
-      if (note === "No matching discriminator" && options) {
-        const at = getAt(data, path);
-        if (!at.found) {
-          return [
-            { path: path.slice(0, -1), atKey: false, message: `missing '${String(path[path.length - 1])}': one of ${options.join(", ")}` },
-          ];
-        }
-        const guess = typeof at.value === "string" ? didYouMean(at.value, options.map(String)) : undefined;
-        return [
-          {
-            path,
-            atKey: false,
-            message: `unknown ${String(path[path.length - 1])} ${JSON.stringify(at.value)}: expected one of ${options.join(", ")}${guess ? ` (did you mean '${guess}'?)` : ""}`,
-          },
-        ];
-      }
-      // A plain union (a tool given by name or as an object): explain the branch that
-      // accepts the value's kind, so the message names the field that is really wrong.
-      const branches = (issue.errors ?? []) as z.core.$ZodIssue[][];
-      const fitting = branches.filter((b) => !b.some((i) => i.code === "invalid_type" && i.path.length === 0));
-      // Several branches take the value's kind (two object forms): the one it comes closest to, the
-      // first on a tie (a file given as { hex } is explained as the { base64 } form, declared first).
-      const closest = fitting.reduce<z.core.$ZodIssue[] | undefined>((best, b) => (!best || b.length < best.length ? b : best), undefined);
-      if (closest) {
-        return closest.flatMap((i) => explainIssue({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data, keysAt));
-      }
-      const kind = kindOf(getAt(data, path).value);
-      return [{ path, atKey: false, message: `${article(kind)} is not allowed here` }];
-    }
-    case "too_small": {
-      const min = Number(issue.minimum);
-      if (issue.origin === "array") return [{ path, atKey: false, message: `needs at least ${min} item${min === 1 ? "" : "s"}` }];
-      if (issue.origin === "string")
-        return [{ path, atKey: false, message: min === 1 ? "must not be empty" : `must be at least ${min} characters` }];
-      return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at least" : "more than"} ${min}` }];
-    }
-    case "too_big": {
-      const max = Number(issue.maximum);
-      if (issue.origin === "array") return [{ path, atKey: false, message: `allows at most ${max} items` }];
-      if (issue.origin === "string") return [{ path, atKey: false, message: `must be at most ${max} characters` }];
-      return [{ path, atKey: false, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}` }];
-    }
+    case "invalid_type":
+      return explainInvalidType(issue, path, data);
+    case "unrecognized_keys":
+      return explainUnknownKeys(issue, path, keysAt);
+    case "invalid_value":
+      return explainInvalidValue(issue, path, data);
+    case "invalid_union":
+      return explainInvalidUnion(issue, path, data, keysAt);
+    case "too_small":
+      return [{ path, atKey: false, message: tooSmallMessage(issue) }];
+    case "too_big":
+      return [{ path, atKey: false, message: tooBigMessage(issue) }];
     case "invalid_format":
       if (issue.format === "starts_with")
         return [{ path, atKey: false, message: `must start with '${(issue as { prefix?: string }).prefix ?? ""}'` }];
@@ -155,6 +79,102 @@ export function explainIssue(issue: z.core.$ZodIssue, data: unknown, keysAt: Key
     default:
       return [{ path, atKey: false, message: issue.message }];
   }
+}
+
+function explainInvalidType(issue: IssueOf<"invalid_type">, path: PropertyKey[], data: unknown): Explained[] {
+  const at = getAt(data, path);
+  if (!at.found || at.value === undefined) {
+    const field = String(path[path.length - 1] ?? "");
+    return [
+      {
+        path: path.slice(0, -1),
+        atKey: false,
+        message: `missing required field '${field}' (${article(issue.expected)})`,
+        fix: { kind: "insert-field", field, value: placeholderFor(issue.expected) },
+      },
+    ];
+  }
+  // 1e999 in JSON parses to Infinity, which is a number to typeof and not to the schema.
+  if (typeof at.value === "number" && !Number.isFinite(at.value))
+    return [{ path, atKey: false, message: `expected a finite number, got ${at.value} (a number too large for a double?)` }];
+  // A schema's own message for this field (a size given as a bare number) says what to write instead.
+  const hint = issue.message && !/^Invalid input/.test(issue.message) ? `: ${issue.message}` : "";
+  return [{ path, atKey: false, message: `expected ${article(issue.expected)}, got ${article(kindOf(at.value))}${hint}` }];
+}
+
+function explainUnknownKeys(issue: IssueOf<"unrecognized_keys">, path: PropertyKey[], keysAt: KeysAt): Explained[] {
+  const known = keysAt(path);
+  return issue.keys.map((key) => {
+    const guess = didYouMean(key, known);
+    return {
+      path: [...path, key],
+      atKey: true,
+      message: guess ? `unknown field '${key}' (did you mean '${guess}'?)` : `unknown field '${key}'`,
+      ...(guess ? { fix: { kind: "rename-field" as const, from: key, to: guess } } : {}),
+    };
+  });
+}
+
+function explainInvalidValue(issue: IssueOf<"invalid_value">, path: PropertyKey[], data: unknown): Explained[] {
+  const at = getAt(data, path);
+  const allowed = issue.values.map((v) => String(v));
+  const got = at.found ? JSON.stringify(at.value) : "nothing";
+  const guess = typeof at.value === "string" ? didYouMean(at.value, allowed) : undefined;
+  return [
+    {
+      path,
+      atKey: false,
+      message: `expected one of ${allowed.join(", ")}, got ${got}${guess ? ` (did you mean '${guess}'?)` : ""}`,
+    },
+  ];
+}
+
+function explainInvalidUnion(issue: IssueOf<"invalid_union">, path: PropertyKey[], data: unknown, keysAt: KeysAt): Explained[] {
+  const note = (issue as { note?: string }).note;
+  const options = (issue as { options?: unknown[] }).options;
+  if (note === "No matching discriminator" && options) return explainDiscriminator(path, data, options);
+  // A plain union (a tool given by name or as an object): explain the branch that
+  // accepts the value's kind, so the message names the field that is really wrong.
+  const branches = (issue.errors ?? []) as z.core.$ZodIssue[][];
+  const fitting = branches.filter((b) => !b.some((i) => i.code === "invalid_type" && i.path.length === 0));
+  // Several branches take the value's kind (two object forms): the one it comes closest to, the
+  // first on a tie (a file given as { hex } is explained as the { base64 } form, declared first).
+  const closest = fitting.reduce<z.core.$ZodIssue[] | undefined>((best, b) => (!best || b.length < best.length ? b : best), undefined);
+  if (closest) {
+    return closest.flatMap((i) => explainIssue({ ...i, path: [...path, ...i.path] } as z.core.$ZodIssue, data, keysAt));
+  }
+  const kind = kindOf(getAt(data, path).value);
+  return [{ path, atKey: false, message: `${article(kind)} is not allowed here` }];
+}
+
+/** A discriminated union whose discriminator is missing or names no option. */
+function explainDiscriminator(path: PropertyKey[], data: unknown, options: unknown[]): Explained[] {
+  const at = getAt(data, path);
+  if (!at.found) {
+    return [{ path: path.slice(0, -1), atKey: false, message: `missing '${String(path[path.length - 1])}': one of ${options.join(", ")}` }];
+  }
+  const guess = typeof at.value === "string" ? didYouMean(at.value, options.map(String)) : undefined;
+  return [
+    {
+      path,
+      atKey: false,
+      message: `unknown ${String(path[path.length - 1])} ${JSON.stringify(at.value)}: expected one of ${options.join(", ")}${guess ? ` (did you mean '${guess}'?)` : ""}`,
+    },
+  ];
+}
+
+function tooSmallMessage(issue: IssueOf<"too_small">): string {
+  const min = Number(issue.minimum);
+  if (issue.origin === "array") return `needs at least ${min} item${min === 1 ? "" : "s"}`;
+  if (issue.origin === "string") return min === 1 ? "must not be empty" : `must be at least ${min} characters`;
+  return `must be ${issue.inclusive ? "at least" : "more than"} ${min}`;
+}
+
+function tooBigMessage(issue: IssueOf<"too_big">): string {
+  const max = Number(issue.maximum);
+  if (issue.origin === "array") return `allows at most ${max} items`;
+  if (issue.origin === "string") return `must be at most ${max} characters`;
+  return `must be ${issue.inclusive ? "at most" : "less than"} ${max}`;
 }
 
 function placeholderFor(expected: string): unknown {

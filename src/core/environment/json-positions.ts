@@ -1,4 +1,4 @@
-import type { Span } from "./problem";
+import type { Span } from "../model/problem";
 
 /** Offsets of one value (and its key, inside an object) in the source text. */
 interface Range {
@@ -81,116 +81,141 @@ function startsScalar(text: string, at: number): boolean {
  * no offsets for syntax errors; this one does.
  */
 export function parseJsonWithPositions(text: string): { value: unknown; ranges: Map<string, Range>; duplicates: DuplicateKey[] } {
-  const ranges = new Map<string, Range>();
-  const duplicates: DuplicateKey[] = [];
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const fail = (msg: string): never => {
+  const p = new PositionParser(text);
+  const v = p.value([]);
+  p.ws();
+  if (p.i < text.length) p.fail(`unexpected ${p.describe()} after the JSON value`);
+  return { value: v, ranges: p.ranges, duplicates: p.duplicates };
+}
+
+/** The parser's state: the text, the offset it has reached, and the ranges and duplicates found so far. */
+class PositionParser {
+  i = 0;
+  readonly ranges = new Map<string, Range>();
+  readonly duplicates: DuplicateKey[] = [];
+
+  constructor(private readonly text: string) {}
+
+  ws(): void {
+    const text = this.text;
+    while (this.i < text.length && (text[this.i] === " " || text[this.i] === "\t" || text[this.i] === "\n" || text[this.i] === "\r"))
+      this.i++;
+  }
+
+  fail(msg: string): never {
     // No stack trace: the error is a message and an offset, and capturing a trace per broken line was most of their cost.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    const e = new JsonSyntaxError(msg, i);
+    const e = new JsonSyntaxError(msg, this.i);
     Error.stackTraceLimit = limit;
     throw e;
-  };
-  const describe = () => (i >= text.length ? "end of input" : `'${text[i]}'`);
-  const str = (): string => {
-    const start = i;
-    i++;
+  }
+
+  describe(): string {
+    return this.i >= this.text.length ? "end of input" : `'${this.text[this.i]}'`;
+  }
+
+  str(): string {
+    const text = this.text;
+    const start = this.i;
+    this.i++;
     for (;;) {
-      if (i >= text.length) {
-        i = start;
-        fail("unterminated string");
+      if (this.i >= text.length) {
+        this.i = start;
+        this.fail("unterminated string");
       }
-      const c = text.charCodeAt(i);
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) break;
-      if (c === 0x5c) i += text[i + 1] === "u" ? 6 : 2;
-      else if (c < 0x20) fail("control character in string (escape it as \\n, \\t, …)");
-      else i++;
+      if (c === 0x5c) this.i += text[this.i + 1] === "u" ? 6 : 2;
+      else if (c < 0x20) this.fail("control character in string (escape it as \\n, \\t, …)");
+      else this.i++;
     }
-    i++;
+    this.i++;
     try {
-      return JSON.parse(text.slice(start, i)) as string;
+      return JSON.parse(text.slice(start, this.i)) as string;
     } catch {
-      i = start;
-      return fail("invalid escape in string");
+      this.i = start;
+      return this.fail("invalid escape in string");
     }
-  };
-  const value = (path: PropertyKey[], key?: { start: number; end: number }): unknown => {
+  }
+
+  value(path: PropertyKey[], key?: { start: number; end: number }): unknown {
     // Recursion is bounded here rather than by the stack: a hostile line nests thousands deep.
-    if (path.length > MAX_NESTING) fail(`lists and objects nested deeper than ${MAX_NESTING} levels`);
-    ws();
-    const start = i;
-    let v: unknown;
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      const obj: Record<string, unknown> = {};
-      ws();
-      if (text[i] === "}") i++;
-      else
-        for (;;) {
-          ws();
-          if (text[i] !== '"') fail(`expected a quoted field name, found ${describe()}`);
-          const ks = i;
-          const k = str();
-          const ke = i;
-          ws();
-          if (text[i] !== ":") fail(`expected ':' after field name, found ${describe()}`);
-          i++;
-          if (Object.hasOwn(obj, k)) {
-            const first = ranges.get(JSON.stringify([...path, k]));
-            duplicates.push({ path: [...path, k], keyStart: ks, keyEnd: ke, firstKeyStart: first?.keyStart ?? first?.start ?? ks });
-          }
-          obj[k] = value([...path, k], { start: ks, end: ke });
-          ws();
-          if (text[i] === ",") {
-            i++;
-            continue;
-          }
-          if (text[i] === "}") {
-            i++;
-            break;
-          }
-          fail(`expected ',' or '}', found ${describe()}`);
-        }
-      v = obj;
-    } else if (c === "[") {
-      i++;
-      const arr: unknown[] = [];
-      ws();
-      if (text[i] === "]") i++;
-      else
-        for (;;) {
-          arr.push(value([...path, arr.length]));
-          ws();
-          if (text[i] === ",") {
-            i++;
-            continue;
-          }
-          if (text[i] === "]") {
-            i++;
-            break;
-          }
-          fail(`expected ',' or ']', found ${describe()}`);
-        }
-      v = arr;
-    } else if (c === '"') v = str();
-    else {
-      const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
-      if (!m) fail(`unexpected ${describe()}`);
-      i += m![0].length;
-      v = JSON.parse(m![0]);
-    }
-    ranges.set(JSON.stringify(path), { start, end: i, keyStart: key?.start, keyEnd: key?.end });
+    if (path.length > MAX_NESTING) this.fail(`lists and objects nested deeper than ${MAX_NESTING} levels`);
+    this.ws();
+    const start = this.i;
+    const c = this.text[this.i];
+    const v = c === "{" ? this.object(path) : c === "[" ? this.array(path) : c === '"' ? this.str() : this.scalar();
+    this.ranges.set(JSON.stringify(path), { start, end: this.i, keyStart: key?.start, keyEnd: key?.end });
     return v;
-  };
-  const v = value([]);
-  ws();
-  if (i < text.length) fail(`unexpected ${describe()} after the JSON value`);
-  return { value: v, ranges, duplicates };
+  }
+
+  private object(path: PropertyKey[]): Record<string, unknown> {
+    const text = this.text;
+    this.i++;
+    const obj: Record<string, unknown> = {};
+    this.ws();
+    if (text[this.i] === "}") {
+      this.i++;
+      return obj;
+    }
+    for (;;) {
+      this.ws();
+      if (text[this.i] !== '"') this.fail(`expected a quoted field name, found ${this.describe()}`);
+      const ks = this.i;
+      const k = this.str();
+      const ke = this.i;
+      this.ws();
+      if (text[this.i] !== ":") this.fail(`expected ':' after field name, found ${this.describe()}`);
+      this.i++;
+      if (Object.hasOwn(obj, k)) {
+        const first = this.ranges.get(JSON.stringify([...path, k]));
+        this.duplicates.push({ path: [...path, k], keyStart: ks, keyEnd: ke, firstKeyStart: first?.keyStart ?? first?.start ?? ks });
+      }
+      obj[k] = this.value([...path, k], { start: ks, end: ke });
+      this.ws();
+      if (text[this.i] === ",") {
+        this.i++;
+        continue;
+      }
+      if (text[this.i] === "}") {
+        this.i++;
+        return obj;
+      }
+      this.fail(`expected ',' or '}', found ${this.describe()}`);
+    }
+  }
+
+  private array(path: PropertyKey[]): unknown[] {
+    const text = this.text;
+    this.i++;
+    const arr: unknown[] = [];
+    this.ws();
+    if (text[this.i] === "]") {
+      this.i++;
+      return arr;
+    }
+    for (;;) {
+      arr.push(this.value([...path, arr.length]));
+      this.ws();
+      if (text[this.i] === ",") {
+        this.i++;
+        continue;
+      }
+      if (text[this.i] === "]") {
+        this.i++;
+        return arr;
+      }
+      this.fail(`expected ',' or ']', found ${this.describe()}`);
+    }
+  }
+
+  private scalar(): unknown {
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(this.text.slice(this.i, this.i + 400));
+    if (!m) return this.fail(`unexpected ${this.describe()}`);
+    this.i += m[0].length;
+    return JSON.parse(m[0]);
+  }
 }
 
 /** A field named twice in one object: JSON.parse silently keeps the last, which hides an author's mistake. */

@@ -1,44 +1,22 @@
 import { existsSync, lstatSync, statSync } from "node:fs";
 import path from "node:path";
 import { BUILTIN_TOOLS } from "../schema/builtins";
-import { type Manifest as ManifestT, Manifest } from "../schema/manifest";
+import { Manifest, type Manifest as ManifestT } from "../schema/manifest";
 import type { CustomTool } from "../schema/tool";
-import { type HarborInfo, harborTaskDirs, isHarborTask, loadHarborTask } from "../harbor/load-harbor";
-import { hashEnvironment } from "./hash";
-import { type LoadedTask, loadTasks } from "./load-tasks";
+import { harborTaskDirs, isHarborTask, loadHarborTask } from "../harbor/load-harbor";
+import { hashEnvironment } from "../util/hash";
+import { loadTasks } from "./load-tasks";
+import type { LoadedTask } from "../model/environment";
 import { PositionIndex } from "./positions";
-import { type Problem, START_OF_FILE } from "./problem";
-import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "./read-source";
+import { type Problem, START_OF_FILE } from "../model/problem";
+import { DEFAULT_LOAD_LIMITS, type LoadLimits, readSourceText } from "../util/read-source";
 import { findOutsideLinks, resolveInside } from "./safe-path";
 import { taskProblemsDespiteManifest } from "./tasks-despite-manifest";
 import { didYouMean } from "./suggest";
 import { validateValue } from "./validate-value";
+import type { Environment, LoadResult } from "../model/environment";
 
 export const MANIFEST_FILE = "environment.yaml";
-
-/** A loaded, validated environment: everything a rollout needs, paths resolved. */
-export interface Environment {
-  dir: string;
-  manifestPath: string;
-  manifest: ManifestT;
-  tasks: LoadedTask[];
-  /** Prompt templates, file contents already read. */
-  prompts: { system: string; user: string };
-  builtinTools: string[];
-  customTools: CustomTool[];
-  /** Content hash of the folder, recorded in every trajectory. */
-  hash: string;
-  /** Absolute path of the Dockerfile when the sandbox is built, of documents/assets when given. */
-  paths: { build?: string; documents?: string; assets?: string; tasks: string };
-  /** Set when the folder is a Harbor task (task.toml) loaded as is: its image, tests and config. */
-  harbor?: HarborInfo;
-}
-
-export interface LoadResult {
-  /** Null when the manifest itself cannot be used; otherwise holds every task that loaded. */
-  env: Environment | null;
-  problems: Problem[];
-}
 
 const DEFAULT_USER = "{{task.prompt}}";
 
@@ -89,22 +67,22 @@ export function loadEnvironment(dirOrManifest: string, opts: LoadOptions = {}): 
   return loadManifestText(dir, manifestPath, read.text, limits);
 }
 
-/** Load from manifest text (the editor passes unsaved buffer contents). */
-export function loadManifestText(dir: string, manifestPath: string, text: string, limitsGiven: Partial<LoadLimits> = {}): LoadResult {
-  const limits = { ...DEFAULT_LOAD_LIMITS, ...limitsGiven };
-  const problems: Problem[] = [];
+type Here = (p: PropertyKey[], message: string, atKey?: boolean) => Problem;
+
+/** The manifest's YAML as a mapping, with its positions; else the problems that stop the load. */
+function manifestValue(manifestPath: string, text: string): { pos: PositionIndex; raw: object } | { problems: Problem[] } {
   const pos = new PositionIndex(text);
   const yamlErrors = pos.errors();
   if (yamlErrors.length > 0) {
+    const problems: Problem[] = [];
     for (const e of yamlErrors) problems.push({ file: manifestPath, ...e.span, path: "", message: e.message, severity: "error" });
-    return { env: null, problems };
+    return { problems };
   }
   const js = pos.value();
-  if (!js.ok) return { env: null, problems: [{ file: manifestPath, ...js.span, path: "", message: js.message, severity: "error" }] };
+  if (!js.ok) return { problems: [{ file: manifestPath, ...js.span, path: "", message: js.message, severity: "error" }] };
   const raw = js.value;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return {
-      env: null,
       problems: [
         {
           file: manifestPath,
@@ -116,15 +94,12 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
       ],
     };
   }
-  const res = validateValue(Manifest, raw, manifestPath, pos);
-  for (const p of res.problems) problems.push(p);
-  const manifest = res.data;
-  if (!manifest) {
-    for (const p of taskProblemsDespiteManifest(dir, raw, (t) => loadTasks(t, dir, limits))) problems.push(p);
-    return { env: null, problems };
-  }
+  return { pos, raw };
+}
 
-  const here = (p: PropertyKey[], message: string, atKey = false): Problem => ({
+/** A problem at a field of the manifest, by its path of keys. */
+function problemAt(manifestPath: string, pos: PositionIndex): Here {
+  return (p, message, atKey = false) => ({
     file: manifestPath,
     ...pos.spanOf(p, atKey),
     path: p
@@ -134,7 +109,11 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     message,
     severity: "error",
   });
-  const resolveField = (p: PropertyKey[], rel: string | undefined, kind: "file" | "dir" | "any"): string | undefined => {
+}
+
+/** Resolves a manifest field naming a path inside the folder; a path that is out, missing or of the wrong kind is a problem. */
+function fieldResolver(dir: string, here: Here, problems: Problem[]) {
+  return (p: PropertyKey[], rel: string | undefined, kind: "file" | "dir" | "any"): string | undefined => {
     if (rel === undefined) return undefined;
     const r = resolveInside(dir, rel);
     if (!r.ok) {
@@ -157,8 +136,10 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     else return r.path;
     return undefined;
   };
+}
 
-  // Tools: built-ins must exist for the domain; names must be unique.
+/** Tools: built-ins must exist for the domain; names must be unique. */
+function manifestTools(manifest: ManifestT, here: Here, problems: Problem[]): { builtinTools: string[]; customTools: CustomTool[] } {
   const known = BUILTIN_TOOLS[manifest.domain];
   const builtinTools: string[] = [];
   const customTools: CustomTool[] = [];
@@ -179,16 +160,15 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
       } else builtinTools.push(t);
     } else customTools.push(t);
   });
+  return { builtinTools, customTools };
+}
 
-  const tasksPath = resolveField(["tasks"], manifest.tasks, "any");
-  const systemPath = resolveField(["prompt", "system_file"], manifest.prompt.system_file, "file");
-  const userPath = resolveField(["prompt", "user_file"], manifest.prompt.user_file, "file");
-  const build = resolveField(["sandbox", "build"], manifest.sandbox.build, "file");
-  const documents = resolveField(["documents", "path"], manifest.documents?.path, "dir");
-  const assets = resolveField(["scene", "assets"], manifest.scene?.assets, "dir");
-  // A link out of the folder anywhere in it (a seed file, a test, a document, an asset, the build
-  // context) would hand a host file to the sandbox: each is refused where it is. One a manifest
-  // field names was refused at that field just above.
+/**
+ * A link out of the folder anywhere in it (a seed file, a test, a document, an asset, the build
+ * context) would hand a host file to the sandbox: each is refused where it is. One a manifest
+ * field names was refused at that field already.
+ */
+function outsideLinkProblems(dir: string, manifest: ManifestT, problems: Problem[]): void {
   const named = new Set(
     [
       manifest.tasks,
@@ -209,12 +189,55 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
         severity: "error",
       });
   }
+}
+
+/** Fields that exclude each other, and the section a domain needs. */
+function sectionProblems(manifest: ManifestT, here: Here, problems: Problem[]): void {
   if (manifest.prompt.system && manifest.prompt.system_file)
     problems.push(here(["prompt", "system_file"], "give either system or system_file, not both"));
   if (manifest.prompt.user && manifest.prompt.user_file)
     problems.push(here(["prompt", "user_file"], "give either user or user_file, not both"));
   if (manifest.domain === "document" && !manifest.documents)
     problems.push(here([], "a document environment needs a 'documents' section naming its folder"));
+}
+
+/** A prompt's text: the file's when one is named (a file that cannot be read is a problem), else the inline text. */
+function promptReader(limits: LoadLimits, problems: Problem[]) {
+  return (file: string | undefined, inline: string): string => {
+    if (!file) return inline;
+    const r = readSourceText(file, limits.maxPromptBytes);
+    if (r.ok) return r.text;
+    problems.push({ file, ...r.span, path: "", message: r.message, severity: "error" });
+    return "";
+  };
+}
+
+/** Load from manifest text (the editor passes unsaved buffer contents). */
+export function loadManifestText(dir: string, manifestPath: string, text: string, limitsGiven: Partial<LoadLimits> = {}): LoadResult {
+  const limits = { ...DEFAULT_LOAD_LIMITS, ...limitsGiven };
+  const value = manifestValue(manifestPath, text);
+  if ("problems" in value) return { env: null, problems: value.problems };
+  const { pos, raw } = value;
+  const problems: Problem[] = [];
+  const res = validateValue(Manifest, raw, manifestPath, pos);
+  for (const p of res.problems) problems.push(p);
+  const manifest = res.data;
+  if (!manifest) {
+    for (const p of taskProblemsDespiteManifest(dir, raw, (t) => loadTasks(t, dir, limits))) problems.push(p);
+    return { env: null, problems };
+  }
+
+  const here = problemAt(manifestPath, pos);
+  const resolveField = fieldResolver(dir, here, problems);
+  const { builtinTools, customTools } = manifestTools(manifest, here, problems);
+  const tasksPath = resolveField(["tasks"], manifest.tasks, "any");
+  const systemPath = resolveField(["prompt", "system_file"], manifest.prompt.system_file, "file");
+  const userPath = resolveField(["prompt", "user_file"], manifest.prompt.user_file, "file");
+  const build = resolveField(["sandbox", "build"], manifest.sandbox.build, "file");
+  const documents = resolveField(["documents", "path"], manifest.documents?.path, "dir");
+  const assets = resolveField(["scene", "assets"], manifest.scene?.assets, "dir");
+  outsideLinkProblems(dir, manifest, problems);
+  sectionProblems(manifest, here, problems);
 
   let tasks: LoadedTask[] = [];
   if (tasksPath) {
@@ -224,14 +247,7 @@ export function loadManifestText(dir: string, manifestPath: string, text: string
     for (const p of t.problems) problems.push(p);
   }
 
-  const readPrompt = (file: string | undefined, inline: string): string => {
-    if (!file) return inline;
-    const r = readSourceText(file, limits.maxPromptBytes);
-    if (r.ok) return r.text;
-    problems.push({ file, ...r.span, path: "", message: r.message, severity: "error" });
-    return "";
-  };
-
+  const readPrompt = promptReader(limits, problems);
   const env: Environment = {
     dir,
     manifestPath,

@@ -1,5 +1,5 @@
 import type { SpanSource } from "./validate-value";
-import { formatPath, type Problem } from "./problem";
+import { formatPath, type Problem } from "../model/problem";
 
 /** Values walked at most: the loader has already refused nesting deeper than MAX_NESTING. */
 const MAX_VISITS = 1_000_000;

@@ -1,6 +1,6 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, type Document, visit } from "yaml";
 import { deepestNesting, MAX_NESTING } from "./json-positions";
-import type { Span } from "./problem";
+import type { Span } from "../model/problem";
 import { openingQuote } from "./yaml-quote";
 
 /** Alias expansions allowed when a document becomes a value: more is a "billion laughs" bomb. */

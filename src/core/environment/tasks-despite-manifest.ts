@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { Problem } from "./problem";
+import type { Problem } from "../model/problem";
 import { resolveInside } from "./safe-path";
 
 /**

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { explainIssue } from "./issues";
 import { nulByteProblems } from "./nul-bytes";
-import { formatPath, type Problem, type Span } from "./problem";
+import { formatPath, type Problem, type Span } from "../model/problem";
 import { objectKeysAt } from "./schema-walk";
 
 export interface SpanSource {

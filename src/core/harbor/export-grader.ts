@@ -1,4 +1,4 @@
-import type { LoadedTask } from "../environment/load-tasks";
+import type { LoadedTask } from "../model/environment";
 import { expectedValue, getPath } from "../reward/answer-path";
 import { inferComparator } from "../reward/comparators/auto";
 import type { VerifierConfig } from "../schema/verifier";

@@ -1,10 +1,10 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parse, stringify } from "smol-toml";
-import { executablePaths, isExecutable, sandboxFiles } from "../environment/file-content";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import { renderTemplate } from "../rollout/prompt";
+import { executablePaths, isExecutable, sandboxFiles } from "../model/file-content";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
+import { renderTemplate } from "../model/prompt-template";
 import { buildContext } from "../sandbox/image/context";
 import { stockRecipe } from "../sandbox/image/stand-in";
 import { parseSize } from "../sandbox/size";
@@ -15,7 +15,7 @@ import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
 import { taskSeed } from "../sandbox/task-files";
 import type { FileMap } from "../schema/common";
-import { shq } from "../shell-quote";
+import { shq } from "../util/shell-quote";
 
 export interface ExportResult {
   /** Harbor task folders written. */

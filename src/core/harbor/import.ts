@@ -3,7 +3,8 @@ import path from "node:path";
 import { stringify } from "yaml";
 import { HARBOR_PARTS, loadHarborTask } from "./load-harbor";
 import { nativeSolutionCommand } from "./native-solution";
-import { readTree, type TreeFile } from "./read-tree";
+import { readTree } from "../util/read-tree";
+import type { TreeFile } from "../model/harbor";
 
 /** The folder of an imported environment holding the Harbor task's files that are none of its parts. */
 export const HARBOR_EXTRA = "harbor-extra";

@@ -1,44 +1,26 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { hashEnvironment } from "../environment/hash";
-import type { Environment, LoadResult } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import { type Problem, START_OF_FILE } from "../environment/problem";
-import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source";
+import { hashEnvironment } from "../util/hash";
+import type { Environment, LoadResult } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
+import { type Problem, START_OF_FILE } from "../model/problem";
+import { DEFAULT_LOAD_LIMITS, readSourceText } from "../util/read-source";
 import { Manifest } from "../schema/manifest";
-import { dockerfileWorkdir, type Substitution, standInTable, substituteBases, userStandInsFile } from "./base-images";
+import { dockerfileWorkdir, standInTable, substituteBases, userStandInsFile } from "../sandbox/image/base-images";
 import { loadHarborSteps } from "./load-steps";
 import { oracleCommand } from "./oracle-command";
-import type { TaskStages } from "../rollout/task-stages";
-import { fileMapOf, readTree, type TreeFile } from "./read-tree";
-import { type HarborTaskConfig, parseTaskConfig } from "./task-config";
+import type { TaskStages } from "../model/task-stages";
+import { fileMapOf, readTree } from "../util/read-tree";
+import type { TreeFile } from "../model/harbor";
+import { parseTaskConfig } from "./task-config";
 import { tomlSpan } from "./toml-position";
+import type { HarborImage } from "../model/harbor";
 
 export const HARBOR_CONFIG = "task.toml";
 
 /** The entries of a Harbor task folder that make the task; anything else is carried, not run. */
 export const HARBOR_PARTS: ReadonlySet<string> = new Set([HARBOR_CONFIG, "instruction.md", "environment", "solution", "tests", "steps"]);
-
-/** What a Harbor task's sandbox image is built from, and how (see sandbox/image/harbor-build.ts). */
-export interface HarborImage {
-  /** The tag the task's image gets: its name and the hash of what goes in (context, rewritten Dockerfile). */
-  tag: string;
-  contextDir: string;
-  dockerfilePath: string;
-  /** The Dockerfile with each base image replaced by its local stand-in. */
-  dockerfile: string;
-  context: Map<string, TreeFile>;
-  substitutions: Substitution[];
-  buildTimeoutSec: number;
-}
-
-/** A Harbor task loaded as an environment of one task (`Environment.harbor`). */
-export interface HarborInfo {
-  taskDir: string;
-  config: HarborTaskConfig;
-  image: HarborImage;
-}
 
 /** The tools a Harbor task's agent gets: the sandbox's shell and files (Harbor's agents work in a terminal). */
 export const HARBOR_TOOLS = ["bash", "read_file", "write_file", "edit_file", "list_files", "submit"];

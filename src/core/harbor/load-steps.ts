@@ -1,11 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Problem } from "../environment/problem";
-import { DEFAULT_LOAD_LIMITS, readSourceText } from "../environment/read-source";
-import type { TaskStage, TaskStages } from "../rollout/task-stages";
+import type { Problem } from "../model/problem";
+import { DEFAULT_LOAD_LIMITS, readSourceText } from "../util/read-source";
+import type { TaskStage, TaskStages } from "../model/task-stages";
 import { oracleCommand } from "./oracle-command";
-import { fileMapOf, readTree, type TreeFile } from "./read-tree";
-import type { HarborTaskConfig } from "./task-config";
+import { fileMapOf, readTree } from "../util/read-tree";
+import type { TreeFile } from "../model/harbor";
+import type { HarborTaskConfig } from "../model/harbor";
 import { tomlSpan } from "./toml-position";
 
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;

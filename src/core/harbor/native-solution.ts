@@ -1,4 +1,4 @@
-import { shq } from "../shell-quote";
+import { shq } from "../util/shell-quote";
 
 /** The first line of the oracle command an imported Harbor task runs: export knows it by this and writes solution/ back as it was. */
 export const SOLUTION_MARK = "# rlenv: Harbor oracle (solution/ files to /solution, then solve.sh)";

@@ -1,5 +1,5 @@
-import { shq } from "../shell-quote";
-import type { TreeFile } from "./read-tree";
+import { shq } from "../util/shell-quote";
+import type { TreeFile } from "../model/harbor";
 
 /**
  * The one command the oracle runs for a Harbor task, as Harbor's oracle agent does: the

@@ -1,43 +1,7 @@
 import { parse, type TomlError } from "smol-toml";
-import type { Problem } from "../environment/problem";
+import type { Problem } from "../model/problem";
 import { tomlSpan } from "./toml-position";
-
-/** Harbor's task.toml, read into what a rollout needs; `raw` keeps the file's own values for export. */
-export interface HarborTaskConfig {
-  /** `version` (1.0) or `schema_version` (1.1+). */
-  schemaVersion: string;
-  raw: Record<string, unknown>;
-  /** `[task].name` (1.3: "org/name"), when given. */
-  name?: string;
-  metadata: Record<string, unknown>;
-  /** Null: no limit (schema 1.1+ default). */
-  agentTimeoutSec: number | null;
-  verifierTimeoutSec: number;
-  buildTimeoutSec: number;
-  dockerImage?: string;
-  cpus: number;
-  memoryMb: number;
-  storageMb: number;
-  workdir?: string;
-  networkMode: "public" | "no-network" | "allowlist";
-  env: Record<string, string>;
-  verifierEnv: Record<string, string>;
-  solutionEnv: Record<string, string>;
-  /** `[[steps]]`: names in order, each with its own gate. */
-  steps: HarborStepConfig[];
-  multiStepRewardStrategy: "mean" | "final";
-}
-
-/** One `[[steps]]` entry: Harbor's StepConfig. */
-export interface HarborStepConfig {
-  name: string;
-  /** A number gates the "reward" key; a table gates each key it names. */
-  minReward?: number | Record<string, number>;
-  agentTimeoutSec?: number;
-  verifierTimeoutSec?: number;
-  /** `[steps.verifier].env`, over the task's `[verifier].env`. */
-  verifierEnv: Record<string, string>;
-}
+import type { HarborStepConfig, HarborTaskConfig } from "../model/harbor";
 
 /** Fields of a `[[steps]]` entry Harbor knows, and those read but not acted on here. */
 export const STEP_KNOWN: ReadonlySet<string> = new Set(["name", "agent", "verifier", "min_reward", "healthcheck", "artifacts"]);

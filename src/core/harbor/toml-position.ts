@@ -1,4 +1,4 @@
-import type { Span } from "../environment/problem";
+import type { Span } from "../model/problem";
 
 /**
  * Where a key sits in a TOML file: smol-toml gives values, not positions, so the text is

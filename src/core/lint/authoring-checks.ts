@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { findDomain } from "../domains/registry";
 import { DEFAULT_REPORT_SCHEMA } from "../domains/document/target";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import { formatPath, type Problem } from "../environment/problem";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
+import { formatPath, type Problem } from "../model/problem";
 import { didYouMean } from "../environment/suggest";
 import { asStructured, expectedValue } from "../reward/answer-path";
 import { buildToolset } from "../rollout/toolset";

@@ -1,6 +1,6 @@
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import { formatPath, type Problem } from "../environment/problem";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
+import { formatPath, type Problem } from "../model/problem";
 import { didYouMean } from "../environment/suggest";
 import { expectedValue } from "../reward/answer-path";
 import { inferComparator } from "../reward/comparators/auto";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import { JsonPositionIndex, LineMap, parseJsonWithPositions } from "../environment/json-positions";
 import { PositionIndex } from "../environment/positions";
-import type { Span } from "../environment/problem";
+import type { Span } from "../model/problem";
 
 /** A field's span: its value, or its key with `atKey`. */
 export type Locate = (path: ReadonlyArray<PropertyKey>, atKey?: boolean) => Span;

@@ -1,7 +1,7 @@
 import { checksNothingAsScript, isPytestStyle } from "../domains/code/python-tests";
-import { fileText } from "../environment/file-content";
-import type { Environment } from "../environment/load-environment";
-import { formatPath, type Problem } from "../environment/problem";
+import { fileText } from "../model/file-content";
+import type { Environment } from "../model/environment";
+import { formatPath, type Problem } from "../model/problem";
 import { taskLocator } from "./locate";
 
 const hasTestCommand = (meta: Record<string, unknown> | undefined) =>

@@ -1,4 +1,4 @@
-import type { LoadedTask } from "../environment/load-tasks";
+import type { LoadedTask } from "../model/environment";
 import type { PolicyConfig } from "../schema/run";
 import { policyConfigProblem } from "./config-check";
 import { NopPolicy } from "./nop";

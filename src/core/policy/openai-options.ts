@@ -1,4 +1,4 @@
-import type { BackoffOptions } from "./backoff";
+import type { BackoffOptions } from "../util/backoff";
 
 /** What every OpenAI-compatible policy is given: the server, the model, sampling, and how to retry. */
 export interface OpenAIServerOptions {

@@ -1,7 +1,7 @@
 import { ChatTokenizer, type TemplateMessage } from "../tokens/chat-template";
 import { hermesParser, type ToolCallParser } from "../tokens/tool-call-parsers";
-import { observe } from "../rollout/observations";
-import { abortReason, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { observe } from "../util/observations";
+import { abortReason, DEFAULT_BACKOFF, sleep } from "../util/backoff";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { HeldConversation } from "./held-conversation";
 import { postJson } from "./http-post";

@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
-import { observe } from "../rollout/observations";
-import { abortReason, DEFAULT_BACKOFF, sleep } from "./backoff";
+import { observe } from "../util/observations";
+import { abortReason, DEFAULT_BACKOFF, sleep } from "../util/backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";

@@ -1,4 +1,4 @@
-import { fileText, isExecutable } from "../environment/file-content";
+import { fileText, isExecutable } from "../model/file-content";
 import type { Solution } from "../schema/task";
 import { type PlannedTurn, PlannedPolicy } from "./scripted";
 import { submitArguments, submitToolName } from "./submit-name";

@@ -1,4 +1,4 @@
-import { abortReason } from "./backoff";
+import { abortReason } from "../util/backoff";
 
 /** One request's abort signal and the way to let go of it once the request is over. */
 export interface RequestSignal {

@@ -1,5 +1,5 @@
 import { parseCompletionBody } from "../tokens/parse-completion";
-import { type BackoffOptions, backoffDelay } from "./backoff";
+import { type BackoffOptions, backoffDelay } from "../util/backoff";
 
 /**
  * A 2xx reply the policy server sent that is not a completion: empty, cut short, an HTML page from a

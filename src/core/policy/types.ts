@@ -1,4 +1,4 @@
-import type { Sandbox } from "../sandbox/types";
+import type { Sandbox } from "../model/sandbox";
 import type { Solution } from "../schema/task";
 import type { ChatToolCall, ContentPart, Usage } from "../schema/trajectory";
 import type { SampledTokens } from "../tokens/types";

@@ -1,5 +1,5 @@
 import type { JobRecord, WorkUnit } from "./api";
-import type { Observation } from "../rollout/observations";
+import type { Observation } from "../util/observations";
 import type { PushedRolloutEnd } from "./progress-line";
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Observation } from "../rollout/observations";
+import type { Observation } from "../util/observations";
 import { type GpuInfo, type JobEvent, JobState, TERMINAL_STATES } from "./api";
 import { ERROR_CLASSES, rolloutErrorClass } from "./error-class";
 import { queryGpus } from "./gpus";

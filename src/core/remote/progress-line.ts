@@ -1,4 +1,4 @@
-import type { Observation } from "../rollout/observations";
+import type { Observation } from "../util/observations";
 
 /**
  * The lines `rlenv run --progress-jsonl` writes on stderr, for the runner's local executor:

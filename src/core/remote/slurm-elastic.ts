@@ -8,7 +8,7 @@ import { shuttingDown, unitEnded } from "./executor";
 import { jobTaskIds, keptRollouts } from "./remainder";
 import { runArgs, unitFinishedRun } from "./run-args";
 import { hasFinished } from "./rollout-watch";
-import { shq } from "../shell-quote";
+import { shq } from "../util/shell-quote";
 import { cancelEach, SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
 import type { SlurmControl } from "./slurm-control";
 import { PollFailures, pollSleep } from "./slurm-poll";

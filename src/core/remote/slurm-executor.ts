@@ -4,7 +4,7 @@ import type { SlurmOptions, WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
 import { shuttingDown, unitEnded } from "./executor";
 import { runArgs, unitFinishedRun } from "./run-args";
-import { shq } from "../shell-quote";
+import { shq } from "../util/shell-quote";
 import { cancelEach, inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
 import { SlurmControl } from "./slurm-control";
 import { PollFailures, pollSleep } from "./slurm-poll";

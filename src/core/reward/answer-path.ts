@@ -1,4 +1,4 @@
-import type { LoadedTask } from "../environment/load-tasks";
+import type { LoadedTask } from "../model/environment";
 
 /** Models often submit a JSON object as a string: read it as the object. */
 export function asStructured(value: unknown): unknown {

@@ -1,7 +1,7 @@
 import "./comparators/basic";
 import "./comparators/judge";
 import "./comparators/document";
-import { harborVerifier } from "../harbor/verifier";
+import { harborVerifier } from "./harbor/verifier";
 import { registerVerifier } from "./registry";
 import { exactVerifier } from "./verifiers/exact";
 import { fieldsVerifier } from "./verifiers/fields";

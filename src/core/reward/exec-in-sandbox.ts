@@ -1,5 +1,5 @@
-import type { VerifyContext } from "../domains/types";
-import type { ExecResult } from "../sandbox/types";
+import type { VerifyContext } from "../model/domain";
+import type { ExecResult } from "../model/sandbox";
 
 /** Run a verifier's command in the rollout's sandbox; a timeout or a broken sandbox throws, so it is recorded as an error. */
 export async function runChecked(

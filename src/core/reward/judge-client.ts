@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import OpenAI, { APIError } from "openai";
-import { abortReason, backoffDelay, sleep } from "../policy/backoff";
-import { VerifierInfraError } from "../domains/errors";
+import { abortReason, backoffDelay, sleep } from "../util/backoff";
+import { VerifierInfraError } from "../model/errors";
 import { apiKeyFromEnv, isRetryable } from "../policy/openai";
 
 export interface JudgeRequest {

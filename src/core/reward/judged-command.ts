@@ -2,6 +2,7 @@
  * A verifier's command as it runs against a submission: test files named, never globbed, and a
  * hidden Python check run isolated and gone from the disk before the code it checks is loaded.
  */
+import { shq } from "../util/shell-quote";
 
 /** Environment of every command in a judging sandbox: Python writes no bytecode and reads no user site. */
 export const ISOLATED_PYTHON_ENV: Readonly<Record<string, string>> = {
@@ -24,8 +25,6 @@ function globRegex(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
 /**
  * Each glob word of `command` that matches hidden files is replaced by those files, named: a
  * file the policy planted that matches the verifier's test glob (tests/test_hidden_*.py) is
@@ -40,7 +39,7 @@ export function nameHiddenGlobs(command: string, hidden: readonly string[]): str
       if (!GLOB.test(word) || UNSAFE_WORD.test(word)) return word;
       const re = globRegex(word.replace(/^\.\//, ""));
       const named = paths.filter((p) => re.test(p));
-      return named.length > 0 ? named.map(quote).join(" ") : word;
+      return named.length > 0 ? named.map(shq).join(" ") : word;
     })
     .join("");
 }
@@ -84,7 +83,7 @@ export function isolateHiddenScript(command: string, hidden: readonly string[]):
   const rel = script.replace(/^\.\//, "");
   if (!hidden.some((h) => h.replace(/^\.\//, "") === rel)) return command;
   const unbuffered = /u/.test(flags) ? " -u" : "";
-  return `${python} -I -B${unbuffered} -c ${quote(LAUNCHER)} ${quote(script)}${args}`;
+  return `${python} -I -B${unbuffered} -c ${shq(LAUNCHER)} ${shq(script)}${args}`;
 }
 
 /** The command a verifier runs against a submission: globs of hidden files named, a hidden Python check isolated. */

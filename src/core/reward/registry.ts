@@ -1,4 +1,4 @@
-import type { Verifier } from "../domains/types";
+import type { Verifier } from "../model/domain";
 
 /**
  * Verifier implementations by config type. The built-ins register themselves from

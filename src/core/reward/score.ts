@@ -1,6 +1,6 @@
-import type { Verifier, VerifyContext } from "../domains/types";
-import { VerifierInfraError } from "../domains/errors";
-import { abortReason } from "../policy/backoff";
+import type { Verifier, VerifyContext } from "../model/domain";
+import { VerifierInfraError } from "../model/errors";
+import { abortReason } from "../util/backoff";
 import type { RewardComponent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
 import "./builtin";

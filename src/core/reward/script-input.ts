@@ -1,4 +1,4 @@
-import type { VerifyContext } from "../domains/types";
+import type { VerifyContext } from "../model/domain";
 
 /** Where a script verifier finds its inputs inside the sandbox (outside the workdir, so the graded files stay as the agent left them). */
 export const SCRIPT_INPUT_DIR = "/tmp/rlenv-verify";

@@ -1,4 +1,4 @@
-import type { Sandbox } from "../sandbox/types";
+import type { Sandbox } from "../model/sandbox";
 
 /**
  * Before a verifier runs in the rollout's sandbox, every process the agent's commands left

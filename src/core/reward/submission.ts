@@ -1,7 +1,7 @@
-import { sandboxFiles } from "../environment/file-content";
+import { sandboxFiles } from "../model/file-content";
 import type { FileMap } from "../schema/common";
 import { seedMap } from "../sandbox/diff";
-import type { Sandbox } from "../sandbox/types";
+import type { Sandbox } from "../model/sandbox";
 import { STDLIB_MODULES, TEST_FRAMEWORK_MODULES } from "./python-names";
 
 /** Why a file of the agent's workdir does not go into the judging sandbox as the policy left it. */

@@ -1,7 +1,7 @@
 import type Docker from "dockerode";
-import { type BackoffOptions, sleep } from "../policy/backoff";
+import { type BackoffOptions, sleep } from "../util/backoff";
 import { dockerAnswers } from "../sandbox/docker/provider";
-import type { SandboxProvider } from "../sandbox/types";
+import type { SandboxProvider } from "../model/sandbox";
 
 /**
  * The pause between an infrastructure failure and the rollout's next try. A daemon restart takes tens

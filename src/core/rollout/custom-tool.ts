@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../domains/types";
+import type { ToolDefinition } from "../model/domain";
 import type { CustomTool } from "../schema/tool";
 
 /** A manifest-defined tool: its command runs in the sandbox workdir with the arguments as JSON on stdin. */

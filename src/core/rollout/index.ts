@@ -17,7 +17,7 @@ export {
 export { buildToolset, type Toolset } from "./toolset";
 export { TrajectoryWriter } from "./trajectory-writer";
 export { Limiter } from "./limiter";
-export { renderTemplate } from "./prompt";
+export { renderTemplate } from "../model/prompt-template";
 export { truncateOutput, truncateText } from "./truncate";
 export { rolloutId, newRunId } from "./ids";
 export { RolloutTimeoutError, SandboxInfraError, ToolCrashError } from "./errors";

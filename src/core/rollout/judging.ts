@@ -1,16 +1,16 @@
-import type { Verifier, VerifyContext } from "../domains/types";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Verifier, VerifyContext } from "../model/domain";
+import type { LoadedTask } from "../model/environment";
 import { scanSubmission } from "../reward/hack-signals";
 import { ISOLATED_PYTHON_ENV } from "../reward/judged-command";
 import { type Score, scoreRollout } from "../reward/score";
 import { readSubmission, type Submission } from "../reward/submission";
-import { sandboxFiles } from "../environment/file-content";
+import { sandboxFiles } from "../model/file-content";
 import { seedMap } from "../sandbox/diff";
 import { EXECUTABLE_MODE, markExecutable, taskSeed } from "../sandbox/task-files";
-import type { ExecOptions, Sandbox } from "../sandbox/types";
+import type { ExecOptions, Sandbox } from "../model/sandbox";
 import type { HackSignal } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
-import { observe } from "./observations";
+import { observe } from "../util/observations";
 import type { RolloutScope } from "./rollout-scope";
 
 /** Verifier types that run code in a sandbox: their judging sandbox is ready before they start. */

@@ -1,4 +1,4 @@
-import { abortReason } from "../policy/backoff";
+import { abortReason } from "../util/backoff";
 
 /**
  * A counting semaphore that also keeps the clock: how long at least one holder was in

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
-import type { LoadedTask } from "../environment/load-tasks";
-import { type BackoffOptions, backoffDelay, sleep } from "../policy/backoff";
+import type { LoadedTask } from "../model/environment";
+import { type BackoffOptions, backoffDelay, sleep } from "../util/backoff";
 import { type Policy, PolicyRequestError } from "../policy/types";
 import { ATTEMPTS_DIR, attemptFile, ROLLOUTS_DIR } from "../runs/run-dir";
 import { INFRA_BACKOFF } from "./backend-wait";

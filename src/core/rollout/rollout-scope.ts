@@ -1,10 +1,10 @@
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import { abortReason } from "../policy/backoff";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
+import { abortReason } from "../util/backoff";
 import { sandboxRequest } from "../sandbox/request";
-import type { Sandbox, SandboxProvider } from "../sandbox/types";
+import type { Sandbox, SandboxProvider } from "../model/sandbox";
 import { RolloutTimeoutError, SandboxInfraError } from "./errors";
-import { observe } from "./observations";
+import { observe } from "../util/observations";
 import { SandboxGuard } from "./sandbox-guard";
 import { resetToSeed, taskSeed } from "../sandbox/task-files";
 

@@ -1,8 +1,8 @@
-import type { DomainPlugin } from "../domains/types";
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { DomainPlugin } from "../model/domain";
+import type { Environment } from "../model/environment";
+import type { LoadedTask } from "../model/environment";
 import type { ChatMessage, Policy, PolicyReply } from "../policy/types";
-import type { Sandbox, SandboxProvider } from "../sandbox/types";
+import type { Sandbox, SandboxProvider } from "../model/sandbox";
 import type { RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import type { Toolset } from "./toolset";
 
@@ -85,7 +85,7 @@ export interface RolloutResult {
   reason?: string;
   /** Null when the rollout was not scored (cancelled, error). */
   reward: number | null;
-  /** Why it fell short of full marks, in one line: the failing components with their reasons (see reward/failure.ts). */
+  /** Why it fell short of full marks, in one line: the failing components with their reasons (see runs/failure.ts). */
   failure?: string;
   /** The reward components, when it was scored. */
   components?: RewardComponent[];

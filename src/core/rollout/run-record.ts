@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { makeDirs } from "../runs/make-dirs";
 import { ROLLOUTS_DIR, RUN_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { runOwner } from "../runs/run-state";

@@ -1,4 +1,4 @@
-import type { ExecOptions, ExecResult, Sandbox } from "../sandbox/types";
+import type { ExecOptions, ExecResult, Sandbox } from "../model/sandbox";
 import { SandboxInfraError } from "./errors";
 
 /**

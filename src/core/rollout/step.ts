@@ -1,5 +1,5 @@
-import type { ToolContext, ToolDefinition, ToolResult } from "../domains/types";
-import { abortReason } from "../policy/backoff";
+import type { ToolContext, ToolDefinition, ToolResult } from "../model/domain";
+import { abortReason } from "../util/backoff";
 import { SandboxInfraError, ToolCrashError } from "./errors";
 
 /** Extra time a tool gets past its step timeout to kill its process and report, before the engine stops waiting. */

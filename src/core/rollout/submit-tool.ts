@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../domains/types";
+import type { ToolDefinition } from "../model/domain";
 
 /** The built-in `submit`: every environment gets it unless its domain brings its own. */
 export const submitTool: ToolDefinition = {

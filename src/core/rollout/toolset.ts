@@ -1,5 +1,5 @@
-import type { DomainPlugin, ToolDefinition } from "../domains/types";
-import type { Environment } from "../environment/load-environment";
+import type { DomainPlugin, ToolDefinition } from "../model/domain";
+import type { Environment } from "../model/environment";
 import type { ToolSpec } from "../policy/types";
 import { customToolDefinition } from "./custom-tool";
 import { submitTool } from "./submit-tool";

@@ -1,4 +1,4 @@
-import { componentFailed, failureKey } from "../reward/failure";
+import { componentFailed, failureKey } from "./failure";
 import type { RunSummary } from "../schema/run";
 import type { RewardComponent } from "../schema/trajectory";
 

@@ -1,6 +1,6 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
-import type { Environment } from "../environment/load-environment";
-import { renderTemplate } from "../rollout/prompt";
+import type { Environment } from "../model/environment";
+import { renderTemplate } from "../model/prompt-template";
 
 /**
  * One task as a row of verl's RL dataset (`data.train_files`, read by verl's RLHFDataset): the

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { rolloutFailure } from "../reward/failure";
+import { rolloutFailure } from "./failure";
 import { RunRecord, RunSummary } from "../schema/run";
 import type { RewardComponent } from "../schema/trajectory";
 import { rolloutFiles } from "./run-dir";
@@ -94,7 +94,7 @@ export function readRolloutSummary(file: string): RolloutListing {
 /** The rollout files of a run folder, sorted by name. */
 export const listRollouts = rolloutFiles;
 
-/** Why a listed rollout fell short, in one line (see core/reward/failure.ts); undefined at full marks or while it runs. */
+/** Why a listed rollout fell short, in one line (see core/runs/failure.ts); undefined at full marks or while it runs. */
 export function rolloutFailureLine(r: RolloutListing): string | undefined {
   if (!r.status || r.status === "cancelled") return undefined;
   return rolloutFailure({ status: r.status, reason: r.reason, reward: r.reward, components: r.components });

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { currentOwner, ownerAlive } from "../sandbox/owner";
+import { currentOwner, ownerAlive } from "../util/owner";
 import type { RunRecord } from "../schema/run";
 
 /** This process as the owner a run records in run.json. */

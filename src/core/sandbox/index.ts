@@ -2,9 +2,9 @@ import Docker from "dockerode";
 import { DockerSandboxProvider, dockerAnswers } from "./docker/provider";
 import { ProcessSandboxProvider } from "./process/provider";
 import { DEFAULT_IMAGE } from "./request";
-import type { SandboxProvider } from "./types";
+import type { SandboxProvider } from "../model/sandbox";
 
-export type { ExecOptions, ExecResult, ExecStatus, Sandbox, SandboxProvider, SandboxRequest } from "./types";
+export type { ExecOptions, ExecResult, ExecStatus, Sandbox, SandboxProvider, SandboxRequest } from "../model/sandbox";
 export { sandboxRequest, builtImageTag, DEFAULT_IMAGE } from "./request";
 export { parseSize } from "./size";
 export { ProcessSandboxProvider, UNSAFE_WARNING } from "./process/provider";

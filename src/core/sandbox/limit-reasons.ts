@@ -1,4 +1,4 @@
-import type { SandboxRequest } from "./types";
+import type { SandboxRequest } from "../model/sandbox";
 
 /** SIGXFSZ's number on Linux (x86 and arm alike). */
 const SIGXFSZ = 25;

@@ -1,7 +1,7 @@
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { imageInputsHash } from "./image/context";
 import { parseSize } from "./size";
-import type { SandboxRequest } from "./types";
+import type { SandboxRequest } from "../model/sandbox";
 
 /** The image an environment builds from its own Dockerfile: a stable name per environment and per content of the image's inputs. */
 export function builtImageTag(env: Environment): string {

@@ -1,11 +1,11 @@
 import Docker from "dockerode";
-import type { Environment } from "../environment/load-environment";
+import type { Environment } from "../model/environment";
 import { DockerSandboxProvider, dockerAnswers } from "./docker/provider";
 import type { Log } from "./image/build-base";
 import { ensureEnvironmentImage } from "./image/ensure";
 import { imageNeed, processDifference } from "./image/stand-in";
 import { ProcessSandboxProvider } from "./process/provider";
-import type { SandboxProvider } from "./types";
+import type { SandboxProvider } from "../model/sandbox";
 
 export interface EnvironmentSandboxOptions {
   backend: "docker" | "process" | "auto";

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { SandboxShell } from "./types";
+import type { SandboxShell } from "../model/sandbox";
 
 /** The shell a terminal gets when it names none: bash where the sandbox has it, else sh. */
 export const DEFAULT_SHELL = ["/bin/sh", "-c", "if command -v bash >/dev/null 2>&1; then exec bash -i; else exec sh -i; fi"];

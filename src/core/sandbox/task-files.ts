@@ -1,7 +1,7 @@
-import { executablePaths, sandboxFiles } from "../environment/file-content";
+import { executablePaths, sandboxFiles } from "../model/file-content";
 import type { FileMap } from "../schema/common";
 import type { Task } from "../schema/task";
-import type { Sandbox } from "./types";
+import type { Sandbox } from "../model/sandbox";
 
 /** Mode of a task file marked executable (what `chmod +x` gives a 644 file; git keeps no other). */
 export const EXECUTABLE_MODE = 0o755;

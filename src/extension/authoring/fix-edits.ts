@@ -1,4 +1,4 @@
-import type { Problem } from "../../core/environment/problem";
+import type { Problem } from "../../core/model/problem";
 
 /** A text replacement by 0-based offsets, what a quick fix applies. */
 export interface TextEdit {

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { CommandSpec } from "../commands/table";
 import type { ExtensionCtx } from "../context";
 import { loadEngine } from "../rollouts/engine";

@@ -13,8 +13,8 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { RolloutDebugger } from "../../core/debug/controller";
 import { type Breakpoint, parseBreakpoint, taskBreakpoint, unknownComponent } from "../../core/debug/breakpoints";
 import { evaluateExpression } from "../../core/debug/expression";
-import type { Environment } from "../../core/environment/load-environment";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { Environment } from "../../core/model/environment";
+import type { LoadedTask } from "../../core/model/environment";
 import { EditPendingCallArgs, ForkArgs, firstIssue, LaunchArgs } from "./launch-args";
 import { parseTyped, preview, setAt, VariableStore } from "./variables";
 

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { Environment } from "../../core/model/environment";
+import type { LoadedTask } from "../../core/model/environment";
 import type { RolloutDebugger } from "../../core/debug/controller";
 import type { Policy } from "../../core/policy/types";
 import { rolloutId } from "../../core/rollout/ids";

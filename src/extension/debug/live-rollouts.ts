@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import type { Sandbox } from "../../core/sandbox/types";
+import type { Sandbox } from "../../core/model/sandbox";
 
 /** A rollout being debugged whose sandbox is live: what the sandbox terminal, files and console reach. */
 export interface LiveRollout {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import { loadManifestText, MANIFEST_FILE } from "../../core/environment/load-environment";
-import type { Problem } from "../../core/environment/problem";
+import type { Problem } from "../../core/model/problem";
 import { HARBOR_CONFIG, isHarborTask } from "../../core/harbor/load-harbor";
 import { parseTaskConfig } from "../../core/harbor/task-config";
 import type { EnvironmentIndex } from "../environments/index";

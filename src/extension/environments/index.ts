@@ -1,9 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
-import { type Environment, type LoadResult, loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+import { loadEnvironment, MANIFEST_FILE } from "../../core/environment/load-environment";
+import type { Environment, LoadResult } from "../../core/model/environment";
 import { HARBOR_CONFIG, isHarborTask } from "../../core/harbor/load-harbor";
-import type { Problem } from "../../core/environment/problem";
+import type { Problem } from "../../core/model/problem";
 import { loadEngine } from "../rollouts/engine";
 
 /** One environment folder of the workspace and its last load (problems included). */

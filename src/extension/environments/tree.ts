@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { LoadedTask } from "../../core/model/environment";
 import type { ResultsStore } from "../rollouts/results";
 import { describeTaskResult } from "./describe";
 import type { EnvironmentEntry, EnvironmentIndex } from "./index";

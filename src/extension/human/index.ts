@@ -1,6 +1,6 @@
 import type * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { Environment } from "../../core/model/environment";
+import type { LoadedTask } from "../../core/model/environment";
 import type { HumanPolicy } from "../../core/policy/human";
 import type { ExtensionCtx } from "../context";
 import { PlayPanel } from "./panel";

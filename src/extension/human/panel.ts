@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { Environment } from "../../core/model/environment";
+import type { LoadedTask } from "../../core/model/environment";
 import { HumanActionError, HumanPolicy } from "../../core/policy/human";
 import { renderPage } from "../../core/view/page";
 import { PlayFromApp, type PlayFromHost, type PlayState } from "../../core/view/protocol/play";

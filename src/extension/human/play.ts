@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
-import type { LoadedTask } from "../../core/environment/load-tasks";
+import type { Environment } from "../../core/model/environment";
+import type { LoadedTask } from "../../core/model/environment";
 import { RunConfig } from "../../core/schema/run";
 import type { ExtensionCtx } from "../context";
 import { resolveTarget } from "../environments/target";

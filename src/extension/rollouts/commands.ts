@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { ExtensionCtx } from "../context";
 import { resolveTarget, type Target } from "../environments/target";
 import type { TaskValidation } from "./outcome";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { TaskVerdict } from "../../core/app/verdict";
 import type { RunProgress } from "../../core/rollout/index";
 import { type PolicyConfig, RunConfig, type RunSummary } from "../../core/schema/run";

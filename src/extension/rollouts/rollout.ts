@@ -1,4 +1,4 @@
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { ExtensionCtx } from "../context";
 import { runPolicy } from "./engine";
 import { meanReward } from "../../core/app/verdict";

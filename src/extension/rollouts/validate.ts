@@ -1,5 +1,5 @@
 import { verdictLine } from "../../core/app/verdict";
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { ExtensionCtx } from "../context";
 import { validateWithEngine } from "./engine";
 import type { TaskOutcome, TaskValidation } from "./outcome";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Sandbox } from "../../core/sandbox/types";
+import type { Sandbox } from "../../core/model/sandbox";
 
 /** One entry of a sandbox folder, as `find -printf` reports it. */
 export interface SandboxEntry {

@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import * as vscode from "vscode";
-import type { Sandbox, SandboxShell } from "../../core/sandbox/types";
+import type { Sandbox, SandboxShell } from "../../core/model/sandbox";
 
 /**
  * A VS Code terminal over a shell in a rollout's sandbox. VS Code drives it: open with the

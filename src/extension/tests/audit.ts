@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type { Environment } from "../../core/environment/load-environment";
+import type { Environment } from "../../core/model/environment";
 import type { TaskAudit } from "../../core/schema/audit";
 import type { ExtensionCtx } from "../context";
 import { loadEngine, runsDirFor } from "../rollouts/engine";

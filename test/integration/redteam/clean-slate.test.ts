@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { stopLeftovers } from "../../../src/core/reward/stop-leftovers";
-import type { Sandbox } from "../../../src/core/sandbox/types";
+import type { Sandbox } from "../../../src/core/model/sandbox";
 import { backends, LIVE_THREADS, redteamRequest, withSandbox } from "./backends";
 
 /**

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import Docker from "dockerode";
 import { DockerSandboxProvider } from "../../../src/core/sandbox/docker/provider";
 import { ProcessSandboxProvider } from "../../../src/core/sandbox/process/provider";
-import type { SandboxProvider } from "../../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../../src/core/model/sandbox";
 
 const SCAN = `
 import json, os, stat

@@ -7,7 +7,7 @@ import { parseBreakpoint, taskBreakpoint, type Breakpoint } from "../../../src/c
 import type { PauseInfo } from "../../../src/core/debug/controller";
 import { OraclePolicy, PlannedPolicy } from "../../../src/core/policy/index";
 import { ProcessSandboxProvider } from "../../../src/core/sandbox/index";
-import type { SandboxProvider } from "../../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../../src/core/model/sandbox";
 import { events, fixtureEnv, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
 import { missing } from "../../support/services";
 

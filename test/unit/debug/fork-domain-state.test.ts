@@ -6,7 +6,7 @@ import { parseBreakpoint } from "../../../src/core/debug/breakpoints";
 import { loadEnvironment, type Environment } from "../../../src/core/environment";
 import { PlannedPolicy } from "../../../src/core/policy/index";
 import { runRollout } from "../../../src/core/rollout/run-rollout";
-import type { SandboxProvider } from "../../../src/core/sandbox/types";
+import type { SandboxProvider } from "../../../src/core/model/sandbox";
 import type { SceneSnapshot } from "../../../src/core/schema/trajectory";
 import { events, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
 

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { contentOfBytes, fileBytes, sandboxFiles } from "../../../src/core/environment/file-content";
+import { contentOfBytes, fileBytes, sandboxFiles } from "../../../src/core/model/file-content";
 import { loadEnvironment } from "../../../src/core/environment/load-environment";
-import { formatProblem } from "../../../src/core/environment/problem";
+import { formatProblem } from "../../../src/core/model/problem";
 import { png, randomBin, sqliteDb } from "../../support/binary-fixtures";
 import { makeEnvDir } from "../../support/tmp-env";
 

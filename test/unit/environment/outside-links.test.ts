@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { loadEnvironment } from "../../../src/core/environment/load-environment";
-import { formatProblem } from "../../../src/core/environment/problem";
+import { formatProblem } from "../../../src/core/model/problem";
 import { makeEnvDir } from "../../support/tmp-env";
 
 const MANIFEST = [

@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { loadEnvironment } from "../../../src/core/environment/load-environment";
-import { formatProblem } from "../../../src/core/environment/problem";
+import { formatProblem } from "../../../src/core/model/problem";
 import { makeEnvDir } from "../../support/tmp-env";
 
 const MANIFEST = "name: seeds\ndomain: code\ntasks: tasks\ntools: [bash, submit]\nreward:\n  - type: tests\n    command: pytest\n";

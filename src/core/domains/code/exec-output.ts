@@ -1,5 +1,5 @@
-import type { ExecResult } from "../../sandbox/types";
-import type { ToolResult } from "../types";
+import type { ExecResult } from "../../model/sandbox";
+import type { ToolResult } from "../../model/domain";
 import { describeCompileError } from "./compile-error";
 
 /**

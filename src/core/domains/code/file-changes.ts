@@ -1,7 +1,7 @@
-import { textFiles } from "../../environment/file-content";
-import type { Sandbox } from "../../sandbox/types";
+import { textFiles } from "../../model/file-content";
+import type { Sandbox } from "../../model/sandbox";
 import type { FileDiff } from "../../schema/trajectory";
-import type { ToolContext } from "../types";
+import type { ToolContext } from "../../model/domain";
 import { taskSeed } from "../../sandbox/task-files";
 
 const KNOWN = "code.knownFiles";

@@ -1,4 +1,4 @@
-import type { DomainPlugin, ToolDefinition, Verifier } from "../types";
+import type { DomainPlugin, ToolDefinition, Verifier } from "../../model/domain";
 import { knownFiles, restoreKnownFiles } from "./file-changes";
 import { codeTestsVerifier } from "./tests-verifier";
 import { bashTool } from "./tools/bash";

@@ -1,4 +1,4 @@
-import type { Sandbox } from "../../sandbox/types";
+import type { Sandbox } from "../../model/sandbox";
 
 /**
  * File reads and writes for the code tools and the tests verifier, done by a command

@@ -1,4 +1,4 @@
-import type { ExecStatus, Sandbox } from "../../sandbox/types";
+import type { ExecStatus, Sandbox } from "../../model/sandbox";
 import type { StdioCase } from "../../schema/verifier";
 
 /** Per-case seconds when a case gives none: generous for an interpreter start plus a small program. */

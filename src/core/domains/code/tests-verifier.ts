@@ -1,10 +1,10 @@
-import { executablePaths, sandboxFiles } from "../../environment/file-content";
+import { executablePaths, sandboxFiles } from "../../model/file-content";
 import { newSentinel, printedSentinel, SENTINEL_MISSING } from "../../reward/sentinel";
 import { stopLeftovers } from "../../reward/stop-leftovers";
 import { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "../../reward/test-reports";
-import type { ExecResult, Sandbox } from "../../sandbox/types";
+import type { ExecResult, Sandbox } from "../../model/sandbox";
 import type { VerifierConfig } from "../../schema/verifier";
-import type { Verifier, VerifyContext } from "../types";
+import type { Verifier, VerifyContext } from "../../model/domain";
 import { describeCompileError } from "./compile-error";
 import { copyFailure, SIMPLE_COMMAND, withFilesWritten, writeWorkdirFiles } from "./sandbox-files";
 import { runStdioCases } from "./stdio-cases";

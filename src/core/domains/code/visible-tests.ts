@@ -1,9 +1,9 @@
-import { fileText, sandboxFiles } from "../../environment/file-content";
-import type { Environment } from "../../environment/load-environment";
-import type { LoadedTask } from "../../environment/load-tasks";
+import { fileText, sandboxFiles } from "../../model/file-content";
+import type { Environment } from "../../model/environment";
+import type { LoadedTask } from "../../model/environment";
 import { StdioCase } from "../../schema/verifier";
 import { isPytestStyle } from "./python-tests";
-import { shq } from "../../shell-quote";
+import { shq } from "../../util/shell-quote";
 
 /** How run_tests runs a task's visible tests. */
 export type VisibleTestPlan =

@@ -1,4 +1,4 @@
-import type { DomainPlugin } from "../types";
+import type { DomainPlugin } from "../../model/domain";
 import { prepareDocuments } from "./prepare";
 import { readTarget } from "./target";
 import { corpusOf } from "./tools/context";

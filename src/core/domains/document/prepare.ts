@@ -1,4 +1,4 @@
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 import { type Corpus, type CorpusProgress, loadCorpus } from "./corpus";
 
 /** Default chunk size when the manifest names none. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Box3, Matrix4, Quaternion, Vector3 } from "three";
-import { ToolError } from "../errors";
+import { ToolError } from "../../model/errors";
 import type { Vec3 } from "./shapes";
 
 interface GltfNode {

@@ -1,4 +1,4 @@
-import { SandboxInfraError, ToolCrashError } from "../errors";
+import { SandboxInfraError, ToolCrashError } from "../../model/errors";
 import type { ContentPart, SceneSnapshot } from "../../schema/trajectory";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";
 

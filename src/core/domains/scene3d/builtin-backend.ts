@@ -2,7 +2,7 @@ import { MathUtils, Object3D, Scene } from "three";
 import type { SceneNode, SceneSnapshot } from "../../schema/trajectory";
 import { resolveInside } from "../../environment/safe-path";
 import { assetBounds } from "./asset-bounds";
-import { ToolError } from "../errors";
+import { ToolError } from "../../model/errors";
 import { missingObjectMessage, type SceneBackend, type StepResult } from "./backend";
 import { DEFAULT_DIMENSIONS, normalizeColor, type PrimitiveKind, type Vec3 } from "./shapes";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "./tool-args";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolContext } from "../types";
+import type { ToolContext } from "../../model/domain";
 import { stepsOf } from "./rollout-scene";
 import { sceneTools } from "./tools";
 

@@ -1,4 +1,4 @@
-import type { DomainPlugin, Verifier } from "../types";
+import type { DomainPlugin, Verifier } from "../../model/domain";
 import { forkScene, resumeScene } from "./fork-scene";
 import { closeScene, sceneOf } from "./rollout-scene";
 import { sceneTools } from "./tools";

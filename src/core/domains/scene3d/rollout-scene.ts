@@ -1,7 +1,7 @@
-import type { Environment } from "../../environment/load-environment";
-import type { LoadedTask } from "../../environment/load-tasks";
+import type { Environment } from "../../model/environment";
+import type { LoadedTask } from "../../model/environment";
 import type { SceneSnapshot } from "../../schema/trajectory";
-import type { RolloutState, ToolContext } from "../types";
+import type { RolloutState, ToolContext } from "../../model/domain";
 import type { SceneBackend } from "./backend";
 import { BlenderBackend } from "./blender/blender-backend";
 import { BuiltinBackend } from "./builtin-backend";

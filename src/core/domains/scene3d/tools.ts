@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 import { defineTool } from "../define-tool";
-import { ToolError } from "../errors";
-import type { ToolContext, ToolDefinition, ToolResult } from "../types";
+import { ToolError } from "../../model/errors";
+import type { ToolContext, ToolDefinition, ToolResult } from "../../model/domain";
 import { missingObjectMessage, type SceneBackend, type StepResult } from "./backend";
 import { backendKind, noteStep, rememberSnapshot, sceneOf } from "./rollout-scene";
 import {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import type { Environment } from "../../environment/load-environment";
-import type { LoadedTask } from "../../environment/load-tasks";
+import type { Environment } from "../../model/environment";
+import type { LoadedTask } from "../../model/environment";
 import { JsonPositionIndex, LineMap, parseJsonWithPositions } from "../../environment/json-positions";
-import { formatPath, type Problem, type Span } from "../../environment/problem";
+import { formatPath, type Problem, type Span } from "../../model/problem";
 import { BuiltinBackend } from "./builtin-backend";
 import { parseChecks, SceneTarget } from "./checks/check-spec";
 

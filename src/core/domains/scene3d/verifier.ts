@@ -1,5 +1,5 @@
 import type { VerifierConfig } from "../../schema/verifier";
-import type { Verifier } from "../types";
+import type { Verifier } from "../../model/domain";
 import { parseChecks } from "./checks/check-spec";
 import { SceneChecker } from "./checks/evaluate";
 import { lastSnapshot, sceneTargetOf } from "./rollout-scene";

@@ -1,5 +1,5 @@
-import type { Environment } from "../../environment/load-environment";
-import type { LoadedTask } from "../../environment/load-tasks";
+import type { Environment } from "../../model/environment";
+import type { LoadedTask } from "../../model/environment";
 import type { FieldSpec } from "../../schema/verifier";
 import type { TrajectoryEvent } from "../../schema/trajectory";
 import type { z } from "zod";

@@ -1,5 +1,5 @@
-import { VerifierInfraError } from "../../domains/errors";
-import type { Verifier } from "../../domains/types";
+import { VerifierInfraError } from "../../model/errors";
+import type { Verifier } from "../../model/domain";
 import type { VerifierConfig } from "../../schema/verifier";
 import { asStructured, expectedValue, getPath } from "../answer-path";
 import { findComparator, registeredComparators } from "../comparators/registry";

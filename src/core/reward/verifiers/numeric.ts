@@ -1,4 +1,4 @@
-import type { Verifier } from "../../domains/types";
+import type { Verifier } from "../../model/domain";
 import type { VerifierConfig } from "../../schema/verifier";
 import { expectedValue, getPath, show } from "../answer-path";
 import { parseNumber, withinTolerance } from "../normalize";

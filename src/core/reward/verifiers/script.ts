@@ -1,7 +1,7 @@
-import type { Verifier } from "../../domains/types";
+import type { Verifier } from "../../model/domain";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
-import { telltaleLine } from "../failure";
+import { telltaleLine } from "../../runs/failure";
 import { stopLeftovers } from "../stop-leftovers";
 import { SCRIPT_INPUT_DIR, SCRIPT_INPUT_FILE, SCRIPT_TRAJECTORY_FILE, scriptEnvironment, scriptInput } from "../script-input";
 

@@ -1,4 +1,4 @@
-import type { Verifier } from "../../domains/types";
+import type { Verifier } from "../../model/domain";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { stopLeftovers } from "../stop-leftovers";

@@ -1,7 +1,7 @@
 import { toBuffer } from "../diff";
 import { fileSizeReason } from "../limit-reasons";
 import { formatOutput } from "../output";
-import type { ExecOptions, ExecResult, SandboxRequest, WorkdirFiles } from "../types";
+import type { ExecOptions, ExecResult, SandboxRequest, WorkdirFiles } from "../../model/sandbox";
 import type { AgentClient, AgentReply } from "./agent-client";
 
 /**

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import type { SandboxRequest } from "../types";
+import type { SandboxRequest } from "../../model/sandbox";
 import { startContainer } from "./container";
 import type { Limiter } from "./limiter";
 import { DockerSandbox } from "./sandbox";

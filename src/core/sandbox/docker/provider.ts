@@ -1,6 +1,6 @@
 import Docker from "dockerode";
 import { sweepProcessOrphans } from "../process/sweep";
-import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
+import type { Sandbox, SandboxProvider, SandboxRequest } from "../../model/sandbox";
 import { Limiter } from "./limiter";
 import { poolKey, poolShape, WarmPool } from "./pool";
 import type { DockerSandbox } from "./sandbox";

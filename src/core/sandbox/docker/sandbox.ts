@@ -6,7 +6,7 @@ import { resolveSandboxPath } from "../paths";
 import { READ_BYTES, TreeBudget } from "../read-bounds";
 import { agentExec, execResultOf, failedExec, putRequest } from "../agent/agent-exec";
 import { pingAgent, resetFailure, resetRequest } from "../agent/probe-and-reset";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../../model/sandbox";
 import type { LiveContainer } from "./container";
 import { removeContainer } from "./remove-container";
 import { openDockerShell } from "./shell";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
-import type { ExecResult, SandboxShell, ShellOptions } from "../types";
+import type { ExecResult, SandboxShell, ShellOptions } from "../../model/sandbox";
 
 export interface DockerShellTarget {
   container: Docker.Container;

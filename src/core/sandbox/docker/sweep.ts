@@ -1,6 +1,6 @@
 import os from "node:os";
 import type Docker from "dockerode";
-import { ownerAlive } from "../owner";
+import { ownerAlive } from "../../util/owner";
 import { HOST_LABEL, OWNER_LABEL, OWNER_START_LABEL } from "./container";
 import { removeContainer } from "./remove-container";
 

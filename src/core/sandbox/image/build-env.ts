@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type Docker from "dockerode";
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 import { packFiles } from "../docker/tar";
 import { builtImageTag } from "../request";
 import { buildBaseImage, type Log } from "./build-base";
-import { standInTable, substituteBases } from "../../harbor/base-images";
+import { standInTable, substituteBases } from "./base-images";
 import { baseImages, buildContext, contextContents, fromImages, imageInputsHash } from "./context";
 import { ensureStandIn } from "./harbor-build";
 import { type ImageRecipe, listRecipes } from "./recipe";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 
 /** Never part of a build context: tools' caches, version control, runs. */
 const SKIP = new Set(["runs", "node_modules", ".git", "__pycache__", ".pytest_cache"]);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type Docker from "dockerode";
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 import { buildBaseImage, type Log } from "./build-base";
 import { buildEnvironmentImage, environmentImageState } from "./build-env";
 import { ensureHarborImage } from "./harbor-build";

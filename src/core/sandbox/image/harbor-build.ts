@@ -1,10 +1,11 @@
 import path from "node:path";
 import type Docker from "dockerode";
 import tar from "tar-stream";
-import type { Environment } from "../../environment/load-environment";
-import { type BaseStandIn, STAND_IN_ROOT, standInDockerfile } from "../../harbor/base-images";
-import { lastTellingLine } from "../../harbor/failure-cause";
-import type { TreeFile } from "../../harbor/read-tree";
+import type { Environment } from "../../model/environment";
+import { STAND_IN_ROOT, standInDockerfile } from "./base-images";
+import type { BaseStandIn } from "../../model/harbor";
+import { lastTellingLine } from "../../util/telling-line";
+import type { TreeFile } from "../../model/harbor";
 import { buildBaseImage, type Log } from "./build-base";
 import { listRecipes } from "./recipe";
 import { imagePresent } from "./image-present";

@@ -1,6 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import path from "node:path";
-import type { Environment } from "../../environment/load-environment";
+import type { Environment } from "../../model/environment";
 import { builtImageTag, DEFAULT_IMAGE } from "../request";
 import { type ImageRecipe, listRecipes } from "./recipe";
 

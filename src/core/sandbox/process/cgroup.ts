@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { liveProcess } from "../host-procs";
-import { ownerAlive, ownerOfName } from "../owner";
+import { ownerAlive, ownerOfName } from "../../util/owner";
 
 const ROOT = "/sys/fs/cgroup";
 

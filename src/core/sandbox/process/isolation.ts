@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync } from "node:fs";
-import { shq } from "../../shell-quote";
+import { shq } from "../../util/shell-quote";
 import { hostIdentity } from "./host-identity";
 
 /** How a process sandbox isolates commands: bubblewrap, util-linux unshare as root, or nothing (explicitly unsafe). */

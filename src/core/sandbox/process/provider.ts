@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { ownerPrefix } from "../owner";
-import type { Sandbox, SandboxProvider, SandboxRequest } from "../types";
+import { ownerPrefix } from "../../util/owner";
+import type { Sandbox, SandboxProvider, SandboxRequest } from "../../model/sandbox";
 import { AGENT_PYTHON, AgentProcess } from "./agent-process";
 import { SandboxCgroup } from "./cgroup";
 import { chooseIsolation, ISOLATION_MODES, type IsolationMode, isolationUnavailable } from "./isolation";
-import { DEFAULT_DISK_BYTES } from "../types";
+import { DEFAULT_DISK_BYTES } from "../../model/sandbox";
 import { mountDisk, unmountDisk } from "./disk";
 import { hostIdentity } from "./host-identity";
 import { isolatedLaunch, ProcessSandbox, parseUser } from "./sandbox";

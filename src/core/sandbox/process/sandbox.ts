@@ -7,7 +7,7 @@ import { diffFiles, seedMap } from "../diff";
 import { emptyDir, readInside, readTree, writeTree } from "../host-files";
 import { relativeToWorkdir, resolveSandboxPath } from "../paths";
 import { TreeBudget } from "../read-bounds";
-import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../types";
+import type { ExecOptions, ExecResult, Sandbox, SandboxRequest, SandboxShell, ShellOptions, WorkdirFiles } from "../../model/sandbox";
 import type { AgentProcess, IsolatedLaunch } from "./agent-process";
 import type { SandboxCgroup } from "./cgroup";
 import { unmountDisk } from "./disk";

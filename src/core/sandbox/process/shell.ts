@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { DEFAULT_SHELL, ShellEvents } from "../shell-common";
 import { closingInherited } from "./close-fds";
-import type { SandboxShell, ShellOptions } from "../types";
-import { shq } from "../../shell-quote";
+import type { SandboxShell, ShellOptions } from "../../model/sandbox";
+import { shq } from "../../util/shell-quote";
 
 /**
  * Node has no pty without a native addon, so the pty is made inside the sandbox, by the

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { fileSizeReason } from "../limit-reasons";
 import { OutputCollector } from "../output";
-import type { ExecOptions, ExecResult, SandboxRequest } from "../types";
+import type { ExecOptions, ExecResult, SandboxRequest } from "../../model/sandbox";
 import type { IsolatedLaunch } from "./agent-process";
 import type { SandboxCgroup } from "./cgroup";
 import { closingInherited } from "./close-fds";

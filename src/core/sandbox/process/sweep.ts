@@ -1,7 +1,7 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ownerAlive, ownerOfName } from "../owner";
+import { ownerAlive, ownerOfName } from "../../util/owner";
 import { sweepOrphanCgroups } from "./cgroup";
 import { unmountDisk } from "./disk";
 

@@ -1,4 +1,4 @@
-import type { SandboxRequest } from "../types";
+import type { SandboxRequest } from "../../model/sandbox";
 import type { ProcessSandbox } from "./sandbox";
 
 /** What makes two requests' sandboxes interchangeable: where the workdir is, who runs, the limits. */

@@ -1,5 +1,5 @@
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { boolArg, codeArgs, stringArg } from "../args";
 import { noteChange } from "../file-changes";
 import { readWorkdirFile, WorkdirWriteError, writeWorkdirFiles } from "../sandbox-files";

@@ -1,5 +1,5 @@
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { codeArgs, intArg, optionalStringArg } from "../args";
 import { resolveInWorkdir } from "../workdir-path";
 

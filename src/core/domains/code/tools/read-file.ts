@@ -1,5 +1,5 @@
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { codeArgs, intArg, stringArg } from "../args";
 import { readWorkdirFile } from "../sandbox-files";
 import { resolveInWorkdir } from "../workdir-path";

@@ -1,5 +1,5 @@
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { codeArgs } from "../args";
 import { describeCompileError } from "../compile-error";
 import { execToolResult } from "../exec-output";

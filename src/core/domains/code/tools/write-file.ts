@@ -1,5 +1,5 @@
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { codeArgs, stringArg } from "../args";
 import { knownText, noteChange } from "../file-changes";
 import { readWorkdirFile, WorkdirWriteError, writeWorkdirFiles } from "../sandbox-files";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Artifacts, Citation } from "../../../schema/trajectory";
 import { didYouMean } from "../../../environment/suggest";
-import { ToolError } from "../../errors";
-import type { ToolContext } from "../../types";
+import { ToolError } from "../../../model/errors";
+import type { ToolContext } from "../../../model/domain";
 import { type Corpus, findDocument, loadCorpus } from "../corpus";
 import { DEFAULT_CHUNK_TOKENS } from "../prepare";
 import type { ParsedDocument } from "../types";

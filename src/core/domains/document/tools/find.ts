@@ -1,7 +1,7 @@
 import type { Citation } from "../../../schema/trajectory";
 import { z } from "zod";
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import type { ParsedDocument } from "../types";
 import {
   citationsArtifact,

@@ -1,6 +1,6 @@
 import type { Citation } from "../../../schema/trajectory";
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import {
   checkedInRun,
   citationsArtifact,

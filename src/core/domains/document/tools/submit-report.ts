@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Citation } from "../../../schema/trajectory";
-import type { Environment } from "../../../environment/load-environment";
+import type { Environment } from "../../../model/environment";
 import { defineTool } from "../../define-tool";
-import { ToolError } from "../../errors";
-import type { ToolDefinition } from "../../types";
+import { ToolError } from "../../../model/errors";
+import type { ToolDefinition } from "../../../model/domain";
 import { DEFAULT_REPORT_SCHEMA, readTarget } from "../target";
 import { corpusOf } from "./context";
 import { findDocument } from "../corpus";

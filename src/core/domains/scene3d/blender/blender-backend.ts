@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolveInside } from "../../../environment/safe-path";
-import type { ExecResult, Sandbox } from "../../../sandbox/types";
+import type { ExecResult, Sandbox } from "../../../model/sandbox";
 import type { ContentPart, SceneSnapshot } from "../../../schema/trajectory";
-import { ToolError } from "../../errors";
+import { ToolError } from "../../../model/errors";
 import { SceneBackendCrash, type SceneBackend, SceneBackendStartError, type StepResult } from "../backend";
 import type { AddObjectArgs, GroupArgs, RenderViewArgs, UpdateObjectArgs } from "../tool-args";
 import { blenderServerSource } from "./server-source";

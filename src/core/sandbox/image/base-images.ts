@@ -2,27 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-
-/**
- * A locally built image that stands in for a base image a task's Dockerfile names but no
- * registry here can give. Every stand-in is a Debian image rlenv builds with debootstrap, of
- * the base's own Debian release where it names one (rlenv/python:bookworm for Debian 12,
- * rlenv/python:trixie for Debian 13: python3, python3-pytest, git, procps) plus `lines`, so
- * the sandbox's agent (python3) and the offline verifier shim (python3-pytest) are always there
- * and a task's `apt-get install pkg=VERSION` finds its release's versions.
- */
-export interface BaseStandIn {
-  /** The FROM image it stands for: exact (`ubuntu:24.04`), or with `*` for any run of characters (`python:3.*`, `python:3*-trixie`). */
-  match: string;
-  /** Short name, part of the stand-in's tag. */
-  name: string;
-  /** The image it is built on (default rlenv/python:bookworm). */
-  from?: string;
-  /** Dockerfile lines after FROM (RUN may use Debian's mirror: stand-ins build with host networking). */
-  lines: string[];
-  /** What differs from the real image, shown in the substitution warning. */
-  note: string;
-}
+import type { BaseStandIn, Substitution } from "../../model/harbor";
 
 export const STAND_IN_ROOT = "rlenv/python:bookworm";
 /** The Debian 13 root (scripts/image/recipes/python-trixie.txt). */
@@ -181,13 +161,6 @@ export function standInDockerfile(s: BaseStandIn): string {
 /** The stand-in's tag: its name and the hash of its Dockerfile, so an edited entry builds a new image. */
 export function standInTag(s: BaseStandIn): string {
   return `rlenv/standin-${s.name}:${createHash("sha256").update(standInDockerfile(s)).digest("hex").slice(0, 12)}`;
-}
-
-/** A FROM line's image replaced by a stand-in. */
-export interface Substitution {
-  image: string;
-  standIn: BaseStandIn;
-  tag: string;
 }
 
 const FROM = /^(\s*FROM\s+(?:--platform=\S+\s+)?)(\S+)(.*)$/gim;

@@ -1,5 +1,5 @@
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
+import type { Environment } from "./environment";
+import type { LoadedTask } from "./environment";
 
 /**
  * Fill `{{task.prompt}}`, `{{task.id}}`, `{{task.metadata.x}}`, `{{env.name}}`,

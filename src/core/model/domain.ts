@@ -1,7 +1,7 @@
-import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import type { Problem } from "../environment/problem";
-import type { Sandbox } from "../sandbox/types";
+import type { Environment } from "./environment";
+import type { LoadedTask } from "./environment";
+import type { Problem } from "./problem";
+import type { Sandbox } from "./sandbox";
 import type { Artifacts, ContentPart, RewardComponent, TrajectoryEvent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
 

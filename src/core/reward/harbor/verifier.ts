@@ -1,9 +1,9 @@
-import type { Verifier, VerifyContext } from "../domains/types";
-import { sandboxFiles } from "../environment/file-content";
-import { tail } from "../reward/exec-in-sandbox";
-import type { Sandbox } from "../sandbox/types";
-import { packFiles } from "../sandbox/docker/tar";
-import type { VerifierConfig } from "../schema/verifier";
+import type { Verifier, VerifyContext } from "../../model/domain";
+import { sandboxFiles } from "../../model/file-content";
+import { tail } from "../exec-in-sandbox";
+import type { Sandbox } from "../../model/sandbox";
+import { packFiles } from "../../sandbox/docker/tar";
+import type { VerifierConfig } from "../../schema/verifier";
 import { failedTests, harborCause, solveFailure } from "./failure-cause";
 import { SHIM_DIR, shimFiles } from "./offline-shim";
 import { parseRewards } from "./rewards";

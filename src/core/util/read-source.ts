@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
-import type { Span } from "./problem";
+import type { Span } from "../model/problem";
 
 /** Caps on what the loader reads, so that a hostile folder costs bounded time and memory. */
 export interface LoadLimits {

@@ -1,8 +1,8 @@
 import path from "node:path";
-import { type AtifStep, type AtifTrajectory, rolloutToAtif } from "../harbor/atif";
+import { type AtifStep, type AtifTrajectory, rolloutToAtif } from "./atif";
 import type { TrajectoryEvent } from "../schema/trajectory";
 import { readTurnTokens } from "../tokens/codec";
-import { picked, type RlExportOptions, scoredRollouts } from "./export-rl";
+import { picked, type RlExportOptions, scoredRollouts } from "../runs/export-rl";
 
 /**
  * ATIF's step metrics with the fields it has for a turn's tokens (v1.3: completion ids and

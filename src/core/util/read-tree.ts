@@ -1,13 +1,8 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { contentOfBytes } from "../environment/file-content";
+import { contentOfBytes } from "../model/file-content";
 import type { FileMap } from "../schema/common";
-
-/** A file of a task folder: its bytes and whether it is executable (Harbor keeps modes). */
-export interface TreeFile {
-  bytes: Buffer;
-  executable: boolean;
-}
+import type { TreeFile } from "../model/harbor";
 
 const SKIP = new Set([".git", "__pycache__", ".pytest_cache", "node_modules"]);
 
