@@ -13,10 +13,8 @@ export interface PendingToolCall {
   arguments: unknown;
 }
 
-/** Pause points for the debugger and observers. */
-export interface RolloutHooks {
-  /** Before each policy request; may wait (a paused debugger). */
-  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;
+/** What an episode calls as it plays (the debugger's pauses, observers): see Episode. */
+export interface EpisodeHooks {
   /** Before each tool call runs; returns the call to run, possibly edited. */
   beforeToolCall?(call: PendingToolCall, sandbox: () => Promise<Sandbox>): Promise<PendingToolCall>;
   /** After each tool call ran, with its observation as written (observation breakpoints). */
@@ -31,6 +29,12 @@ export interface RolloutHooks {
   onEvent?(e: TrajectoryEvent): void;
   /** Once the domain is set up: reads its in-memory state for a fork (see DomainPlugin.forkState). */
   setUp?(live: { domainState(): Promise<unknown> }): void;
+}
+
+/** Pause points for the debugger and observers: the episode's, and the policy loop's own. */
+export interface RolloutHooks extends EpisodeHooks {
+  /** Before each policy request; may wait (a paused debugger). */
+  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;
 }
 
 /** A rollout continued from another one's paused state (the debugger's fork). */
@@ -74,6 +78,25 @@ export interface RunRolloutOptions {
   resume?: RolloutResume;
   /** Earlier tries of this rollout that the infrastructure failed (files relative to the run folder): recorded in `start`. */
   previousAttempts?: Array<{ file: string; reason: string }>;
+}
+
+/** Who plays an episode, as its start event records it (a Policy is one; so is a trainer behind a server). */
+export interface EpisodePlayer {
+  kind: string;
+  model?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * One episode of a task in a sandbox (see Episode): what RunRolloutOptions holds less the
+ * policy's decisions, which the episode's driver makes. Without `file` the trajectory is kept
+ * in memory only (a caller with no run folder).
+ */
+export interface EpisodeOptions extends Omit<RunRolloutOptions, "policy" | "file" | "hooks" | "meter"> {
+  policy: EpisodePlayer;
+  file?: string;
+  hooks?: EpisodeHooks;
+  meter?: Pick<RolloutMeter, "sandboxBusy">;
 }
 
 export interface RolloutResult {
