@@ -1,7 +1,7 @@
 import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../domains/types";
 import type { LoadedTask } from "../environment/load-tasks";
-import type { ChatMessage, PolicyPrepareContext, PolicyReply, ToolSpec } from "../policy/types";
+import type { ChatMessage, PolicyReply, ToolSpec } from "../policy/types";
 import { rolloutFailure } from "../reward/failure";
 import { rewardFor } from "../reward/task-reward";
 import { RunsDiskError } from "../runs/disk-error";
@@ -21,36 +21,10 @@ import type { EpisodeTrajectory } from "./memory-trajectory";
 import { renderTemplate } from "./prompt";
 import { classifyFailure } from "./rollout-failure";
 import { RolloutScope } from "./rollout-scope";
-import type { EpisodeOptions, RolloutResult } from "./rollout-types";
+import type { EpisodeOptions, EpisodeScore, EpisodeStart, Preparer, RolloutResult, StepResult } from "./rollout-types";
 import { runToolCall } from "./tool-call";
 import { buildToolset, type Toolset } from "./toolset";
 import { TrajectoryLimitError } from "./trajectory-bounds";
-
-type ObservationEvent = Extract<TrajectoryEvent, { type: "observation" }>;
-
-/** What a policy (or whoever plays) may do to the sandbox before the first turn: Policy.prepare. */
-export type Preparer = (ctx: PolicyPrepareContext) => Promise<void>;
-
-/** The episode after reset: the prompts said so far and the tools the agent may call. */
-export interface EpisodeStart {
-  messages: readonly ChatMessage[];
-  tools: readonly ToolSpec[];
-}
-
-/** One tool call played: its observation as written, and whether the episode is over (the agent submitted). */
-export interface StepResult {
-  observation: ObservationEvent;
-  done: boolean;
-}
-
-/** How the episode was scored: its status (an infra error is never a reward) and, when scored, the reward. */
-export interface EpisodeScore {
-  status: RolloutStatus;
-  reason?: string;
-  reward: number | null;
-  components?: RewardComponent[];
-  infra: boolean;
-}
 
 /**
  * One episode of a task in its sandbox, played by whoever drives it: `reset` (the start event,

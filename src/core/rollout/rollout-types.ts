@@ -1,7 +1,7 @@
 import type { DomainPlugin } from "../domains/types";
 import type { Environment } from "../environment/load-environment";
 import type { LoadedTask } from "../environment/load-tasks";
-import type { ChatMessage, Policy, PolicyReply } from "../policy/types";
+import type { ChatMessage, Policy, PolicyPrepareContext, PolicyReply, ToolSpec } from "../policy/types";
 import type { Sandbox, SandboxProvider } from "../sandbox/types";
 import type { RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import type { Toolset } from "./toolset";
@@ -125,4 +125,30 @@ export interface RolloutResult {
   timings: { total_ms: number; policy_ms: number; sandbox_ms: number; verify_ms: number };
   /** Turns whose prompt tokens did not continue the previous turn's (set when the policy reported tokens). */
   driftTurns?: number;
+}
+
+export type ObservationEvent = Extract<TrajectoryEvent, { type: "observation" }>;
+
+/** What a policy (or whoever plays) may do to the sandbox before the first turn: Policy.prepare. */
+export type Preparer = (ctx: PolicyPrepareContext) => Promise<void>;
+
+/** The episode after reset: the prompts said so far and the tools the agent may call. */
+export interface EpisodeStart {
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSpec[];
+}
+
+/** One tool call played: its observation as written, and whether the episode is over (the agent submitted). */
+export interface StepResult {
+  observation: ObservationEvent;
+  done: boolean;
+}
+
+/** How the episode was scored: its status (an infra error is never a reward) and, when scored, the reward. */
+export interface EpisodeScore {
+  status: RolloutStatus;
+  reason?: string;
+  reward: number | null;
+  components?: RewardComponent[];
+  infra: boolean;
 }

@@ -1,6 +1,6 @@
-import type { Episode, Preparer } from "./episode";
+import type { Episode } from "./episode";
 import { StagedEpisode } from "./staged-episode";
-import type { RolloutMeter, RunRolloutOptions } from "./rollout-types";
+import type { Preparer, RolloutMeter, RunRolloutOptions } from "./rollout-types";
 
 const directPolicy: RolloutMeter = { policyCall: (fn) => fn() };
 

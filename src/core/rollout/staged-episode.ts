@@ -2,10 +2,10 @@ import { aggregate } from "../reward/score";
 import { rewardFor } from "../reward/task-reward";
 import { writeTaskFiles } from "../sandbox/task-files";
 import type { RewardComponent } from "../schema/trajectory";
-import { Episode, type Preparer } from "./episode";
+import { Episode } from "./episode";
 import { RolloutTimeoutError } from "./errors";
 import type { Judgement } from "./judging";
-import type { EpisodeOptions } from "./rollout-types";
+import type { EpisodeOptions, Preparer } from "./rollout-types";
 import type { EpisodeTrajectory } from "./memory-trajectory";
 import { gateFailure, type StageResult, stageComponents, stageRewards, type TaskStage, type TaskStages } from "./task-stages";
 

@@ -1,7 +1,7 @@
 import type { ToolContext, ToolResult } from "../domains/types";
 import type { ChatToolCall, TrajectoryEvent, TrajectoryEventInput } from "../schema/trajectory";
 import type { RolloutScope } from "./rollout-scope";
-import type { EpisodeHooks, PendingToolCall } from "./rollout-types";
+import type { EpisodeHooks, ObservationEvent, PendingToolCall } from "./rollout-types";
 import { parseArguments, runStep, type StepOutcome } from "./step";
 import type { Toolset } from "./toolset";
 import { truncateOutput } from "./truncate";
@@ -19,8 +19,6 @@ export interface ToolCallPlace {
   /** Counts the call's sandbox time beyond what the scope counted (a start or close), as soon as it is known. */
   sandboxTime(ms: number): void;
 }
-
-type ObservationEvent = Extract<TrajectoryEvent, { type: "observation" }>;
 
 /** One tool call as played: its observation event and the text the agent reads, the call as run (edited or not), a submit. */
 export interface PlayedCall {
