@@ -1,6 +1,15 @@
 import type { PolicyReply } from "../policy/types";
-import type { RolloutTokens, TurnTokens, Usage } from "../schema/trajectory";
+import { rolloutFailure } from "../reward/failure";
+import type { RewardComponent, RolloutStatus, RolloutTokens, TurnTokens, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
+import type { EpisodeOptions, RolloutResult } from "./rollout-types";
+
+/** A scored episode's reward, its components, and the hack signals its submission raised (with what was done about them). */
+export interface Verdict {
+  reward: number;
+  components: RewardComponent[];
+  hack?: { signals: string[]; action: "flag" | "zero" };
+}
 
 /** What one episode spent, for its `end` event and its result: time by phase, tokens, turns taken. */
 export class EpisodeAccount {
@@ -25,4 +34,39 @@ export class EpisodeAccount {
   tokens(): RolloutTokens | undefined {
     return this.ledger.summary();
   }
+}
+
+/** An episode's result as its driver (the scheduler, a caller) reads it, once closed. */
+export function episodeResult(r: {
+  o: EpisodeOptions;
+  status: RolloutStatus;
+  reason: string | undefined;
+  infra: boolean;
+  verdict: Verdict | null;
+  answer: unknown;
+  account: EpisodeAccount;
+  tokens: RolloutTokens | undefined;
+}): RolloutResult {
+  const { o, status, reason, verdict, account, tokens } = r;
+  const reward = verdict?.reward ?? null;
+  const components = verdict?.components;
+  const failure = status === "cancelled" ? undefined : rolloutFailure({ status, reason, reward, components });
+  return {
+    rolloutId: o.rolloutId,
+    file: o.file ?? "",
+    task: o.task.id,
+    sample: o.sample ?? 0,
+    status,
+    ...(reason ? { reason } : {}),
+    reward,
+    ...(failure ? { failure } : {}),
+    ...(components ? { components } : {}),
+    ...(verdict?.hack ? { hackSignals: verdict.hack.signals, hackAction: verdict.hack.action } : {}),
+    infra: r.infra,
+    answer: r.answer,
+    turns: account.turns,
+    usage: account.usage,
+    timings: account.timings,
+    ...(tokens ? { driftTurns: tokens.drift_turns } : {}),
+  };
 }

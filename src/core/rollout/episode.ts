@@ -2,20 +2,12 @@ import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../domains/types";
 import type { LoadedTask } from "../environment/load-tasks";
 import type { ChatMessage, PolicyReply, ToolSpec } from "../policy/types";
-import { rolloutFailure } from "../reward/failure";
 import { rewardFor } from "../reward/task-reward";
 import { RunsDiskError } from "../runs/disk-error";
-import type {
-  ChatToolCall,
-  RewardComponent,
-  RolloutStatus,
-  RolloutTokens,
-  TrajectoryEvent,
-  TrajectoryEventInput,
-} from "../schema/trajectory";
+import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, TrajectoryEventInput } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
 import { SandboxInfraError, VerifierInfraError } from "./errors";
-import { EpisodeAccount } from "./episode-account";
+import { EpisodeAccount, episodeResult, type Verdict } from "./episode-account";
 import { type Judgement, judgedFields, judgeRollout } from "./judging";
 import type { EpisodeTrajectory } from "./memory-trajectory";
 import { renderTemplate } from "./prompt";
@@ -32,7 +24,9 @@ import { TrajectoryLimitError } from "./trajectory-bounds";
  * makes), `score` (what the agent left, judged once), `close` (the last hook, the domain's
  * teardown, the sandbox let go, `end`). The policy loop (Rollout), the debugger through it,
  * and a server for an outside trainer all drive this one object, so there is one scoring path.
- * A multi-stage task (Harbor's `[[steps]]`) is played by its variant, StagedEpisode.
+ * A multi-stage task (Harbor's `[[steps]]`) is played by its variant, StagedEpisode. The task
+ * and seed are the episode's own (openEpisode): a new reset(task, seed) is a new episode, with
+ * its own sandbox and trajectory (a file, or memory for a caller with no run folder).
  * The sandbox, the deadline and the cancellation listener live in the RolloutScope; a failure
  * of the machinery is recorded through `fail`, never thrown (but a runs disk that fails).
  */
@@ -43,16 +37,19 @@ export class Episode implements AsyncDisposable {
   readonly account = new EpisodeAccount();
   protected readonly stepMs: number;
   protected readonly toolCtx: ToolContext;
-  protected status: RolloutStatus = "error";
-  protected reason: string | undefined;
-  private infra = false;
+  /** How it ends so far: an error until a driver says otherwise; `infra` when the machinery failed it (never a reward). */
+  private readonly outcome: { status: RolloutStatus; reason: string | undefined; infra: boolean } = {
+    status: "error",
+    reason: undefined,
+    infra: false,
+  };
   private answer: unknown;
   /** Set by a submit; a multi-stage task clears it as each stage begins. */
   protected submitted = false;
   private domain: DomainPlugin | null = null;
   private toolset: Toolset | null = null;
   private isSetUp = false;
-  private verdict: { reward: number; components: RewardComponent[]; hack?: { signals: string[]; action: "flag" | "zero" } } | null = null;
+  private verdict: Verdict | null = null;
 
   constructor(
     protected readonly o: EpisodeOptions,
@@ -101,10 +98,15 @@ export class Episode implements AsyncDisposable {
     return ev;
   }
 
+  /** How the episode ends so far. */
+  get status(): RolloutStatus {
+    return this.outcome.status;
+  }
+
   /** How the episode ends, as its driver saw it (completed, truncated, timeout). */
   finish(status: RolloutStatus, reason: string | undefined): void {
-    this.status = status;
-    this.reason = reason;
+    this.outcome.status = status;
+    this.outcome.reason = reason;
   }
 
   /** The start event, the domain set up (or resumed from a fork), the player's preparation and the first messages. */
@@ -235,7 +237,7 @@ export class Episode implements AsyncDisposable {
     const failure = await classifyFailure(caught, this.scope);
     this.finish(failure.status, failure.reason);
     if (failure.error) {
-      this.infra = failure.error.infra;
+      this.outcome.infra = failure.error.infra;
       this.emit({ type: "error", ...failure.error });
     }
   }
@@ -265,7 +267,8 @@ export class Episode implements AsyncDisposable {
    */
   async score(): Promise<EpisodeScore> {
     this.scope.stopDeadline();
-    if (this.status === "completed" || this.status === "truncated" || this.status === "timeout") {
+    const played = this.outcome.status;
+    if (played === "completed" || played === "truncated" || played === "timeout") {
       const v0 = performance.now();
       const a0 = this.scope.sandboxMs;
       try {
@@ -275,7 +278,8 @@ export class Episode implements AsyncDisposable {
       }
       this.account.timings.verify_ms = performance.now() - v0 - (this.scope.sandboxMs - a0);
     }
-    const { status, reason, infra, verdict } = this;
+    const { verdict } = this;
+    const { status, reason, infra } = this.outcome;
     return {
       status,
       ...(reason ? { reason } : {}),
@@ -298,8 +302,8 @@ export class Episode implements AsyncDisposable {
     } else if (scope.startFailure || lost) {
       // The sandbox never came up, or failed under the agent or the verifier: the zero would be the infrastructure's, not the agent's.
       this.finish("error", scope.startFailure ? scope.startFailure.message : scope.guard.error().message);
-      this.infra = true;
-      this.emit({ type: "error", where: "sandbox", message: this.reason ?? "", infra: true });
+      this.outcome.infra = true;
+      this.emit({ type: "error", where: "sandbox", message: this.outcome.reason ?? "", infra: true });
     } else {
       const judged = judgedFields(score);
       this.emit({ type: "reward", total: score.total, components: score.components, ...judged });
@@ -316,13 +320,14 @@ export class Episode implements AsyncDisposable {
     this.finish(cancelled ? "cancelled" : "error", cancelled ? "cancelled during verification" : (e as Error).message);
     // A service the verifier relies on that did not answer is the machinery's fault: retried, kept out of the scores.
     // So is a judging sandbox that could not start.
-    if (e instanceof VerifierInfraError || e instanceof SandboxInfraError) this.infra = true;
-    if (!cancelled) this.emit({ type: "error", where: "verifier", message: this.reason ?? "", infra: this.infra });
+    if (e instanceof VerifierInfraError || e instanceof SandboxInfraError) this.outcome.infra = true;
+    if (!cancelled) this.emit({ type: "error", where: "verifier", message: this.outcome.reason ?? "", infra: this.outcome.infra });
   }
 
   /** The debugger's last pause and the domain's teardown with the sandbox live, then the sandbox let go and `end` written. */
   async close(): Promise<RolloutResult> {
-    const { o, scope, status, reason } = this;
+    const { o, scope } = this;
+    const { status, reason } = this.outcome;
     const timings = this.account.timings;
     if (o.hooks?.beforeClose) {
       const rewardEvent = this.trajectory.events.findLast((e) => e.type === "reward");
@@ -356,32 +361,7 @@ export class Episode implements AsyncDisposable {
     });
     // A rollout is finished once its trajectory is on disk (the runner's resume counts on it).
     await this.trajectory.close();
-    return this.result(tokens);
-  }
-
-  private result(tokens: RolloutTokens | undefined): RolloutResult {
-    const { o, status, reason, verdict } = this;
-    const reward = verdict?.reward ?? null;
-    const components = verdict?.components;
-    const failure = status === "cancelled" ? undefined : rolloutFailure({ status, reason, reward, components });
-    return {
-      rolloutId: o.rolloutId,
-      file: o.file ?? "",
-      task: o.task.id,
-      sample: o.sample ?? 0,
-      status,
-      ...(reason ? { reason } : {}),
-      reward,
-      ...(failure ? { failure } : {}),
-      ...(components ? { components } : {}),
-      ...(verdict?.hack ? { hackSignals: verdict.hack.signals, hackAction: verdict.hack.action } : {}),
-      infra: this.infra,
-      answer: this.answer,
-      turns: this.account.turns,
-      usage: this.account.usage,
-      timings: this.account.timings,
-      ...(tokens ? { driftTurns: tokens.drift_turns } : {}),
-    };
+    return episodeResult({ o, ...this.outcome, verdict: this.verdict, answer: this.answer, account: this.account, tokens });
   }
 
   /** Lets go of the sandbox, the deadline and the listener, and of the trajectory, however the episode ended (a second call does nothing). */
