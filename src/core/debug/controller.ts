@@ -1,12 +1,6 @@
 import type { ChatMessage } from "../policy/types";
-import {
-  type PendingToolCall,
-  type RolloutHooks,
-  type RolloutResult,
-  type RolloutResume,
-  type RunRolloutOptions,
-  runRollout,
-} from "../rollout/run-rollout";
+import type { PendingToolCall, RolloutHooks, RolloutResult, RolloutResume, RunRolloutOptions } from "../rollout/rollout-types";
+import { runRollout } from "../rollout/run-rollout";
 import type { ExecResult, Sandbox } from "../model/sandbox";
 import type { TrajectoryEvent } from "../schema/trajectory";
 import { afterObservationHit, atEndHit, type BreakContext, type Breakpoint, beforeToolHit } from "./breakpoints";
@@ -57,6 +51,9 @@ type Listener<T> = (value: T) => void;
  * before policy calls on request, after observations (observation/error breakpoints) and
  * at the end with the reward; while paused the pending call may be edited, the sandbox
  * inspected (`evaluate`) or the state forked into a rollout with another policy.
+ * It drives the rollout's Episode through its hooks (setUp at reset, before/after each tool
+ * call its step plays, beforeClose once it is scored) and the policy loop's beforePolicyCall,
+ * so a debugged rollout is played and scored exactly as `rlenv run` plays and scores it.
  */
 export class RolloutDebugger {
   private _state: DebugState = "idle";

@@ -14,6 +14,20 @@ export {
   type RolloutResult,
   type RunRolloutOptions,
 } from "./run-rollout";
+// The episode engine: one task in its sandbox, driven step by step (the policy loop, the debugger, a server).
+export { Episode } from "./episode";
+export { StagedEpisode } from "./staged-episode";
+export { openEpisode } from "./open-episode";
+export { type EpisodeTrajectory, MemoryTrajectory } from "./memory-trajectory";
+export type {
+  EpisodeHooks,
+  EpisodeOptions,
+  EpisodePlayer,
+  EpisodeScore,
+  EpisodeStart,
+  Preparer,
+  StepResult,
+} from "./rollout-types";
 export { buildToolset, type Toolset } from "./toolset";
 export { TrajectoryWriter } from "./trajectory-writer";
 export { Limiter } from "./limiter";

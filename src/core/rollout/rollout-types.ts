@@ -1,7 +1,7 @@
 import type { DomainPlugin } from "../model/domain";
 import type { Environment } from "../model/environment";
 import type { LoadedTask } from "../model/environment";
-import type { ChatMessage, Policy, PolicyReply } from "../policy/types";
+import type { ChatMessage, Policy, PolicyPrepareContext, PolicyReply, ToolSpec } from "../policy/types";
 import type { Sandbox, SandboxProvider } from "../model/sandbox";
 import type { RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import type { Toolset } from "./toolset";
@@ -13,10 +13,8 @@ export interface PendingToolCall {
   arguments: unknown;
 }
 
-/** Pause points for the debugger and observers. */
-export interface RolloutHooks {
-  /** Before each policy request; may wait (a paused debugger). */
-  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;
+/** What an episode calls as it plays (the debugger's pauses, observers): see Episode. */
+export interface EpisodeHooks {
   /** Before each tool call runs; returns the call to run, possibly edited. */
   beforeToolCall?(call: PendingToolCall, sandbox: () => Promise<Sandbox>): Promise<PendingToolCall>;
   /** After each tool call ran, with its observation as written (observation breakpoints). */
@@ -31,6 +29,12 @@ export interface RolloutHooks {
   onEvent?(e: TrajectoryEvent): void;
   /** Once the domain is set up: reads its in-memory state for a fork (see DomainPlugin.forkState). */
   setUp?(live: { domainState(): Promise<unknown> }): void;
+}
+
+/** Pause points for the debugger and observers: the episode's, and the policy loop's own. */
+export interface RolloutHooks extends EpisodeHooks {
+  /** Before each policy request; may wait (a paused debugger). */
+  beforePolicyCall?(info: { turn: number; messages: readonly ChatMessage[]; sandbox: () => Promise<Sandbox> }): Promise<void>;
 }
 
 /** A rollout continued from another one's paused state (the debugger's fork). */
@@ -76,6 +80,25 @@ export interface RunRolloutOptions {
   previousAttempts?: Array<{ file: string; reason: string }>;
 }
 
+/** Who plays an episode, as its start event records it (a Policy is one; so is a trainer behind a server). */
+export interface EpisodePlayer {
+  kind: string;
+  model?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * One episode of a task in a sandbox (see Episode): what RunRolloutOptions holds less the
+ * policy's decisions, which the episode's driver makes. Without `file` the trajectory is kept
+ * in memory only (a caller with no run folder).
+ */
+export interface EpisodeOptions extends Omit<RunRolloutOptions, "policy" | "file" | "hooks" | "meter"> {
+  policy: EpisodePlayer;
+  file?: string;
+  hooks?: EpisodeHooks;
+  meter?: Pick<RolloutMeter, "sandboxBusy">;
+}
+
 export interface RolloutResult {
   rolloutId: string;
   file: string;
@@ -85,7 +108,7 @@ export interface RolloutResult {
   reason?: string;
   /** Null when the rollout was not scored (cancelled, error). */
   reward: number | null;
-  /** Why it fell short of full marks, in one line: the failing components with their reasons (see runs/failure.ts). */
+  /** Why it fell short of full marks, in one line: the failing components with their reasons (see reward/failure.ts). */
   failure?: string;
   /** The reward components, when it was scored. */
   components?: RewardComponent[];
@@ -102,4 +125,30 @@ export interface RolloutResult {
   timings: { total_ms: number; policy_ms: number; sandbox_ms: number; verify_ms: number };
   /** Turns whose prompt tokens did not continue the previous turn's (set when the policy reported tokens). */
   driftTurns?: number;
+}
+
+export type ObservationEvent = Extract<TrajectoryEvent, { type: "observation" }>;
+
+/** What a policy (or whoever plays) may do to the sandbox before the first turn: Policy.prepare. */
+export type Preparer = (ctx: PolicyPrepareContext) => Promise<void>;
+
+/** The episode after reset: the prompts said so far and the tools the agent may call. */
+export interface EpisodeStart {
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSpec[];
+}
+
+/** One tool call played: its observation as written, and whether the episode is over (the agent submitted). */
+export interface StepResult {
+  observation: ObservationEvent;
+  done: boolean;
+}
+
+/** How the episode was scored: its status (an infra error is never a reward) and, when scored, the reward. */
+export interface EpisodeScore {
+  status: RolloutStatus;
+  reason?: string;
+  reward: number | null;
+  components?: RewardComponent[];
+  infra: boolean;
 }

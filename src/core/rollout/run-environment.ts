@@ -13,16 +13,15 @@ import { providerForEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../model/sandbox";
 import { RunConfig, type RunRecord, type RunSummary } from "../schema/run";
 import type { RolloutStatus } from "../schema/trajectory";
+import type { DomainPlugin } from "../model/domain";
 import { newRunId, rolloutId } from "./ids";
-import { adaptiveConcurrencyFor } from "./concurrency-controller";
-import { Limiter } from "./limiter";
+import type { Limiter } from "./limiter";
 import { planResume, resumableRecord } from "./resume-run";
-import { type RolloutAttempts, runWithInfraRetries } from "./rollout-attempts";
-import type { RolloutHooks, RolloutResult } from "./run-rollout";
-import { backendReadiness, DEFAULT_BACKEND_WAIT_MS } from "./backend-wait";
+import type { RolloutHooks, RolloutResult } from "./rollout-types";
 import { closeRunRecord, openRunRecord } from "./run-record";
+import { type ScheduleUse, scheduleRollouts } from "./run-schedule";
 import { RunTally } from "./run-tally";
-import { buildToolset } from "./toolset";
+import { buildToolset, type Toolset } from "./toolset";
 
 /** What a run reports as it goes (the CLI's progress bar, the extension's dashboard, the runner's stream). */
 export type RunProgress =
@@ -135,6 +134,22 @@ export function samplesOf(taskId: string, config: Pick<RunConfig, "k" | "samples
   return named ? [...new Set(named)].sort((a, b) => a - b) : Array.from({ length: config.k }, (_, i) => i);
 }
 
+/** A run opened: its config, folder and record, the tasks it covers, the sandboxes and the domain ready. */
+interface OpenRun {
+  config: RunConfig;
+  runId: string;
+  runDir: string;
+  record: RunRecord;
+  resumed: ReturnType<typeof resumableRecord> | null;
+  tasks: LoadedTask[];
+  domain: DomainPlugin | null;
+  toolset: Toolset;
+  provider: SandboxProvider;
+  /** The provider was made for this run (not handed in): it is shut down at the end. */
+  ownProvider: boolean;
+  progress(e: RunProgress): void;
+}
+
 /**
  * N tasks × k samples through the agent loop, with separate limits for sandboxes
  * (concurrent rollouts) and in-flight policy requests; infra failures retry with
@@ -142,28 +157,80 @@ export function samplesOf(taskId: string, config: Pick<RunConfig, "k" | "samples
  * `cancelled`). Writes runs/<id>/run.json, rollouts/*.jsonl and summary.json.
  */
 export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEnvironmentResult> {
-  // A resumed run keeps the config it started with (opts.config is not looked at).
-  const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
-  const config = resumed ? resumed.config : RunConfig.parse(opts.config);
-  const env = opts.env;
   // A rollout that throws (its runs disk failed a write) halts the run: those in flight end cancelled, none start.
   const halt = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, halt.signal]) : halt.signal;
   // Every running rollout listens on the run's signal; dozens are expected, not a leak.
   setMaxListeners(Math.max(100, 4 * ((opts.config.concurrency ?? 4) + 8)), signal);
+  const run = await openRun(opts);
+  const { config, runId, runDir, record, provider, progress } = run;
+  const env = opts.env;
+  const all = run.tasks.flatMap((task) => samplesOf(task.id, config).map((sample) => ({ task, sample })));
+  // Resuming: the rollouts that ended stay as they are; the rest run, their unfinished tries set aside.
+  const plan = run.resumed
+    ? planResume(
+        runDir,
+        record,
+        all.map((i) => rolloutId(i.task.id, i.sample)),
+      )
+    : null;
+  const items = plan ? all.filter((i) => !plan.kept.has(rolloutId(i.task.id, i.sample))) : all;
+  if (plan)
+    progress({
+      type: "log",
+      level: "info",
+      message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run`,
+    });
+  const makePolicy: PolicyFactory = opts.policyFactory ?? (({ task, sample, config: c }) => createPolicy(c.policy, task, sample));
+  const tally = new RunTally(plan ? plan.kept.values() : []);
+  let use: ScheduleUse;
+  try {
+    use = await scheduleRollouts({
+      env,
+      config,
+      runId,
+      runDir,
+      provider,
+      domain: run.domain,
+      toolset: run.toolset,
+      items,
+      tally,
+      signal,
+      halt,
+      progress,
+      makePolicy: (task, sample) => makePolicy({ env, task, sample, config }),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
+      ...(opts.slots ? { slots: opts.slots } : {}),
+      maxAttempts: opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1,
+      ...(opts.infraBackoff ? { infraBackoff: opts.infraBackoff } : {}),
+      ...(opts.backendWaitMs !== undefined ? { backendWaitMs: opts.backendWaitMs } : {}),
+      ...(plan ? { setAside: plan.setAside } : {}),
+    });
+  } catch (e) {
+    // Resumable: the trajectories' lines are whole, and --resume runs what did not finish.
+    tryCloseRecord(runDir, record, "interrupted");
+    throw e;
+  } finally {
+    if (run.ownProvider)
+      await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
+  }
+  return finishRun(run, tally, use, signal);
+}
+
+/** The run's config (a resumed run keeps the one it started with), its record opened, its sandboxes and its domain ready. */
+async function openRun(opts: RunEnvironmentOptions): Promise<OpenRun> {
+  const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
+  const config = resumed ? resumed.config : RunConfig.parse(opts.config);
+  const env = opts.env;
   const progress = opts.onProgress ?? (() => {});
   const tasks = selectTasks(env, config);
   if (tasks.length === 0)
     throw new Error(`${env.manifest.name}: no tasks to run${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ""}`);
   const domain = await findDomain(env.manifest.domain);
   const toolset = buildToolset(env, domain);
-  const makePolicy: PolicyFactory = opts.policyFactory ?? (({ task, sample, config: c }) => createPolicy(c.policy, task, sample));
-
   const runId = resumed ? resumed.id : (opts.runId ?? newRunId(env.manifest.name));
   const runDir = resumed && opts.resumeDir ? path.resolve(opts.resumeDir) : path.resolve(opts.runsDir, runId);
   const record = openRunRecord({ env, config, runId, runDir, runsDir: opts.runsDir, resumed });
-
-  const ownProvider = !opts.sandboxProvider;
   let provider: SandboxProvider;
   try {
     provider =
@@ -179,7 +246,19 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     closeRunRecord(runDir, record, "failed");
     throw e;
   }
-
+  const run: OpenRun = {
+    config,
+    runId,
+    runDir,
+    record,
+    resumed,
+    tasks,
+    domain,
+    toolset,
+    provider,
+    ownProvider: !opts.sandboxProvider,
+    progress,
+  };
   // What a domain does once for the environment (parsing and indexing documents) happens
   // here, before the first rollout starts, so that no rollout's time includes it.
   if (domain?.prepare) {
@@ -187,147 +266,17 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
       await domain.prepare(env, (m) => progress({ type: "log", level: "info", message: m }));
     } catch (e) {
       closeRunRecord(runDir, record, "failed");
-      if (ownProvider) await provider.shutdown().catch(() => {});
+      if (run.ownProvider) await provider.shutdown().catch(() => {});
       throw e;
     }
   }
+  return run;
+}
 
-  const all = tasks.flatMap((task) => samplesOf(task.id, config).map((sample) => ({ task, sample })));
-  // Resuming: the rollouts that ended stay as they are; the rest run, their unfinished tries set aside.
-  const plan = resumed
-    ? planResume(
-        runDir,
-        record,
-        all.map((i) => rolloutId(i.task.id, i.sample)),
-      )
-    : null;
-  const items = plan ? all.filter((i) => !plan.kept.has(rolloutId(i.task.id, i.sample))) : all;
-  if (plan)
-    progress({
-      type: "log",
-      level: "info",
-      message: `resuming ${runId}: ${plan.kept.size} rollout${plan.kept.size === 1 ? "" : "s"} kept, ${items.length} to run`,
-    });
-  const policyLimit = new Limiter(config.policy_concurrency ?? config.concurrency);
-  // `concurrency_auto`: how many rollouts are in flight follows the policy server's throughput, up to config.concurrency.
-  const adaptive = config.concurrency_auto && !opts.slots ? adaptiveConcurrencyFor(runDir, config.concurrency) : null;
-  const slots = opts.slots ?? adaptive?.slots;
-  const maxAttempts = opts.maxInfraAttempts ?? (config.infra_retries ?? DEFAULT_INFRA_RETRIES) + 1;
-  const tally = new RunTally(plan ? plan.kept.values() : []);
-  let sandboxBusyMs = 0;
-  let running = 0;
-  const t0 = performance.now();
-
-  const report = () => {
-    const done = tally.done;
-    const elapsed = (performance.now() - t0) / 1000;
-    const rate = elapsed > 0 ? done / elapsed : 0;
-    progress({
-      type: "progress",
-      done,
-      total: items.length,
-      meanReward: tally.meanReward,
-      rate,
-      eta: done === 0 || rate === 0 ? null : (items.length - done) / rate,
-      policyInFlight: policyLimit.inFlight,
-      policyQueue: policyLimit.queueDepth,
-      sandboxesBusy: running,
-    });
-  };
-
-  const attempts: RolloutAttempts = {
-    runDir,
-    shared: {
-      env,
-      sandboxProvider: provider,
-      runId,
-      domain,
-      toolset,
-      signal,
-      ...(opts.hooks ? { hooks: opts.hooks } : {}),
-      meter: {
-        policyCall: (fn, s) => policyLimit.run(adaptive ? () => adaptive.timed(fn) : fn, s),
-        sandboxBusy: (ms) => (sandboxBusyMs += ms),
-      },
-    },
-    ...(config.seed !== undefined ? { seed: config.seed } : {}),
-    makePolicy: (task, sample) => makePolicy({ env, task, sample, config }),
-    policyKind: config.policy.kind,
-    maxAttempts,
-    ...(opts.infraBackoff ? { backoff: opts.infraBackoff } : {}),
-    backendReady: backendReadiness(provider, opts.backendWaitMs ?? DEFAULT_BACKEND_WAIT_MS, signal, (message) =>
-      progress({ type: "log", level: "info", message }),
-    ),
-    signal,
-    ...(plan ? { setAside: plan.setAside } : {}),
-    started: (e) => progress({ type: "rollout-start", ...e }),
-    warn: (message) => progress({ type: "log", level: "warn", message }),
-  };
-
-  /** One rollout, its end reported before its slot (when slots are shared) goes to the next. */
-  const one = async (item: (typeof items)[number]): Promise<void> => {
-    running++;
-    const res = await runWithInfraRetries(attempts, item.task, item.sample)
-      .catch((e: unknown) => {
-        // A throw out of a rollout (a runs disk that failed a write, an engine fault) ends the run.
-        if (!halt.signal.aborted) halt.abort(e);
-        throw e;
-      })
-      .finally(() => running--);
-    tally.add(res);
-    progress({
-      type: "rollout-end",
-      task: res.task,
-      sample: res.sample,
-      rolloutId: res.rolloutId,
-      status: res.status,
-      reward: res.reward,
-      file: res.file,
-      infra: res.infra,
-      ...(res.reason ? { reason: res.reason } : {}),
-      ...(res.failure ? { failure: res.failure } : {}),
-    });
-    report();
-  };
-  /** False when the run was cancelled while the rollout waited for a shared slot. */
-  const inSlot = async (item: (typeof items)[number]): Promise<boolean> => {
-    if (!slots) {
-      await one(item);
-      return true;
-    }
-    try {
-      await slots.run(() => one(item), signal);
-      return true;
-    } catch (e) {
-      if (signal.aborted) return false;
-      throw e;
-    }
-  };
-  let next = 0;
-  const worker = async () => {
-    while (!signal.aborted) {
-      const item = items[next++];
-      if (!item || !(await inSlot(item))) return;
-    }
-  };
-
-  try {
-    // Every worker is waited for, so none writes on after the run has thrown.
-    const settled = await Promise.allSettled(
-      Array.from({ length: Math.min(adaptive ? config.concurrency : (slots?.capacity ?? config.concurrency), items.length) }, worker),
-    );
-    const thrown = halt.signal.aborted ? { reason: halt.signal.reason as unknown } : settled.find((x) => x.status === "rejected");
-    if (thrown) {
-      // Resumable: the trajectories' lines are whole, and --resume runs what did not finish.
-      tryCloseRecord(runDir, record, "interrupted");
-      throw thrown.reason;
-    }
-  } finally {
-    if (ownProvider)
-      await provider.shutdown().catch((e: Error) => progress({ type: "log", level: "warn", message: `sandbox shutdown: ${e.message}` }));
-  }
-
-  const wallMs = performance.now() - t0;
+/** The run's summary written and its record closed: cancelled, incomplete (a rollout errored) or completed. */
+function finishRun(run: OpenRun, tally: RunTally, use: ScheduleUse, signal: AbortSignal): RunEnvironmentResult {
+  const { config, runId, runDir, record, progress } = run;
+  const wallMs = performance.now() - use.t0;
   const results = [...tally.results].sort((a, b) => (a.rolloutId < b.rolloutId ? -1 : a.rolloutId > b.rolloutId ? 1 : 0));
   const summary = summarize(
     runId,
@@ -345,9 +294,9 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
     {
       k: config.k,
       utilisation: {
-        policy: wallMs > 0 ? Math.min(1, policyLimit.busyTime() / wallMs) : 0,
-        sandbox_busy_ms: sandboxBusyMs,
-        max_queue_depth: policyLimit.maxQueueDepth,
+        policy: wallMs > 0 ? Math.min(1, use.policyLimit.busyTime() / wallMs) : 0,
+        sandbox_busy_ms: use.sandboxBusyMs,
+        max_queue_depth: use.policyLimit.maxQueueDepth,
         wall_ms: wallMs,
       },
     },
