@@ -6,7 +6,7 @@ import { shuttingDown, unitEnded } from "./executor";
 import { rolloutErrorClass } from "./error-class";
 import { parseObservationLine, parseRolloutEndLine } from "./progress-line";
 import { planRemainder } from "./remainder";
-import { runArgs, unitFinishedRun } from "./run-args";
+import { unitFinishedRun, unitRequest, writeUnitRequest } from "./run-args";
 import { onStreamLines } from "./stream-lines";
 
 const KILL_GRACE_MS = 10_000;
@@ -60,7 +60,9 @@ export class LocalExecutor implements Executor {
     const [cmd, ...pre] = ctx.rlenvCommand;
     if (!cmd) throw new Error("no rlenv command configured");
     // --progress-jsonl: rollout ends come as lines on the child's stderr (see progress-line.ts).
-    const args = [...pre, ...runArgs(ctx.envDir, runsDir, ctx.job().spec.config, unit, ctx.policyBaseUrl), "--progress-jsonl"];
+    // The unit's whole request goes as a file, so no field of the job's config is lost on the way.
+    const request = unitRequest(ctx.envDir, runsDir, ctx.job().spec.config, unit, ctx.policyBaseUrl);
+    const args = [...pre, ...writeUnitRequest(request), "--progress-jsonl"];
     ctx.log(`unit ${unit.id}: rlenv ${args.slice(pre.length).join(" ")}`, unit.id);
     // Own process group, so cancel reaches the whole tree; RLENV_JOB marks it as ours after a restart.
     // With setpriv, the unit dies with the runner (even on SIGKILL), so a restarted runner

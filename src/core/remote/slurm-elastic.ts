@@ -6,7 +6,7 @@ import type { SlurmOptions, WorkUnit } from "./api";
 import type { ExecutionContext } from "./executor";
 import { shuttingDown, unitEnded } from "./executor";
 import { jobTaskIds, keptRollouts } from "./remainder";
-import { runArgs, unitFinishedRun } from "./run-args";
+import { unitFinishedRun, unitRequest, writeUnitRequest } from "./run-args";
 import { hasFinished } from "./rollout-watch";
 import { shq } from "../shell-quote";
 import { cancelEach, SLURM_DONE, type SlurmClient, type SlurmNode, type SlurmTaskState } from "./slurm-client";
@@ -246,17 +246,16 @@ async function submitShards(
       keep: "all",
     };
   });
+  // Each shard's request (its own samples of the job's config) in its folder, read by the script.
+  const { tasks: _t, samples: _s, ...config } = job.spec.config;
   for (const u of units) {
     const runs = ctx.unitRunsDir(u);
     mkdirSync(runs, { recursive: true });
-    writeFileSync(path.join(path.dirname(runs), "samples.json"), JSON.stringify(u.samples));
+    const request = unitRequest(ctx.envDir, runs, config, { samples: u.samples }, ctx.policyBaseUrl);
+    writeUnitRequest(request, path.join(path.dirname(runs), "request.json"));
   }
   const logDir = path.join(ctx.jobDir, "logs");
   mkdirSync(logDir, { recursive: true });
-  const { tasks: _t, samples: _s, ...config } = job.spec.config;
-  const args = runArgs(ctx.envDir, "@RUNS@", { ...config }, {}, ctx.policyBaseUrl)
-    .map((a) => (a === "@RUNS@" ? '"$dir/runs"' : shq(a)))
-    .join(" ");
   const script = [
     "#!/bin/bash",
     NOTE_STOP,
@@ -266,7 +265,7 @@ async function submitShards(
     `dir=${shq(path.join(ctx.jobDir, "units"))}/$u`,
     `cd ${shq(process.cwd())}`,
     'echo "rlenv elastic shard $u on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
-    ...execLast(`${ctx.rlenvCommand.map(shq).join(" ")} ${args} --only-samples "$(cat "$dir/samples.json")"`),
+    ...execLast(`${ctx.rlenvCommand.map(shq).join(" ")} run --request "$dir/request.json"`),
     "",
   ].join("\n");
   const jobId = await deps.client.submit({

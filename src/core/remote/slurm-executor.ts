@@ -3,7 +3,7 @@ import path from "node:path";
 import type { SlurmOptions, WorkUnit } from "./api";
 import type { ExecutionContext, Executor } from "./executor";
 import { shuttingDown, unitEnded } from "./executor";
-import { runArgs, unitFinishedRun } from "./run-args";
+import { unitFinishedRun, unitRequest, unitRequestFile, writeUnitRequest } from "./run-args";
 import { shq } from "../shell-quote";
 import { cancelEach, inArrayRange, SLURM_DONE, type SlurmClient, type SlurmTaskState } from "./slurm-client";
 import { SlurmControl } from "./slurm-control";
@@ -177,6 +177,7 @@ export class SlurmExecutor implements Executor {
     const count = units[0]?.shard?.count ?? 1;
     const logDir = path.join(ctx.jobDir, "logs");
     mkdirSync(logDir, { recursive: true });
+    for (const u of units) this.writeRequest(ctx, u, count, attempt);
     const script = this.script(ctx, count, attempt);
     const jobId = await this.opts.client.submit({
       name: `rlenv-${ctx.jobId}`,
@@ -206,13 +207,23 @@ export class SlurmExecutor implements Executor {
     });
   }
 
+  /**
+   * A shard's run request, beside its runs folder: the job's config with the shard's index, and
+   * the URL of the policy server the script starts for it (its port: the job's port + the index).
+   */
+  private writeRequest(ctx: ExecutionContext, unit: WorkUnit, count: number, attempt: number): void {
+    const index = unit.shard?.index ?? 0;
+    const ps = ctx.job().spec.policy_server;
+    const baseUrl = ps && "command" in ps ? `http://127.0.0.1:${ps.port + index}/v1` : ctx.policyBaseUrl;
+    const runs = ctx.unitRunsDir({ ...unit, runs_dir: path.join("units", unit.id, `a${attempt}`) });
+    writeUnitRequest(unitRequest(ctx.envDir, runs, ctx.job().spec.config, { shard: { index, count } }, baseUrl));
+  }
+
   /** The batch script: optionally start the policy server and wait for /v1/models, then run the shard. */
   private script(ctx: ExecutionContext, count: number, attempt: number): string {
     const job = ctx.job();
     const runs = `${ctx.jobDir}/units/s$i/a${attempt}`;
-    const args = runArgs(ctx.envDir, "@RUNS@", job.spec.config, {}, ctx.policyBaseUrl)
-      .map((a) => (a === "@RUNS@" ? `"${runs}"` : shq(a)))
-      .join(" ");
+    const args = `run --request "${unitRequestFile(runs)}"`;
     const rlenv = ctx.rlenvCommand.map(shq).join(" ");
     // The runner's own folder: loader flags such as `--import tsx` resolve from there.
     const lines = [
@@ -223,7 +234,7 @@ export class SlurmExecutor implements Executor {
       `mkdir -p "${runs}"`,
       'echo "rlenv shard $i on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
     ];
-    let baseUrl = "";
+    let serves = false;
     const ps = job.spec.policy_server;
     if (ps && "command" in ps) {
       lines.push(
@@ -235,11 +246,12 @@ export class SlurmExecutor implements Executor {
         // Ready when /v1/models answers 200; node is there already (it runs rlenv).
         `${shq(process.execPath)} -e ${shq(READY_CHECK)} "http://127.0.0.1:$PORT/v1/models" ${ps.ready_timeout_s} || { echo "policy server not ready on port $PORT"; exit 3; }`,
       );
-      baseUrl = ' --base-url "http://127.0.0.1:$PORT/v1"';
+      serves = true;
     }
-    const run = `${rlenv} ${args} --shard "$i/${count}"${baseUrl}`;
+    // The shard's request (its index, its policy server's URL) was written at submit (writeRequest).
+    const run = `${rlenv} ${args}`;
     // The policy server's EXIT trap needs the shell to outlive rlenv; otherwise rlenv is the step's process.
-    lines.push(...(baseUrl === "" ? execLast(run) : runAndWait(run)));
+    lines.push(...(serves ? runAndWait(run) : execLast(run)));
     return `${lines.join("\n")}\n`;
   }
 

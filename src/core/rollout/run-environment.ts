@@ -70,6 +70,8 @@ export interface RunEnvironmentOptions {
   hooks?: RolloutHooks;
   /** Finish this run folder instead of starting a run: its config, only the rollouts it lacks (see resume-run.ts). */
   resumeDir?: string;
+  /** resumeDir's record, when the caller has resolved it already (core/app reads it once); read from resumeDir otherwise. */
+  resumed?: RunRecord;
   /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
@@ -143,7 +145,7 @@ export function samplesOf(taskId: string, config: Pick<RunConfig, "k" | "samples
  */
 export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEnvironmentResult> {
   // A resumed run keeps the config it started with (opts.config is not looked at).
-  const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
+  const resumed = opts.resumeDir ? (opts.resumed ?? resumableRecord(path.resolve(opts.resumeDir))) : null;
   const config = resumed ? resumed.config : RunConfig.parse(opts.config);
   const env = opts.env;
   // A rollout that throws (its runs disk failed a write) halts the run: those in flight end cancelled, none start.
