@@ -5,15 +5,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { GpuInfo, JobEvent } from "../../src/core/remote/api";
-import { parseSse } from "../../src/core/remote/client";
+import { parseSse } from "../../src/core/remote/client/client";
 import { onStreamLines } from "../../src/core/remote/stream-lines";
-import { parseNvidiaSmi } from "../../src/core/remote/gpus";
-import { JobJournal } from "../../src/core/remote/journal";
-import { unitRequest, writeUnitRequest } from "../../src/core/remote/run-args";
+import { parseNvidiaSmi } from "../../src/core/remote/jobs/gpus";
+import { JobJournal } from "../../src/core/remote/jobs/journal";
+import { unitRequest, writeUnitRequest } from "../../src/core/remote/executors/unit-request";
 import { readRunRequest } from "../../src/core/app/run-request";
 import { RunConfig } from "../../src/core/schema/run";
-import { inArrayRange } from "../../src/core/remote/slurm-client";
-import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/token";
+import { inArrayRange } from "../../src/core/remote/executors/slurm-client";
+import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/server/token";
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), "rlenv-remote-"));
 

@@ -5,8 +5,8 @@ import path from "node:path";
 import { test } from "node:test";
 import { jobSpec } from "../../src/core/app/submit-job";
 import { JobSpec } from "../../src/core/remote/api";
-import { checkTokenizerFolder } from "../../src/core/remote/policy-server";
-import { unitRequest } from "../../src/core/remote/run-args";
+import { checkTokenizerFolder } from "../../src/core/remote/jobs/policy-server";
+import { unitRequest } from "../../src/core/remote/executors/unit-request";
 import { rlenv } from "../support/cli";
 
 const base = { k: 1, concurrency: 2, sandbox: "process" as const, executor: "local" as const };

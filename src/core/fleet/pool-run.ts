@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type JobRequest, jobSpec } from "../app/submit-job";
 import { loadEnvironment } from "../environment/index";
-import { isFinished, RolloutWatcher } from "../remote/rollout-watch";
+import { isFinished, RolloutWatcher } from "../remote/jobs";
 import { closeRunRecord, openRunRecord } from "../rollout/run-record";
 import { newRunId, rolloutId } from "../rollout/ids";
 import { samplesOf, selectTasks } from "../rollout/run-environment";
