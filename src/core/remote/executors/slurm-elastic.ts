@@ -229,45 +229,11 @@ async function submitShards(
   const job = ctx.job();
   const opts = job.spec.slurm;
   const first = job.units.length;
-  const units: WorkUnit[] = shares.map((refs, i) => {
-    const samples: Record<string, number[]> = {};
-    for (const r of refs) {
-      const list = samples[r.task] ?? [];
-      list.push(r.sample);
-      samples[r.task] = list;
-    }
-    return {
-      id: `e${first + i}`,
-      shard: { index: i, count: shares.length },
-      samples,
-      state: "pending",
-      attempts: 1 + Math.max(0, ...refs.map((r) => tries.get(r.key) ?? 0)),
-      runs_dir: path.join("units", `e${first + i}`, "runs"),
-      keep: "all",
-    };
-  });
-  // Each shard's request (its own samples of the job's config) in its folder, read by the script.
-  const { tasks: _t, samples: _s, ...config } = job.spec.config;
-  for (const u of units) {
-    const runs = ctx.unitRunsDir(u);
-    mkdirSync(runs, { recursive: true });
-    const request = unitRequest(ctx.envDir, runs, config, { samples: u.samples }, ctx.policyBaseUrl);
-    writeUnitRequest(request, path.join(path.dirname(runs), "request.json"));
-  }
+  const units = elasticUnits(shares, first, tries);
+  writeShardRequests(ctx, units);
   const logDir = path.join(ctx.jobDir, "logs");
   mkdirSync(logDir, { recursive: true });
-  const script = [
-    "#!/bin/bash",
-    NOTE_STOP,
-    `units=(${units.map((u) => u.id).join(" ")})`,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array lookup, not a template
-    "u=${units[$SLURM_ARRAY_TASK_ID]}",
-    `dir=${shq(path.join(ctx.jobDir, "units"))}/$u`,
-    `cd ${shq(process.cwd())}`,
-    'echo "rlenv elastic shard $u on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
-    ...execLast(`${ctx.rlenvCommand.map(shq).join(" ")} run --request "$dir/request.json"`),
-    "",
-  ].join("\n");
+  const script = elasticScript(ctx, units);
   const jobId = await deps.client.submit({
     name: `rlenv-${ctx.jobId}`,
     script,
@@ -300,6 +266,54 @@ async function submitShards(
   ctx.log(
     `submitted Slurm array job ${jobId}: shards ${units.map((u) => u.id).join(",")}${excluded.length ? `, excluding ${excluded.join(",")}` : ""}`,
   );
+}
+
+/** The new shards as work units: unit i takes share i's samples, its attempt one past the most any of them was tried. */
+function elasticUnits(shares: Ref[][], first: number, tries: Map<string, number>): WorkUnit[] {
+  return shares.map((refs, i) => {
+    const samples: Record<string, number[]> = {};
+    for (const r of refs) {
+      const list = samples[r.task] ?? [];
+      list.push(r.sample);
+      samples[r.task] = list;
+    }
+    return {
+      id: `e${first + i}`,
+      shard: { index: i, count: shares.length },
+      samples,
+      state: "pending",
+      attempts: 1 + Math.max(0, ...refs.map((r) => tries.get(r.key) ?? 0)),
+      runs_dir: path.join("units", `e${first + i}`, "runs"),
+      keep: "all",
+    };
+  });
+}
+
+/** Each shard's request (its own samples of the job's config) in its folder, read by the script. */
+function writeShardRequests(ctx: ExecutionContext, units: WorkUnit[]): void {
+  const { tasks: _t, samples: _s, ...config } = ctx.job().spec.config;
+  for (const u of units) {
+    const runs = ctx.unitRunsDir(u);
+    mkdirSync(runs, { recursive: true });
+    const request = unitRequest(ctx.envDir, runs, config, { samples: u.samples }, ctx.policyBaseUrl);
+    writeUnitRequest(request, path.join(path.dirname(runs), "request.json"));
+  }
+}
+
+/** The array's script: task i runs unit i's request. */
+function elasticScript(ctx: ExecutionContext, units: WorkUnit[]): string {
+  return [
+    "#!/bin/bash",
+    NOTE_STOP,
+    `units=(${units.map((u) => u.id).join(" ")})`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash array lookup, not a template
+    "u=${units[$SLURM_ARRAY_TASK_ID]}",
+    `dir=${shq(path.join(ctx.jobDir, "units"))}/$u`,
+    `cd ${shq(process.cwd())}`,
+    'echo "rlenv elastic shard $u on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"',
+    ...execLast(`${ctx.rlenvCommand.map(shq).join(" ")} run --request "$dir/request.json"`),
+    "",
+  ].join("\n");
 }
 
 async function cancelActive(ctx: ExecutionContext, client: SlurmClient): Promise<void> {

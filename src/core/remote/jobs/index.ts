@@ -14,3 +14,5 @@ export * from "./policy-server";
 export * from "./remainder";
 export * from "./rollout-watch";
 export * from "./upload-validation";
+export * from "./job-intake";
+export * from "./job-progress";

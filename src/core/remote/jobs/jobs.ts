@@ -1,20 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import type { Problem } from "../../environment";
-import {
-  BUNDLE_ENV_DIR,
-  BUNDLE_JOB_FILE,
-  type JobEvent,
-  type JobEventInput,
-  type JobRecord,
-  JobSpec,
-  type JobState,
-  TERMINAL_STATES,
-  type WorkUnit,
-} from "../api";
+import { BUNDLE_ENV_DIR, type JobEvent, type JobEventInput, type JobRecord, type JobState, TERMINAL_STATES } from "../api";
 import { DEFAULT_UNPACK_LIMITS, type UnpackLimits, unpackBundle } from "../bundle/bundle";
 import { type ExecutionContext, type Executor, RUNNER_SHUTDOWN } from "./executor";
 import { GpuSampler } from "./gpu-sampler";
@@ -23,11 +11,11 @@ import { JobEventBatcher } from "./job-event-batcher";
 import { JobMerger } from "./job-merger";
 import { type ActiveJob, JobQueue } from "./job-queue";
 import { JobJournal } from "./journal";
-import { validateUpload } from "./upload-validation";
-import { policyConfigProblem } from "../../policy/config-check";
+import { checkedEnvironment, JobSpecError, jobSize, newJobId, readBundleSpec } from "./job-intake";
 import { mergedRunDir } from "./merge";
-import { checkTokenizerFolder, POLICY_SERVER_LOG, startPolicyServer, type StartedPolicyServer } from "./policy-server";
-import { isFinished, RolloutWatcher } from "./rollout-watch";
+import { checkTokenizerFolder, jobPolicyServer, POLICY_SERVER_LOG, type StartedPolicyServer } from "./policy-server";
+import { watchJobRollouts } from "./job-progress";
+import type { RolloutWatcher } from "./rollout-watch";
 
 export interface JobManagerOptions {
   dataDir: string;
@@ -41,18 +29,6 @@ export interface JobManagerOptions {
   limits?: UnpackLimits;
   /** Seconds between GPU samples while a job runs (0: none). */
   gpuSampleS?: number;
-}
-
-/** A submit refused for its content: HTTP 400 with the field at fault (and, for an environment that does not load, its problems). */
-export class JobSpecError extends Error {
-  override name = "JobSpecError";
-  constructor(
-    message: string,
-    readonly field?: string,
-    readonly problems?: Problem[],
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -170,78 +146,27 @@ export class JobManager extends EventEmitter {
   private async accept(body: Readable, idempotencyKey?: string): Promise<{ job: JobRecord; created: boolean }> {
     const tmpRoot = path.join(this.opts.dataDir, "tmp");
     mkdirSync(tmpRoot, { recursive: true });
-    const id = `j${new Date()
-      .toISOString()
-      .replace(/[-:TZ.]/g, "")
-      .slice(0, 14)}-${randomBytes(3).toString("hex")}`;
+    const id = newJobId();
     const staging = path.join(tmpRoot, id);
     await unpackBundle(body, staging, this.opts.limits ?? DEFAULT_UNPACK_LIMITS);
     try {
-      const specFile = path.join(staging, BUNDLE_JOB_FILE);
-      if (!existsSync(specFile)) throw new JobSpecError(`the bundle has no ${BUNDLE_JOB_FILE}`, BUNDLE_JOB_FILE);
-      let raw: unknown;
-      try {
-        raw = JSON.parse(readFileSync(specFile, "utf8"));
-      } catch (e) {
-        throw new JobSpecError(`${BUNDLE_JOB_FILE} is not JSON: ${(e as Error).message}`, BUNDLE_JOB_FILE);
-      }
-      const parsed = JobSpec.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const field = issue?.path.join(".") ?? "";
-        throw new JobSpecError(`${BUNDLE_JOB_FILE}: ${field ? `${field}: ` : ""}${issue?.message ?? "invalid"}`, field);
-      }
-      const spec = parsed.data;
-      // A policy that cannot be made would error every rollout of an accepted job: refused here, with its field.
-      const unplayable = policyConfigProblem(spec.config.policy);
-      if (unplayable)
-        throw new JobSpecError(
-          `${BUNDLE_JOB_FILE}: config.policy.${unplayable.field}: ${unplayable.message}`,
-          `config.policy.${unplayable.field}`,
-        );
-      if (!this.opts.executors[spec.executor])
-        throw new JobSpecError(
-          `executor "${spec.executor}" is not configured on this runner (has: ${Object.keys(this.opts.executors).join(", ")})`,
-          "executor",
-        );
-      const envDir = path.join(staging, BUNDLE_ENV_DIR);
-      // In a worker thread: a big or hostile environment must not stall the runner's other requests.
-      const checked = await validateUpload(envDir);
-      if (!checked.ok) {
-        const p = checked.problems[0];
-        const more =
-          checked.problems.length > 1
-            ? ` (and ${checked.problems.length - 1} more problem${checked.problems.length === 2 ? "" : "s"})`
-            : "";
-        throw new JobSpecError(
-          `environment does not load: ${p ? `${p.file}:${p.line}:${p.column}: ${p.path ? `${p.path}: ` : ""}${p.message}` : "unknown problem"}${more}`,
-          p?.path,
-          checked.problems,
-        );
-      }
-      const env = checked.env;
-      const named = spec.config.tasks?.length ? spec.config.tasks : spec.config.samples ? Object.keys(spec.config.samples) : undefined;
-      const selected = named ? env.taskIds.filter((t) => named.includes(t)).length : env.taskIds.length;
-      // A pool's shard names its samples: its total is theirs, not tasks × k.
-      const samples = spec.config.samples;
-      const total = samples
-        ? env.taskIds.filter((t) => named?.includes(t)).reduce((n, t) => n + (samples[t] ? new Set(samples[t]).size : spec.config.k), 0)
-        : selected * spec.config.k;
-      const executor = this.opts.executors[spec.executor];
+      const spec = readBundleSpec(staging, this.opts.executors);
+      const env = await checkedEnvironment(path.join(staging, BUNDLE_ENV_DIR));
+      const size = jobSize(spec, env);
       const record: JobRecord = {
         id,
         ...(spec.name ? { name: spec.name } : {}),
         state: "queued",
         created: new Date().toISOString(),
-        env: { name: env.name, hash: env.hash, domain: env.domain, tasks: selected },
+        env: { name: env.name, hash: env.hash, domain: env.domain, tasks: size.tasks },
         spec,
         ...(idempotencyKey ? { idempotency_key: idempotencyKey } : {}),
-        progress: { done: 0, total, mean_reward: null },
+        progress: { done: 0, total: size.total, mean_reward: null },
         units: [],
         interruptions: 0,
         run_id: `${env.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${id}`,
       };
-      record.units = executor?.plan(record) ?? [];
+      record.units = this.opts.executors[spec.executor]?.plan(record) ?? [];
       renameSync(staging, this.journal.jobDir(id));
       this.jobs.set(id, record);
       this.journal.save(record);
@@ -354,28 +279,13 @@ export class JobManager extends EventEmitter {
     let serverGone: string | undefined;
     try {
       if (executor.kind === "local") checkTokenizerFolder(job.spec.config.policy);
-      const ps = job.spec.policy_server;
-      let policyBaseUrl: string | undefined;
-      if (ps && "url" in ps) policyBaseUrl = ps.url;
-      else if (ps && executor.kind === "local") {
-        const logFile = path.join(this.jobDir(id), POLICY_SERVER_LOG);
-        this.emitEvent(id, { type: "log", line: `starting the policy server (its output: ${POLICY_SERVER_LOG} in the job folder)` });
-        const started = await startPolicyServer(
-          ps.command,
-          ps.port,
-          ps.ready_timeout_s,
-          signal,
-          (line) => this.emitEvent(id, { type: "log", line }),
-          logFile,
-        );
-        server = started;
-        void started.exited.then((how) => {
-          serverGone = how;
-          this.emitEvent(id, { type: "log", line: `policy server ${how} during the job: stopping its units (infrastructure failure)` });
-          serverDied.abort();
-        });
-        policyBaseUrl = started.baseUrl;
-      }
+      const log = (line: string) => this.emitEvent(id, { type: "log", line });
+      const ps = await jobPolicyServer(job.spec.policy_server, executor.kind === "local", this.jobDir(id), signal, log, (how) => {
+        serverGone = how;
+        serverDied.abort();
+      });
+      server = ps.server;
+      const policyBaseUrl = ps.baseUrl;
       await executor.execute(this.context(id, AbortSignal.any([signal, serverDied.signal]), policyBaseUrl));
     } finally {
       await server?.stop();
@@ -421,49 +331,18 @@ export class JobManager extends EventEmitter {
     this.emitEvent(id, { type: "state", state, ...(reason ? { reason } : {}) });
   }
 
-  /** Follows the units' trajectories: rollout-end and progress events. */
+  /** Follows the units' trajectories: rollout-end and progress events (job-progress.ts). */
   private watch(id: string, reported: boolean): RolloutWatcher {
-    const unitDir = (u: WorkUnit) => path.join(this.jobDir(id), u.runs_dir);
-    let lastSave = 0;
-    let lastProgress = 0;
-    // Running totals: the watcher reports each rollout's end once, and only for units
-    // whose output counts (keep "none" units are not watched), so adding up is exact.
-    let done = 0;
-    let sum = 0;
-    let scored = 0;
-    const watcher = new RolloutWatcher(
-      () => (this.jobs.get(id)?.units ?? []).filter((u) => u.keep !== "none").map((u) => ({ id: u.id, dir: unitDir(u) })),
-      (end) => {
-        this.rolloutEnds.push(Date.now());
-        if (this.rolloutEnds.length > 10_000) this.rolloutEnds.splice(0, 5_000);
-        this.emitEvent(id, { type: "rollout-end", ...end });
-        const job = this.jobs.get(id);
-        if (!job) return;
-        if (isFinished(end.status)) {
-          done += 1;
-          if (end.reward !== null) {
-            sum += end.reward;
-            scored += 1;
-          }
-        }
-        const progress = { done, total: job.progress.total, mean_reward: scored ? sum / scored : null };
-        const elapsed = (Date.now() - Date.parse(job.started ?? job.created)) / 1000;
-        job.progress = progress;
-        // The journal gets progress at most once a second; events carry every step.
-        if (Date.now() - lastSave > 1000) {
-          lastSave = Date.now();
-          this.journal.save(job);
-        }
-        // Progress at most every 100 ms (rollout-end events carry each one), and always the last.
-        if (Date.now() - lastProgress >= 100 || done === job.progress.total) {
-          lastProgress = Date.now();
-          this.emitEvent(id, { type: "progress", ...progress, rate: elapsed > 0 ? done / elapsed : 0 });
-        }
+    return watchJobRollouts(
+      {
+        job: () => this.jobs.get(id),
+        jobDir: this.jobDir(id),
+        rolloutEnds: this.rolloutEnds,
+        emit: (input) => this.emitEvent(id, input),
+        save: (job) => this.journal.save(job),
       },
-      // An executor that reports its rollout ends leaves nothing to poll for.
-      reported ? 0 : 50,
+      reported,
     );
-    return watcher;
   }
 
   private context(id: string, signal: AbortSignal, policyBaseUrl?: string): ExecutionContext {

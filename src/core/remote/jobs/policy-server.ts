@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
 import path from "node:path";
 import type { RunConfig } from "../../schema/run";
+import type { JobSpec } from "../api";
 
 /** The policy server's output, in the job folder. */
 export const POLICY_SERVER_LOG = "policy-server.log";
@@ -102,4 +103,27 @@ export async function startPolicyServer(
   }
   await stop();
   throw new Error(`policy server did not answer ${baseUrl}/models within ${readyTimeoutS} s`);
+}
+
+/**
+ * The policy server a job names: its URL as given, or (local executor) one started for the job,
+ * its output in the job folder. `onGone`: it exited mid-job (the job's units are to stop).
+ */
+export async function jobPolicyServer(
+  ps: JobSpec["policy_server"],
+  local: boolean,
+  jobDir: string,
+  signal: AbortSignal,
+  log: (line: string) => void,
+  onGone: (how: string) => void,
+): Promise<{ server?: StartedPolicyServer; baseUrl?: string }> {
+  if (ps && "url" in ps) return { baseUrl: ps.url };
+  if (!ps || !local) return {};
+  log(`starting the policy server (its output: ${POLICY_SERVER_LOG} in the job folder)`);
+  const started = await startPolicyServer(ps.command, ps.port, ps.ready_timeout_s, signal, log, path.join(jobDir, POLICY_SERVER_LOG));
+  void started.exited.then((how) => {
+    log(`policy server ${how} during the job: stopping its units (infrastructure failure)`);
+    onGone(how);
+  });
+  return { server: started, baseUrl: started.baseUrl };
 }

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { BundleError } from "../bundle/bundle";
-import { JobSpecError } from "../jobs/jobs";
+import { JobSpecError } from "../jobs/job-intake";
 
 /** A request the runner refuses, with the HTTP status and (for a bad header) the field. */
 export class HttpError extends Error {

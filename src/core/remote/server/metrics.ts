@@ -37,58 +37,10 @@ export class RunnerMetrics {
 
   constructor(private readonly jobs: JobManager) {
     const registers = [this.registry];
-    new Gauge({
-      name: "rlenv_jobs",
-      help: "Jobs by state.",
-      labelNames: ["state"],
-      registers,
-      collect() {
-        const all = jobs.list();
-        for (const s of JobState.options) this.set({ state: s }, all.filter((j) => j.state === s).length);
-      },
-    });
-    new Gauge({
-      name: "rlenv_queue_depth",
-      help: "Jobs waiting for a slot.",
-      registers,
-      collect() {
-        this.set(jobs.queued());
-      },
-    });
+    // Registered in the order /metrics lists them.
+    jobGauges(jobs, registers);
     this.rolloutsTotal = new Counter({ name: "rlenv_rollouts_total", help: "Rollouts ended since the runner started.", registers });
-    new Gauge({
-      name: "rlenv_rollouts_per_second",
-      help: "Rollouts ended per second over the last minute.",
-      registers,
-      collect() {
-        const now = Date.now();
-        this.set(jobs.rolloutEnds.filter((t) => now - t <= 60_000).length / 60);
-      },
-    });
-    const inFlight = this.inFlight;
-    new Gauge({
-      name: "rlenv_rollouts_in_flight",
-      help: "Rollouts started and not yet ended, over the running jobs.",
-      registers,
-      collect() {
-        let n = 0;
-        for (const v of inFlight.values()) n += v;
-        this.set(n);
-      },
-    });
-    new Gauge({
-      name: "rlenv_rollouts_backlog",
-      help: "Rollouts of queued and running jobs that have not started yet.",
-      registers,
-      collect() {
-        let n = 0;
-        for (const j of jobs.list()) {
-          if (TERMINAL_STATES.includes(j.state)) continue;
-          n += Math.max(0, j.progress.total - j.progress.done - (inFlight.get(j.id) ?? 0));
-        }
-        this.set(n);
-      },
-    });
+    rolloutGauges(jobs, this.inFlight, registers);
     this.errors = new Counter({
       name: "rlenv_rollout_errors_total",
       help: "Rollouts that ended in error, by class (timeout, task_error, infra_sandbox, infra_policy, infra_other).",
@@ -115,40 +67,7 @@ export class RunnerMetrics {
       buckets: POLICY_REQUEST_BUCKETS,
       registers,
     });
-    new Gauge({
-      name: "rlenv_policy_utilisation",
-      help: "Fraction of wall time the policy had requests in flight (latest completed job).",
-      registers,
-      collect() {
-        this.set(latestPolicyUtilisation(jobs));
-      },
-    });
-    // One nvidia-smi call (cached for a scrape) feeds the four GPU gauges.
-    const sampleGpus = () => this.sampleGpus();
-    new Gauge({
-      name: "rlenv_gpu_utilisation",
-      help: "Mean GPU utilisation (0-1) at the last sample.",
-      registers,
-      async collect() {
-        const { gpus } = await sampleGpus();
-        this.set(gpus.length > 0 ? gpus.reduce((a, g) => a + g.utilisation, 0) / gpus.length / 100 : (jobs.lastGpuUtilisation ?? 0));
-      },
-    });
-    const perGpu = (name: string, help: string, value: (g: GpuInfo) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ["gpu", "name"],
-        registers,
-        async collect() {
-          const { gpus } = await sampleGpus();
-          this.reset();
-          for (const g of gpus) this.set({ gpu: String(g.index), name: g.name }, value(g));
-        },
-      });
-    perGpu("rlenv_gpu_utilisation_ratio", "Utilisation (0-1) of each GPU, from nvidia-smi at the scrape.", (g) => g.utilisation / 100);
-    perGpu("rlenv_gpu_memory_used_bytes", "Memory used on each GPU.", (g) => g.memory_used_mib * MIB);
-    perGpu("rlenv_gpu_memory_total_bytes", "Memory of each GPU.", (g) => g.memory_total_mib * MIB);
+    policyAndGpuGauges(jobs, () => this.sampleGpus(), registers);
     jobs.on("event", (id: string, ev: JobEvent) => this.onEvent(id, ev));
     jobs.on("observation", (id: string, o: Observation) => this.observe(id, o));
   }
@@ -219,4 +138,101 @@ function latestPolicyUtilisation(jobs: JobManager): number {
   } catch {
     return 0; // being written
   }
+}
+
+type Registers = Registry[];
+
+/** Jobs by state and the queue's depth. */
+function jobGauges(jobs: JobManager, registers: Registers): void {
+  new Gauge({
+    name: "rlenv_jobs",
+    help: "Jobs by state.",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      const all = jobs.list();
+      for (const s of JobState.options) this.set({ state: s }, all.filter((j) => j.state === s).length);
+    },
+  });
+  new Gauge({
+    name: "rlenv_queue_depth",
+    help: "Jobs waiting for a slot.",
+    registers,
+    collect() {
+      this.set(jobs.queued());
+    },
+  });
+}
+
+/** Rollouts per second, in flight, and not yet started. */
+function rolloutGauges(jobs: JobManager, inFlight: ReadonlyMap<string, number>, registers: Registers): void {
+  new Gauge({
+    name: "rlenv_rollouts_per_second",
+    help: "Rollouts ended per second over the last minute.",
+    registers,
+    collect() {
+      const now = Date.now();
+      this.set(jobs.rolloutEnds.filter((t) => now - t <= 60_000).length / 60);
+    },
+  });
+  new Gauge({
+    name: "rlenv_rollouts_in_flight",
+    help: "Rollouts started and not yet ended, over the running jobs.",
+    registers,
+    collect() {
+      let n = 0;
+      for (const v of inFlight.values()) n += v;
+      this.set(n);
+    },
+  });
+  new Gauge({
+    name: "rlenv_rollouts_backlog",
+    help: "Rollouts of queued and running jobs that have not started yet.",
+    registers,
+    collect() {
+      let n = 0;
+      for (const j of jobs.list()) {
+        if (TERMINAL_STATES.includes(j.state)) continue;
+        n += Math.max(0, j.progress.total - j.progress.done - (inFlight.get(j.id) ?? 0));
+      }
+      this.set(n);
+    },
+  });
+}
+
+/** The policy's utilisation and the GPU gauges. */
+function policyAndGpuGauges(jobs: JobManager, sampleGpus: () => Promise<{ gpus: GpuInfo[] }>, registers: Registers): void {
+  new Gauge({
+    name: "rlenv_policy_utilisation",
+    help: "Fraction of wall time the policy had requests in flight (latest completed job).",
+    registers,
+    collect() {
+      this.set(latestPolicyUtilisation(jobs));
+    },
+  });
+  // One nvidia-smi call (cached for a scrape) feeds the four GPU gauges.
+  new Gauge({
+    name: "rlenv_gpu_utilisation",
+    help: "Mean GPU utilisation (0-1) at the last sample.",
+    registers,
+    async collect() {
+      const { gpus } = await sampleGpus();
+      this.set(gpus.length > 0 ? gpus.reduce((a, g) => a + g.utilisation, 0) / gpus.length / 100 : (jobs.lastGpuUtilisation ?? 0));
+    },
+  });
+  const perGpu = (name: string, help: string, value: (g: GpuInfo) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["gpu", "name"],
+      registers,
+      async collect() {
+        const { gpus } = await sampleGpus();
+        this.reset();
+        for (const g of gpus) this.set({ gpu: String(g.index), name: g.name }, value(g));
+      },
+    });
+  perGpu("rlenv_gpu_utilisation_ratio", "Utilisation (0-1) of each GPU, from nvidia-smi at the scrape.", (g) => g.utilisation / 100);
+  perGpu("rlenv_gpu_memory_used_bytes", "Memory used on each GPU.", (g) => g.memory_used_mib * MIB);
+  perGpu("rlenv_gpu_memory_total_bytes", "Memory of each GPU.", (g) => g.memory_total_mib * MIB);
 }
