@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type RunRequest, writeRunRequest } from "../../app/run-request";
+import { RunRequest } from "../../schema/run-request";
 import type { RunConfig } from "../../schema/run";
 import type { WorkUnit } from "../api";
 
@@ -43,7 +43,8 @@ export function unitRequestFile(runsDir: string): string {
 
 /** Writes the unit's request beside its runs folder; the `rlenv` arguments that run it. */
 export function writeUnitRequest(request: RunRequest, file = unitRequestFile(request.runs_dir)): string[] {
-  writeRunRequest(file, request);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(RunRequest.parse(request), null, 2)}\n`);
   return ["run", "--request", file];
 }
 
