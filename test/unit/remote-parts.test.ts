@@ -10,7 +10,7 @@ import { onStreamLines } from "../../src/core/remote/stream-lines";
 import { parseNvidiaSmi } from "../../src/core/remote/jobs/gpus";
 import { JobJournal } from "../../src/core/remote/jobs/journal";
 import { unitRequest, writeUnitRequest } from "../../src/core/remote/executors/unit-request";
-import { readRunRequest } from "../../src/core/app/run-request";
+import { checkPolicyFiles, readRunRequest } from "../../src/core/app/run-request";
 import { RunConfig } from "../../src/core/schema/run";
 import { inArrayRange } from "../../src/core/remote/executors/slurm-client";
 import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/server/token";
@@ -164,4 +164,11 @@ test("a unit keeps what no flag spelt: policy.stream, infra_retries, concurrency
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a unit's request whose replay file is missing is refused before any rollout starts", () => {
+  assert.throws(() => checkPolicyFiles({ kind: "replay", replay: "/nonexistent/t.jsonl" }), {
+    message: "--policy replay:/nonexistent/t.jsonl: no such file or run folder",
+  });
+  assert.doesNotThrow(() => checkPolicyFiles({ kind: "oracle" }));
 });

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Command, Option } from "commander";
-import { type OpenedRun, openRun, type RunRequest, readRunRequest, startRun } from "../../core/app";
+import { checkPolicyFiles, type OpenedRun, openRun, type RunRequest, readRunRequest, startRun } from "../../core/app";
 import { formatProblem } from "../../core/environment";
 import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
 import type { RunEnvironmentResult } from "../../core/rollout";
@@ -233,6 +233,7 @@ function openOrReport(envDir: string, resumeDir?: string): OpenedRun {
 /** A work unit: its request as the executor wrote it; the run's own flags are not read. */
 function fromRequestFile(file: string): { request: RunRequest; opened: OpenedRun } {
   const request = readRunRequest(file);
+  checkPolicyFiles(request.config.policy);
   return { request, opened: openOrReport(request.env_dir, request.resume_dir) };
 }
 
