@@ -35,7 +35,7 @@ const nodeBuilds = [
   // `rlenv view` alone (the viewer's server, ~1 MB): the launcher loads it for that command, so the first paint skips the rest.
   { entryPoints: { "cli-view": "src/cli/view-main.ts" }, external: nativeOptional, ...cliMinify },
   // The runner validates uploads in a worker thread, which loads this file from beside the CLI bundle.
-  { entryPoints: { "validate-worker": "src/core/remote/validate-worker.ts" }, external: nativeOptional },
+  { entryPoints: { "validate-worker": "src/core/remote/jobs/validate-worker.ts" }, external: nativeOptional },
   // The document parser's worker thread (one per core while a corpus is indexed): see src/core/domains/document/parse/pool.ts.
   { entryPoints: { "document-parse-worker": "src/core/domains/document/parse/worker.ts" } },
 ];

@@ -24,7 +24,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import { makeFixtureEnv, REPO, RLENV as RLENV_TSX, runFolderFiles, startRunner } from "../integration/remote-helpers";
 
 const CLI_MODE = process.env.BENCH_CLI === "tsx" ? "tsx" : "dist";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, describe, it } from "node:test";
 import { loadPool } from "../../src/core/fleet/pool-config";
 import type { PoolRecord } from "../../src/core/fleet/pool-record";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import { runOnPool } from "../../src/core/fleet/pool-run";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { makeFixtureEnv, REPO, type StartedRunner, startRunner, waitFor } from "./remote-helpers";

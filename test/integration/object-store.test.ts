@@ -14,7 +14,7 @@ import {
   NotFound,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import { s3ClientFromEnv } from "../../src/core/runs/object-store/client";
 import { MANIFEST_NAME, uploadFolder } from "../../src/core/runs/object-store/upload-folder";
 import { missing } from "../support/services";

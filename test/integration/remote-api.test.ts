@@ -127,7 +127,7 @@ test("an oversized upload is refused with 413 and nothing written", async () => 
 
 test("a bad job.json names the field; a broken environment names file and line", async () => {
   const envDir = makeFixtureEnv(1, 0);
-  const { packDirectory } = await import("../../src/core/remote/bundle");
+  const { packDirectory } = await import("../../src/core/remote/bundle/bundle");
   const toBuf = async (s: Readable) => {
     const c: Buffer[] = [];
     for await (const x of s) c.push(x as Buffer);
@@ -165,7 +165,7 @@ test("unknown jobs answer 404 and /metrics speaks Prometheus text", async () => 
 // Last in this file: it leaves a job behind, which the tests above check there is none of.
 test("a retried submit is answered only once its upload has arrived whole (no EPIPE under the client's writes)", async () => {
   const envDir = makeFixtureEnv(1, 0);
-  const { packDirectory } = await import("../../src/core/remote/bundle");
+  const { packDirectory } = await import("../../src/core/remote/bundle/bundle");
   const chunks: Buffer[] = [];
   for await (const x of packDirectory(envDir, "env", {
     "job.json": JSON.stringify({ config: { policy: { kind: "oracle" }, sandbox: "process" } }),

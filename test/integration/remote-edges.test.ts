@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import tar from "tar-stream";
-import { packDirectory } from "../../src/core/remote/bundle";
+import { packDirectory } from "../../src/core/remote/bundle/bundle";
 import { makeFixtureEnv, type StartedRunner, startRunner } from "./remote-helpers";
 
 /**

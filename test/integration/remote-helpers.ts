@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { SlurmClient } from "../../src/core/remote/slurm-client";
+import { SlurmClient } from "../../src/core/remote/executors/slurm-client";
 import { missing } from "../support/services";
 
 export const REPO = path.resolve(__dirname, "../..");

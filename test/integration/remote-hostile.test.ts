@@ -6,7 +6,7 @@ import type { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import tar from "tar-stream";
 import type { Problem } from "../../src/core/environment";
-import { packDirectory } from "../../src/core/remote/bundle";
+import { packDirectory } from "../../src/core/remote/bundle/bundle";
 import { HOSTILE_CASES, writeHostileCase } from "../unit/environment/hostile-cases";
 import { type StartedRunner, startRunner, waitFor } from "./remote-helpers";
 

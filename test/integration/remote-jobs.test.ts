@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import Docker from "dockerode";
 import type { JobEvent, JobRecord } from "../../src/core/remote/api";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import { readRun, summarizeRunDir } from "../../src/core/runs";
 import { missing } from "../support/services";
 import { makeFixtureEnv, runFolderFiles, type StartedRunner, startRunner, waitFor } from "./remote-helpers";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import type { JobEvent } from "../../src/core/remote/api";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import type { EndEvent, MessageEvent, TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";
 import { QWEN3_DIR } from "../support/qwen-tokens";

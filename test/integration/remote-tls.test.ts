@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { RunnerClient } from "../../src/core/remote/client";
+import { RunnerClient } from "../../src/core/remote/client/client";
 import { startRunner } from "./remote-helpers";
 
 /** The runner over HTTPS with a self-signed certificate: trusted through the client's CA option, refused without it. */

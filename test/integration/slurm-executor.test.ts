@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import type { JobEvent } from "../../src/core/remote/api";
-import { RunnerClient } from "../../src/core/remote/client";
-import { SLURM_DONE } from "../../src/core/remote/slurm-client";
+import { RunnerClient } from "../../src/core/remote/client/client";
+import { SLURM_DONE } from "../../src/core/remote/executors/slurm-client";
 import { readRun } from "../../src/core/runs";
 import { makeFixtureEnv, type StartedRunner, slurmClient, slurmRunnerArgs, slurmSkip, startRunner, waitFor } from "./remote-helpers";
 

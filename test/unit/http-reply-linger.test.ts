@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
 import { test } from "node:test";
-import { lingerThenClose, sendJson } from "../../src/core/remote/http-reply";
+import { lingerThenClose, sendJson } from "../../src/core/remote/server/http-reply";
 
 /** A refused upload's socket: the answer reaches the client, the rest is discarded up to a bound, then dropped. */
 async function withServer(maxBytes: number, maxMs: number, fn: (port: number) => Promise<void>): Promise<void> {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { BundleError } from "../../src/core/remote/bundle";
-import { HttpError, replyWithError } from "../../src/core/remote/http-reply";
-import { JobSpecError } from "../../src/core/remote/jobs";
+import { BundleError } from "../../src/core/remote/bundle/bundle";
+import { HttpError, replyWithError } from "../../src/core/remote/server/http-reply";
+import { JobSpecError } from "../../src/core/remote/jobs/job-intake";
 
 // The runner's error answers, over a real loopback server: each error class keeps its status
 // and the fields a client reads (error, field, problems).

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import type { JobEvent } from "../../src/core/remote/api";
-import { JobEventBatcher } from "../../src/core/remote/job-event-batcher";
-import { type ActiveJob, JobQueue } from "../../src/core/remote/job-queue";
-import { JobJournal } from "../../src/core/remote/journal";
+import { JobEventBatcher } from "../../src/core/remote/jobs/job-event-batcher";
+import { type ActiveJob, JobQueue } from "../../src/core/remote/jobs/job-queue";
+import { JobJournal } from "../../src/core/remote/jobs/journal";
 
 test("the job queue runs at most its capacity, in order, and starts the next when one ends", async () => {
   const release = new Map<string, () => void>();

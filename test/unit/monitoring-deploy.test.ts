@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { parse } from "yaml";
-import { JobManager } from "../../src/core/remote/jobs";
-import { RunnerMetrics } from "../../src/core/remote/metrics";
+import { JobManager } from "../../src/core/remote/jobs/jobs";
+import { RunnerMetrics } from "../../src/core/remote/server/metrics";
 
 /**
  * The Grafana dashboard and the alerting rules shipped in deploy/ ask only for metrics the

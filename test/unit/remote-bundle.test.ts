@@ -5,7 +5,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import tar from "tar-stream";
-import { BundleError, packDirectory, safeEntryPath, unpackBundle } from "../../src/core/remote/bundle";
+import { BundleError, packDirectory, safeEntryPath, unpackBundle } from "../../src/core/remote/bundle/bundle";
 
 type Entry = {
   name: string;

@@ -5,13 +5,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { GpuInfo, JobEvent } from "../../src/core/remote/api";
-import { parseSse } from "../../src/core/remote/client";
+import { parseSse } from "../../src/core/remote/client/client";
 import { onStreamLines } from "../../src/core/remote/stream-lines";
-import { parseNvidiaSmi } from "../../src/core/remote/gpus";
-import { JobJournal } from "../../src/core/remote/journal";
-import { runArgs } from "../../src/core/remote/run-args";
-import { inArrayRange } from "../../src/core/remote/slurm-client";
-import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/token";
+import { parseNvidiaSmi } from "../../src/core/remote/jobs/gpus";
+import { JobJournal } from "../../src/core/remote/jobs/journal";
+import { unitRequest, writeUnitRequest } from "../../src/core/remote/executors/unit-request";
+import { checkPolicyFiles, readRunRequest } from "../../src/core/app/run-request";
+import { RunConfig } from "../../src/core/schema/run";
+import { inArrayRange } from "../../src/core/remote/executors/slurm-client";
+import { bearerMatches, loadOrCreateToken } from "../../src/core/remote/server/token";
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), "rlenv-remote-"));
 
@@ -118,28 +120,55 @@ test("folded Slurm array ranges", () => {
   assert.equal(inArrayRange("1,5-7%2", 2), false);
 });
 
-test("run args narrow the job's config to a unit", () => {
+test("a unit's request narrows the job's config to the unit", () => {
   const config = { policy: { kind: "openai" as const, model: "m" }, k: 4, concurrency: 8, sandbox: "docker" as const, tasks: ["a", "b"] };
-  const args = runArgs("/e", "/r", config, { tasks: ["b"], k: 2 }, "http://127.0.0.1:9/v1");
-  assert.deepEqual(args, [
-    "run",
-    "/e",
-    "--runs",
-    "/r",
-    "--sandbox",
-    "docker",
-    "--concurrency",
-    "8",
-    "--policy",
-    "openai",
-    "--model",
-    "m",
-    "--base-url",
-    "http://127.0.0.1:9/v1",
-    "-k",
-    "2",
-    "--tasks",
-    "b",
-  ]);
-  assert.deepEqual(runArgs("/e", "/r", config, { shard: { index: 1, count: 3 } }).slice(-5), ["--tasks", "a", "b", "--shard", "1/3"]);
+  const request = unitRequest("/e", "/r", config, { tasks: ["b"], k: 2 }, "http://127.0.0.1:9/v1");
+  assert.deepEqual(request, {
+    env_dir: "/e",
+    runs_dir: "/r",
+    config: {
+      policy: { kind: "openai", model: "m", base_url: "http://127.0.0.1:9/v1" },
+      k: 2,
+      concurrency: 8,
+      sandbox: "docker",
+      tasks: ["b"],
+    },
+  });
+  const sharded = unitRequest("/e", "/r", config, { shard: { index: 1, count: 3 } }).config;
+  assert.deepEqual([sharded.tasks, sharded.shard], [["a", "b"], { index: 1, count: 3 }]);
+});
+
+test("a unit keeps what no flag spelt: policy.stream, infra_retries, concurrency_auto", () => {
+  const dir = tmp();
+  try {
+    const config = RunConfig.parse({
+      policy: { kind: "openai", model: "m", stream: true },
+      k: 2,
+      concurrency: 16,
+      concurrency_auto: true,
+      infra_retries: 5,
+      sandbox: "process",
+    });
+    const runs = path.join(dir, "units", "u0");
+    const args = writeUnitRequest(unitRequest("/e", runs, config, { tasks: ["t"] }, "http://127.0.0.1:9/v1"));
+    assert.deepEqual(args, ["run", "--request", `${runs}.request.json`]);
+    // What the unit's `rlenv run --request FILE` reads back.
+    const read = readRunRequest(`${runs}.request.json`);
+    assert.equal(read.config.policy.stream, true);
+    assert.equal(read.config.infra_retries, 5);
+    assert.equal(read.config.concurrency_auto, true);
+    assert.equal(read.config.concurrency, 16);
+    assert.deepEqual(read.config.tasks, ["t"]);
+    assert.equal(read.config.policy.base_url, "http://127.0.0.1:9/v1");
+    assert.equal(read.runs_dir, runs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a unit's request whose replay file is missing is refused before any rollout starts", () => {
+  assert.throws(() => checkPolicyFiles({ kind: "replay", replay: "/nonexistent/t.jsonl" }), {
+    message: "--policy replay:/nonexistent/t.jsonl: no such file or run folder",
+  });
+  assert.doesNotThrow(() => checkPolicyFiles({ kind: "oracle" }));
 });

@@ -5,9 +5,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { progressPrinter } from "../../src/cli/commands/run-progress";
 import type { RolloutEnd } from "../../src/core/remote/api";
-import { eventJson, JobJournal } from "../../src/core/remote/journal";
+import { eventJson, JobJournal } from "../../src/core/remote/jobs/journal";
 import { formatRolloutEndLine, parseRolloutEndLine } from "../../src/core/remote/progress-line";
-import { RolloutWatcher } from "../../src/core/remote/rollout-watch";
+import { RolloutWatcher } from "../../src/core/remote/jobs/rollout-watch";
 
 test("a rollout-end progress line reads back as written; other and malformed lines are no end", () => {
   const end = { task: "t1", sample: 3, status: "completed", reward: 0.5, file: "/runs/r/rollouts/a.jsonl" };

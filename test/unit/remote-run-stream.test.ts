@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { PassThrough } from "node:stream";
 import { test } from "node:test";
-import type { JobManager } from "../../src/core/remote/jobs";
-import { streamRunFolder } from "../../src/core/remote/run-stream";
-import { type TarReadEntry, TarReader } from "../../src/core/remote/tar-reader";
+import type { JobManager } from "../../src/core/remote/jobs/jobs";
+import { streamRunFolder } from "../../src/core/remote/server/run-stream";
+import { type TarReadEntry, TarReader } from "../../src/core/remote/bundle/tar-reader";
 
 /** The two things streamRunFolder asks of the job manager: the folder's view and its events. */
 function jobsWith(view: { dir: string; finished: string[]; live: boolean }): JobManager {

@@ -15,9 +15,9 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import tar from "tar-stream";
-import { TarOut } from "../../src/core/remote/tar-out";
-import { TarFormatError, type TarReadEntry, TarReader } from "../../src/core/remote/tar-reader";
-import { TAR_END, type TarEntry, tarHeader, tarPadding } from "../../src/core/remote/tar-writer";
+import { TarOut } from "../../src/core/remote/bundle/tar-out";
+import { TarFormatError, type TarReadEntry, TarReader } from "../../src/core/remote/bundle/tar-reader";
+import { TAR_END, type TarEntry, tarHeader, tarPadding } from "../../src/core/remote/bundle/tar-writer";
 
 const long = (n: number) => Array.from({ length: n }, (_, i) => `part${i}`).join("/");
 const cases: Array<{ name: string; type: TarEntry["type"]; body?: Buffer }> = [

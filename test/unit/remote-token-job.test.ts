@@ -5,8 +5,8 @@ import path from "node:path";
 import { test } from "node:test";
 import { jobSpec } from "../../src/core/app/submit-job";
 import { JobSpec } from "../../src/core/remote/api";
-import { checkTokenizerFolder } from "../../src/core/remote/policy-server";
-import { runArgs } from "../../src/core/remote/run-args";
+import { checkTokenizerFolder } from "../../src/core/remote/jobs/policy-server";
+import { unitRequest } from "../../src/core/remote/executors/unit-request";
 import { rlenv } from "../support/cli";
 
 const base = { k: 1, concurrency: 2, sandbox: "process" as const, executor: "local" as const };
@@ -39,14 +39,13 @@ test("each unit's rlenv run gets --tokens, --tokenizer and --tool-parser, and th
   const config = JobSpec.parse(
     jobSpec({ ...base, policy: "openai", model: "m", tokens: true, tokenizer: "/models/m", toolParser: "qwen" }),
   ).config;
-  const args = runArgs("/env", "/runs", config, {}, "http://127.0.0.1:8123/v1");
-  const after = (flag: string) => args[args.indexOf(flag) + 1];
-  assert.ok(args.includes("--tokens"));
-  assert.equal(after("--tokenizer"), "/models/m");
-  assert.equal(after("--tool-parser"), "qwen");
-  assert.equal(after("--base-url"), "http://127.0.0.1:8123/v1");
-  const chat = runArgs("/env", "/runs", JobSpec.parse(jobSpec({ ...base, policy: "openai", model: "m" })).config, {});
-  assert.ok(!chat.includes("--tokens") && !chat.includes("--tokenizer"));
+  const policy = unitRequest("/env", "/runs", config, {}, "http://127.0.0.1:8123/v1").config.policy;
+  assert.ok(policy.tokens);
+  assert.equal(policy.tokenizer, "/models/m");
+  assert.equal(policy.tool_parser, "qwen");
+  assert.equal(policy.base_url, "http://127.0.0.1:8123/v1");
+  const chat = unitRequest("/env", "/runs", JobSpec.parse(jobSpec({ ...base, policy: "openai", model: "m" })).config, {}).config.policy;
+  assert.ok(!chat.tokens && !chat.tokenizer);
 });
 
 test("the runner-host tokenizer check names the field and the missing file; chat jobs need none", () => {

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { rolloutErrorClass } from "../../src/core/remote/error-class";
-import { JobManager } from "../../src/core/remote/jobs";
-import { RunnerMetrics } from "../../src/core/remote/metrics";
+import { rolloutErrorClass } from "../../src/core/remote/jobs/error-class";
+import { JobManager } from "../../src/core/remote/jobs/jobs";
+import { RunnerMetrics } from "../../src/core/remote/server/metrics";
 import { formatObservationLine, parseObservationLine } from "../../src/core/remote/progress-line";
 
 /**

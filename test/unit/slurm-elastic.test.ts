@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { WorkUnit } from "../../src/core/remote/api";
-import type { SlurmNode } from "../../src/core/remote/slurm-client";
-import { nodesToExclude, nodesWithRoom, shardsToAdd } from "../../src/core/remote/slurm-elastic";
+import type { SlurmNode } from "../../src/core/remote/executors/slurm-client";
+import { nodesToExclude, nodesWithRoom, shardsToAdd } from "../../src/core/remote/executors/slurm-elastic";
 
 const node = (name: string, state: string, allocCpus = 0, partitions = ["gpu"]): SlurmNode => ({
   name,

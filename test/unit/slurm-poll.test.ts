@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { POLL_GIVE_UP_MS, PollFailures, pollSleep } from "../../src/core/remote/slurm-poll";
+import { POLL_GIVE_UP_MS, PollFailures, pollSleep } from "../../src/core/remote/executors/slurm-poll";
 
 test("PollFailures logs the first failure of a run, throws once the run outlasts the bound, and starts again after a success", (t) => {
   let now = 1_000_000;

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { cancelEach } from "../../src/core/remote/slurm-client";
-import { execLast, NOTE_STOP, runAndWait } from "../../src/core/remote/slurm-script";
+import { cancelEach } from "../../src/core/remote/executors/slurm-client";
+import { execLast, NOTE_STOP, runAndWait } from "../../src/core/remote/executors/slurm-script";
 
 /**
  * The batch script's lines under a real bash, signalled as a Slurm cancel signals a step:

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { runnerClientFor } from "../../core/remote/client-config";
+import { runnerClientFor } from "../../core/remote/client";
 
 export function registerJobs(program: Command): void {
   program

@@ -2,11 +2,11 @@ import { collectTaskIds, selectTaskIds } from "../task-ids";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Command } from "commander";
-import { formatProblem, loadEnvironment } from "../../core/environment";
-import { runEnvironment } from "../../core/rollout";
+import { type Command, Option } from "commander";
+import { checkPolicyFiles, type OpenedRun, openRun, type RunRequest, readRunRequest, startRun } from "../../core/app";
+import { formatProblem } from "../../core/environment";
 import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
-import { resumableRecord } from "../../core/rollout/resume-run";
+import type { RunEnvironmentResult } from "../../core/rollout";
 import { type PolicyConfig, RunConfig } from "../../core/schema/run";
 import { progressPrinter } from "./run-progress";
 import { runsTarget } from "./runs-target";
@@ -43,6 +43,8 @@ interface RunOptions {
   resume?: string;
   /** false under --no-build. */
   build?: boolean;
+  /** A work unit's whole request, written by the runner's executors (not shown in --help). */
+  request?: string;
 }
 
 const int = (name: string) => (v: string) => {
@@ -118,11 +120,9 @@ export function parseShard(s: string): { index: number; count: number } {
   return { index, count };
 }
 
-export function registerRun(program: Command): void {
-  program
-    .command("run")
-    .description("Roll out a policy on an environment's tasks; writes runs/<run-id>/ (trajectories, summary)")
-    .argument("[dir]", "environment folder", ".")
+/** The policy's flags (`--policy` and the openai ones). */
+function policyOptions(cmd: Command): Command {
+  return cmd
     .option("--policy <policy>", "oracle, nop, openai or replay:FILE|RUN_DIR", "oracle")
     .option("--model <name>", "openai: model name")
     .option(
@@ -137,7 +137,12 @@ export function registerRun(program: Command): void {
     .option("--stream", "openai: stream replies")
     .option("--tokens", "openai: token-in/token-out (the model's chat template renders, token ids go to /completions; needs --tokenizer)")
     .option("--tokenizer <dir>", "openai --tokens: model folder with tokenizer.json and tokenizer_config.json")
-    .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen; default hermes)")
+    .option("--tool-parser <name>", "openai --tokens: tool-call parser for the model family (hermes, qwen; default hermes)");
+}
+
+/** Which tasks and samples, and how many at once. */
+function selectionOptions(cmd: Command): Command {
+  return cmd
     .option(
       "--tasks <ids...>",
       "only these task ids (spaces or commas between them); globs such as 'humaneval-0*' pick by pattern",
@@ -161,7 +166,12 @@ export function registerRun(program: Command): void {
       "--concurrency auto: the most rollouts in flight (default: 4 per CPU, 8 to 64)",
       int("--max-concurrency"),
     )
-    .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"))
+    .option("--policy-concurrency <n>", "in-flight policy requests (default: --concurrency)", int("--policy-concurrency"));
+}
+
+/** Where the run goes, how it is shown, and how it runs. */
+function placeOptions(cmd: Command): Command {
+  return cmd
     .option(
       "--sandbox <backend>",
       "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
@@ -184,103 +194,152 @@ export function registerRun(program: Command): void {
       int("--infra-retries"),
     )
     .option("--no-build", "docker: do not build a missing sandbox image; fail naming the command that builds it")
-    .action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
-      const opts: RunOptions = { ...o, k: o.samples };
-      // A local folder or s3://bucket/prefix (checked now, before any sandbox starts).
-      const target = runsTarget(opts.runs);
-      if (!["docker", "process", "auto"].includes(opts.sandbox))
-        throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
-      // Resuming: the run's own environment and config, whatever the other flags say.
-      const resumeFrom = opts.resume ? resumableRecord(path.resolve(opts.resume)) : null;
-      const envDir = resumeFrom ? resumeFrom.env.path : dir;
-      const { env, problems } = loadEnvironment(envDir);
-      const errors = problems.filter((p) => p.severity === "error");
-      if (!env || errors.length > 0) {
-        for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-        throw new Error(
-          `${envDir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
-        );
-      }
-      if (opts.tasksFile && opts.tasks) throw new Error("--tasks and --tasks-file: give one of them");
-      // Checked here, against the environment, so a stale id is named with its line before any sandbox starts.
-      const fileTasks = opts.tasksFile
-        ? checkTasksFile(opts.tasksFile, readTasksFile(opts.tasksFile), new Set(env.tasks.map((t) => t.id)))
-        : undefined;
-      const tasks = selectTaskIds(
-        { ...(opts.tasks ? { tasks: opts.tasks } : {}), ...(fileTasks ? { fileTasks } : {}), ...(opts.limit ? { limit: opts.limit } : {}) },
-        env.tasks.map((t) => t.id),
-      );
-      const config: RunConfig = resumeFrom?.config ?? {
-        policy: policyFromFlags(opts),
-        k: opts.k,
-        ...(opts.concurrency === "auto"
-          ? { concurrency: Math.max(1, opts.maxConcurrency ?? defaultMaxConcurrency()), concurrency_auto: true }
-          : { concurrency: Math.max(1, opts.concurrency) }),
-        sandbox: opts.sandbox,
-        ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
-        ...(tasks ? { tasks } : {}),
-        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-        ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
-        ...(opts.onlySamples ? { samples: parseOnlySamples(opts.onlySamples) } : {}),
-        ...(opts.infraRetries !== undefined ? { infra_retries: opts.infraRetries } : {}),
-      };
-      // First Ctrl-C: stop cleanly (sandboxes closed, trajectories end `cancelled`); second: leave now.
-      const ac = new AbortController();
-      const onSigint = () => {
-        if (ac.signal.aborted) process.exit(130);
-        process.stderr.write("\nstopping: closing sandboxes (Ctrl-C again to quit at once)\n");
-        ac.abort(new Error("interrupted (Ctrl-C)"));
-      };
-      process.on("SIGINT", onSigint);
-      process.on("SIGTERM", onSigint);
-      const printer = progressPrinter(process.stderr, false, opts.progressJsonl === true);
-      try {
-        const r = await runEnvironment({
-          env,
-          config,
-          runsDir: target.localDir,
-          ...(opts.runId ? { runId: opts.runId } : {}),
-          ...(opts.resume ? { resumeDir: path.resolve(opts.resume) } : {}),
-          signal: ac.signal,
-          onProgress: printer.onProgress,
-          ...(opts.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
-          ...(opts.build === false ? { noBuild: true } : {}),
-        });
-        printer.finish();
-        const url = await target.publish(r.runDir).catch((e: unknown) => {
-          throw new Error(`the run is in ${r.runDir}, but its upload to ${opts.runs} failed: ${(e as Error).message}`);
-        });
-        const s = r.summary;
-        if (opts.json)
-          process.stdout.write(
-            `${JSON.stringify({ run_dir: r.runDir, ...(url ? { url } : {}), status: r.record.status, summary: s }, null, 2)}\n`,
-          );
-        else {
-          const pk = Object.entries(s.pass_at_k)
-            .map(([k, v]) => `pass@${k} ${v.toFixed(3)}`)
-            .join("  ");
-          const st = Object.entries(s.statuses)
-            .map(([k, v]) => `${k} ${v}`)
-            .join(", ");
-          process.stderr.write(
-            `${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`,
-          );
-          for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
-          if (s.infra_errors)
-            process.stderr.write(
-              `${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`,
-            );
-          if (s.utilisation)
-            process.stderr.write(
-              `policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`,
-            );
-          process.stdout.write(`${url ?? r.runDir}\n`);
-        }
-        process.exitCode = r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 || (s.infra_errors ?? 0) > 0 ? 1 : 0;
-      } finally {
-        printer.finish();
-        process.off("SIGINT", onSigint);
-        process.off("SIGTERM", onSigint);
-      }
+    .addOption(new Option("--request <file>", "a work unit's run request (JSON), written by the runner's executors").hideHelp());
+}
+
+export function registerRun(program: Command): void {
+  const cmd = program
+    .command("run")
+    .description("Roll out a policy on an environment's tasks; writes runs/<run-id>/ (trajectories, summary)")
+    .argument("[dir]", "environment folder", ".");
+  placeOptions(selectionOptions(policyOptions(cmd))).action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
+    const opts: RunOptions = { ...o, k: o.samples };
+    // A local folder or s3://bucket/prefix (checked now, before any sandbox starts).
+    const target = runsTarget(opts.runs);
+    const { request, opened } = opts.request ? fromRequestFile(opts.request) : fromFlags(dir, opts, target.localDir);
+    const r = await withInterrupt((signal, onProgress) => startRun(request, { opened, signal, onProgress }), opts.progressJsonl === true);
+    const url = await target.publish(r.runDir).catch((e: unknown) => {
+      throw new Error(`the run is in ${r.runDir}, but its upload to ${opts.runs} failed: ${(e as Error).message}`);
     });
+    if (opts.json)
+      process.stdout.write(
+        `${JSON.stringify({ run_dir: r.runDir, ...(url ? { url } : {}), status: r.record.status, summary: r.summary }, null, 2)}\n`,
+      );
+    else printSummary(r, url);
+    process.exitCode = exitCodeOf(r);
+  });
+}
+
+/** The environment the run takes (a resumed run's own), or its problems on stderr and an error. */
+function openOrReport(envDir: string, resumeDir?: string): OpenedRun {
+  const o = openRun(envDir, resumeDir);
+  if (o.ok) return o;
+  for (const p of o.errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
+  throw new Error(
+    `${o.envDir}: the environment has ${o.errors.length} problem${o.errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
+  );
+}
+
+/** A work unit: its request as the executor wrote it; the run's own flags are not read. */
+function fromRequestFile(file: string): { request: RunRequest; opened: OpenedRun } {
+  const request = readRunRequest(file);
+  checkPolicyFiles(request.config.policy);
+  return { request, opened: openOrReport(request.env_dir, request.resume_dir) };
+}
+
+/** The flags as a run request: `--resume` read once, the task selection checked against the environment. */
+function fromFlags(dir: string, opts: RunOptions, runsDir: string): { request: RunRequest; opened: OpenedRun } {
+  if (!["docker", "process", "auto"].includes(opts.sandbox))
+    throw new Error(`--sandbox must be docker, process or auto, got '${opts.sandbox}'`);
+  // Resuming: the run's own environment and config, whatever the other flags say.
+  const opened = openOrReport(dir, opts.resume);
+  const tasks = selectedTasks(opts, opened);
+  const config = opened.resumed?.config ?? configFromFlags(opts, tasks);
+  const request: RunRequest = {
+    env_dir: opened.envDir,
+    runs_dir: runsDir,
+    config: RunConfig.parse(config),
+    ...(opts.runId ? { run_id: opts.runId } : {}),
+    ...(opts.resume ? { resume_dir: path.resolve(opts.resume) } : {}),
+    ...(opts.unsafeNoSandbox ? { unsafe_no_sandbox: true } : {}),
+    ...(opts.build === false ? { no_build: true } : {}),
+  };
+  return { request, opened };
+}
+
+/** `--tasks`, `--tasks-file` and `--limit`, against the environment's task ids. */
+function selectedTasks(opts: RunOptions, opened: OpenedRun): string[] | undefined {
+  const { env } = opened;
+  if (opts.tasksFile && opts.tasks) throw new Error("--tasks and --tasks-file: give one of them");
+  // Checked here, against the environment, so a stale id is named with its line before any sandbox starts.
+  const fileTasks = opts.tasksFile
+    ? checkTasksFile(opts.tasksFile, readTasksFile(opts.tasksFile), new Set(env.tasks.map((t) => t.id)))
+    : undefined;
+  return selectTaskIds(
+    { ...(opts.tasks ? { tasks: opts.tasks } : {}), ...(fileTasks ? { fileTasks } : {}), ...(opts.limit ? { limit: opts.limit } : {}) },
+    env.tasks.map((t) => t.id),
+  );
+}
+
+/** The run's config from its flags. */
+export function configFromFlags(opts: RunOptions, tasks: string[] | undefined): RunConfig {
+  return {
+    policy: policyFromFlags(opts),
+    k: opts.k,
+    ...(opts.concurrency === "auto"
+      ? { concurrency: Math.max(1, opts.maxConcurrency ?? defaultMaxConcurrency()), concurrency_auto: true }
+      : { concurrency: Math.max(1, opts.concurrency) }),
+    sandbox: opts.sandbox,
+    ...(opts.policyConcurrency ? { policy_concurrency: opts.policyConcurrency } : {}),
+    ...(tasks ? { tasks } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
+    ...(opts.onlySamples ? { samples: parseOnlySamples(opts.onlySamples) } : {}),
+    ...(opts.infraRetries !== undefined ? { infra_retries: opts.infraRetries } : {}),
+  };
+}
+
+/** Runs with Ctrl-C wired: the first stops cleanly (sandboxes closed, trajectories end `cancelled`); the second leaves now. */
+async function withInterrupt(
+  run: (signal: AbortSignal, onProgress: ReturnType<typeof progressPrinter>["onProgress"]) => Promise<RunEnvironmentResult>,
+  progressJsonl: boolean,
+): Promise<RunEnvironmentResult> {
+  const ac = new AbortController();
+  const onSigint = () => {
+    if (ac.signal.aborted) process.exit(130);
+    process.stderr.write("\nstopping: closing sandboxes (Ctrl-C again to quit at once)\n");
+    ac.abort(new Error("interrupted (Ctrl-C)"));
+  };
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  const printer = progressPrinter(process.stderr, false, progressJsonl);
+  try {
+    const r = await run(ac.signal, printer.onProgress);
+    printer.finish();
+    return r;
+  } finally {
+    printer.finish();
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+}
+
+/** The summary for a person: statuses, mean reward, pass@k, the commonest failures; the run's place on stdout. */
+function printSummary(r: RunEnvironmentResult, url: string | undefined): void {
+  const s = r.summary;
+  const pk = Object.entries(s.pass_at_k)
+    .map(([k, v]) => `pass@${k} ${v.toFixed(3)}`)
+    .join("  ");
+  const st = Object.entries(s.statuses)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  process.stderr.write(
+    `${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`,
+  );
+  for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
+  if (s.infra_errors)
+    process.stderr.write(
+      `${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`,
+    );
+  if (s.utilisation)
+    process.stderr.write(
+      `policy utilisation ${(s.utilisation.policy * 100).toFixed(1)}%, sandbox busy ${(s.utilisation.sandbox_busy_ms / 1000).toFixed(1)} s, max policy queue ${s.utilisation.max_queue_depth}\n`,
+    );
+  process.stdout.write(`${url ?? r.runDir}\n`);
+}
+
+/** 130 when stopped, 1 when a rollout ended in error (the engine's or the infrastructure's), else 0. */
+function exitCodeOf(r: RunEnvironmentResult): number {
+  const s = r.summary;
+  return r.record.status === "cancelled" ? 130 : (s.statuses.error ?? 0) > 0 || (s.infra_errors ?? 0) > 0 ? 1 : 0;
 }

@@ -2,15 +2,15 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
-import type { Executor } from "../../core/remote/executor";
+import type { Executor } from "../../core/remote/jobs";
 import { JobManager } from "../../core/remote/jobs";
-import { LocalExecutor } from "../../core/remote/local-executor";
-import { RunArchive } from "../../core/remote/run-archive";
+import { LocalExecutor } from "../../core/remote/executors";
+import { RunArchive } from "../../core/remote/archive";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_UPLOAD, DEFAULT_REQUEST_TIMEOUT_MS, startRunnerServer } from "../../core/remote/server";
-import { SlurmClient } from "../../core/remote/slurm-client";
-import { SlurmControl } from "../../core/remote/slurm-control";
-import { SlurmExecutor } from "../../core/remote/slurm-executor";
-import { loadOrCreateToken } from "../../core/remote/token";
+import { SlurmClient } from "../../core/remote/executors";
+import { SlurmControl } from "../../core/remote/executors";
+import { SlurmExecutor } from "../../core/remote/executors";
+import { loadOrCreateToken } from "../../core/remote/server";
 import { parseS3Url } from "../../core/runs/object-store/location";
 import { VERSION } from "../version";
 import { registerJobs } from "./jobs";
@@ -53,9 +53,18 @@ export function selfCommand(): string[] {
 
 export function registerRunner(program: Command): void {
   const runner = program.command("runner").description("Run jobs for remote clients (on a GPU host or a cluster's login node)");
+  serveOptions(runner.command("serve").description("Serve the runner HTTP API; prints the URL and where the token is")).action(serve);
   runner
-    .command("serve")
-    .description("Serve the runner HTTP API; prints the URL and where the token is")
+    .command("token")
+    .description("Print the runner's token (made on first use), to put into a client's credentials")
+    .option("--data <dir>", "the runner's data dir", ".rlenv-runner")
+    .action((o: { data: string }) => {
+      process.stdout.write(`${loadOrCreateToken(path.resolve(o.data)).token}\n`);
+    });
+}
+
+function serveOptions(cmd: Command): Command {
+  return cmd
     .option("--port <port>", "port to listen on (0: any free one)", "7800")
     .option("--host <host>", "address to bind", "127.0.0.1")
     .option("--data <dir>", "data dir: token, job journal, job folders (on a shared filesystem for Slurm)", ".rlenv-runner")
@@ -76,68 +85,71 @@ export function registerRunner(program: Command): void {
     .option("--slurm-partition <name>", "default partition")
     .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
     .option("--slurm-conf <file>", "slurm.conf for scontrol (excluding failing nodes from elastic jobs); default $SLURM_CONF")
-    .option("--runs <url>", "also keep each finished job's run folder in an S3-compatible store: s3://bucket/prefix (%H: this host's name)")
-    .action(async (o: ServeOptions & { runs?: string }) => {
-      if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
-      // %H: this host's name, so runners sharing one unit file and bucket keep apart prefixes.
-      const store = o.runs ? parseS3Url(o.runs.replaceAll("%H", hostname())) : undefined;
-      const dataDir = path.resolve(o.data);
-      const { token, file, created } = loadOrCreateToken(dataDir);
-      const executors: Partial<Record<"local" | "slurm", Executor>> = { local: new LocalExecutor() };
-      if (o.slurmUrl) {
-        const jwt = o.slurmTokenFile ? readFileSync(o.slurmTokenFile, "utf8").trim() : process.env.SLURM_JWT;
-        if (!jwt) throw new Error("--slurm-url needs --slurm-token-file or $SLURM_JWT");
-        const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt });
-        await client.ping();
-        executors.slurm = new SlurmExecutor({
-          client,
-          ...(o.slurmPartition ? { partition: o.slurmPartition } : {}),
-          pollMs: Number(o.slurmPollMs),
-          control: new SlurmControl(o.slurmConf ? { slurmConf: path.resolve(o.slurmConf) } : {}),
-        });
-      }
-      const jobs = new JobManager({
-        dataDir,
-        version: VERSION,
-        rlenvCommand: selfCommand(),
-        executors,
-        maxConcurrentJobs: Number(o.maxJobs),
-        resumeInterrupted: o.resume,
-      });
-      const archive = store ? new RunArchive(jobs, store, (line) => process.stderr.write(`runner: ${line}\n`)) : undefined;
-      const problems = await jobs.init();
-      archive?.sweep();
-      for (const p of problems) process.stderr.write(`runner: journal: ${p}\n`);
-      const srv = await startRunnerServer({
-        jobs,
-        token,
-        version: VERSION,
-        host: o.host,
-        port: Number(o.port),
-        maxUploadBytes: Number(o.maxUploadMb) * 1024 * 1024,
-        requestTimeoutMs: positiveSeconds(o.requestTimeoutS, "--request-timeout-s") * 1000,
-        idleTimeoutMs: positiveSeconds(o.idleTimeoutS, "--idle-timeout-s") * 1000,
-        ...(o.tlsCert && o.tlsKey ? { tls: { cert: o.tlsCert, key: o.tlsKey } } : {}),
-      });
-      // One line a test or a supervisor can parse.
-      process.stdout.write(
-        `runner listening on ${srv.url} (token ${created ? "created" : "in"} ${file}; executors: ${Object.keys(executors).join(", ")}; ${jobs.list().length} job(s) in the journal)\n`,
-      );
-      const stop = async () => {
-        await jobs.shutdown();
-        await srv.close();
-        process.exit(0);
-      };
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
-  runner
-    .command("token")
-    .description("Print the runner's token (made on first use), to put into a client's credentials")
-    .option("--data <dir>", "the runner's data dir", ".rlenv-runner")
-    .action((o: { data: string }) => {
-      process.stdout.write(`${loadOrCreateToken(path.resolve(o.data)).token}\n`);
-    });
+    .option(
+      "--runs <url>",
+      "also keep each finished job's run folder in an S3-compatible store: s3://bucket/prefix (%H: this host's name)",
+    );
+}
+
+/** The executors this runner has: local always, Slurm when --slurm-url names a slurmrestd that answers. */
+async function executorsFor(o: ServeOptions): Promise<Partial<Record<"local" | "slurm", Executor>>> {
+  const executors: Partial<Record<"local" | "slurm", Executor>> = { local: new LocalExecutor() };
+  if (!o.slurmUrl) return executors;
+  const jwt = o.slurmTokenFile ? readFileSync(o.slurmTokenFile, "utf8").trim() : process.env.SLURM_JWT;
+  if (!jwt) throw new Error("--slurm-url needs --slurm-token-file or $SLURM_JWT");
+  const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt });
+  await client.ping();
+  executors.slurm = new SlurmExecutor({
+    client,
+    ...(o.slurmPartition ? { partition: o.slurmPartition } : {}),
+    pollMs: Number(o.slurmPollMs),
+    control: new SlurmControl(o.slurmConf ? { slurmConf: path.resolve(o.slurmConf) } : {}),
+  });
+  return executors;
+}
+
+/** `rlenv runner serve`: the job manager, its archive and the HTTP server, until SIGINT or SIGTERM. */
+async function serve(o: ServeOptions & { runs?: string }): Promise<void> {
+  if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new Error("--tls-cert and --tls-key go together");
+  // %H: this host's name, so runners sharing one unit file and bucket keep apart prefixes.
+  const store = o.runs ? parseS3Url(o.runs.replaceAll("%H", hostname())) : undefined;
+  const dataDir = path.resolve(o.data);
+  const { token, file, created } = loadOrCreateToken(dataDir);
+  const executors = await executorsFor(o);
+  const jobs = new JobManager({
+    dataDir,
+    version: VERSION,
+    rlenvCommand: selfCommand(),
+    executors,
+    maxConcurrentJobs: Number(o.maxJobs),
+    resumeInterrupted: o.resume,
+  });
+  const archive = store ? new RunArchive(jobs, store, (line) => process.stderr.write(`runner: ${line}\n`)) : undefined;
+  const problems = await jobs.init();
+  archive?.sweep();
+  for (const p of problems) process.stderr.write(`runner: journal: ${p}\n`);
+  const srv = await startRunnerServer({
+    jobs,
+    token,
+    version: VERSION,
+    host: o.host,
+    port: Number(o.port),
+    maxUploadBytes: Number(o.maxUploadMb) * 1024 * 1024,
+    requestTimeoutMs: positiveSeconds(o.requestTimeoutS, "--request-timeout-s") * 1000,
+    idleTimeoutMs: positiveSeconds(o.idleTimeoutS, "--idle-timeout-s") * 1000,
+    ...(o.tlsCert && o.tlsKey ? { tls: { cert: o.tlsCert, key: o.tlsKey } } : {}),
+  });
+  // One line a test or a supervisor can parse.
+  process.stdout.write(
+    `runner listening on ${srv.url} (token ${created ? "created" : "in"} ${file}; executors: ${Object.keys(executors).join(", ")}; ${jobs.list().length} job(s) in the journal)\n`,
+  );
+  const stop = async () => {
+    await jobs.shutdown();
+    await srv.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }
 
 /** The runner and its client commands, registered together from commands/index.ts. */

@@ -5,7 +5,7 @@ import { type JobRequest, submitJob } from "../../core/app/submit-job";
 import { loadPool } from "../../core/fleet/pool-config";
 import { runOnPool } from "../../core/fleet/pool-run";
 import type { RunnerClient } from "../../core/remote/client";
-import { runnerClientFor } from "../../core/remote/client-config";
+import { runnerClientFor } from "../../core/remote/client";
 import { formatEvent } from "./logs";
 
 interface SubmitOptions {

@@ -13,3 +13,5 @@ export { staticProblems } from "./static-problems";
 export { type JobRequest, jobSpec, type SubmitJobOptions, submitJob } from "./submit-job";
 export { type EnvironmentValidation, type ValidateEnvironmentOptions, validateEnvironment } from "./validate-environment";
 export { type JudgedRollout, judgeTask, meanReward, type TaskVerdict, verdictLine } from "./verdict";
+export { checkPolicyFiles, RunRequest, type RunRequestInput, readRunRequest } from "./run-request";
+export { type OpenedRun, type OpenRunResult, openRun, type StartRunOptions, startRun } from "./start-run";

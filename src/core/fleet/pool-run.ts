@@ -2,12 +2,14 @@ import { copyFileSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type JobRequest, jobSpec } from "../app/submit-job";
 import { loadEnvironment } from "../environment/index";
-import { isFinished, RolloutWatcher } from "../remote/rollout-watch";
+import type { JobSpecInput, RolloutEnd } from "../remote/api";
+import { isFinished, type RolloutFileState, RolloutWatcher } from "../remote/jobs";
 import { closeRunRecord, openRunRecord } from "../rollout/run-record";
 import { newRunId, rolloutId } from "../rollout/ids";
 import { samplesOf, selectTasks } from "../rollout/run-environment";
 import { ROLLOUTS_DIR, SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs/run-dir";
 import { RunConfig, type RunRecord } from "../schema/run";
+import type { Environment } from "../environment/index";
 import { Heartbeats } from "./heartbeat";
 import { memberWeight, placeRollouts, type RolloutRef, samplesConfig } from "./placement";
 import type { LoadedPool, PoolMember } from "./pool-config";
@@ -64,13 +66,24 @@ interface ShardRun {
  * the first finished copy; a later one is recorded in pool.json's `duplicates`.
  */
 export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
-  const { pool } = opts;
-  const log = opts.log ?? (() => {});
-  const signal = opts.signal ?? new AbortController().signal;
-  const heartbeatMs = pool.settings.heartbeat_s * 1000;
-  const stallMs = pool.settings.stall_s * 1000;
   if (opts.request.executor !== "local") throw new Error("a pool job runs each shard with its member's local executor: --executor local");
+  const job = new PoolJob(opts, planPoolRun(opts));
+  await job.run();
+  return job.close();
+}
 
+/** What a pool run starts from: the job's spec, every rollout it owes, and where its run folder and shards' copies go. */
+interface PoolRunPlan {
+  env: Environment;
+  baseSpec: JobSpecInput;
+  all: RolloutRef[];
+  runId: string;
+  runDir: string;
+  staging: string;
+  runRecord: RunRecord;
+}
+
+function planPoolRun(opts: PoolRunOptions): PoolRunPlan {
   const { env, problems } = loadEnvironment(opts.envDir);
   const first = problems.find((p) => p.severity === "error");
   if (!env || first)
@@ -80,71 +93,99 @@ export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
   const all: RolloutRef[] = selectTasks(env, config).flatMap((t) =>
     samplesOf(t.id, config).map((sample) => ({ key: rolloutId(t.id, sample), task: t.id, sample })),
   );
-  const byKey = new Map(all.map((r) => [r.key, r]));
-  const claims = new RolloutClaims(new Set(byKey.keys()));
-
   const runId = opts.runId ?? newRunId(env.manifest.name);
   const runsDir = path.resolve(opts.runsDir);
   const runDir = path.join(runsDir, runId);
   const staging = path.join(runsDir, ".pool", runId);
   const runRecord: RunRecord = openRunRecord({ env, config, runId, runDir, runsDir, resumed: null });
-  const outRollouts = path.join(runDir, ROLLOUTS_DIR);
+  return { env, baseSpec, all, runId, runDir, staging, runRecord };
+}
 
-  const hb = new Heartbeats(pool.members, heartbeatMs);
-  const shards: ShardRun[] = [];
-  const failovers: Failover[] = [];
-  const unexpected: string[] = [];
+/** One pool run in progress: its shards, the rollouts kept, the members' heartbeats. */
+class PoolJob {
+  private readonly pool: LoadedPool;
+  private readonly log: (line: string) => void;
+  private readonly signal: AbortSignal;
+  private readonly heartbeatMs: number;
+  private readonly stallMs: number;
+  private readonly claims: RolloutClaims;
+  private readonly outRollouts: string;
+  private readonly hb: Heartbeats;
+  private readonly shards: ShardRun[] = [];
+  private readonly failovers: Failover[] = [];
+  private readonly unexpected: string[] = [];
   /** Members this job gave up on for stalling: no more of its shards go there. */
-  const stalled = new Set<string>();
+  private readonly stalled = new Set<string>();
   /** Times each rollout was placed: past max_failovers + 1 the job fails rather than loop. */
-  const placements = new Map<string, number>();
-  let state: PoolRecord["state"] = "running";
+  private readonly placements = new Map<string, number>();
+  private state: PoolRecord["state"] = "running";
   /** Since when no member could take pending rollouts. */
-  let noneSince: number | undefined;
-  let error: string | undefined;
+  private noneSince: number | undefined;
+  private error: string | undefined;
+  private readonly watcher: RolloutWatcher;
 
-  const record = (): PoolRecord => ({
-    pool: pool.name,
-    run_id: runId,
-    state,
-    ...(error ? { error } : {}),
-    rollouts: { expected: all.length, kept: claims.size },
-    members: hb.snapshot(stalled),
-    shards: shards.map((s) => ({ ...s.rec })),
-    failovers: [...failovers],
-    duplicates: [...claims.duplicates],
-    unexpected: [...unexpected],
-  });
+  constructor(
+    private readonly opts: PoolRunOptions,
+    private readonly plan: PoolRunPlan,
+  ) {
+    this.pool = opts.pool;
+    this.log = opts.log ?? (() => {});
+    this.signal = opts.signal ?? new AbortController().signal;
+    this.heartbeatMs = this.pool.settings.heartbeat_s * 1000;
+    this.stallMs = this.pool.settings.stall_s * 1000;
+    this.claims = new RolloutClaims(new Set(plan.all.map((r) => r.key)));
+    this.outRollouts = path.join(plan.runDir, ROLLOUTS_DIR);
+    this.hb = new Heartbeats(this.pool.members, this.heartbeatMs);
+    this.watcher = new RolloutWatcher(
+      () => this.shards.map((s) => ({ id: s.rec.id, dir: s.dir })),
+      (end, st) => this.onRolloutEnd(end, st),
+      0,
+    );
+  }
 
-  const watcher = new RolloutWatcher(
-    () => shards.map((s) => ({ id: s.rec.id, dir: s.dir })),
-    (end, st) => {
-      const shard = shards.find((s) => s.rec.id === end.unit);
-      if (!shard || !isFinished(end.status)) return;
-      shard.lastArrival = Date.now();
-      const key = rolloutId(end.task, end.sample);
-      const verdict = claims.offer(key, { shard: shard.rec.id, member: shard.member.name, file: st.file, at: Date.now() });
-      if (verdict === "kept") {
-        copyFileSync(st.file, path.join(outRollouts, `${key}.jsonl`));
-        shard.rec.kept += 1;
-      } else if (verdict === "duplicate") {
-        const kept = claims.get(key);
-        log(
-          `rollout ${key} finished again on ${shard.member.name} (${shard.rec.id}); the first copy, from ${kept?.member} (${kept?.shard}), is kept`,
-        );
-      } else {
-        unexpected.push(`${shard.rec.id}:${st.rel}`);
-      }
-    },
-    0,
-  );
+  private record(): PoolRecord {
+    return {
+      pool: this.pool.name,
+      run_id: this.plan.runId,
+      state: this.state,
+      ...(this.error ? { error: this.error } : {}),
+      rollouts: { expected: this.plan.all.length, kept: this.claims.size },
+      members: this.hb.snapshot(this.stalled),
+      shards: this.shards.map((s) => ({ ...s.rec })),
+      failovers: [...this.failovers],
+      duplicates: [...this.claims.duplicates],
+      unexpected: [...this.unexpected],
+    };
+  }
 
-  const startShard = (member: PoolMember, refs: RolloutRef[]): void => {
-    const id = `s${shards.length}`;
+  /** A shard's rollout ended: the first finished copy is kept in the merged folder, a later one recorded. */
+  private onRolloutEnd(end: RolloutEnd, st: RolloutFileState): void {
+    const { claims } = this;
+    const shard = this.shards.find((s) => s.rec.id === end.unit);
+    if (!shard || !isFinished(end.status)) return;
+    shard.lastArrival = Date.now();
+    const key = rolloutId(end.task, end.sample);
+    const verdict = claims.offer(key, { shard: shard.rec.id, member: shard.member.name, file: st.file, at: Date.now() });
+    if (verdict === "kept") {
+      copyFileSync(st.file, path.join(this.outRollouts, `${key}.jsonl`));
+      shard.rec.kept += 1;
+    } else if (verdict === "duplicate") {
+      const kept = claims.get(key);
+      this.log(
+        `rollout ${key} finished again on ${shard.member.name} (${shard.rec.id}); the first copy, from ${kept?.member} (${kept?.shard}), is kept`,
+      );
+    } else {
+      this.unexpected.push(`${shard.rec.id}:${st.rel}`);
+    }
+  }
+
+  private startShard(member: PoolMember, refs: RolloutRef[]): void {
+    const id = `s${this.shards.length}`;
     const { tasks, samples } = samplesConfig(refs);
+    const { baseSpec, runId, staging } = this.plan;
     const spec = {
       ...baseSpec,
-      name: `${pool.name}/${runId}/${id}`,
+      name: `${this.pool.name}/${runId}/${id}`,
       config: { ...baseSpec.config, tasks, samples },
     };
     const shard: ShardRun = {
@@ -157,78 +198,90 @@ export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
       startedAt: Date.now(),
       pull: new AbortController(),
     };
-    for (const r of refs) placements.set(r.key, (placements.get(r.key) ?? 0) + 1);
-    shards.push(shard);
+    for (const r of refs) this.placements.set(r.key, (this.placements.get(r.key) ?? 0) + 1);
+    this.shards.push(shard);
     mkdirSync(shard.dir, { recursive: true });
-    log(`${id}: ${refs.length} rollout(s) of ${tasks.length} task(s) → ${member.name}`);
-    void (async () => {
-      try {
-        const { job } = await member.client.submit(opts.envDir, spec, `${runId}-${id}`);
-        shard.rec.job_id = job.id;
-        shard.acceptedAt = Date.now();
-        if (!shard.live) {
-          // Given up on while its upload was on the way: it must not run there.
-          await member.client.cancelWithin(job.id, 5000).catch(() => {});
-          return;
-        }
-        shard.rec.state = "running";
-        const r = await member.client.pull(job.id, shard.dir, { follow: true, signal: shard.pull.signal });
-        shard.finalState = r.state;
-      } catch (e) {
-        if (!shard.pull.signal.aborted) shard.error = (e as Error).message;
-      } finally {
-        shard.settled = true;
+    this.log(`${id}: ${refs.length} rollout(s) of ${tasks.length} task(s) → ${member.name}`);
+    void this.follow(shard, spec);
+  }
+
+  /** Submits a shard to its member and pulls it as its rollouts end, until its job ends there. */
+  private async follow(shard: ShardRun, spec: JobSpecInput): Promise<void> {
+    const { member } = shard;
+    try {
+      const { job } = await member.client.submit(this.opts.envDir, spec, `${this.plan.runId}-${shard.rec.id}`);
+      shard.rec.job_id = job.id;
+      shard.acceptedAt = Date.now();
+      if (!shard.live) {
+        // Given up on while its upload was on the way: it must not run there.
+        await member.client.cancelWithin(job.id, 5000).catch(() => {});
+        return;
       }
-    })();
-  };
+      shard.rec.state = "running";
+      const r = await member.client.pull(job.id, shard.dir, { follow: true, signal: shard.pull.signal });
+      shard.finalState = r.state;
+    } catch (e) {
+      if (!shard.pull.signal.aborted) shard.error = (e as Error).message;
+    } finally {
+      shard.settled = true;
+    }
+  }
 
   /** Gives a shard up: cancelled on its member as far as it listens; its pull goes on, so a late copy is still seen (and recorded). */
-  const abandon = (shard: ShardRun, reason: string): void => {
+  private abandon(shard: ShardRun, reason: string): void {
     shard.live = false;
     shard.rec.state = "abandoned";
     shard.rec.reason = reason;
     shard.rec.ended = new Date().toISOString();
-    const unfinished = [...shard.keys].filter((k) => !claims.has(k)).length;
-    failovers.push({ shard: shard.rec.id, member: shard.member.name, reason, at: shard.rec.ended, unfinished });
-    log(`${shard.rec.id} on ${shard.member.name}: ${reason}; ${unfinished} unfinished rollout(s) go to other members`);
+    const unfinished = [...shard.keys].filter((k) => !this.claims.has(k)).length;
+    this.failovers.push({ shard: shard.rec.id, member: shard.member.name, reason, at: shard.rec.ended, unfinished });
+    this.log(`${shard.rec.id} on ${shard.member.name}: ${reason}; ${unfinished} unfinished rollout(s) go to other members`);
     const jobId = shard.rec.job_id;
     if (jobId)
       shard.member.client
         .cancelWithin(jobId, 5000)
-        .catch((e: Error) => log(`${shard.rec.id}: cancel on ${shard.member.name} failed: ${e.message}`));
-  };
+        .catch((e: Error) => this.log(`${shard.rec.id}: cancel on ${shard.member.name} failed: ${e.message}`));
+  }
 
-  const tick = (): void => {
-    watcher.scan();
+  private tick(): void {
+    this.watcher.scan();
     const now = Date.now();
-    for (const s of shards) {
-      if (!s.live) continue;
-      const unfinished = [...s.keys].some((k) => !claims.has(k));
-      if (s.settled) {
-        s.live = false;
-        s.rec.state = s.error ? "failed" : "ended";
-        s.rec.ended = new Date().toISOString();
-        if (s.finalState) s.rec.job_state = s.finalState;
-        if (s.error) s.rec.reason = s.error;
-        if (unfinished)
-          log(`${s.rec.id} on ${s.member.name} ended (${s.error ?? s.finalState}) with rollouts unfinished: they are placed again`);
-        continue;
-      }
-      if (hb.isDown(s.member.name, now)) {
-        abandon(s, `runner ${s.member.name} stopped answering (no heartbeat for ${pool.settings.heartbeat_s} s)`);
-        continue;
-      }
-      // Quiet since its last rollout ended, or since its member accepted it (an upload still on the way is not a stall).
-      const quietSince = s.lastArrival ?? s.acceptedAt;
-      const othersProgress = shards.some((o) => o !== s && o.lastArrival !== undefined && now - o.lastArrival < stallMs);
-      if (unfinished && quietSince !== undefined && now - quietSince > stallMs && othersProgress) {
-        stalled.add(s.member.name);
-        abandon(s, `stalled: no rollout ended for ${pool.settings.stall_s} s while other shards progressed`);
-      }
+    for (const s of this.shards) if (s.live) this.checkShard(s, now);
+    if (!this.claims.complete) this.placePending(now);
+  }
+
+  /** A live shard that ended, whose member went down, or that stalled while others progressed. */
+  private checkShard(s: ShardRun, now: number): void {
+    const { pool, stallMs } = this;
+    const unfinished = [...s.keys].some((k) => !this.claims.has(k));
+    if (s.settled) {
+      s.live = false;
+      s.rec.state = s.error ? "failed" : "ended";
+      s.rec.ended = new Date().toISOString();
+      if (s.finalState) s.rec.job_state = s.finalState;
+      if (s.error) s.rec.reason = s.error;
+      if (unfinished)
+        this.log(`${s.rec.id} on ${s.member.name} ended (${s.error ?? s.finalState}) with rollouts unfinished: they are placed again`);
+      return;
     }
-    if (claims.complete) return;
-    const assigned = new Set(shards.filter((s) => s.live).flatMap((s) => [...s.keys]));
-    const pending = all.filter((r) => !claims.has(r.key) && !assigned.has(r.key));
+    if (this.hb.isDown(s.member.name, now)) {
+      this.abandon(s, `runner ${s.member.name} stopped answering (no heartbeat for ${pool.settings.heartbeat_s} s)`);
+      return;
+    }
+    // Quiet since its last rollout ended, or since its member accepted it (an upload still on the way is not a stall).
+    const quietSince = s.lastArrival ?? s.acceptedAt;
+    const othersProgress = this.shards.some((o) => o !== s && o.lastArrival !== undefined && now - o.lastArrival < stallMs);
+    if (unfinished && quietSince !== undefined && now - quietSince > stallMs && othersProgress) {
+      this.stalled.add(s.member.name);
+      this.abandon(s, `stalled: no rollout ended for ${pool.settings.stall_s} s while other shards progressed`);
+    }
+  }
+
+  /** The rollouts neither kept nor on a live shard, placed on the members that are up, by their weight. */
+  private placePending(now: number): void {
+    const { pool, hb, placements } = this;
+    const assigned = new Set(this.shards.filter((s) => s.live).flatMap((s) => [...s.keys]));
+    const pending = this.plan.all.filter((r) => !this.claims.has(r.key) && !assigned.has(r.key));
     if (pending.length === 0) return;
     // Placement waits until every member answered once or its deadline passed.
     if (!pool.members.every((m) => hb.settled(m.name, now))) return;
@@ -237,60 +290,72 @@ export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
       throw new Error(
         `rollout ${over.key} was placed ${placements.get(over.key)} times without finishing (max_failovers ${pool.settings.max_failovers})`,
       );
-    const up = pool.members.filter((m) => !hb.isDown(m.name, now));
-    // A member that stalled a shard gets work again only when no other member is up.
-    const fresh = up.filter((m) => !stalled.has(m.name));
-    const candidates = fresh.length > 0 ? fresh : up;
+    const candidates = this.candidates(now);
     if (candidates.length === 0) {
-      noneSince ??= now;
+      this.noneSince ??= now;
       // Members get a while to come back (a restarted runner) before the job gives up.
-      if (!shards.some((s) => s.live) && now - noneSince > Math.max(3 * heartbeatMs, 30_000))
+      if (!this.shards.some((s) => s.live) && now - this.noneSince > Math.max(3 * this.heartbeatMs, 30_000))
         throw new Error(
           `no member of pool ${pool.name} can take the ${pending.length} unfinished rollout(s): ${hb
-            .snapshot(stalled, now)
+            .snapshot(this.stalled, now)
             .map((h) => `${h.name} ${h.state}${h.last_error ? ` (${h.last_error})` : ""}`)
             .join(", ")}`,
         );
       return;
     }
-    noneSince = undefined;
+    this.noneSince = undefined;
     const hasGpus = candidates.some((m) => (hb.get(m.name)?.status?.gpus.count ?? 0) > 0);
     const weighted = candidates.map((m) => {
       const st = hb.get(m.name)?.status;
       return { member: m, weight: st ? memberWeight(st, hasGpus) : 0 };
     });
-    for (const share of placeRollouts(pending, weighted)) startShard(share.member, share.rollouts);
-  };
+    for (const share of placeRollouts(pending, weighted)) this.startShard(share.member, share.rollouts);
+  }
 
-  hb.start();
-  let lastKept = -1;
-  let lastShards = -1;
-  let lastFailovers = -1;
-  try {
-    while (!claims.complete) {
-      if (signal.aborted) {
-        state = "cancelled";
-        error = "cancelled";
-        break;
+  /** The members that are up; one that stalled a shard gets work again only when no other member is up. */
+  private candidates(now: number): PoolMember[] {
+    const up = this.pool.members.filter((m) => !this.hb.isDown(m.name, now));
+    const fresh = up.filter((m) => !this.stalled.has(m.name));
+    return fresh.length > 0 ? fresh : up;
+  }
+
+  /** Ticks until every rollout is kept, the signal stops it, or the job fails. */
+  async run(): Promise<void> {
+    this.hb.start();
+    let lastKept = -1;
+    let lastShards = -1;
+    let lastFailovers = -1;
+    try {
+      while (!this.claims.complete) {
+        if (this.signal.aborted) {
+          this.state = "cancelled";
+          this.error = "cancelled";
+          break;
+        }
+        this.tick();
+        if (this.claims.size !== lastKept || this.shards.length !== lastShards || this.failovers.length !== lastFailovers) {
+          lastKept = this.claims.size;
+          lastShards = this.shards.length;
+          lastFailovers = this.failovers.length;
+          this.opts.onProgress?.(this.record());
+        }
+        if (this.claims.complete) break;
+        await new Promise((r) => setTimeout(r, this.opts.tickMs ?? 200));
       }
-      tick();
-      if (claims.size !== lastKept || shards.length !== lastShards || failovers.length !== lastFailovers) {
-        lastKept = claims.size;
-        lastShards = shards.length;
-        lastFailovers = failovers.length;
-        opts.onProgress?.(record());
-      }
-      if (claims.complete) break;
-      await new Promise((r) => setTimeout(r, opts.tickMs ?? 200));
+      if (this.claims.complete) this.state = "completed";
+    } catch (e) {
+      this.state = "failed";
+      this.error = (e as Error).message;
+      this.log(`pool job failed: ${this.error}`);
+    } finally {
+      await this.stopShards();
     }
-    if (claims.complete) state = "completed";
-  } catch (e) {
-    state = "failed";
-    error = (e as Error).message;
-    log(`pool job failed: ${error}`);
-  } finally {
-    // Shards still running (cancel, failure) are stopped; every pull ends.
-    for (const s of shards) {
+  }
+
+  /** Shards still running (cancel, failure) are stopped; every pull ends. */
+  private async stopShards(): Promise<void> {
+    const { state } = this;
+    for (const s of this.shards) {
       if (s.live && s.rec.job_id && state !== "completed") await s.member.client.cancelWithin(s.rec.job_id, 5000).catch(() => {});
       if (s.live) {
         s.live = false;
@@ -299,21 +364,27 @@ export async function runOnPool(opts: PoolRunOptions): Promise<PoolRunResult> {
       }
       s.pull.abort();
     }
-    await hb.stop();
+    await this.hb.stop();
   }
-  const final = record();
-  writeJsonAtomic(path.join(runDir, POOL_FILE), final);
-  closeRunRecord(runDir, runRecord, state === "completed" ? "completed" : state === "cancelled" ? "cancelled" : "failed");
-  writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summarizeRunDir(runDir));
-  if (state === "completed" && !opts.keepShards) {
-    rmSync(staging, { recursive: true, force: true });
-    // The shared .pool folder goes with its last run.
-    try {
-      rmdirSync(path.dirname(staging));
-    } catch {
-      // other pool runs still in it
+
+  /** The merged folder's pool.json, run.json and summary; a complete run's shard copies removed. */
+  close(): PoolRunResult {
+    const { runDir, runRecord, staging } = this.plan;
+    const { state } = this;
+    const final = this.record();
+    writeJsonAtomic(path.join(runDir, POOL_FILE), final);
+    closeRunRecord(runDir, runRecord, state === "completed" ? "completed" : state === "cancelled" ? "cancelled" : "failed");
+    writeJsonAtomic(path.join(runDir, SUMMARY_FILE), summarizeRunDir(runDir));
+    if (state === "completed" && !this.opts.keepShards) {
+      rmSync(staging, { recursive: true, force: true });
+      // The shared .pool folder goes with its last run.
+      try {
+        rmdirSync(path.dirname(staging));
+      } catch {
+        // other pool runs still in it
+      }
     }
+    this.opts.onProgress?.(final);
+    return { runDir, record: final };
   }
-  opts.onProgress?.(final);
-  return { runDir, record: final };
 }

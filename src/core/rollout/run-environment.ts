@@ -69,6 +69,8 @@ export interface RunEnvironmentOptions {
   hooks?: RolloutHooks;
   /** Finish this run folder instead of starting a run: its config, only the rollouts it lacks (see resume-run.ts). */
   resumeDir?: string;
+  /** resumeDir's record, when the caller has resolved it already (core/app reads it once); read from resumeDir otherwise. */
+  resumed?: RunRecord;
   /** Attempts per rollout when the infrastructure fails (sandbox lost, policy server down); task failures never retry. Default: config.infra_retries + 1. */
   maxInfraAttempts?: number;
   infraBackoff?: BackoffOptions;
@@ -219,7 +221,8 @@ export async function runEnvironment(opts: RunEnvironmentOptions): Promise<RunEn
 
 /** The run's config (a resumed run keeps the one it started with), its record opened, its sandboxes and its domain ready. */
 async function openRun(opts: RunEnvironmentOptions): Promise<OpenRun> {
-  const resumed = opts.resumeDir ? resumableRecord(path.resolve(opts.resumeDir)) : null;
+  // A resumed run keeps the config it started with (opts.config is not looked at); one read, by the caller where it has one.
+  const resumed = opts.resumeDir ? (opts.resumed ?? resumableRecord(path.resolve(opts.resumeDir))) : null;
   const config = resumed ? resumed.config : RunConfig.parse(opts.config);
   const env = opts.env;
   const progress = opts.onProgress ?? (() => {});

@@ -1,7 +1,7 @@
 import * as vscode from "vscode";
 import { RunnerClient } from "../../core/remote/client";
 import { readPools } from "../../core/fleet/pool-config";
-import { loadRunners, loadToken, type RunnerEntry } from "../../core/remote/client-config";
+import { loadRunners, loadToken, type RunnerEntry } from "../../core/remote/client";
 
 export interface RunnerInfo extends RunnerEntry {
   name: string;

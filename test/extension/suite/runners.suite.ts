@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import * as vscode from "vscode";
-import { RunnerClient } from "../../../src/core/remote/client";
+import { RunnerClient } from "../../../src/core/remote/client/client";
 import { extensionApi, waitFor, workspaceDir } from "./helpers";
 
 /**

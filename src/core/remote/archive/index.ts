@@ -1,0 +1,2 @@
+/** Finished jobs' run folders kept in an S3-compatible store. */
+export * from "./run-archive";
