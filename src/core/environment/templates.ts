@@ -11,15 +11,15 @@ name: ${name}
 domain: ${domain}
 description: ${description}
 `;
-  return { ...domainFiles(domain, header), "README.md": scaffoldReadme(domain, name) };
+  return { ...DOMAIN_FILES[domain](header), "README.md": scaffoldReadme(domain, name) };
 }
 
-/** The files of each domain's starter; each is a small working example of that domain alone. */
-function domainFiles(domain: Domain, header: (description: string) => string): Record<string, string> {
-  switch (domain) {
-    case "custom":
-      return {
-        "environment.yaml": `${header("Keep a key-value store with the environment's own tools; a script checks the store.")}sandbox:
+type Header = (description: string) => string;
+
+/** A key-value store kept with the environment's own tools, checked by a script. */
+function customFiles(header: Header): Record<string, string> {
+  return {
+    "environment.yaml": `${header("Keep a key-value store with the environment's own tools; a script checks the store.")}sandbox:
   image: rlenv/python:bookworm
   workdir: /workspace
   timeouts: { step: 10, rollout: 120 }
@@ -55,27 +55,30 @@ validation:
   oracle: { min: 1.0 }
   nop: { max: 0.0 }
 `,
-        "tasks.jsonl": `${JSON.stringify({
-          id: "capitals",
-          prompt: "Store the capital of France under the key 'france' and the capital of Japan under 'japan'.",
-          files: {
-            "kv.py":
-              "import json, os, sys\n\nargs = json.load(sys.stdin)\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nif sys.argv[1] == 'set':\n    store[args['key']] = args['value']\n    json.dump(store, open('store.json', 'w'))\n    print('stored', args['key'])\nelse:\n    print(store.get(args['key'], '(no such key)'))\n",
-            "check_store.py":
-              "import json, os, sys\n\ntask = json.load(sys.stdin)['task']\nwant = task['target']\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nright = [k for k, v in want.items() if store.get(k, '').strip().lower() == v.lower()]\nprint(json.dumps({'score': len(right) / len(want), 'reason': '%d of %d keys right' % (len(right), len(want))}))\n",
-          },
-          target: { france: "Paris", japan: "Tokyo" },
-          solution: {
-            tool_calls: [
-              { name: "kv_set", arguments: { key: "france", value: "Paris" } },
-              { name: "kv_set", arguments: { key: "japan", value: "Tokyo" } },
-            ],
-          },
-        })}\n`,
-      };
-    case "code":
-      return {
-        "environment.yaml": `${header("Write small Python functions; hidden pytest tests grade them.")}sandbox:
+    "tasks.jsonl": `${JSON.stringify({
+      id: "capitals",
+      prompt: "Store the capital of France under the key 'france' and the capital of Japan under 'japan'.",
+      files: {
+        "kv.py":
+          "import json, os, sys\n\nargs = json.load(sys.stdin)\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nif sys.argv[1] == 'set':\n    store[args['key']] = args['value']\n    json.dump(store, open('store.json', 'w'))\n    print('stored', args['key'])\nelse:\n    print(store.get(args['key'], '(no such key)'))\n",
+        "check_store.py":
+          "import json, os, sys\n\ntask = json.load(sys.stdin)['task']\nwant = task['target']\nstore = json.load(open('store.json')) if os.path.exists('store.json') else {}\nright = [k for k, v in want.items() if store.get(k, '').strip().lower() == v.lower()]\nprint(json.dumps({'score': len(right) / len(want), 'reason': '%d of %d keys right' % (len(right), len(want))}))\n",
+      },
+      target: { france: "Paris", japan: "Tokyo" },
+      solution: {
+        tool_calls: [
+          { name: "kv_set", arguments: { key: "france", value: "Paris" } },
+          { name: "kv_set", arguments: { key: "japan", value: "Tokyo" } },
+        ],
+      },
+    })}\n`,
+  };
+}
+
+/** Small Python functions graded by hidden pytest tests. */
+function codeFiles(header: Header): Record<string, string> {
+  return {
+    "environment.yaml": `${header("Write small Python functions; hidden pytest tests grade them.")}sandbox:
   image: rlenv/python:bookworm
   workdir: /workspace
   limits: { cpus: 1, memory: 512m, pids: 128 }
@@ -98,22 +101,25 @@ validation:
   oracle: { min: 1.0 }
   nop: { max: 0.0 }
 `,
-        "tasks.jsonl": `${JSON.stringify({
-          id: "add",
-          prompt: "Implement add(a, b) in solution.py so that it returns the sum of a and b.",
-          files: { "solution.py": "def add(a, b):\n    raise NotImplementedError\n" },
-          tests: {
-            files: {
-              "tests_hidden/test_add.py":
-                "from solution import add\n\n# type() first: an object whose == is always True must not pass.\ndef test_small():\n    assert type(add(1, 2)) is int and add(1, 2) == 3\n\ndef test_negative():\n    assert type(add(-4, 1)) is int and add(-4, 1) == -3\n",
-            },
-          },
-          solution: { files: { "solution.py": "def add(a, b):\n    return a + b\n" } },
-        })}\n`,
-      };
-    case "scene3d":
-      return {
-        "environment.yaml": `${header("Build scenes with 3D tool calls; checks in 3D space grade them.")}scene: { backend: builtin }
+    "tasks.jsonl": `${JSON.stringify({
+      id: "add",
+      prompt: "Implement add(a, b) in solution.py so that it returns the sum of a and b.",
+      files: { "solution.py": "def add(a, b):\n    raise NotImplementedError\n" },
+      tests: {
+        files: {
+          "tests_hidden/test_add.py":
+            "from solution import add\n\n# type() first: an object whose == is always True must not pass.\ndef test_small():\n    assert type(add(1, 2)) is int and add(1, 2) == 3\n\ndef test_negative():\n    assert type(add(-4, 1)) is int and add(-4, 1) == -3\n",
+        },
+      },
+      solution: { files: { "solution.py": "def add(a, b):\n    return a + b\n" } },
+    })}\n`,
+  };
+}
+
+/** A scene built with 3D tool calls, graded by checks in 3D space. */
+function scene3dFiles(header: Header): Record<string, string> {
+  return {
+    "environment.yaml": `${header("Build scenes with 3D tool calls; checks in 3D space grade them.")}scene: { backend: builtin }
 tasks: tasks.jsonl
 prompt:
   system: You build 3D scenes with the tools. Units are metres, +Z is up. Call submit when done.
@@ -122,30 +128,33 @@ max_turns: 20
 reward:
   - type: scene
 `,
-        "tasks.jsonl": `${JSON.stringify({
-          id: "box-on-table",
-          prompt: "Place a 1 m box named 'table' on the ground and a 0.2 m red box named 'cup' resting on top of it.",
-          // on_top_of also needs both objects; no_overlap keeps a scene piled at one point from scoring.
-          target: {
-            checks: [
-              { check: "on_top_of", object: "cup", support: "table" },
-              { check: "no_overlap", objects: ["cup", "table"] },
-            ],
+    "tasks.jsonl": `${JSON.stringify({
+      id: "box-on-table",
+      prompt: "Place a 1 m box named 'table' on the ground and a 0.2 m red box named 'cup' resting on top of it.",
+      // on_top_of also needs both objects; no_overlap keeps a scene piled at one point from scoring.
+      target: {
+        checks: [
+          { check: "on_top_of", object: "cup", support: "table" },
+          { check: "no_overlap", objects: ["cup", "table"] },
+        ],
+      },
+      solution: {
+        tool_calls: [
+          { name: "add_object", arguments: { name: "table", kind: "box", dimensions: [1, 1, 1], position: [0, 0, 0.5] } },
+          {
+            name: "add_object",
+            arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 0, 1.1], color: "#ff0000" },
           },
-          solution: {
-            tool_calls: [
-              { name: "add_object", arguments: { name: "table", kind: "box", dimensions: [1, 1, 1], position: [0, 0, 0.5] } },
-              {
-                name: "add_object",
-                arguments: { name: "cup", kind: "box", dimensions: [0.2, 0.2, 0.2], position: [0, 0, 1.1], color: "#ff0000" },
-              },
-            ],
-          },
-        })}\n`,
-      };
-    case "document":
-      return {
-        "environment.yaml": `${header("Answer questions from documents with citations; fields are graded one by one.")}documents: { path: docs }
+        ],
+      },
+    })}\n`,
+  };
+}
+
+/** Questions answered from documents with citations, graded field by field. */
+function documentFiles(header: Header): Record<string, string> {
+  return {
+    "environment.yaml": `${header("Answer questions from documents with citations; fields are graded one by one.")}documents: { path: docs }
 tasks: tasks.jsonl
 prompt:
   system: Answer from the documents only. Search, read, then call submit_report with {answer, citations}.
@@ -156,17 +165,24 @@ reward:
     fields:
       answer: { comparator: money, rel_tol: 0.01 }
 `,
-        "docs/report.md": "# Annual report\n\nRevenue for fiscal 2023 was $1,577 million, up from $1,402 million.\n",
-        "tasks.jsonl": `${JSON.stringify({
-          id: "revenue",
-          prompt: "What was revenue in fiscal 2023? Answer in USD millions.",
-          // The gold value of each report field sits at target.<field>, as in the shipped document environments.
-          target: { answer: "$1,577 million" },
-          solution: { answer: { answer: "1577", citations: [{ document: "report.md", page: 1 }] } },
-        })}\n`,
-      };
-  }
+    "docs/report.md": "# Annual report\n\nRevenue for fiscal 2023 was $1,577 million, up from $1,402 million.\n",
+    "tasks.jsonl": `${JSON.stringify({
+      id: "revenue",
+      prompt: "What was revenue in fiscal 2023? Answer in USD millions.",
+      // The gold value of each report field sits at target.<field>, as in the shipped document environments.
+      target: { answer: "$1,577 million" },
+      solution: { answer: { answer: "1577", citations: [{ document: "report.md", page: 1 }] } },
+    })}\n`,
+  };
 }
+
+/** The files of each domain's starter; each is a small working example of that domain alone. */
+const DOMAIN_FILES: Record<Domain, (header: Header) => Record<string, string>> = {
+  custom: customFiles,
+  code: codeFiles,
+  scene3d: scene3dFiles,
+  document: documentFiles,
+};
 
 /** What to change first, per domain: the scaffold's own README. */
 function scaffoldReadme(domain: Domain, name: string): string {
