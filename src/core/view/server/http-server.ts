@@ -139,8 +139,8 @@ interface Serving {
 /** A bundle or stylesheet of the assets folder, by its plain name only. */
 function sendAsset(res: ServerResponse, assets: string, name: string): void {
   const type = ASSET_TYPES[path.extname(name)];
-  if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) return send(res, 404, "text/plain", "not found");
-  return send(res, 200, type, readFileSync(path.join(assets, name)));
+  if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) send(res, 404, "text/plain", "not found");
+  else send(res, 200, type, readFileSync(path.join(assets, name)));
 }
 
 /** The app's page, with its CSP; with the first screen ahead, the init reply follows inside it. */
