@@ -42,6 +42,113 @@ const int = (v: string) => {
   return n;
 };
 
+/** One environment and its probes, loaded; its problems and the probes' said on stderr. `broken`: something did not load. */
+function loadForAudit(dir: string, opts: AuditCliOptions) {
+  const { env, problems } = loadEnvironment(dir);
+  for (const p of problems) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
+  if (!env) return { env: undefined, probes: [], broken: true };
+  const { probes, problems: probeProblems } = loadProbes([
+    builtinProbesDir(),
+    path.join(env.dir, "audit", "probes"),
+    ...(opts.probes ?? []),
+  ]);
+  for (const p of probeProblems) process.stderr.write(`rlenv audit: ${p}\n`);
+  return { env, probes, broken: probeProblems.length > 0 };
+}
+
+/** Each task's verdict, one line on stderr. */
+function printVerdicts(audit: EnvironmentAudit): void {
+  for (const t of audit.tasks)
+    process.stderr.write(
+      `${t.not_judged ? "⊘" : t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.not_judged ? ` — not judged here (${t.not_judged})` : t.ok ? "" : `: ${t.problems.join("; ")}`}\n`,
+    );
+}
+
+/** What the audits of the folders gave: each environment's audit, those loaded, the probes used, and whether anything did not load. */
+interface AuditedFolders {
+  environments: EnvironmentAudit[];
+  loaded: Environment[];
+  probeNames: Set<string>;
+  broken: boolean;
+}
+
+/** Audits each folder on the providers, in turn; the providers are shut down at the end. */
+async function auditFolders(
+  dirs: string[],
+  opts: AuditCliOptions,
+  providers: Array<{ backend: Backend; provider: SandboxProvider }>,
+  runsDir: string,
+): Promise<AuditedFolders> {
+  const done: AuditedFolders = { environments: [], loaded: [], probeNames: new Set<string>(), broken: false };
+  try {
+    for (const dir of dirs) {
+      const { env, probes, broken } = loadForAudit(dir, opts);
+      if (broken) done.broken = true;
+      if (!env) continue;
+      done.loaded.push(env);
+      for (const p of probes) done.probeNames.add(p.name);
+      const unknown = (opts.tasks ?? []).filter((t) => !env.tasks.some((x) => x.id === t));
+      if (opts.tasks && unknown.length === opts.tasks.length) continue;
+      const audit = await auditEnvironment(env, {
+        providers,
+        runsDir,
+        ...(opts.tasks ? { tasks: opts.tasks } : {}),
+        runs: Math.max(1, opts.runs),
+        mutants: opts.mutants,
+        seed: opts.seed,
+        concurrency: opts.concurrency ?? defaultValidateConcurrency(),
+        probes,
+        screen: opts.screen,
+        log: opts.json ? undefined : (l) => process.stderr.write(`… ${l}\n`),
+      });
+      done.environments.push(audit);
+      if (!opts.json) printVerdicts(audit);
+    }
+  } finally {
+    for (const p of providers) await p.provider.shutdown().catch(() => {});
+  }
+  return done;
+}
+
+/** `rlenv audit DIRS`: audits each folder, writes audit.json and audit.md into --out, exits 1 unless every audit passed. */
+async function runAudit(given: string[], opts: AuditCliOptions): Promise<void> {
+  // A folder of Harbor tasks is audited task by task (each is an environment of its own image).
+  const dirs = expandHarborFolders(given);
+  const out = path.resolve(opts.out);
+  const runsDir = path.join(out, "runs");
+  // The trajectories of the previous audit into this folder go: audit.json would no longer name them.
+  rmSync(runsDir, { recursive: true, force: true });
+  mkdirSync(runsDir, { recursive: true });
+  const providers = await openProviders(opts);
+  const { environments, loaded, probeNames, ...rest } = await auditFolders(dirs, opts, providers, runsDir);
+  let broken = rest.broken;
+  // A typo in --tasks must not audit nothing, or less than asked, and pass.
+  const unknown = unknownTaskIds(opts.tasks, loaded);
+  if (unknown.length > 0) {
+    broken = true;
+    process.stderr.write(unknownTaskIdsMessage("audit", unknown, loaded));
+  }
+  const report = AuditReport.parse({
+    version: 1,
+    created: new Date().toISOString(),
+    ok: !broken && environments.length > 0 && environments.every((e) => e.ok),
+    options: {
+      runs: Math.max(1, opts.runs),
+      mutants: opts.mutants,
+      seed: opts.seed,
+      backends: providers.map((p) => p.backend),
+      probes: [...probeNames].sort(),
+    },
+    runs_dir: runsDir,
+    environments,
+  });
+  writeFileSync(path.join(out, "audit.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(path.join(out, "audit.md"), auditMarkdown(report, out));
+  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stderr.write(`${report.ok ? "✓ audit passed" : "✗ audit failed"}: ${path.join(out, "audit.md")}\n`);
+  process.exitCode = report.ok ? 0 : 1;
+}
+
 export function registerAudit(program: Command): void {
   program
     .command("audit")
@@ -60,85 +167,5 @@ export function registerAudit(program: Command): void {
     .option("--probes <dirs...>", "more probe files (besides the built-in ones and the environment's audit/probes)")
     .option("--unsafe-no-sandbox", "process backend: run without isolation when no namespaces are available")
     .option("--no-screen", "play every oracle run, probe and mutant as a rollout of its own (slower; the screen gives the same verdicts)")
-    .action(async (given: string[], opts: AuditCliOptions) => {
-      // A folder of Harbor tasks is audited task by task (each is an environment of its own image).
-      const dirs = expandHarborFolders(given);
-      const out = path.resolve(opts.out);
-      const runsDir = path.join(out, "runs");
-      // The trajectories of the previous audit into this folder go: audit.json would no longer name them.
-      rmSync(runsDir, { recursive: true, force: true });
-      mkdirSync(runsDir, { recursive: true });
-      const providers = await openProviders(opts);
-      const environments: EnvironmentAudit[] = [];
-      const loaded: Environment[] = [];
-      let broken = false;
-      const probeNames = new Set<string>();
-      try {
-        for (const dir of dirs) {
-          const { env, problems } = loadEnvironment(dir);
-          for (const p of problems) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-          if (!env) {
-            broken = true;
-            continue;
-          }
-          loaded.push(env);
-          const { probes, problems: probeProblems } = loadProbes([
-            builtinProbesDir(),
-            path.join(env.dir, "audit", "probes"),
-            ...(opts.probes ?? []),
-          ]);
-          for (const p of probeProblems) process.stderr.write(`rlenv audit: ${p}\n`);
-          if (probeProblems.length > 0) broken = true;
-          for (const p of probes) probeNames.add(p.name);
-          const unknown = (opts.tasks ?? []).filter((t) => !env.tasks.some((x) => x.id === t));
-          if (opts.tasks && unknown.length === opts.tasks.length) continue;
-          const audit = await auditEnvironment(env, {
-            providers,
-            runsDir,
-            ...(opts.tasks ? { tasks: opts.tasks } : {}),
-            runs: Math.max(1, opts.runs),
-            mutants: opts.mutants,
-            seed: opts.seed,
-            concurrency: opts.concurrency ?? defaultValidateConcurrency(),
-            probes,
-            screen: opts.screen,
-            log: opts.json ? undefined : (l) => process.stderr.write(`… ${l}\n`),
-          });
-          environments.push(audit);
-          if (!opts.json) {
-            for (const t of audit.tasks)
-              process.stderr.write(
-                `${t.not_judged ? "⊘" : t.ok ? "✓" : "✗"} ${audit.name}/${t.id}${t.not_judged ? ` — not judged here (${t.not_judged})` : t.ok ? "" : `: ${t.problems.join("; ")}`}\n`,
-              );
-          }
-        }
-      } finally {
-        for (const p of providers) await p.provider.shutdown().catch(() => {});
-      }
-      // A typo in --tasks must not audit nothing, or less than asked, and pass.
-      const unknown = unknownTaskIds(opts.tasks, loaded);
-      if (unknown.length > 0) {
-        broken = true;
-        process.stderr.write(unknownTaskIdsMessage("audit", unknown, loaded));
-      }
-      const report = AuditReport.parse({
-        version: 1,
-        created: new Date().toISOString(),
-        ok: !broken && environments.length > 0 && environments.every((e) => e.ok),
-        options: {
-          runs: Math.max(1, opts.runs),
-          mutants: opts.mutants,
-          seed: opts.seed,
-          backends: providers.map((p) => p.backend),
-          probes: [...probeNames].sort(),
-        },
-        runs_dir: runsDir,
-        environments,
-      });
-      writeFileSync(path.join(out, "audit.json"), `${JSON.stringify(report, null, 2)}\n`);
-      writeFileSync(path.join(out, "audit.md"), auditMarkdown(report, out));
-      if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else process.stderr.write(`${report.ok ? "✓ audit passed" : "✗ audit failed"}: ${path.join(out, "audit.md")}\n`);
-      process.exitCode = report.ok ? 0 : 1;
-    });
+    .action(runAudit);
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { calibrateEnvironment } from "../../core/app";
 import { kappaText, rateText, renderCalibrationMarkdown } from "../../core/calibrate/report-md";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { type Environment, formatProblem, loadEnvironment } from "../../core/environment";
 import { CALIBRATION_FILE } from "../../core/schema/calibration";
 import { progressPrinter } from "./run-progress";
 
@@ -51,6 +51,74 @@ const list = (v: string, prev: string[] | undefined) => [
     .filter(Boolean),
 ];
 
+/** The environment to calibrate, or an error naming its problems (printed first). */
+function loadForCalibration(dir: string, o: CalibrateCliOptions): Environment {
+  if (!existsSync(o.labels)) throw new Error(`--labels ${o.labels}: no such file`);
+  if (!["docker", "process", "auto"].includes(o.sandbox)) throw new Error(`--sandbox must be docker, process or auto, got '${o.sandbox}'`);
+  const { env, problems } = loadEnvironment(dir);
+  const errors = problems.filter((p) => p.severity === "error");
+  if (!env || errors.length > 0) {
+    for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
+    throw new Error(
+      `${dir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
+    );
+  }
+  return env;
+}
+
+/** The calibration in a few lines on stdout: counts, error rates, κ, missed bars, where the report is. */
+function printSummary(report: Awaited<ReturnType<typeof calibrateEnvironment>>["report"], runDir: string | null | undefined): void {
+  const r = report.overall;
+  process.stdout.write(
+    [
+      `${report.env.name}: ${report.counts.graded} labels graded (${report.answers === "whole" ? "whole replies" : "final sentences"}), ${report.counts.not_graded} not graded, ${report.counts.bad} bad`,
+      `false accepts ${rateText(r.false_accept_rate)}`,
+      `false rejects ${rateText(r.false_reject_rate)}`,
+      `κ ${kappaText(r.kappa)}; ${report.disagreements.length} disagreement${report.disagreements.length === 1 ? "" : "s"}`,
+      ...report.bars.missed.map((m) => `bar missed: ${m}`),
+      runDir ? `${path.join(runDir, "calibration.md")}` : "",
+    ]
+      .filter(Boolean)
+      .join("\n") + "\n",
+  );
+}
+
+/** `rlenv calibrate DIR --labels FILE`: the labels through the reward, the report written and summed up, exit by the bars. */
+async function runCalibrate(dir: string, o: CalibrateCliOptions): Promise<void> {
+  const env = loadForCalibration(dir, o);
+  // The judge comparator reads its endpoint from the verifier's settings, else these.
+  if (o.judgeBaseUrl) process.env.RLENV_JUDGE_BASE_URL = o.judgeBaseUrl;
+  if (o.judgeModel) process.env.RLENV_JUDGE_MODEL = o.judgeModel;
+  const printer = progressPrinter(process.stderr, true);
+  const { report, runDir, exitCode } = await calibrateEnvironment({
+    env,
+    labelsFile: o.labels,
+    accept: { ...(o.acceptLabel ? { labels: o.acceptLabel } : {}), scoreAt: o.acceptScore },
+    rewardAt: o.rewardAt,
+    finalSentence: o.finalSentence === true,
+    field: o.field,
+    citeEvidence: o.citeEvidence === true,
+    runsDir: o.runs,
+    ...(o.runId ? { runId: o.runId } : {}),
+    sandbox: o.sandbox as "docker" | "process" | "auto",
+    concurrency: Math.max(1, Math.floor(o.concurrency)),
+    ...(o.maxFalseAccept !== undefined ? { maxFalseAccept: o.maxFalseAccept } : {}),
+    ...(o.maxFalseReject !== undefined ? { maxFalseReject: o.maxFalseReject } : {}),
+    onProgress: printer.onProgress,
+  });
+  printer.finish();
+  const md = renderCalibrationMarkdown(report);
+  if (o.out) {
+    mkdirSync(o.out, { recursive: true });
+    writeFileSync(path.join(o.out, CALIBRATION_FILE), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(o.out, "calibration.md"), md);
+  }
+  for (const p of report.problems) process.stderr.write(`${p.file}:${p.line}: ${p.field}: ${p.message}\n`);
+  if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printSummary(report, runDir);
+  process.exitCode = exitCode;
+}
+
 export function registerCalibrate(program: Command): void {
   program
     .command("calibrate")
@@ -82,62 +150,5 @@ export function registerCalibrate(program: Command): void {
     .option("--judge-base-url <url>", "judge rubrics: the OpenAI-compatible judge (else RLENV_JUDGE_BASE_URL)")
     .option("--judge-model <name>", "judge rubrics: the judge's model (else RLENV_JUDGE_MODEL)")
     .option("--json", "print calibration.json on stdout")
-    .action(async (dir: string, o: CalibrateCliOptions) => {
-      if (!existsSync(o.labels)) throw new Error(`--labels ${o.labels}: no such file`);
-      if (!["docker", "process", "auto"].includes(o.sandbox))
-        throw new Error(`--sandbox must be docker, process or auto, got '${o.sandbox}'`);
-      const { env, problems } = loadEnvironment(dir);
-      const errors = problems.filter((p) => p.severity === "error");
-      if (!env || errors.length > 0) {
-        for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-        throw new Error(
-          `${dir}: the environment has ${errors.length} problem${errors.length === 1 ? "" : "s"}; fix them first (rlenv validate)`,
-        );
-      }
-      // The judge comparator reads its endpoint from the verifier's settings, else these.
-      if (o.judgeBaseUrl) process.env.RLENV_JUDGE_BASE_URL = o.judgeBaseUrl;
-      if (o.judgeModel) process.env.RLENV_JUDGE_MODEL = o.judgeModel;
-      const printer = progressPrinter(process.stderr, true);
-      const { report, runDir, exitCode } = await calibrateEnvironment({
-        env,
-        labelsFile: o.labels,
-        accept: { ...(o.acceptLabel ? { labels: o.acceptLabel } : {}), scoreAt: o.acceptScore },
-        rewardAt: o.rewardAt,
-        finalSentence: o.finalSentence === true,
-        field: o.field,
-        citeEvidence: o.citeEvidence === true,
-        runsDir: o.runs,
-        ...(o.runId ? { runId: o.runId } : {}),
-        sandbox: o.sandbox as "docker" | "process" | "auto",
-        concurrency: Math.max(1, Math.floor(o.concurrency)),
-        ...(o.maxFalseAccept !== undefined ? { maxFalseAccept: o.maxFalseAccept } : {}),
-        ...(o.maxFalseReject !== undefined ? { maxFalseReject: o.maxFalseReject } : {}),
-        onProgress: printer.onProgress,
-      });
-      printer.finish();
-      const md = renderCalibrationMarkdown(report);
-      if (o.out) {
-        mkdirSync(o.out, { recursive: true });
-        writeFileSync(path.join(o.out, CALIBRATION_FILE), `${JSON.stringify(report, null, 2)}\n`);
-        writeFileSync(path.join(o.out, "calibration.md"), md);
-      }
-      for (const p of report.problems) process.stderr.write(`${p.file}:${p.line}: ${p.field}: ${p.message}\n`);
-      if (o.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else {
-        const r = report.overall;
-        process.stdout.write(
-          [
-            `${report.env.name}: ${report.counts.graded} labels graded (${report.answers === "whole" ? "whole replies" : "final sentences"}), ${report.counts.not_graded} not graded, ${report.counts.bad} bad`,
-            `false accepts ${rateText(r.false_accept_rate)}`,
-            `false rejects ${rateText(r.false_reject_rate)}`,
-            `κ ${kappaText(r.kappa)}; ${report.disagreements.length} disagreement${report.disagreements.length === 1 ? "" : "s"}`,
-            ...report.bars.missed.map((m) => `bar missed: ${m}`),
-            runDir ? `${path.join(runDir, "calibration.md")}` : "",
-          ]
-            .filter(Boolean)
-            .join("\n") + "\n",
-        );
-      }
-      process.exitCode = exitCode;
-    });
+    .action(runCalibrate);
 }

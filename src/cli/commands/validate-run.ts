@@ -114,6 +114,67 @@ function preparationPrinter(name: string): (kind: "oracle" | "nop", e: RunProgre
   };
 }
 
+/** Each task's oracle and nop verdict on stdout, then the environment's count. */
+function printEnvVerdicts(name: string, tasks: EnvVerdict["tasks"], min: number, max: number): void {
+  for (const t of tasks) {
+    const mark = !t.ok ? "✗" : t.skipped ? "⊘" : "✓";
+    const note = !t.ok ? ` — ${t.problems.join("; ")}` : t.skipped ? ` — oracle not graded (${t.skipped})` : "";
+    process.stdout.write(`${mark} ${name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
+  }
+  const nSkipped = tasks.filter((t) => t.ok && t.skipped).length;
+  if (nSkipped > 0)
+    process.stdout.write(
+      `⊘ ${name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`,
+    );
+  const nFailed = tasks.filter((t) => !t.ok).length;
+  const n = `${tasks.length} task${tasks.length === 1 ? "" : "s"}`;
+  process.stdout.write(
+    nFailed > 0 ? `✗ ${name}: ${nFailed} of ${n} failed validation\n` : `✓ ${name}: ${n} validated (oracle ≥ ${min}, nop ≤ ${max})\n`,
+  );
+}
+
+/**
+ * One environment's validation on its provider (the shared one, readied, or one of its own
+ * added to `ownProviders`); null when --tasks names none of its tasks.
+ */
+async function validateOne(
+  env: Environment,
+  provider: SandboxProvider,
+  ownProviders: SandboxProvider[],
+  runsDir: string,
+  opts: ValidateRunOptions,
+): Promise<EnvVerdict | null> {
+  const only = namedTasks(env, opts.tasks);
+  if (only && only.length === 0) return null; // --tasks names none of this environment's tasks
+  let envProvider: SandboxProvider;
+  try {
+    envProvider = await sandboxFor(env, provider, opts);
+  } catch (e) {
+    // Its sandbox cannot be made (no Docker for a Dockerfile, an image not built under --no-build): say why, go on with the others.
+    const error = (e as Error).message;
+    if (!opts.json) process.stdout.write(`✗ ${env.manifest.name}: ${error}\n`);
+    return { dir: env.dir, name: env.manifest.name, ok: false, tasks: [], error };
+  }
+  if (envProvider !== provider) ownProviders.push(envProvider);
+  const { tasks, oracle, nop, min, max } = await validateEnvironment({
+    env,
+    runsDir,
+    concurrency: opts.concurrency ?? defaultValidateConcurrency(),
+    sandbox: envProvider.backend,
+    sandboxProvider: envProvider,
+    ...(only ? { tasks: only } : {}),
+    ...(opts.json ? {} : { onProgress: preparationPrinter(env.manifest.name) }),
+  });
+  if (!opts.json) printEnvVerdicts(env.manifest.name, tasks, min, max);
+  return {
+    dir: env.dir,
+    name: env.manifest.name,
+    ok: tasks.every((t) => t.ok),
+    runs: { oracle: oracle.runDir, nop: nop.runDir },
+    tasks,
+  };
+}
+
 /**
  * Oracle/nop rollouts for `rlenv validate --run`: every task's oracle must reach
  * validation.oracle.min and its nop must stay at or below validation.nop.max.
@@ -138,54 +199,8 @@ export async function validateByRollouts(
     for (const dir of dirs) {
       const env = early.envs.get(path.resolve(dir)) ?? loadEnvironment(dir).env;
       if (!env) continue; // static validation already reported why
-      const only = namedTasks(env, opts.tasks);
-      if (only && only.length === 0) continue; // --tasks names none of this environment's tasks
-      let envProvider: SandboxProvider;
-      try {
-        envProvider = await sandboxFor(env, provider, opts);
-      } catch (e) {
-        // Its sandbox cannot be made (no Docker for a Dockerfile, an image not built under --no-build): say why, go on with the others.
-        const error = (e as Error).message;
-        out.push({ dir: env.dir, name: env.manifest.name, ok: false, tasks: [], error });
-        if (!opts.json) process.stdout.write(`✗ ${env.manifest.name}: ${error}\n`);
-        continue;
-      }
-      if (envProvider !== provider) ownProviders.push(envProvider);
-      const { tasks, oracle, nop, min, max } = await validateEnvironment({
-        env,
-        runsDir,
-        concurrency: opts.concurrency ?? defaultValidateConcurrency(),
-        sandbox: envProvider.backend,
-        sandboxProvider: envProvider,
-        ...(only ? { tasks: only } : {}),
-        ...(opts.json ? {} : { onProgress: preparationPrinter(env.manifest.name) }),
-      });
-      out.push({
-        dir: env.dir,
-        name: env.manifest.name,
-        ok: tasks.every((t) => t.ok),
-        runs: { oracle: oracle.runDir, nop: nop.runDir },
-        tasks,
-      });
-      if (!opts.json) {
-        for (const t of tasks) {
-          const mark = !t.ok ? "✗" : t.skipped ? "⊘" : "✓";
-          const note = !t.ok ? ` — ${t.problems.join("; ")}` : t.skipped ? ` — oracle not graded (${t.skipped})` : "";
-          process.stdout.write(`${mark} ${env.manifest.name}/${t.id}: oracle ${t.oracle ?? "-"}, nop ${t.nop ?? "-"}${note}\n`);
-        }
-        const nSkipped = tasks.filter((t) => t.ok && t.skipped).length;
-        if (nSkipped > 0)
-          process.stdout.write(
-            `⊘ ${env.manifest.name}: ${nSkipped} task${nSkipped === 1 ? "" : "s"} need a judge endpoint to grade the oracle; not counted as passed\n`,
-          );
-        const nFailed = tasks.filter((t) => !t.ok).length;
-        const n = `${tasks.length} task${tasks.length === 1 ? "" : "s"}`;
-        process.stdout.write(
-          nFailed > 0
-            ? `✗ ${env.manifest.name}: ${nFailed} of ${n} failed validation\n`
-            : `✓ ${env.manifest.name}: ${n} validated (oracle ≥ ${min}, nop ≤ ${max})\n`,
-        );
-      }
+      const verdict = await validateOne(env, provider, ownProviders, runsDir, opts);
+      if (verdict) out.push(verdict);
     }
     finished = true;
   } finally {

@@ -11,25 +11,13 @@ name: ${name}
 domain: ${domain}
 description: ${description}
 `;
-  return { ...domainFiles(domain, header), "README.md": scaffoldReadme(domain, name) };
+  return { ...DOMAIN_FILES[domain](header), "README.md": scaffoldReadme(domain, name) };
 }
 
-/** The files of each domain's starter; each is a small working example of that domain alone. */
-function domainFiles(domain: Domain, header: (description: string) => string): Record<string, string> {
-  switch (domain) {
-    case "custom":
-      return customFiles(header);
-    case "code":
-      return codeFiles(header);
-    case "scene3d":
-      return scene3dFiles(header);
-    case "document":
-      return documentFiles(header);
-  }
-}
+type Header = (description: string) => string;
 
-/** The custom starter. */
-function customFiles(header: (description: string) => string): Record<string, string> {
+/** A key-value store kept with the environment's own tools, checked by a script. */
+function customFiles(header: Header): Record<string, string> {
   return {
     "environment.yaml": `${header("Keep a key-value store with the environment's own tools; a script checks the store.")}sandbox:
   image: rlenv/python:bookworm
@@ -87,8 +75,8 @@ validation:
   };
 }
 
-/** The code starter. */
-function codeFiles(header: (description: string) => string): Record<string, string> {
+/** Small Python functions graded by hidden pytest tests. */
+function codeFiles(header: Header): Record<string, string> {
   return {
     "environment.yaml": `${header("Write small Python functions; hidden pytest tests grade them.")}sandbox:
   image: rlenv/python:bookworm
@@ -128,8 +116,8 @@ validation:
   };
 }
 
-/** The scene3d starter. */
-function scene3dFiles(header: (description: string) => string): Record<string, string> {
+/** A scene built with 3D tool calls, graded by checks in 3D space. */
+function scene3dFiles(header: Header): Record<string, string> {
   return {
     "environment.yaml": `${header("Build scenes with 3D tool calls; checks in 3D space grade them.")}scene: { backend: builtin }
 tasks: tasks.jsonl
@@ -163,8 +151,8 @@ reward:
   };
 }
 
-/** The document starter. */
-function documentFiles(header: (description: string) => string): Record<string, string> {
+/** Questions answered from documents with citations, graded field by field. */
+function documentFiles(header: Header): Record<string, string> {
   return {
     "environment.yaml": `${header("Answer questions from documents with citations; fields are graded one by one.")}documents: { path: docs }
 tasks: tasks.jsonl
@@ -187,6 +175,14 @@ reward:
     })}\n`,
   };
 }
+
+/** The files of each domain's starter; each is a small working example of that domain alone. */
+const DOMAIN_FILES: Record<Domain, (header: Header) => Record<string, string>> = {
+  custom: customFiles,
+  code: codeFiles,
+  scene3d: scene3dFiles,
+  document: documentFiles,
+};
 
 /** What to change first, per domain: the scaffold's own README. */
 function scaffoldReadme(domain: Domain, name: string): string {

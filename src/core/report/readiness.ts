@@ -70,6 +70,80 @@ function decidingComponents(r: ReportRollout): string[] {
   return lost.filter((l) => most - l.lost <= 1e-12).map((l) => l.name);
 }
 
+/** The mean over tasks of each k's rate, among the tasks with at least k scored rollouts. */
+function overallRates(tasks: TaskReadiness[], ks: number[], field: "pass_at_k" | "pass_hat_k"): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of ks) {
+    const eligible = tasks.filter((t) => t.n >= k);
+    if (eligible.length > 0) out[String(k)] = eligible.reduce((s, t) => s + (t[field][String(k)] ?? 0), 0) / eligible.length;
+  }
+  return out;
+}
+
+/** Groups (tasks with two or more scored rollouts) whose rewards are all equal: no learning signal. */
+function zeroVariance(tasks: TaskReadiness[]): ReadinessReport["zero_variance"] {
+  const groups = tasks.filter((t) => t.n >= 2);
+  const zero = groups.filter((t) => t.zero_variance);
+  const zeroRollouts = zero.reduce((s, t) => s + t.n, 0);
+  const inGroups = groups.reduce((s, t) => s + t.n, 0);
+  return {
+    groups: groups.length,
+    zero: zero.length,
+    fraction: groups.length === 0 ? null : zero.length / groups.length,
+    rollouts: zeroRollouts,
+    rollouts_fraction: inGroups === 0 ? null : zeroRollouts / inGroups,
+  };
+}
+
+/** The reward's components and failures, each component with how often it decided a rollout fell short. */
+function componentsOf(rollouts: readonly ReportRollout[], scored: ReportRollout[]) {
+  const breakdown = rewardBreakdown(rollouts.map((r) => ({ ...r, components: r.components })));
+  const short = scored.filter((r) => !passed(r) && r.components.length > 0);
+  const decides = new Map<string, number>();
+  for (const r of short) for (const name of decidingComponents(r)) decides.set(name, (decides.get(name) ?? 0) + 1);
+  return {
+    components: breakdown.components.map((c) => ({
+      ...c,
+      decides: decides.get(c.name) ?? 0,
+      decides_fraction: short.length === 0 ? null : (decides.get(c.name) ?? 0) / short.length,
+    })),
+    failures: breakdown.failures,
+  };
+}
+
+/** Where the time of the timed rollouts went; queueing is what the others do not account for. */
+function timeOf(rollouts: readonly ReportRollout[]): ReadinessReport["time"] {
+  const timed = rollouts.filter((r) => r.timings !== null);
+  const sum = (f: (r: ReportRollout) => number) => timed.reduce((s, r) => s + f(r), 0);
+  return {
+    total_ms: sum((r) => r.timings!.total_ms),
+    policy_ms: sum((r) => r.timings!.policy_ms),
+    sandbox_ms: sum((r) => r.timings!.sandbox_ms),
+    verify_ms: sum((r) => r.timings!.verify_ms),
+    queue_ms: sum((r) => Math.max(0, r.timings!.total_ms - r.timings!.policy_ms - r.timings!.sandbox_ms - r.timings!.verify_ms)),
+  };
+}
+
+/** Truncated rollouts and observations among the scored ones. */
+function truncationOf(scored: ReportRollout[]): ReadinessReport["truncation"] {
+  return {
+    rollouts: scored.filter((r) => r.status === "truncated").length,
+    rate: scored.length === 0 ? null : scored.filter((r) => r.status === "truncated").length / scored.length,
+    observations: scored.reduce((s, r) => s + r.observations, 0),
+    observations_truncated: scored.reduce((s, r) => s + r.observationsTruncated, 0),
+  };
+}
+
+/** Turns and tokens per rollout, over the scored rollouts that reported usage. */
+function perRolloutOf(scored: ReportRollout[]): ReadinessReport["per_rollout"] {
+  const ended = scored.filter((r) => r.usage !== null);
+  return {
+    turns: spread(ended.map((r) => r.turns ?? 0)),
+    prompt_tokens: spread(ended.map((r) => r.usage!.prompt_tokens)),
+    completion_tokens: spread(ended.map((r) => r.usage!.completion_tokens)),
+  };
+}
+
 /** Per task and overall: pass@k, pass^k, reward spread, zero-variance groups, bands, components, failures, time. */
 export function buildReadiness(rollouts: readonly ReportRollout[], meta: ReadinessMeta): ReadinessReport {
   const byTask = new Map<string, ReportRollout[]>();
@@ -79,40 +153,8 @@ export function buildReadiness(rollouts: readonly ReportRollout[], meta: Readine
   const rewards = scored.map(rewardOf);
   const maxN = Math.max(0, ...tasks.map((t) => t.n));
   const ks = Array.from({ length: maxN }, (_, i) => i + 1);
-  const overall = (field: "pass_at_k" | "pass_hat_k") => {
-    const out: Record<string, number> = {};
-    for (const k of ks) {
-      const eligible = tasks.filter((t) => t.n >= k);
-      if (eligible.length > 0) out[String(k)] = eligible.reduce((s, t) => s + (t[field][String(k)] ?? 0), 0) / eligible.length;
-    }
-    return out;
-  };
-
   const histogram = Array.from({ length: 10 }, () => 0);
   for (const x of rewards) histogram[Math.min(9, Math.floor(x * 10))]!++;
-
-  const groups = tasks.filter((t) => t.n >= 2);
-  const zero = groups.filter((t) => t.zero_variance);
-  const zeroRollouts = zero.reduce((s, t) => s + t.n, 0);
-  const inGroups = groups.reduce((s, t) => s + t.n, 0);
-
-  const breakdown = rewardBreakdown(rollouts.map((r) => ({ ...r, components: r.components })));
-  const short = scored.filter((r) => !passed(r) && r.components.length > 0);
-  const decides = new Map<string, number>();
-  for (const r of short) for (const name of decidingComponents(r)) decides.set(name, (decides.get(name) ?? 0) + 1);
-
-  const observations = scored.reduce((s, r) => s + r.observations, 0);
-  const timed = rollouts.filter((r) => r.timings !== null);
-  const sum = (f: (r: ReportRollout) => number) => timed.reduce((s, r) => s + f(r), 0);
-  const time = {
-    total_ms: sum((r) => r.timings!.total_ms),
-    policy_ms: sum((r) => r.timings!.policy_ms),
-    sandbox_ms: sum((r) => r.timings!.sandbox_ms),
-    verify_ms: sum((r) => r.timings!.verify_ms),
-    queue_ms: sum((r) => Math.max(0, r.timings!.total_ms - r.timings!.policy_ms - r.timings!.sandbox_ms - r.timings!.verify_ms)),
-  };
-  const ended = scored.filter((r) => r.usage !== null);
-
   return {
     run_id: meta.runId,
     dir: meta.dir,
@@ -125,39 +167,19 @@ export function buildReadiness(rollouts: readonly ReportRollout[], meta: Readine
       unscored: rollouts.filter((r) => !r.infra && UNSCORED.has(r.status)).length,
     },
     ks,
-    pass_at_k: overall("pass_at_k"),
-    pass_hat_k: overall("pass_hat_k"),
+    pass_at_k: overallRates(tasks, ks, "pass_at_k"),
+    pass_hat_k: overallRates(tasks, ks, "pass_hat_k"),
     reward: { mean: mean(rewards), std: std(rewards), histogram },
-    zero_variance: {
-      groups: groups.length,
-      zero: zero.length,
-      fraction: groups.length === 0 ? null : zero.length / groups.length,
-      rollouts: zeroRollouts,
-      rollouts_fraction: inGroups === 0 ? null : zeroRollouts / inGroups,
-    },
+    zero_variance: zeroVariance(tasks),
     bands: {
       always: tasks.filter((t) => t.n > 0 && t.band === "always").length,
       learnable: tasks.filter((t) => t.band === "learnable").length,
       never: tasks.filter((t) => t.n > 0 && t.band === "never").length,
     },
-    components: breakdown.components.map((c) => ({
-      ...c,
-      decides: decides.get(c.name) ?? 0,
-      decides_fraction: short.length === 0 ? null : (decides.get(c.name) ?? 0) / short.length,
-    })),
-    failures: breakdown.failures,
-    truncation: {
-      rollouts: scored.filter((r) => r.status === "truncated").length,
-      rate: scored.length === 0 ? null : scored.filter((r) => r.status === "truncated").length / scored.length,
-      observations,
-      observations_truncated: scored.reduce((s, r) => s + r.observationsTruncated, 0),
-    },
-    per_rollout: {
-      turns: spread(ended.map((r) => r.turns ?? 0)),
-      prompt_tokens: spread(ended.map((r) => r.usage!.prompt_tokens)),
-      completion_tokens: spread(ended.map((r) => r.usage!.completion_tokens)),
-    },
-    time,
+    ...componentsOf(rollouts, scored),
+    truncation: truncationOf(scored),
+    per_rollout: perRolloutOf(scored),
+    time: timeOf(rollouts),
     utilisation: meta.utilisation ?? null,
     concurrency: meta.concurrency ?? [],
     tasks,

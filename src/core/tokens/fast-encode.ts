@@ -40,8 +40,28 @@ interface TokenizerJson {
   post_processor?: { type?: string } | null;
 }
 
-/** The fast encoder for a loaded tokenizer and its tokenizer.json, or undefined when its shape is another. */
-export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000): ((text: string) => number[]) | undefined {
+/** The library's parts the fast encoder uses, once the tokenizer's shape is known to be the supported one. */
+interface FastParts {
+  model: LibraryTokenizer["model"];
+  bpe: (word: string) => string[];
+  pattern: RegExp;
+  spell: NonNullable<ReturnType<typeof byteSpeller>>;
+  normalize: ((text: string) => string) | null;
+  added: Map<string, AddedToken>;
+  splitters: { raw: { split(text: string): string[] }; normalized: { split(text: string): string[] } };
+}
+
+/** Whether the pre-tokenizer is Split (isolated, not inverted) on a regex, then ByteLevel without its own regex or prefix space. */
+function supportedPreTokenizer(j: TokenizerJson): boolean {
+  const steps = j.pre_tokenizer?.type === "Sequence" ? j.pre_tokenizer.pretokenizers : undefined;
+  const [split, byteLevel] = steps ?? [];
+  if (steps?.length !== 2 || split?.type !== "Split" || byteLevel?.type !== "ByteLevel") return false;
+  if (split.invert !== false || split.behavior !== "Isolated" || !(split.pattern as { Regex?: string } | undefined)?.Regex) return false;
+  return byteLevel.use_regex === false && byteLevel.add_prefix_space === false;
+}
+
+/** The library's parts of a tokenizer of the supported shape; undefined for any other. */
+function fastParts(tokenizer: unknown, json: unknown): FastParts | undefined {
   const t = tokenizer as Partial<LibraryTokenizer> | null;
   const j = json as TokenizerJson | null;
   if (!t || !j || !t.model || !t.added_tokens_map || !t.splitter_unnormalized || !t.splitter_normalized) return undefined;
@@ -55,13 +75,7 @@ export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000
   const normType = j.normalizer?.type;
   if (j.normalizer && normType !== "NFC") return undefined;
   if (j.post_processor && j.post_processor.type !== "ByteLevel") return undefined;
-  // The pre-tokenizer: Split (isolated, not inverted) on a regex, then ByteLevel without its own regex or prefix space.
-  const steps = j.pre_tokenizer?.type === "Sequence" ? j.pre_tokenizer.pretokenizers : undefined;
-  const [split, byteLevel] = steps ?? [];
-  if (steps?.length !== 2 || split?.type !== "Split" || byteLevel?.type !== "ByteLevel") return undefined;
-  if (split.invert !== false || split.behavior !== "Isolated" || !(split.pattern as { Regex?: string } | undefined)?.Regex)
-    return undefined;
-  if (byteLevel.use_regex !== false || byteLevel.add_prefix_space !== false) return undefined;
+  if (!supportedPreTokenizer(j)) return undefined;
   const [splitStep, byteStep] = t.pre_tokenizer?.tokenizers ?? [];
   const pattern = splitStep?.pattern;
   const byteEncoder = byteStep?.byte_encoder;
@@ -70,12 +84,14 @@ export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000
   if (!spell) return undefined;
   const normalize = t.normalizer ?? null;
   if (normType === "NFC" && typeof normalize !== "function") return undefined;
-  const added = t.added_tokens_map;
   const splitters = { raw: t.splitter_unnormalized, normalized: t.splitter_normalized };
+  return { model, bpe, pattern, spell, normalize, added: t.added_tokens_map, splitters };
+}
 
+/** A piece's ids, cached; undefined when one of its tokens is in no vocabulary (the library's unknown-token path). */
+function pieceIds({ model, bpe, spell, added }: FastParts, capacity: number): (text: string) => readonly number[] | undefined {
   const pieces = new Map<string, readonly number[]>();
-  /** A piece's ids; undefined when one of its tokens is in no vocabulary (the library's unknown-token path). */
-  const piece = (text: string): readonly number[] | undefined => {
+  return (text) => {
     const known = pieces.get(text);
     if (known) return known;
     const ids: number[] = [];
@@ -88,32 +104,35 @@ export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000
     pieces.set(text, ids);
     return ids;
   };
-  /** Text with no added token in it: split on the pattern (the gaps between matches too), each piece through BPE. */
-  const words = (text: string, out: number[]): boolean => {
+}
+
+/** Text with no added token in it: split on the pattern (the gaps between matches too), each piece through BPE. */
+function wordsEncoder(pattern: RegExp, piece: (text: string) => readonly number[] | undefined) {
+  const push = (text: string, out: number[]): boolean => {
+    const ids = piece(text);
+    if (!ids) return false;
+    for (const id of ids) out.push(id);
+    return true;
+  };
+  return (text: string, out: number[]): boolean => {
     let prev = 0;
     for (const m of text.matchAll(pattern)) {
       const at = m.index;
-      if (prev < at) {
-        const ids = piece(text.slice(prev, at));
-        if (!ids) return false;
-        for (const id of ids) out.push(id);
-      }
+      if (prev < at && !push(text.slice(prev, at), out)) return false;
       const word = m[0];
-      if (word.length > 0) {
-        const ids = piece(word);
-        if (!ids) return false;
-        for (const id of ids) out.push(id);
-      }
+      if (word.length > 0 && !push(word, out)) return false;
       prev = at + word.length;
     }
-    if (prev < text.length) {
-      const ids = piece(text.slice(prev));
-      if (!ids) return false;
-      for (const id of ids) out.push(id);
-    }
-    return true;
+    return prev >= text.length || push(text.slice(prev), out);
   };
+}
 
+/** The fast encoder for a loaded tokenizer and its tokenizer.json, or undefined when its shape is another. */
+export function fastEncoder(tokenizer: unknown, json: unknown, capacity = 50_000): ((text: string) => number[]) | undefined {
+  const parts = fastParts(tokenizer, json);
+  if (!parts) return undefined;
+  const { added, normalize, splitters } = parts;
+  const words = wordsEncoder(parts.pattern, pieceIds(parts, capacity));
   return (text: string): number[] => {
     const out: number[] = [];
     for (const section of splitters.raw.split(text)) {

@@ -1,21 +1,13 @@
-import {
-  ContinuedEvent,
-  DebugSession,
-  InitializedEvent,
-  OutputEvent,
-  Source,
-  StackFrame,
-  StoppedEvent,
-  TerminatedEvent,
-  Thread,
-} from "@vscode/debugadapter";
+import { ContinuedEvent, DebugSession, InitializedEvent, OutputEvent, StoppedEvent, TerminatedEvent, Thread } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { RolloutDebugger } from "../../core/debug/controller";
-import { type Breakpoint, parseBreakpoint, taskBreakpoint, unknownComponent } from "../../core/debug/breakpoints";
+import type { Breakpoint } from "../../core/debug/breakpoints";
+import { functionBreakpoints, taskLineBreakpoints } from "./breakpoint-replies";
 import { evaluateExpression } from "../../core/debug/expression";
 import type { Environment } from "../../core/model/environment";
 import type { LoadedTask } from "../../core/model/environment";
 import { EditPendingCallArgs, ForkArgs, firstIssue, LaunchArgs } from "./launch-args";
+import { rolloutScopes, stackFrames, textOf } from "./frames";
 import { parseTyped, preview, setAt, VariableStore } from "./variables";
 
 /** One rollout prepared for a debug session (not started). */
@@ -42,10 +34,6 @@ export interface DebugHost {
 
 const THREAD = 1;
 const STOP_WAIT_MS = 10_000;
-/** Stack frame ids: the pending point on top, turns below, the task last. */
-const FRAME_NOW = 1;
-const FRAME_TASK = 2;
-const frameOfTurn = (i: number) => 100 + i;
 /** Told with an expression error, so the user learns the vocabulary. */
 const SCOPE_NAMES = "tool, args, turn, observation, error, status, reward, components, messages, point";
 const HOVER_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*$/;
@@ -63,7 +51,6 @@ export class RolloutDebugSession extends DebugSession {
   private functionBps: Breakpoint[] = [];
   private lineBps = new Map<string, Breakpoint[]>();
   private readonly vars = new VariableStore();
-  private pendingRef = 0;
   private sandboxRef = 0;
   private configured: (() => void) | undefined;
   private readonly configurationDone = new Promise<void>((r) => {
@@ -147,25 +134,8 @@ export class RolloutDebugSession extends DebugSession {
     args: DebugProtocol.SetFunctionBreakpointsArguments,
   ): void {
     const components = this.rollout?.env.manifest.reward.map((v) => v.name ?? v.type) ?? [];
-    const out: DebugProtocol.Breakpoint[] = [];
-    this.functionBps = [];
-    for (const b of args.breakpoints) {
-      const r = parseBreakpoint(b.name, {
-        ...(b.condition ? { condition: b.condition } : {}),
-        ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}),
-      });
-      if (!r.ok) {
-        out.push({ verified: false, message: r.error });
-        continue;
-      }
-      const unknown = unknownComponent(r.breakpoint, components);
-      if (unknown) {
-        out.push({ verified: false, message: unknown });
-        continue;
-      }
-      this.functionBps.push(r.breakpoint);
-      out.push({ id: r.breakpoint.id, verified: true });
-    }
+    const { out, bps } = functionBreakpoints(args.breakpoints, components);
+    this.functionBps = bps;
     response.body = { breakpoints: out };
     this.applyBreakpoints();
     this.sendResponse(response);
@@ -176,33 +146,7 @@ export class RolloutDebugSession extends DebugSession {
     args: DebugProtocol.SetBreakpointsArguments,
   ): void {
     const file = args.source.path ?? "";
-    const inFile = (this.rollout?.env.tasks ?? []).filter((t) => t.source.file === file);
-    // A task folder's task.yaml holds one task: any line of it means that task.
-    const wholeFile = inFile.length === 1 && /(^|[\\/])task\.(ya?ml|json)$/.test(file) ? inFile[0] : undefined;
-    const out: DebugProtocol.Breakpoint[] = [];
-    const bps: Breakpoint[] = [];
-    for (const b of args.breakpoints ?? []) {
-      const task = wholeFile ?? inFile.find((t) => t.source.line === b.line);
-      if (!task) {
-        const why =
-          inFile.length === 0
-            ? `not a task file of ${this.rollout?.env.manifest.name ?? "the environment being debugged"}`
-            : "no task starts on this line: a line breakpoint goes on a task's line";
-        out.push({ verified: false, line: b.line, message: `${why} (a task breakpoint pauses before each of its tool calls)` });
-        continue;
-      }
-      const taskId = task.id;
-      const r = taskBreakpoint(file, task.source.line, {
-        ...(b.condition ? { condition: b.condition } : {}),
-        ...(b.hitCondition ? { hitCondition: b.hitCondition } : {}),
-      });
-      if (!r.ok) {
-        out.push({ verified: false, line: b.line, message: r.error });
-        continue;
-      }
-      bps.push(r.breakpoint);
-      out.push({ id: r.breakpoint.id, verified: true, line: b.line, message: `pause before each tool call of ${taskId}` });
-    }
+    const { out, bps } = taskLineBreakpoints(file, args.breakpoints ?? [], this.rollout?.env);
     this.lineBps.set(file, bps);
     response.body = { breakpoints: out };
     this.applyBreakpoints();
@@ -220,35 +164,7 @@ export class RolloutDebugSession extends DebugSession {
       this.fail(response, "no rollout");
       return;
     }
-    const d = r.debugger;
-    const traj = new Source("trajectory", d.file);
-    const frames: StackFrame[] = [];
-    const p = d.pauseInfo;
-    if (p) {
-      const pending = d.pending;
-      const name = pending
-        ? `turn ${p.turn}: ${pending.name}(${preview(pending.arguments)})`
-        : p.point === "end"
-          ? `end: ${p.description}`
-          : `turn ${p.turn}: ${p.point === "policy" ? "before the policy call" : p.description}`;
-      frames.push(new StackFrame(FRAME_NOW, name, traj, d.events.length, 1));
-    }
-    for (let i = d.turns.length - 1; i >= 0; i--) {
-      const t = d.turns[i];
-      // The top frame already stands for the turn paused in (before or after one of its calls).
-      if (!t || (p && (p.point === "tool" || p.point === "observation") && t.turn === p.turn)) continue;
-      const calls = t.calls.map((c) => c.name).join(", ") || "reply";
-      frames.push(new StackFrame(frameOfTurn(i), `turn ${t.turn}: ${calls}`, traj, t.line, 1));
-    }
-    frames.push(
-      new StackFrame(
-        FRAME_TASK,
-        `task ${r.task.id}`,
-        new Source(r.task.source.file.split(/[\\/]/).pop() ?? "task", r.task.source.file),
-        r.task.source.line,
-        1,
-      ),
-    );
+    const frames = stackFrames(r);
     response.body = { stackFrames: frames, totalFrames: frames.length };
     this.sendResponse(response);
   }
@@ -259,60 +175,8 @@ export class RolloutDebugSession extends DebugSession {
       this.fail(response, "no rollout");
       return;
     }
-    const turn = args.frameId >= 100 ? d.turns[args.frameId - 100] : undefined;
-    const scopes: DebugProtocol.Scope[] = [];
-    if (turn) {
-      scopes.push({
-        name: `Turn ${turn.turn}`,
-        variablesReference: this.vars.ref({
-          content: turn.content,
-          calls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments, ...(c.edited ? { edited: true } : {}) })),
-          observations: turn.observations.map((o) => ({
-            name: o.name,
-            status: o.status,
-            exit_code: o.exit_code,
-            output: textOf(o.output),
-          })),
-        }),
-        expensive: false,
-      });
-    }
-    const pending = d.pending;
-    if (pending) {
-      this.pendingRef = this.vars.ref({ id: pending.id, name: pending.name, arguments: pending.arguments }, [], true);
-      scopes.push({ name: "Pending tool call", variablesReference: this.pendingRef, expensive: false });
-    }
-    const obs = d.lastObservation;
-    scopes.push({
-      name: "Last observation",
-      variablesReference: obs
-        ? this.vars.ref({
-            tool: obs.name,
-            status: obs.status,
-            exit_code: obs.exit_code ?? null,
-            output: textOf(obs.output),
-            ...(obs.error ? { error: obs.error } : {}),
-          })
-        : 0,
-      expensive: false,
-    });
-    scopes.push({ name: "Messages", variablesReference: this.vars.ref(d.messages.map((m) => ({ ...m }))), expensive: false });
-    if (d.reward)
-      scopes.push({
-        name: "Reward",
-        variablesReference: this.vars.ref({
-          total: d.reward.total,
-          components: Object.fromEntries(
-            d.reward.components.map((c) => [
-              c.name,
-              { score: c.score, weight: c.weight, ...(c.reason ? { reason: c.reason } : {}), ...(c.error ? { error: c.error } : {}) },
-            ]),
-          ),
-        }),
-        expensive: false,
-      });
-    this.sandboxRef = this.vars.ref({});
-    scopes.push({ name: "Sandbox", variablesReference: this.sandboxRef, expensive: true });
+    const { scopes, sandboxRef } = rolloutScopes(d, this.vars, args.frameId);
+    this.sandboxRef = sandboxRef;
     response.body = { scopes };
     this.sendResponse(response);
   }
@@ -505,8 +369,4 @@ export class RolloutDebugSession extends DebugSession {
   private fail<T extends DebugProtocol.Response>(response: Reply<T>, message: string): void {
     this.sendErrorResponse(response, { id: 1001, format: message.replace(/[{}]/g, (c) => (c === "{" ? "(" : ")")), showUser: true });
   }
-}
-
-function textOf(output: string | Array<{ type: string; text?: string }>): string {
-  return typeof output === "string" ? output : output.map((p) => (p.type === "text" ? (p.text ?? "") : `[${p.type}]`)).join("");
 }

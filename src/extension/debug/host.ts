@@ -70,92 +70,108 @@ export async function policyFor(
   return { policy };
 }
 
+/** The task of this id, or an error naming the environment's tasks (the first dozen). */
+function taskIn(env: Environment, id: string): LoadedTask {
+  const task = env.tasks.find((t) => t.id === id);
+  if (task) return task;
+  throw new Error(
+    `${env.manifest.name} has no task '${id}'; its tasks: ${env.tasks
+      .slice(0, 12)
+      .map((t) => t.id)
+      .join(", ")}${env.tasks.length > 12 ? ", …" : ""}`,
+  );
+}
+
+/** A new debug session's rollout: its policy, its sandbox provider (the one backend choice of `rlenv run`), its trajectory file. */
+async function launchRollout(ctx: ExtensionCtx, args: LaunchArgs): Promise<LaunchedRollout> {
+  if (args.forkId) return takeFork(args.forkId);
+  const env = environmentAt(ctx, args.environment);
+  const task = taskIn(env, args.task);
+  const { policy, ended } = await policyFor(ctx, args.policy, env, task, args.sample, {
+    ...(args.model ? { model: args.model } : {}),
+    ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
+    ...(args.seed !== undefined ? { seed: args.seed } : {}),
+  });
+  const engine = loadEngine();
+  const provider = await engine.providerForEnvironment(env, {
+    backend: args.sandbox ?? ctx.settings.sandboxBackend(),
+    warm: 0,
+    warn: (m) => ctx.log.warn(m),
+    log: (m) => ctx.log.info(m),
+  });
+  const dir = path.join(runsDirFor(ctx, env), "debug");
+  mkdirSync(dir, { recursive: true });
+  const id = rolloutId(task.id, args.sample);
+  const file = path.join(dir, `${id}-${stamp()}.jsonl`);
+  ctx.log.info(`debug ${env.manifest.name}/${task.id}: policy ${args.policy}, sandbox ${provider.backend}, trajectory ${file}`);
+  const d = new engine.RolloutDebugger({
+    env,
+    task,
+    policy,
+    sandboxProvider: provider,
+    file,
+    runId: `debug-${stamp()}`,
+    rolloutId: id,
+    sample: args.sample,
+    ...(args.seed !== undefined ? { seed: args.seed } : {}),
+    stopOnEntry: args.stopOnEntry,
+    pauseBeforePolicy: args.pauseBeforePolicy,
+    pauseAtEnd: args.pauseAtEnd,
+  });
+  if (ended) d.onEnded((r) => ended({ ...r, file }));
+  return { debugger: d, env, task, label: `${env.manifest.name} · ${task.id}`, dispose: () => provider.shutdown() };
+}
+
+/** A fork run to its end inside the parent session: its trajectory file and outcome. */
+async function forkToEnd(ctx: ExtensionCtx, from: LaunchedRollout, spec: string) {
+  const { policy, ended } = await policyFor(ctx, spec, from.env, from.task, from.debugger.options.sample ?? 0);
+  const base = from.debugger.file.replace(/\.jsonl$/, "");
+  const file = `${base}.fork-${spec}-${stamp()}.jsonl`;
+  const forked = await from.debugger.fork({ policy, file, rolloutId: `${from.debugger.options.rolloutId}.fork` });
+  ctx.log.info(`fork of ${from.label} with ${spec}: ${file}`);
+  const r = await forked.start();
+  ended?.({ ...r, file });
+  return { file, status: r.status, reward: r.reward };
+}
+
+/** A fork stopped on entry, held under an id until its own debug session takes it (launchRollout's forkId). */
+async function preparedFork(ctx: ExtensionCtx, from: LaunchedRollout, spec: string) {
+  const { policy, ended } = await policyFor(ctx, spec, from.env, from.task, from.debugger.options.sample ?? 0);
+  const engine = loadEngine();
+  // Its own provider: the fork's sandbox outlives the parent session (whose end shuts the parent's provider down).
+  const provider = await engine.createSandboxProvider({
+    backend: from.debugger.options.sandboxProvider.backend,
+    warm: 0,
+    warn: (m) => ctx.log.warn(m),
+  });
+  const file = `${from.debugger.file.replace(/\.jsonl$/, "")}.fork-${spec}-${stamp()}.jsonl`;
+  let forked: RolloutDebugger;
+  try {
+    forked = await from.debugger.fork({
+      policy,
+      file,
+      rolloutId: `${from.debugger.options.rolloutId}.fork`,
+      sandboxProvider: provider,
+      stopOnEntry: true,
+      pauseAtEnd: true,
+    });
+  } catch (e) {
+    await provider.shutdown();
+    throw e;
+  }
+  if (ended) forked.onEnded((r) => ended({ ...r, file }));
+  const label = `${from.label} · fork (${spec})`;
+  return { file, forkId: putFork({ debugger: forked, env: from.env, task: from.task, label, dispose: () => provider.shutdown() }) };
+}
+
 /** The editor's side of one debug session: builds the rollout, forks it, marks it live. */
 export function debugHost(ctx: ExtensionCtx, session: vscode.DebugSession): DebugHost {
   return {
-    async launch(args: LaunchArgs): Promise<LaunchedRollout> {
-      if (args.forkId) return takeFork(args.forkId);
-      const env = environmentAt(ctx, args.environment);
-      const task = env.tasks.find((t) => t.id === args.task);
-      if (!task)
-        throw new Error(
-          `${env.manifest.name} has no task '${args.task}'; its tasks: ${env.tasks
-            .slice(0, 12)
-            .map((t) => t.id)
-            .join(", ")}${env.tasks.length > 12 ? ", …" : ""}`,
-        );
-      const { policy, ended } = await policyFor(ctx, args.policy, env, task, args.sample, {
-        ...(args.model ? { model: args.model } : {}),
-        ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
-        ...(args.seed !== undefined ? { seed: args.seed } : {}),
-      });
-      const engine = loadEngine();
-      const provider = await engine.createSandboxProvider({
-        backend: args.sandbox ?? ctx.settings.sandboxBackend(),
-        warm: 0,
-        warn: (m) => ctx.log.warn(m),
-      });
-      const dir = path.join(runsDirFor(ctx, env), "debug");
-      mkdirSync(dir, { recursive: true });
-      const id = rolloutId(task.id, args.sample);
-      const file = path.join(dir, `${id}-${stamp()}.jsonl`);
-      ctx.log.info(`debug ${env.manifest.name}/${task.id}: policy ${args.policy}, sandbox ${provider.backend}, trajectory ${file}`);
-      const d = new engine.RolloutDebugger({
-        env,
-        task,
-        policy,
-        sandboxProvider: provider,
-        file,
-        runId: `debug-${stamp()}`,
-        rolloutId: id,
-        sample: args.sample,
-        ...(args.seed !== undefined ? { seed: args.seed } : {}),
-        stopOnEntry: args.stopOnEntry,
-        pauseBeforePolicy: args.pauseBeforePolicy,
-        pauseAtEnd: args.pauseAtEnd,
-      });
-      if (ended) d.onEnded((r) => ended({ ...r, file }));
-      return { debugger: d, env, task, label: `${env.manifest.name} · ${task.id}`, dispose: () => provider.shutdown() };
-    },
-
-    async fork(from: LaunchedRollout, spec: string) {
-      const { policy, ended } = await policyFor(ctx, spec, from.env, from.task, from.debugger.options.sample ?? 0);
-      const base = from.debugger.file.replace(/\.jsonl$/, "");
-      const file = `${base}.fork-${spec}-${stamp()}.jsonl`;
-      const forked = await from.debugger.fork({ policy, file, rolloutId: `${from.debugger.options.rolloutId}.fork` });
-      ctx.log.info(`fork of ${from.label} with ${spec}: ${file}`);
-      const r = await forked.start();
-      ended?.({ ...r, file });
-      return { file, status: r.status, reward: r.reward };
-    },
+    launch: (args: LaunchArgs) => launchRollout(ctx, args),
+    fork: (from: LaunchedRollout, spec: string) => forkToEnd(ctx, from, spec),
 
     async forkSession(from: LaunchedRollout, spec: string) {
-      const { policy, ended } = await policyFor(ctx, spec, from.env, from.task, from.debugger.options.sample ?? 0);
-      const engine = loadEngine();
-      // Its own provider: the fork's sandbox outlives the parent session (whose end shuts the parent's provider down).
-      const provider = await engine.createSandboxProvider({
-        backend: from.debugger.options.sandboxProvider.backend,
-        warm: 0,
-        warn: (m) => ctx.log.warn(m),
-      });
-      const file = `${from.debugger.file.replace(/\.jsonl$/, "")}.fork-${spec}-${stamp()}.jsonl`;
-      let forked: RolloutDebugger;
-      try {
-        forked = await from.debugger.fork({
-          policy,
-          file,
-          rolloutId: `${from.debugger.options.rolloutId}.fork`,
-          sandboxProvider: provider,
-          stopOnEntry: true,
-          pauseAtEnd: true,
-        });
-      } catch (e) {
-        await provider.shutdown();
-        throw e;
-      }
-      if (ended) forked.onEnded((r) => ended({ ...r, file }));
-      const label = `${from.label} · fork (${spec})`;
-      const forkId = putFork({ debugger: forked, env: from.env, task: from.task, label, dispose: () => provider.shutdown() });
+      const { file, forkId } = await preparedFork(ctx, from, spec);
       const config: vscode.DebugConfiguration = {
         type: "rlenv",
         request: "launch",

@@ -7,7 +7,8 @@ export { runEnvironment } from "../../core/rollout/index";
 export { RolloutDebugger } from "../../core/debug/controller";
 export { RolloutDebugSession } from "../debug/adapter";
 export { createPolicy } from "../../core/app/create-policy";
-export { createSandboxProvider } from "../../core/sandbox/index";
+// The sandbox backends: one choice of backend (auto) and one image provisioning, as `rlenv run` makes them.
+export { createSandboxProvider, providerForEnvironment } from "../../core/sandbox/index";
 // The static checks past the loader (domain task checks, authoring checks), for the editor's diagnostics (see environments/index.ts).
 export { staticProblems } from "../../core/app/static-problems";
 // The reference's text for a manifest key, for the editor's hovers (see authoring/reference-hover.ts).

@@ -57,6 +57,104 @@ async function pickEnvironment(arg: unknown): Promise<string | undefined> {
   return picked?.dir;
 }
 
+/** What the runner commands work with. */
+interface RunnerDeps {
+  registry: RunnerRegistry;
+  tree: RunnersTree;
+  log: vscode.LogOutputChannel;
+  runsDir: () => vscode.Uri | undefined;
+}
+
+async function addRunner({ registry, tree }: RunnerDeps, arg?: { name: string; url: string; token: string }) {
+  const name = arg?.name ?? (await vscode.window.showInputBox({ prompt: "Runner name", placeHolder: "gpu-box" }));
+  if (!name) return false;
+  const url = arg?.url ?? (await vscode.window.showInputBox({ prompt: "Runner URL", placeHolder: "https://gpu-box:7800" }));
+  if (!url) return false;
+  const token =
+    arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
+  if (!token) return false;
+  await registry.add(name, url, token);
+  await tree.refreshRunner(name);
+  return true;
+}
+
+async function removeRunner({ registry }: RunnerDeps, arg?: RunnerNode) {
+  const name = (arg && "runner" in arg ? arg.runner : undefined) ?? (await pickRunner(registry));
+  if (name) await registry.remove(name);
+}
+
+/** The job request of a submit: the arguments given, else the workspace's settings. */
+function submitRequest(a: Partial<SubmitArgs>, policy: NonNullable<SubmitArgs["policy"]>) {
+  const cfg = vscode.workspace.getConfiguration("rlenv");
+  return {
+    executor: a.executor ?? "local",
+    policy,
+    ...(policy === "openai"
+      ? { model: a.model ?? cfg.get<string>("policy.model", ""), baseUrl: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") }
+      : {}),
+    k: a.k ?? cfg.get<number>("rollout.samples", 1),
+    concurrency: a.concurrency ?? 4,
+    sandbox: a.sandbox ?? cfg.get<"auto" | "docker" | "process">("sandbox.backend", "auto"),
+    ...(a.slurm
+      ? {
+          slurm: {
+            ...(a.slurm.shards ? { shards: a.slurm.shards } : {}),
+            ...(a.slurm.gpus_per_shard !== undefined ? { gpus: a.slurm.gpus_per_shard } : {}),
+          },
+        }
+      : {}),
+  } as const;
+}
+
+async function submit({ registry, tree, log }: RunnerDeps, arg?: unknown): Promise<string | undefined> {
+  const envDir = await pickEnvironment(arg);
+  if (!envDir) return undefined;
+  const a = (arg && !(arg instanceof vscode.Uri) ? (arg as Partial<SubmitArgs>) : {}) as Partial<SubmitArgs>;
+  const runner = await pickRunner(registry, a.runner);
+  if (!runner) return undefined;
+  const policy =
+    a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
+  if (!policy) return undefined;
+  const request = submitRequest(a, policy);
+  const client = await registry.client(runner);
+  const { job } = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` },
+    () => submitJob({ client, envDir, request }),
+  );
+  log.info(`submitted job ${job.id} (${job.env.name}, ${job.progress.total} rollouts) to ${runner}`);
+  await tree.refreshRunner(runner);
+  tree.follow(runner, job.id);
+  void watchJob(tree, runner, job.id);
+  return job.id;
+}
+
+async function cancelJob({ registry, tree }: RunnerDeps, arg?: unknown) {
+  const j = jobArgs(arg);
+  if (!j) return undefined;
+  const client = await registry.client(j.runner);
+  const job = await client.cancel(j.jobId);
+  await tree.refreshRunner(j.runner);
+  return job.state;
+}
+
+async function pullRun({ registry, log, runsDir }: RunnerDeps, arg?: unknown): Promise<string | undefined> {
+  const j = jobArgs(arg);
+  if (!j) return undefined;
+  const dest = runsDir();
+  if (!dest) {
+    void vscode.window.showWarningMessage("Open a folder first: runs are pulled into its runs folder.");
+    return undefined;
+  }
+  const client = await registry.client(j.runner);
+  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling job ${j.jobId}…` }, () =>
+    client.pull(j.jobId, dest.fsPath),
+  );
+  log.info(`pulled job ${j.jobId} from ${j.runner} into ${r.dir} (${r.files} files, ${r.state})`);
+  await vscode.commands.executeCommand("rlenv.refreshRuns");
+  await vscode.commands.executeCommand("rlenv.openDashboard", r.dir);
+  return r.dir;
+}
+
 /** The runner commands (for the command table): add, refresh, submit, cancel, pull. Each returns its result for callers. */
 export function runnerCommands(
   registry: RunnerRegistry,
@@ -64,97 +162,14 @@ export function runnerCommands(
   log: vscode.LogOutputChannel,
   runsDir: () => vscode.Uri | undefined,
 ): CommandSpec[] {
-  const addRunner = async (arg?: { name: string; url: string; token: string }) => {
-    const name = arg?.name ?? (await vscode.window.showInputBox({ prompt: "Runner name", placeHolder: "gpu-box" }));
-    if (!name) return false;
-    const url = arg?.url ?? (await vscode.window.showInputBox({ prompt: "Runner URL", placeHolder: "https://gpu-box:7800" }));
-    if (!url) return false;
-    const token =
-      arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
-    if (!token) return false;
-    await registry.add(name, url, token);
-    await tree.refreshRunner(name);
-    return true;
-  };
-  const removeRunner = async (arg?: RunnerNode) => {
-    const name = (arg && "runner" in arg ? arg.runner : undefined) ?? (await pickRunner(registry));
-    if (name) await registry.remove(name);
-  };
-  const submit = async (arg?: unknown): Promise<string | undefined> => {
-    const envDir = await pickEnvironment(arg);
-    if (!envDir) return undefined;
-    const a = (arg && !(arg instanceof vscode.Uri) ? (arg as Partial<SubmitArgs>) : {}) as Partial<SubmitArgs>;
-    const runner = await pickRunner(registry, a.runner);
-    if (!runner) return undefined;
-    const policy =
-      a.policy ?? ((await vscode.window.showQuickPick(["oracle", "nop", "openai"], { placeHolder: "Policy" })) as SubmitArgs["policy"]);
-    if (!policy) return undefined;
-    const cfg = vscode.workspace.getConfiguration("rlenv");
-    const client = await registry.client(runner);
-    const { job } = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Submitting ${path.basename(envDir)} to ${runner}…` },
-      () =>
-        submitJob({
-          client,
-          envDir,
-          request: {
-            executor: a.executor ?? "local",
-            policy,
-            ...(policy === "openai"
-              ? { model: a.model ?? cfg.get<string>("policy.model", ""), baseUrl: a.baseUrl ?? cfg.get<string>("policy.baseUrl", "") }
-              : {}),
-            k: a.k ?? cfg.get<number>("rollout.samples", 1),
-            concurrency: a.concurrency ?? 4,
-            sandbox: a.sandbox ?? cfg.get<"auto" | "docker" | "process">("sandbox.backend", "auto"),
-            ...(a.slurm
-              ? {
-                  slurm: {
-                    ...(a.slurm.shards ? { shards: a.slurm.shards } : {}),
-                    ...(a.slurm.gpus_per_shard !== undefined ? { gpus: a.slurm.gpus_per_shard } : {}),
-                  },
-                }
-              : {}),
-          },
-        }),
-    );
-    log.info(`submitted job ${job.id} (${job.env.name}, ${job.progress.total} rollouts) to ${runner}`);
-    await tree.refreshRunner(runner);
-    tree.follow(runner, job.id);
-    void watchJob(tree, runner, job.id);
-    return job.id;
-  };
-  const cancelJob = async (arg?: unknown) => {
-    const j = jobArgs(arg);
-    if (!j) return undefined;
-    const client = await registry.client(j.runner);
-    const job = await client.cancel(j.jobId);
-    await tree.refreshRunner(j.runner);
-    return job.state;
-  };
-  const pullRun = async (arg?: unknown): Promise<string | undefined> => {
-    const j = jobArgs(arg);
-    if (!j) return undefined;
-    const dest = runsDir();
-    if (!dest) {
-      void vscode.window.showWarningMessage("Open a folder first: runs are pulled into its runs folder.");
-      return undefined;
-    }
-    const client = await registry.client(j.runner);
-    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Pulling job ${j.jobId}…` }, () =>
-      client.pull(j.jobId, dest.fsPath),
-    );
-    log.info(`pulled job ${j.jobId} from ${j.runner} into ${r.dir} (${r.files} files, ${r.state})`);
-    await vscode.commands.executeCommand("rlenv.refreshRuns");
-    await vscode.commands.executeCommand("rlenv.openDashboard", r.dir);
-    return r.dir;
-  };
+  const deps: RunnerDeps = { registry, tree, log, runsDir };
   return [
-    { id: "rlenv.addRunner", run: (_c, arg) => addRunner(arg as Parameters<typeof addRunner>[0]) },
-    { id: "rlenv.removeRunner", run: (_c, arg) => removeRunner(arg as RunnerNode | undefined) },
+    { id: "rlenv.addRunner", run: (_c, arg) => addRunner(deps, arg as Parameters<typeof addRunner>[1]) },
+    { id: "rlenv.removeRunner", run: (_c, arg) => removeRunner(deps, arg as RunnerNode | undefined) },
     { id: "rlenv.refreshRunners", run: () => tree.refresh() },
-    { id: "rlenv.submitToRunner", executes: "submit to a runner", refused: undefined, run: (_c, arg) => submit(arg) },
-    { id: "rlenv.cancelJob", run: (_c, arg) => cancelJob(arg) },
-    { id: "rlenv.pullRun", run: (_c, arg) => pullRun(arg) },
+    { id: "rlenv.submitToRunner", executes: "submit to a runner", refused: undefined, run: (_c, arg) => submit(deps, arg) },
+    { id: "rlenv.cancelJob", run: (_c, arg) => cancelJob(deps, arg) },
+    { id: "rlenv.pullRun", run: (_c, arg) => pullRun(deps, arg) },
   ];
 }
 

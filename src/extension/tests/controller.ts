@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import type { Environment } from "../../core/model/environment";
 import type { ExtensionCtx } from "../context";
 import type { TaskOutcome } from "../rollouts/outcome";
 import { allowedToExecute } from "../trust/guard";
@@ -115,6 +116,115 @@ function recording(run: vscode.TestRun, states: TestExplorer["lastStates"]): vsc
   });
 }
 
+/** One environment's tests in one mode, what the Test Explorer's run needs to report them. */
+interface GroupRun {
+  ctx: ExtensionCtx;
+  env: Environment;
+  items: vscode.TestItem[];
+  run: vscode.TestRun;
+  signal: AbortSignal;
+  /** When the group started (each test's duration counts from there). */
+  started: number;
+}
+
+/** The audit of a group's tasks: each test's verdict, then where the report is. */
+async function auditGroup({ ctx, env, items, run, signal, started }: GroupRun): Promise<void> {
+  const { auditTasks, reportTaskAudit } = await import("./audit");
+  const audit = await auditTasks(ctx, env, items.map(taskOf), signal);
+  const byTask = new Map(audit.tasks.map((a) => [a.id, a]));
+  for (const t of items) {
+    const a = byTask.get(taskOf(t));
+    if (a) reportTaskAudit(run, t, a, audit.md, Date.now() - started);
+  }
+  run.appendOutput(`audit report: ${audit.md}\r\n`);
+}
+
+/** The validation of a group's tasks (oracle and nop): valid passes, invalid fails, not graded is skipped. */
+async function validateGroup({ ctx, env, items, run, signal, started }: GroupRun): Promise<void> {
+  const { validateTasks } = await import("../rollouts/validate");
+  const { validations } = await validateTasks(ctx, env, items.map(taskOf), signal);
+  const byTask = new Map(validations.map((v) => [v.task, v]));
+  for (const t of items) {
+    const v = byTask.get(taskOf(t));
+    if (!v) continue;
+    run.appendOutput(
+      `${v.task}: ${v.passed ? "valid" : v.skipped ? "not graded" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
+      undefined,
+      t,
+    );
+    if (v.passed) run.passed(t, Date.now() - started);
+    // Not graded here (a judge with no endpoint): neither a pass nor a failure.
+    else if (v.skipped) run.skipped(t);
+    else
+      run.failed(
+        t,
+        markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`),
+        Date.now() - started,
+      );
+  }
+}
+
+/** Rollouts of a group's tasks with the configured policy: a test passes when its mean reward reaches the threshold. */
+async function rolloutGroup({ ctx, env, items, run, signal, started }: GroupRun): Promise<void> {
+  const { rolloutTasks } = await import("../rollouts/rollout");
+  const { rollouts } = await rolloutTasks(ctx, env, items.map(taskOf), signal);
+  const threshold = ctx.settings.passThreshold();
+  for (const t of items) {
+    const r = rollouts.find((x) => x.task === taskOf(t));
+    if (!r) continue;
+    const text = r.outcomes.map((o: TaskOutcome, i) => outcomeText(`sample ${i}`, o)).join("");
+    run.appendOutput(
+      `${r.task}: mean reward ${r.reward === null ? "-" : r.reward.toFixed(2)} (threshold ${threshold})\r\n${text}`,
+      undefined,
+      t,
+    );
+    const md = r.outcomes.map((o, i) => outcomeMarkdown(`sample ${i}`, o)).join("\n\n");
+    if (r.passed) run.passed(t, Date.now() - started);
+    else
+      run.failed(
+        t,
+        markdownMessage(`mean reward ${r.reward === null ? "–" : r.reward.toFixed(2)} is below the threshold ${threshold}\n\n${md}`),
+        Date.now() - started,
+      );
+  }
+}
+
+const runGroup: Record<Mode, (g: GroupRun) => Promise<void>> = { audit: auditGroup, validate: validateGroup, rollout: rolloutGroup };
+
+/** One environment's tests: errored when it does not load; skipped when cancelled; errored with the message when the run fails. */
+async function executeGroup(
+  ctx: ExtensionCtx,
+  mode: Mode,
+  envDir: string,
+  items: vscode.TestItem[],
+  run: vscode.TestRun,
+  signal: AbortSignal,
+): Promise<void> {
+  const entry = ctx.environments.get(envDir);
+  const env = entry?.result.env;
+  const errors = entry?.result.problems.filter((p) => p.severity === "error") ?? [];
+  if (!env || errors.length > 0) {
+    const msg = new vscode.TestMessage(
+      `${entry?.label ?? envDir} does not load: ${errors.map((p) => `${p.path ? `${p.path}: ` : ""}${p.message}`).join("; ")}`,
+    );
+    for (const t of items) run.errored(t, msg);
+    return;
+  }
+  for (const t of items) run.started(t);
+  try {
+    await runGroup[mode]({ ctx, env, items, run, signal, started: Date.now() });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (signal.aborted) {
+      for (const t of items) run.skipped(t);
+      run.appendOutput(`cancelled: ${message}\r\n`);
+    } else {
+      ctx.log.error(`${mode} of ${env.manifest.name} failed: ${e instanceof Error && e.stack ? e.stack : message}`);
+      for (const t of items) run.errored(t, new vscode.TestMessage(message));
+    }
+  }
+}
+
 async function execute(
   ctx: ExtensionCtx,
   mode: Mode,
@@ -133,86 +243,7 @@ async function execute(
   try {
     for (const [envDir, items] of groups) {
       if (abort.signal.aborted) break;
-      const entry = ctx.environments.get(envDir);
-      const env = entry?.result.env;
-      const errors = entry?.result.problems.filter((p) => p.severity === "error") ?? [];
-      if (!env || errors.length > 0) {
-        const msg = new vscode.TestMessage(
-          `${entry?.label ?? envDir} does not load: ${errors.map((p) => `${p.path ? `${p.path}: ` : ""}${p.message}`).join("; ")}`,
-        );
-        for (const t of items) run.errored(t, msg);
-        continue;
-      }
-      for (const t of items) run.started(t);
-      const started = Date.now();
-      const tasks = items.map(taskOf);
-      try {
-        if (mode === "audit") {
-          const { auditTasks, reportTaskAudit } = await import("./audit");
-          const audit = await auditTasks(ctx, env, tasks, abort.signal);
-          const byTask = new Map(audit.tasks.map((a) => [a.id, a]));
-          for (const t of items) {
-            const a = byTask.get(taskOf(t));
-            if (a) reportTaskAudit(run, t, a, audit.md, Date.now() - started);
-          }
-          run.appendOutput(`audit report: ${audit.md}\r\n`);
-        } else if (mode === "validate") {
-          const { validateTasks } = await import("../rollouts/validate");
-          const { validations } = await validateTasks(ctx, env, tasks, abort.signal);
-          const byTask = new Map(validations.map((v) => [v.task, v]));
-          for (const t of items) {
-            const v = byTask.get(taskOf(t));
-            if (!v) continue;
-            run.appendOutput(
-              `${v.task}: ${v.passed ? "valid" : v.skipped ? "not graded" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
-              undefined,
-              t,
-            );
-            if (v.passed) run.passed(t, Date.now() - started);
-            // Not graded here (a judge with no endpoint): neither a pass nor a failure.
-            else if (v.skipped) run.skipped(t);
-            else
-              run.failed(
-                t,
-                markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`),
-                Date.now() - started,
-              );
-          }
-        } else {
-          const { rolloutTasks } = await import("../rollouts/rollout");
-          const { rollouts } = await rolloutTasks(ctx, env, tasks, abort.signal);
-          const threshold = ctx.settings.passThreshold();
-          for (const t of items) {
-            const r = rollouts.find((x) => x.task === taskOf(t));
-            if (!r) continue;
-            const text = r.outcomes.map((o: TaskOutcome, i) => outcomeText(`sample ${i}`, o)).join("");
-            run.appendOutput(
-              `${r.task}: mean reward ${r.reward === null ? "-" : r.reward.toFixed(2)} (threshold ${threshold})\r\n${text}`,
-              undefined,
-              t,
-            );
-            const md = r.outcomes.map((o, i) => outcomeMarkdown(`sample ${i}`, o)).join("\n\n");
-            if (r.passed) run.passed(t, Date.now() - started);
-            else
-              run.failed(
-                t,
-                markdownMessage(
-                  `mean reward ${r.reward === null ? "–" : r.reward.toFixed(2)} is below the threshold ${threshold}\n\n${md}`,
-                ),
-                Date.now() - started,
-              );
-          }
-        }
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        if (abort.signal.aborted) {
-          for (const t of items) run.skipped(t);
-          run.appendOutput(`cancelled: ${message}\r\n`);
-        } else {
-          ctx.log.error(`${mode} of ${env.manifest.name} failed: ${e instanceof Error && e.stack ? e.stack : message}`);
-          for (const t of items) run.errored(t, new vscode.TestMessage(message));
-        }
-      }
+      await executeGroup(ctx, mode, envDir, items, run, abort.signal);
     }
   } finally {
     sub.dispose();

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RewardEvent } from "../../../src/core/schema/trajectory";
 import { alignRows, citedRanges, documentsView, mergeDiffs, sceneChecks } from "../../../src/core/view/model/artifacts";
-import { histogram, passAtK, perTask, unionLength, utilisationSeries } from "../../../src/core/view/model/dashboard";
+import { passAtK } from "../../../src/core/runs/pass-at-k";
+import { histogram, perTask, unionLength, utilisationSeries } from "../../../src/core/view/model/dashboard";
 import { RowGrouper } from "../../../src/core/view/model/rows";
 import { summariseRow } from "../../../src/core/view/model/summarise";
 import type { RolloutRow } from "../../../src/core/view/protocol/dashboard";
@@ -216,7 +217,8 @@ test("pass@k is the unbiased estimator", () => {
   assert.ok(Math.abs(passAtK(4, 1, 1) - 0.25) < 1e-12);
   assert.ok(Math.abs(passAtK(4, 1, 2) - 0.5) < 1e-12);
   assert.ok(Math.abs(passAtK(10, 3, 5) - (1 - 21 / 252)) < 1e-12);
-  assert.ok(Number.isNaN(passAtK(2, 1, 4)));
+  // One pass@k everywhere (runs/pass-at-k): more draws than samples is an error, as the run summary has it, not NaN.
+  assert.throws(() => passAtK(2, 1, 4), /needs at least 4 samples/);
 });
 
 test("per-task pass@k, histogram bins and utilisation", () => {

@@ -20,6 +20,63 @@ export interface SpawnContext {
   track(abort: () => void): () => void;
 }
 
+/** How a command's process ended, with what the sandbox saw around it. */
+interface Ending {
+  code: number | null;
+  sig: NodeJS.Signals | null;
+  /** Why the sandbox ended it itself: its timeout, or a cancel (abort, reset, close). */
+  ending: "timeout" | "killed" | null;
+  spawnError: Error | null;
+  /** A cgroup OOM kill, a refused fork counted while it ran. */
+  oom: boolean;
+  forkRefused: boolean;
+  /** Whether the sandbox killed its own commands wholesale while it ran. */
+  ownKill: boolean;
+}
+
+/** The exec's result from how its process ended: the sandbox's own ending first, then OOM, an outside kill, or a plain exit. */
+function resultOf(
+  e: Ending,
+  output: ReturnType<OutputCollector["result"]>,
+  durationMs: number,
+  opts: ExecOptions,
+  ctx: SpawnContext,
+): ExecResult {
+  const o = output;
+  const limits = ctx.req.limits;
+  if (e.spawnError)
+    return { status: "error", exitCode: null, ...o, durationMs, reason: `could not start the sandbox: ${e.spawnError.message}` };
+  // bwrap reports a signal death of its child as 128+signal.
+  const signalled = e.sig !== null || (e.code !== null && e.code > 128 && ctx.isolated);
+  const exitCode = e.sig !== null ? null : e.code;
+  if (e.ending === "timeout")
+    return { status: "timeout", exitCode: null, ...o, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` };
+  if (e.ending === "killed") return { status: "killed", exitCode: null, ...o, durationMs, reason: "cancelled" };
+  if (e.oom && signalled)
+    return { status: "oom", exitCode: null, ...o, durationMs, reason: `out of memory (OOM kill at the ${limits.memoryBytes} byte limit)` };
+  if (e.sig !== null && ctx.isolated && !e.ownKill) {
+    // The isolating process itself (outside the command's namespaces, where the command
+    // cannot reach it) died of a signal nobody here sent: the sandbox was killed from outside.
+    return {
+      status: "error",
+      exitCode: null,
+      ...o,
+      durationMs,
+      reason: `the sandbox's processes were killed from outside (${e.sig})`,
+      sandboxLost: true,
+    };
+  }
+  const fileLimit = fileSizeReason(limits, exitCode);
+  return {
+    status: "ok",
+    exitCode,
+    ...o,
+    durationMs,
+    ...(e.forkRefused ? { reason: `fork refused: pids limit of ${limits.pids} reached` } : {}),
+    ...(fileLimit ? { reason: fileLimit } : {}),
+  };
+}
+
 /**
  * One command as its own process tree (new namespaces for it alone): the way the process
  * backend runs commands where it has no agent (nothing isolates and --unsafe-no-sandbox was
@@ -33,7 +90,6 @@ export function spawnExec(launch: IsolatedLaunch, opts: ExecOptions, ctx: SpawnC
   const pidsBefore = ctx.cgroup?.pidsLimitHits() ?? 0;
   const out = new OutputCollector(opts.maxOutputBytes ?? ctx.req.limits.outputBytes);
   const ownKillsBefore = ctx.ownKills();
-  const limits = ctx.req.limits;
 
   return new Promise<ExecResult>((resolve) => {
     const child = spawn(full[0] ?? "", full.slice(1), { detached: true, env, cwd, stdio: ["pipe", "pipe", "pipe"] });
@@ -72,50 +128,16 @@ export function spawnExec(launch: IsolatedLaunch, opts: ExecOptions, ctx: SpawnC
       opts.signal?.removeEventListener("abort", onAbort);
       untrack();
       const durationMs = performance.now() - started;
-      const o = out.result();
-      if (spawnError) {
-        resolve({ status: "error", exitCode: null, ...o, durationMs, reason: `could not start the sandbox: ${spawnError.message}` });
-        return;
-      }
-      // bwrap reports a signal death of its child as 128+signal.
-      const signalled = sig !== null || (code !== null && code > 128 && ctx.isolated);
-      const exitCode = sig !== null ? null : code;
-      const oom = (ctx.cgroup?.oomKills() ?? 0) > oomBefore;
-      const forkRefused = (ctx.cgroup?.pidsLimitHits() ?? 0) > pidsBefore;
-      if (ending === "timeout") {
-        resolve({ status: "timeout", exitCode: null, ...o, durationMs, reason: `killed after ${(opts.timeoutMs ?? 0) / 1000} s timeout` });
-      } else if (ending === "killed") {
-        resolve({ status: "killed", exitCode: null, ...o, durationMs, reason: "cancelled" });
-      } else if (oom && signalled) {
-        resolve({
-          status: "oom",
-          exitCode: null,
-          ...o,
-          durationMs,
-          reason: `out of memory (OOM kill at the ${limits.memoryBytes} byte limit)`,
-        });
-      } else if (sig !== null && ctx.isolated && ctx.ownKills() === ownKillsBefore) {
-        // The isolating process itself (outside the command's namespaces, where the command
-        // cannot reach it) died of a signal nobody here sent: the sandbox was killed from outside.
-        resolve({
-          status: "error",
-          exitCode: null,
-          ...o,
-          durationMs,
-          reason: `the sandbox's processes were killed from outside (${sig})`,
-          sandboxLost: true,
-        });
-      } else {
-        const fileLimit = fileSizeReason(limits, exitCode);
-        resolve({
-          status: "ok",
-          exitCode,
-          ...o,
-          durationMs,
-          ...(forkRefused ? { reason: `fork refused: pids limit of ${limits.pids} reached` } : {}),
-          ...(fileLimit ? { reason: fileLimit } : {}),
-        });
-      }
+      const ended: Ending = {
+        code,
+        sig,
+        ending,
+        spawnError,
+        oom: (ctx.cgroup?.oomKills() ?? 0) > oomBefore,
+        forkRefused: (ctx.cgroup?.pidsLimitHits() ?? 0) > pidsBefore,
+        ownKill: ctx.ownKills() !== ownKillsBefore,
+      };
+      resolve(resultOf(ended, out.result(), durationMs, opts, ctx));
     });
   });
 }

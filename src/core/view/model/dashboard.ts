@@ -1,3 +1,4 @@
+import { passAtK } from "../../runs/pass-at-k";
 import { isScoredStatus } from "../../runs/summarize";
 import type { Bin, RolloutRow, TaskPass, UtilisationPoint } from "../protocol/dashboard";
 
@@ -11,15 +12,6 @@ export function histogram(values: number[], bins: number, lo: number, hi: number
     out[i]!.count++;
   }
   return out;
-}
-
-/** Unbiased pass@k from n samples with c passing (Chen et al. 2021): 1 - C(n-c, k) / C(n, k). */
-export function passAtK(n: number, c: number, k: number): number {
-  if (k > n) return Number.NaN;
-  if (n - c < k) return 1;
-  let prod = 1;
-  for (let i = n - c + 1; i <= n; i++) prod *= 1 - k / i;
-  return 1 - prod;
 }
 
 /** A rollout counts as passed when it completed with reward at or above the threshold. */

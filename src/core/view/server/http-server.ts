@@ -75,10 +75,17 @@ export interface ViewServerOptions {
   tokenPieces?: (rollout: string) => TokenPieces | null | Promise<TokenPieces | null>;
 }
 
-export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
-  const token = randomBytes(24).toString("base64url");
-  const assets = opts.assetsDir ?? findAssetsDir();
-  const firstScreenAhead = opts.firstScreen ?? true;
+/** Whether a request carries the server's token (compared in constant time). */
+function tokenCheck(token: string): (given: string | null | undefined) => boolean {
+  const tokenBuf = Buffer.from(token);
+  return (given) => {
+    const b = Buffer.from(given ?? "");
+    return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
+  };
+}
+
+/** When the rest of a large trajectory is read: `restAfter` resolves at `readRest()`, or by itself a few seconds after start. */
+function restOfFile(firstScreenAhead: boolean) {
   // The rest of a large file is read once the first page has what it needs: on 2 cores the
   // background read took CPU from the first screen's reply and from the browser drawing it.
   // It goes on at the page's first request (it has painted, or wants more), a moment after
@@ -87,16 +94,17 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
   const restAfter = firstScreenAhead ? new Promise<void>((resolve) => (readRest = resolve)) : undefined;
   const restTimer = setTimeout(() => readRest(), REST_AFTER_START_MS);
   restTimer.unref();
-  const tokenBuf = Buffer.from(token);
-  const authorised = (given: string | null | undefined) => {
-    const b = Buffer.from(given ?? "");
-    return b.length === tokenBuf.length && timingSafeEqual(b, tokenBuf);
-  };
+  return { readRest: () => readRest(), restAfter, restTimer };
+}
 
-  // This module listens and serves the page and its bundles with no schema loaded. The API
-  // half (schemas, the view service, reading the file's first chunk) is a module of its own,
-  // loaded just after the server listens: once the caller has printed the URL, so the browser
-  // is on its way while it loads (a page that comes meanwhile waits for it, as its init reply must).
+/**
+ * The API half, loaded on `load()`. This module listens and serves the page and its bundles
+ * with no schema loaded. The API half (schemas, the view service, reading the file's first
+ * chunk) is a module of its own, loaded just after the server listens: once the caller has
+ * printed the URL, so the browser is on its way while it loads (a page that comes meanwhile
+ * waits for it, as its init reply must).
+ */
+function lazyApi(t: ViewTarget, opts: ViewServerOptions, firstScreen: boolean, restAfter: Promise<void> | undefined) {
   let loadApi: () => void = () => {};
   const api = new Promise<ViewApi>((resolve, reject) => {
     loadApi = () => {
@@ -105,7 +113,7 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
         .then((m) =>
           resolve(
             m.createViewApi(t, (asked) => appOf(asked, t.app), {
-              firstScreen: firstScreenAhead,
+              firstScreen,
               ...(opts.tokenPieces ? { tokenPieces: opts.tokenPieces } : {}),
               ...(restAfter ? { restAfter } : {}),
             }),
@@ -115,68 +123,91 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     };
   });
   api.catch(() => {});
+  return { api, load: () => loadApi() };
+}
 
+/** What the request handler serves from. */
+interface Serving {
+  t: ViewTarget;
+  assets: string;
+  firstScreenAhead: boolean;
+  authorised: (given: string | null | undefined) => boolean;
+  api: Promise<ViewApi>;
+  readRest: () => void;
+}
+
+/** A bundle or stylesheet of the assets folder, by its plain name only. */
+function sendAsset(res: ServerResponse, assets: string, name: string): void {
+  const type = ASSET_TYPES[path.extname(name)];
+  if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) send(res, 404, "text/plain", "not found");
+  else send(res, 200, type, readFileSync(path.join(assets, name)));
+}
+
+/** The app's page, with its CSP; with the first screen ahead, the init reply follows inside it. */
+async function sendPage(res: ServerResponse, url: URL, s: Serving): Promise<void> {
+  if (!s.authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
+  const app = appOf(url.searchParams.get("app"), s.t.app);
+  const page = renderPageWithCsp({
+    app,
+    title: `RL Env Studio: ${app}`,
+    cspSource: "'self'",
+    scriptUri: `/assets/${app}.js`,
+    styleUri: `/assets/${app}.css`,
+    backend: "http",
+    ...(s.firstScreenAhead ? { modulePreloads: staticImports(s.assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
+  });
+  const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
+  if (!s.firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
+  // The page goes out at once, so the browser fetches the bundles while the init reply is
+  // computed; the reply follows before </body> (the app runs once the page is whole), so
+  // the app needs no request before its first paint. If it fails, the app asks /api/init, which says why.
+  const end = page.html.lastIndexOf("</body>");
+  writeHead(res, 200, "text/html; charset=utf-8", headers);
+  res.write(page.html.slice(0, end));
+  const init = await s.api.then((a) => a.initReply(url.searchParams)).catch(() => null);
+  res.end(`${init ? initDataBlock(JSON.stringify(init)) : ""}${page.html.slice(end)}`);
+  setTimeout(() => s.readRest(), REST_AFTER_PAGE_MS).unref();
+}
+
+/** One HTTP request: an asset, the page, or an API call (bearer token). */
+async function handle(req: IncomingMessage, res: ServerResponse, s: Serving): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+  if (url.pathname.startsWith("/assets/")) return sendAsset(res, s.assets, url.pathname.slice("/assets/".length));
+  if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
+  if (url.pathname === "/" && req.method === "GET") return sendPage(res, url, s);
+  if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
+  s.readRest();
+  if (!s.authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
+  if (url.pathname === "/api/init" && req.method === "GET") {
+    return send(res, 200, "application/json", JSON.stringify(await (await s.api).initReply(url.searchParams)));
+  }
+  if (url.pathname === "/api/request" && req.method === "POST") {
+    const body = await readBody(req);
+    return send(res, 200, "application/json", JSON.stringify(await (await s.api).request(body)));
+  }
+  return send(res, 404, "text/plain", "not found");
+}
+
+export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {}): Promise<RunningViewServer> {
+  const token = randomBytes(24).toString("base64url");
+  const assets = opts.assetsDir ?? findAssetsDir();
+  const firstScreenAhead = opts.firstScreen ?? true;
+  const { readRest, restAfter, restTimer } = restOfFile(firstScreenAhead);
+  const { api, load } = lazyApi(t, opts, firstScreenAhead, restAfter);
+  const serving: Serving = { t, assets, firstScreenAhead, authorised: tokenCheck(token), api, readRest };
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    handle(req, res, serving).catch((err: unknown) => {
       const msg = err instanceof Error ? err.message : String(err);
       if (!res.headersSent) send(res, err instanceof ViewRequestError ? 400 : 500, "text/plain; charset=utf-8", msg);
     });
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
-    if (url.pathname.startsWith("/assets/")) {
-      const name = url.pathname.slice("/assets/".length);
-      const type = ASSET_TYPES[path.extname(name)];
-      if (!type || !/^[\w.-]+$/.test(name) || !existsSync(path.join(assets, name))) return send(res, 404, "text/plain", "not found");
-      return send(res, 200, type, readFileSync(path.join(assets, name)));
-    }
-    if (url.pathname === "/favicon.ico") return send(res, 204, "text/plain", "");
-    if (url.pathname === "/" && req.method === "GET") {
-      if (!authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
-      const app = appOf(url.searchParams.get("app"), t.app);
-      const page = renderPageWithCsp({
-        app,
-        title: `RL Env Studio: ${app}`,
-        cspSource: "'self'",
-        scriptUri: `/assets/${app}.js`,
-        styleUri: `/assets/${app}.css`,
-        backend: "http",
-        ...(firstScreenAhead ? { modulePreloads: staticImports(assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
-      });
-      const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
-      if (!firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
-      // The page goes out at once, so the browser fetches the bundles while the init reply is
-      // computed; the reply follows before </body> (the app runs once the page is whole), so
-      // the app needs no request before its first paint. If it fails, the app asks /api/init, which says why.
-      const end = page.html.lastIndexOf("</body>");
-      writeHead(res, 200, "text/html; charset=utf-8", headers);
-      res.write(page.html.slice(0, end));
-      const init = await api.then((a) => a.initReply(url.searchParams)).catch(() => null);
-      res.end(`${init ? initDataBlock(JSON.stringify(init)) : ""}${page.html.slice(end)}`);
-      setTimeout(() => readRest(), REST_AFTER_PAGE_MS).unref();
-      return;
-    }
-    if (!url.pathname.startsWith("/api/")) return send(res, 404, "text/plain", "not found");
-    readRest();
-    if (!authorised(bearer)) return send(res, 403, "text/plain", "missing or wrong token");
-    if (url.pathname === "/api/init" && req.method === "GET") {
-      return send(res, 200, "application/json", JSON.stringify(await (await api).initReply(url.searchParams)));
-    }
-    if (url.pathname === "/api/request" && req.method === "POST") {
-      const body = await readBody(req);
-      return send(res, 200, "application/json", JSON.stringify(await (await api).request(body)));
-    }
-    return send(res, 404, "text/plain", "not found");
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
   });
   // After the caller's continuation, which prints the URL, has run.
-  setImmediate(() => loadApi());
+  setImmediate(() => load());
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/?token=${token}`;
   return {

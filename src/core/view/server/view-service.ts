@@ -1,17 +1,14 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { MethodName, Params, Result } from "../protocol/methods";
-import { TOKEN_PAGE } from "../protocol/tokens";
-import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
 import { isViewerMethod, VIEWER_METHODS } from "../protocol/viewer-methods";
-import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, type RowEvents, sceneChecks } from "../model/artifacts";
-import { markCitations } from "../model/citations";
+import type { RowEvents } from "../model/artifacts";
 import { Confinement, isInside } from "./confine";
 import { ViewRequestError } from "./request-error";
 import { RunSearch } from "./search-index";
 import { TrajectoryIndex } from "./trajectory-index";
 import type { TokenPieces } from "./token-text";
-import { stepTokens } from "./turn-tokens";
+import { VIEW_HANDLERS } from "./view-handlers";
 
 export { ViewRequestError } from "./request-error";
 
@@ -129,7 +126,8 @@ export class ViewService {
     return isMethod(method) ? METHODS[method] : undefined;
   }
 
-  private async events(idx: TrajectoryIndex, from: number, to: number): Promise<RowEvents[]> {
+  /** The events of rows [from, to). */
+  async events(idx: TrajectoryIndex, from: number, to: number): Promise<RowEvents[]> {
     return (await idx.entries(from, to)).map(({ row, entries }) => ({
       row,
       events: entries.flatMap((e) => ("event" in e ? [e.event] : [])),
@@ -137,119 +135,20 @@ export class ViewService {
   }
 
   /** Events of the listed rows only, reading each once. */
-  private async eventsOfRows(idx: TrajectoryIndex, rows: number[]): Promise<RowEvents[]> {
+  async eventsOfRows(idx: TrajectoryIndex, rows: number[]): Promise<RowEvents[]> {
     const out: RowEvents[] = [];
     for (const r of rows) out.push(...(await this.events(idx, r, r + 1)));
     return out;
   }
 
-  private async run<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
-    const r = await this.dispatch(method, params as never);
-    return r as Result<M>;
+  /** The text of a rollout's tokens, where the caller gave a tokenizer (else null: ids only). */
+  async tokenPieces(abs: string): Promise<TokenPieces | null> {
+    return (await this.opts.tokenPieces?.(abs)) ?? null;
   }
 
-  private async dispatch(method: MethodName, params: Record<string, unknown>): Promise<unknown> {
-    switch (method) {
-      case "meta": {
-        const file = String(params.file);
-        return (await this.index(this.resolve(file))).meta(file);
-      }
-      case "rows": {
-        const idx = await this.index(this.resolve(String(params.file)));
-        const from = Number(params.from);
-        const to = Math.min(Number(params.to), from + 500);
-        return idx.rows(from, to);
-      }
-      case "step": {
-        const idx = await this.index(this.resolve(String(params.file)));
-        const row = Number(params.row);
-        if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
-        const from = Number(params.from ?? 0);
-        const w = await idx.stepWindow(row, from, Number(params.limit ?? STEP_PAGE));
-        return { row, entries: w.entries, from, total: w.total };
-      }
-      case "tokens": {
-        const abs = this.resolve(String(params.file));
-        const idx = await this.fullIndex(abs);
-        const row = Number(params.row);
-        if (row >= idx.rowCount) throw new ViewRequestError(`step ${row}: the file has ${idx.rowCount} steps`);
-        return stepTokens(idx, row, {
-          pieces: (await this.opts.tokenPieces?.(abs)) ?? null,
-          ...(params.line !== undefined ? { line: Number(params.line) } : {}),
-          from: Number(params.from ?? 0),
-          limit: Number(params.limit ?? TOKEN_PAGE),
-        });
-      }
-      case "audit": {
-        const rel = String(params.file);
-        const abs = this.resolve(rel);
-        try {
-          const { auditView } = await import("./audit-report");
-          return auditView(this.root, rel, abs, (f) => this.readable(f));
-        } catch (err) {
-          throw new ViewRequestError(err instanceof Error ? err.message : String(err));
-        }
-      }
-      case "diff": {
-        const idx = await this.fullIndex(this.resolve(String(params.file)));
-        const row = params.row === null ? null : Number(params.row);
-        const rows = row === null ? idx.rowsWith("diff") : [row];
-        return mergeDiffs(diffsOf(await this.eventsOfRows(idx, rows)));
-      }
-      case "scene": {
-        const idx = await this.fullIndex(this.resolve(String(params.file)));
-        const row = Number(params.row);
-        const sceneRows = idx.rowsWith("scene", row);
-        const last = sceneRows[sceneRows.length - 1];
-        const scene = last === undefined ? null : lastScene(await this.eventsOfRows(idx, [last]));
-        // Every render of the rollout, each labelled with its step: the panel marks those after the selected one.
-        const images = imagesOf(await this.eventsOfRows(idx, idx.rowsWith("images")));
-        const reward = idx.rewardEvent();
-        return {
-          row: scene?.row ?? null,
-          scene: scene?.scene ?? null,
-          images,
-          checks: sceneChecks(reward?.type === "reward" ? reward : null),
-        };
-      }
-      case "documents": {
-        const idx = await this.fullIndex(this.resolve(String(params.file)));
-        const reward = idx.rewardEvent();
-        return markCitations(documentsView(await this.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null));
-      }
-      case "align": {
-        const signature = async (file: string) => {
-          const idx = await this.fullIndex(this.resolve(file));
-          const rows: RowSummary[] = [];
-          for (let i = 0; i < idx.rowCount; i += 500) for (const r of await idx.rows(i, i + 500)) rows.push(r);
-          return rows.map((r) => `${r.kind}:${r.tools.join(",")}`);
-        };
-        const sigs: string[][] = [];
-        for (const f of params.files as string[]) sigs.push(await signature(f));
-        return alignMany(sigs);
-      }
-      case "search": {
-        const rel = String(params.dir);
-        const runDir = this.resolve(rel);
-        const only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
-        const { rolloutFiles } = await import("../../runs/run-dir");
-        const files = this.readableRollouts(runDir, rolloutFiles)
-          .map((abs) => ({ abs, rel: path.posix.join(rel, "rollouts", path.basename(abs)) }))
-          .filter((f) => !only || only.has(f.rel));
-        return this.search.search(files, String(params.query), Number(params.limit ?? 100));
-      }
-      case "run":
-      case "rollouts": {
-        const rel = String(params.dir);
-        const { runDashboard } = await import("./run-folder");
-        const run = await runDashboard(
-          this.resolve(rel),
-          rel,
-          (f) => this.fullIndex(f),
-          (f) => this.readable(f),
-        );
-        return method === "run" ? run : run.rollouts;
-      }
-    }
+  /** Runs a method through its handler (view-handlers.ts, one per method). */
+  private async run<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+    const handler = VIEW_HANDLERS[method] as (svc: ViewService, params: never) => Promise<unknown>;
+    return (await handler(this, params as never)) as Result<M>;
   }
 }

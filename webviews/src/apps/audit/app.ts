@@ -117,93 +117,14 @@ export class AuditApp {
   }
 
   private environment(env: EnvironmentAudit): HTMLElement {
-    const count = (v: string) => env.tasks.filter((t) => verdictOf(t) === v).length;
-    const scores = env.tasks.flatMap((t) => (t.mutation?.score === null || t.mutation?.score === undefined ? [] : [t.mutation.score]));
     const f = this.filter.trim().toLowerCase();
     const tasks = env.tasks.filter((t) => (this.shown === "all" || verdictOf(t) === this.shown) && (!f || t.id.toLowerCase().includes(f)));
     const tbody = h("tbody");
-    for (const t of tasks) {
-      const key = `${env.name}\u0000${t.id}`;
-      const findings = t.probes.filter((p) => p.status === "finding").length;
-      const flaky = t.flakiness.some((x) => x.flaky);
-      const m = t.mutation;
-      const detail = h("tr", { class: "task-detail-row" }, h("td", { colspan: 8 }));
-      const fill = () => {
-        const td = detail.firstChild as HTMLElement;
-        clear(td);
-        if (this.open.has(key)) td.appendChild(taskDetail(t, this.openTrajectory));
-        detail.hidden = !this.open.has(key);
-        row.setAttribute("aria-expanded", this.open.has(key) ? "true" : "false");
-      };
-      const row = h(
-        "tr",
-        {
-          class: `clickable task-row verdict-${verdictOf(t)}`,
-          "data-task": t.id,
-          onclick: () => {
-            if (this.open.has(key)) this.open.delete(key);
-            else this.open.add(key);
-            this.save();
-            fill();
-          },
-        },
-        h("td", {}, h("span", { class: "twisty" }, "›"), " ", visibleName(t.id)),
-        h("td", {}, verdictBadge(verdictOf(t))),
-        h("td", { class: flaky ? "fail" : "" }, t.flakiness.length ? (flaky ? "flaky" : "stable") : "–"),
-        h(
-          "td",
-          { class: t.parity?.agree === false ? "fail" : "" },
-          t.parity
-            ? t.parity.agree === null
-              ? "not judged"
-              : t.parity.agree
-                ? "agree"
-                : `differ: ${t.parity.first_difference?.component ?? "?"}`
-            : "–",
-        ),
-        h(
-          "td",
-          { class: `num ${m?.score !== null && m?.score !== undefined && m.score < env.min_mutation_score ? "fail" : ""}` },
-          m ? (m.score === null ? "–" : fmtNum(m.score)) : "–",
-        ),
-        h("td", { class: `num ${m?.survived ? "fail" : ""}` }, m ? String(m.survived + m.rejected_correct.length) : "–"),
-        h("td", { class: `num ${findings ? "fail" : ""}` }, `${findings} / ${t.probes.length}`),
-        h(
-          "td",
-          { class: "problems-cell" },
-          t.not_judged ?? t.problems[0] ?? "",
-          t.problems.length > 1 ? ` (+${t.problems.length - 1})` : "",
-        ),
-      );
-      fill();
-      tbody.append(row, detail);
-    }
+    for (const t of tasks) tbody.append(...this.taskRows(env, t));
     return h(
       "section",
       { class: "env-audit", "data-env": env.name },
-      h(
-        "h2",
-        {},
-        visibleName(env.name),
-        " ",
-        h("span", { class: "meta-item" }, `(${env.domain})`),
-        " ",
-        verdictBadge(env.ok ? "passed" : "failed"),
-      ),
-      h(
-        "div",
-        { class: "audit-summary" },
-        h("span", { class: "meta-item" }, `${env.tasks.length} tasks: `),
-        h("span", { class: "badge bad", "data-count": "failed" }, `failed ${count("failed")}`),
-        h("span", { class: "badge ok", "data-count": "passed" }, `passed ${count("passed")}`),
-        h("span", { class: "badge warn", "data-count": "not-judged" }, `not judged ${count("not-judged")}`),
-        h(
-          "span",
-          { class: "meta-item" },
-          ` · mean mutation score ${scores.length ? fmtNum(scores.reduce((a, b) => a + b, 0) / scores.length) : "–"} (threshold ${fmtNum(env.min_mutation_score)})`,
-        ),
-        h("span", { class: "meta-item" }, ` · ${visibleName(env.dir)}`),
-      ),
+      ...envHeading(env),
       env.notes.length ? h("ul", { class: "notes meta-item" }, ...env.notes.map((n) => h("li", {}, n))) : null,
       h(
         "table",
@@ -224,4 +145,95 @@ export class AuditApp {
       tasks.length === 0 ? h("div", { class: "empty" }, "No task matches.") : null,
     );
   }
+
+  /** A task's row, which opens and closes its detail row below it (kept open across reloads). */
+  private taskRows(env: EnvironmentAudit, t: TaskAudit): [HTMLElement, HTMLElement] {
+    const key = `${env.name}\u0000${t.id}`;
+    const detail = h("tr", { class: "task-detail-row" }, h("td", { colspan: 8 }));
+    const fill = () => {
+      const td = detail.firstChild as HTMLElement;
+      clear(td);
+      if (this.open.has(key)) td.appendChild(taskDetail(t, this.openTrajectory));
+      detail.hidden = !this.open.has(key);
+      row.setAttribute("aria-expanded", this.open.has(key) ? "true" : "false");
+    };
+    const row = h(
+      "tr",
+      {
+        class: `clickable task-row verdict-${verdictOf(t)}`,
+        "data-task": t.id,
+        onclick: () => {
+          if (this.open.has(key)) this.open.delete(key);
+          else this.open.add(key);
+          this.save();
+          fill();
+        },
+      },
+      ...taskCells(env, t),
+    );
+    fill();
+    return [row, detail];
+  }
+}
+
+/** A task's cells: name, verdict, flakiness, parity, mutation score, survivors, probe findings, first problem. */
+function taskCells(env: EnvironmentAudit, t: TaskAudit): HTMLElement[] {
+  const findings = t.probes.filter((p) => p.status === "finding").length;
+  const flaky = t.flakiness.some((x) => x.flaky);
+  const m = t.mutation;
+  return [
+    h("td", {}, h("span", { class: "twisty" }, "›"), " ", visibleName(t.id)),
+    h("td", {}, verdictBadge(verdictOf(t))),
+    h("td", { class: flaky ? "fail" : "" }, t.flakiness.length ? (flaky ? "flaky" : "stable") : "–"),
+    h(
+      "td",
+      { class: t.parity?.agree === false ? "fail" : "" },
+      t.parity
+        ? t.parity.agree === null
+          ? "not judged"
+          : t.parity.agree
+            ? "agree"
+            : `differ: ${t.parity.first_difference?.component ?? "?"}`
+        : "–",
+    ),
+    h(
+      "td",
+      { class: `num ${m?.score !== null && m?.score !== undefined && m.score < env.min_mutation_score ? "fail" : ""}` },
+      m ? (m.score === null ? "–" : fmtNum(m.score)) : "–",
+    ),
+    h("td", { class: `num ${m?.survived ? "fail" : ""}` }, m ? String(m.survived + m.rejected_correct.length) : "–"),
+    h("td", { class: `num ${findings ? "fail" : ""}` }, `${findings} / ${t.probes.length}`),
+    h("td", { class: "problems-cell" }, t.not_judged ?? t.problems[0] ?? "", t.problems.length > 1 ? ` (+${t.problems.length - 1})` : ""),
+  ];
+}
+
+/** An environment's title and summary line: its verdict, tasks by verdict, mean mutation score, folder. */
+function envHeading(env: EnvironmentAudit): HTMLElement[] {
+  const count = (v: string) => env.tasks.filter((t) => verdictOf(t) === v).length;
+  const scores = env.tasks.flatMap((t) => (t.mutation?.score === null || t.mutation?.score === undefined ? [] : [t.mutation.score]));
+  return [
+    h(
+      "h2",
+      {},
+      visibleName(env.name),
+      " ",
+      h("span", { class: "meta-item" }, `(${env.domain})`),
+      " ",
+      verdictBadge(env.ok ? "passed" : "failed"),
+    ),
+    h(
+      "div",
+      { class: "audit-summary" },
+      h("span", { class: "meta-item" }, `${env.tasks.length} tasks: `),
+      h("span", { class: "badge bad", "data-count": "failed" }, `failed ${count("failed")}`),
+      h("span", { class: "badge ok", "data-count": "passed" }, `passed ${count("passed")}`),
+      h("span", { class: "badge warn", "data-count": "not-judged" }, `not judged ${count("not-judged")}`),
+      h(
+        "span",
+        { class: "meta-item" },
+        ` · mean mutation score ${scores.length ? fmtNum(scores.reduce((a, b) => a + b, 0) / scores.length) : "–"} (threshold ${fmtNum(env.min_mutation_score)})`,
+      ),
+      h("span", { class: "meta-item" }, ` · ${visibleName(env.dir)}`),
+    ),
+  ];
 }

@@ -84,64 +84,9 @@ export class DashboardApp {
 
   private render(d: Dashboard): void {
     clear(this.header);
-    const rec = d.record;
-    const item = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
-    append(
-      this.header,
-      h("h1", {}, rec ? `Run ${rec.id}` : `Run ${d.dir}`),
-      rec ? item("env", `${rec.env.name} (${rec.env.domain})`) : null,
-      rec ? item("policy", `${rec.config.policy.kind}${rec.config.policy.model ? ` ${rec.config.policy.model}` : ""}`) : null,
-      rec
-        ? h(
-            "span",
-            { class: `badge ${rec.status === "completed" ? "completed" : rec.status === "running" ? "running" : "bad"}` },
-            rec.status,
-          )
-        : null,
-      rec ? item("created", new Date(rec.created).toLocaleString()) : null,
-      auditNote(d.audit),
-      ...d.problems.map((p) => h("div", { class: "error-banner" }, p)),
-    );
+    append(this.header, ...runHeader(d));
     clear(this.cards);
-    const card = (title: string, cls: string, ...body: Array<Node | string | null>) => {
-      const c = h("div", { class: `card ${cls}` }, h("h2", {}, title));
-      append(c, ...body);
-      return c;
-    };
-    const statuses = d.statuses;
-    this.cards.append(
-      card(
-        "Rollouts",
-        "card-status",
-        h("div", { class: "big" }, String(d.rollouts.length)),
-        h("div", {}, ...statuses.map(([s, n]) => h("span", { class: `badge ${s}`, "data-status": s }, `${s} ${n}`))),
-        h("div", { class: "meta-item" }, "mean reward ", h("b", { class: "mean-reward" }, fmtNum(d.meanReward))),
-        d.policyBusy !== null
-          ? h("div", { class: "meta-item" }, "policy busy ", h("b", {}, `${Math.round(d.policyBusy * 100)}%`), " of wall time")
-          : null,
-      ),
-      card(
-        "Reward histogram",
-        "card-rewards",
-        barChart(d.rewardHistogram, (b) => b.from.toFixed(1)),
-      ),
-      card(
-        "Durations (s)",
-        "card-durations",
-        barChart(d.durationHistogram, (b) => b.from.toFixed(1)),
-      ),
-      card(
-        "Utilisation over time",
-        "card-util",
-        utilisationChart(d.utilisation, limitSteps(d)),
-        h(
-          "div",
-          { class: "meta-item" },
-          `— policy requests in flight   - - rollouts running${d.readiness?.concurrency.length ? "   ▔ adaptive concurrency limit" : ""}`,
-        ),
-      ),
-      ...breakdownCards(d.summary),
-    );
+    this.cards.append(...summaryCards(d));
     clear(this.calibration);
     if (d.calibration)
       this.calibration.append(
@@ -150,46 +95,111 @@ export class DashboardApp {
       );
     clear(this.readiness);
     this.readiness.append(...readinessCards(d.readiness));
-    const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
-    this.cards.appendChild(
-      card(
-        "pass@k per task",
-        "card-passk",
+    this.cards.appendChild(passAtKCard(d));
+  }
+}
+
+/** The run's title line: id, environment, policy, status, when, the audit's note, and its problems. */
+function runHeader(d: Dashboard): Array<Node | null> {
+  const rec = d.record;
+  const item = (label: string, value: string) => h("span", { class: "meta-item" }, `${label} `, h("b", {}, value));
+  return [
+    h("h1", {}, rec ? `Run ${rec.id}` : `Run ${d.dir}`),
+    rec ? item("env", `${rec.env.name} (${rec.env.domain})`) : null,
+    rec ? item("policy", `${rec.config.policy.kind}${rec.config.policy.model ? ` ${rec.config.policy.model}` : ""}`) : null,
+    rec
+      ? h("span", { class: `badge ${rec.status === "completed" ? "completed" : rec.status === "running" ? "running" : "bad"}` }, rec.status)
+      : null,
+    rec ? item("created", new Date(rec.created).toLocaleString()) : null,
+    auditNote(d.audit),
+    ...d.problems.map((p) => h("div", { class: "error-banner" }, p)),
+  ];
+}
+
+/** A card: its title and body. */
+function card(title: string, cls: string, ...body: Array<Node | string | null>): HTMLElement {
+  const c = h("div", { class: `card ${cls}` }, h("h2", {}, title));
+  append(c, ...body);
+  return c;
+}
+
+/** The run's cards: rollouts by status, reward and duration histograms, utilisation, the reward's breakdown. */
+function summaryCards(d: Dashboard): HTMLElement[] {
+  const statuses = d.statuses;
+  return [
+    card(
+      "Rollouts",
+      "card-status",
+      h("div", { class: "big" }, String(d.rollouts.length)),
+      h("div", {}, ...statuses.map(([s, n]) => h("span", { class: `badge ${s}`, "data-status": s }, `${s} ${n}`))),
+      h("div", { class: "meta-item" }, "mean reward ", h("b", { class: "mean-reward" }, fmtNum(d.meanReward))),
+      d.policyBusy !== null
+        ? h("div", { class: "meta-item" }, "policy busy ", h("b", {}, `${Math.round(d.policyBusy * 100)}%`), " of wall time")
+        : null,
+    ),
+    card(
+      "Reward histogram",
+      "card-rewards",
+      barChart(d.rewardHistogram, (b) => b.from.toFixed(1)),
+    ),
+    card(
+      "Durations (s)",
+      "card-durations",
+      barChart(d.durationHistogram, (b) => b.from.toFixed(1)),
+    ),
+    card(
+      "Utilisation over time",
+      "card-util",
+      utilisationChart(d.utilisation, limitSteps(d)),
+      h(
+        "div",
+        { class: "meta-item" },
+        `— policy requests in flight   - - rollouts running${d.readiness?.concurrency.length ? "   ▔ adaptive concurrency limit" : ""}`,
+      ),
+    ),
+    ...breakdownCards(d.summary),
+  ];
+}
+
+/** pass@k per task (every k any task has), with the audit's verdict beside each task when there is one. */
+function passAtKCard(d: Dashboard): HTMLElement {
+  const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
+  return card(
+    "pass@k per task",
+    "card-passk",
+    h(
+      "table",
+      { class: "grid passk" },
+      h(
+        "thead",
+        {},
         h(
-          "table",
-          { class: "grid passk" },
+          "tr",
+          {},
+          h("th", {}, "task"),
+          h("th", { class: "num" }, "n"),
+          h("th", { class: "num" }, "passed"),
+          h("th", { class: "num" }, "mean"),
+          ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
+          d.audit ? h("th", { title: d.audit.file }, "audit") : null,
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        ...d.perTask.map((t) =>
           h(
-            "thead",
+            "tr",
             {},
-            h(
-              "tr",
-              {},
-              h("th", {}, "task"),
-              h("th", { class: "num" }, "n"),
-              h("th", { class: "num" }, "passed"),
-              h("th", { class: "num" }, "mean"),
-              ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
-              d.audit ? h("th", { title: d.audit.file }, "audit") : null,
-            ),
-          ),
-          h(
-            "tbody",
-            {},
-            ...d.perTask.map((t) =>
-              h(
-                "tr",
-                {},
-                h("td", {}, t.task),
-                h("td", { class: "num" }, t.n),
-                h("td", { class: "num" }, t.passed),
-                h("td", { class: "num" }, fmtNum(t.mean_reward)),
-                ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
-                d.audit ? auditCell(d.audit, t.task) : null,
-              ),
-            ),
+            h("td", {}, t.task),
+            h("td", { class: "num" }, t.n),
+            h("td", { class: "num" }, t.passed),
+            h("td", { class: "num" }, fmtNum(t.mean_reward)),
+            ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
+            d.audit ? auditCell(d.audit, t.task) : null,
           ),
         ),
       ),
-    );
-  }
+    ),
+  );
 }

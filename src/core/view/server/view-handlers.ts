@@ -1,0 +1,129 @@
+import path from "node:path";
+import type { MethodName, METHODS } from "../protocol/methods";
+import type { z } from "zod";
+import { TOKEN_PAGE } from "../protocol/tokens";
+import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
+import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, sceneChecks } from "../model/artifacts";
+import { markCitations } from "../model/citations";
+import { ViewRequestError } from "./request-error";
+import { stepTokens } from "./turn-tokens";
+import type { ViewService } from "./view-service";
+
+/** A method's params once its schema parsed them. */
+type Parsed<M extends MethodName> = z.output<(typeof METHODS)[M]["params"]>;
+/** One method's handler: the service's files and indexes, and the parsed params. */
+type Handler<M extends MethodName> = (svc: ViewService, params: Parsed<M>) => Promise<unknown>;
+
+/** "step N: the file has K steps" unless the row exists. */
+function checkRow(row: number, rowCount: number): void {
+  if (row >= rowCount) throw new ViewRequestError(`step ${row}: the file has ${rowCount} steps`);
+}
+
+/** The run dashboard of a run folder (the `run` method; `rollouts` answers its rollouts). */
+async function dashboardOf(svc: ViewService, rel: string) {
+  const { runDashboard } = await import("./run-folder");
+  return runDashboard(
+    svc.resolve(rel),
+    rel,
+    (f) => svc.fullIndex(f),
+    (f) => svc.readable(f),
+  );
+}
+
+/**
+ * The handler of each method, keyed by its name (as GitLens's handler registry): no switch that
+ * re-casts params, and a method with no handler does not typecheck.
+ */
+export const VIEW_HANDLERS: { [M in MethodName]: Handler<M> } = {
+  async meta(svc, params) {
+    const file = String(params.file);
+    return (await svc.index(svc.resolve(file))).meta(file);
+  },
+  async rows(svc, params) {
+    const idx = await svc.index(svc.resolve(String(params.file)));
+    const from = Number(params.from);
+    const to = Math.min(Number(params.to), from + 500);
+    return idx.rows(from, to);
+  },
+  async step(svc, params) {
+    const idx = await svc.index(svc.resolve(String(params.file)));
+    const row = Number(params.row);
+    checkRow(row, idx.rowCount);
+    const from = Number(params.from ?? 0);
+    const w = await idx.stepWindow(row, from, Number(params.limit ?? STEP_PAGE));
+    return { row, entries: w.entries, from, total: w.total };
+  },
+  async tokens(svc, params) {
+    const abs = svc.resolve(String(params.file));
+    const idx = await svc.fullIndex(abs);
+    const row = Number(params.row);
+    checkRow(row, idx.rowCount);
+    return stepTokens(idx, row, {
+      pieces: await svc.tokenPieces(abs),
+      ...(params.line !== undefined ? { line: Number(params.line) } : {}),
+      from: Number(params.from ?? 0),
+      limit: Number(params.limit ?? TOKEN_PAGE),
+    });
+  },
+  async audit(svc, params) {
+    const rel = String(params.file);
+    const abs = svc.resolve(rel);
+    try {
+      const { auditView } = await import("./audit-report");
+      return auditView(svc.root, rel, abs, (f) => svc.readable(f));
+    } catch (err) {
+      throw new ViewRequestError(err instanceof Error ? err.message : String(err));
+    }
+  },
+  async diff(svc, params) {
+    const idx = await svc.fullIndex(svc.resolve(String(params.file)));
+    const row = params.row === null ? null : Number(params.row);
+    const rows = row === null ? idx.rowsWith("diff") : [row];
+    return mergeDiffs(diffsOf(await svc.eventsOfRows(idx, rows)));
+  },
+  async scene(svc, params) {
+    const idx = await svc.fullIndex(svc.resolve(String(params.file)));
+    const row = Number(params.row);
+    const sceneRows = idx.rowsWith("scene", row);
+    const last = sceneRows[sceneRows.length - 1];
+    const scene = last === undefined ? null : lastScene(await svc.eventsOfRows(idx, [last]));
+    // Every render of the rollout, each labelled with its step: the panel marks those after the selected one.
+    const images = imagesOf(await svc.eventsOfRows(idx, idx.rowsWith("images")));
+    const reward = idx.rewardEvent();
+    return {
+      row: scene?.row ?? null,
+      scene: scene?.scene ?? null,
+      images,
+      checks: sceneChecks(reward?.type === "reward" ? reward : null),
+    };
+  },
+  async documents(svc, params) {
+    const idx = await svc.fullIndex(svc.resolve(String(params.file)));
+    const reward = idx.rewardEvent();
+    return markCitations(documentsView(await svc.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null));
+  },
+  async align(svc, params) {
+    const signature = async (file: string) => {
+      const idx = await svc.fullIndex(svc.resolve(file));
+      const rows: RowSummary[] = [];
+      for (let i = 0; i < idx.rowCount; i += 500) for (const r of await idx.rows(i, i + 500)) rows.push(r);
+      return rows.map((r) => `${r.kind}:${r.tools.join(",")}`);
+    };
+    const sigs: string[][] = [];
+    for (const f of params.files as string[]) sigs.push(await signature(f));
+    return alignMany(sigs);
+  },
+  async search(svc, params) {
+    const rel = String(params.dir);
+    const runDir = svc.resolve(rel);
+    const only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
+    const { rolloutFiles } = await import("../../runs/run-dir");
+    const files = svc
+      .readableRollouts(runDir, rolloutFiles)
+      .map((abs) => ({ abs, rel: path.posix.join(rel, "rollouts", path.basename(abs)) }))
+      .filter((f) => !only || only.has(f.rel));
+    return svc.search.search(files, String(params.query), Number(params.limit ?? 100));
+  },
+  run: (svc, params) => dashboardOf(svc, String(params.dir)),
+  rollouts: async (svc, params) => (await dashboardOf(svc, String(params.dir))).rollouts,
+};
