@@ -3,7 +3,7 @@ import { expectedValue, getPath } from "../reward/answer-path";
 import { inferComparator } from "../reward/comparators/auto";
 import type { VerifierConfig } from "../schema/verifier";
 
-/** The comparators grader.py has (see grader-py.ts); any other field scores 0 there, with a warning at export. */
+/** The comparators grader.py has (harbor/python/grader.py); any other field scores 0 there, with a warning at export. */
 export const PY_COMPARATORS = new Set([
   "exact",
   "exact-normalized",

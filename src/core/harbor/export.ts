@@ -10,7 +10,7 @@ import { stockRecipe } from "../sandbox/image/stand-in";
 import { parseSize } from "../sandbox/size";
 import type { VerifierConfig } from "../schema/verifier";
 import { type ExportDocument, graderSpec } from "./export-grader";
-import { GRADER_PY } from "./grader-py";
+import { harborPython } from "./python-assets";
 import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
 import { taskSeed } from "../sandbox/task-files";
@@ -23,56 +23,6 @@ export interface ExportResult {
   /** What could not be carried over, per task: said, never dropped silently. */
   warnings: string[];
 }
-
-/** Debian's python3-pytest compares: test.sh scripts run with python3 (there in every image this writes). */
-const STDIO_RUNNER = `import json, subprocess, sys
-def norm(t):
-    lines = [" ".join(l.split()) for l in t.replace("\\r\\n", "\\n").replace("\\r", "\\n").split("\\n")]
-    while lines and lines[-1] == "":
-        lines.pop()
-    return "\\n".join(lines)
-spec = json.load(open(sys.argv[1]))
-passed = 0
-for i, c in enumerate(spec["cases"]):
-    try:
-        r = subprocess.run(["bash", "-c", spec["program"]], input=c.get("stdin", ""), capture_output=True, text=True, timeout=c.get("timeout", 10))
-        ok = r.returncode == 0 and norm(r.stdout) == norm(c["stdout"])
-    except subprocess.TimeoutExpired:
-        ok = False
-    print(f"case {i}: {'passed' if ok else 'FAILED'}")
-    passed += ok
-n = len(spec["cases"])
-score = passed / n if spec["mode"] == "fraction" else float(passed == n)
-print(score)
-`;
-
-const SCRIPT_SCORE = `import json, sys
-out = sys.stdin.read().strip().splitlines()
-last = out[-1] if out else ""
-try:
-    v = json.loads(last)
-    v = v["score"] if isinstance(v, dict) else v
-    print(max(0.0, min(1.0, float(v))))
-except Exception:
-    print(0)
-`;
-
-/** Writes reward.json from argv triples (name, weight, score); a score that is no number counts 0, said on stderr. */
-const REWARD_JSON = `import json, sys
-a = sys.argv[1:]
-r, total = {}, 0.0
-for name, weight, score in zip(a[0::3], a[1::3], a[2::3]):
-    try:
-        v = float(score)
-    except ValueError:
-        print(f"{name}: score {score!r} is not a number: counted 0", file=sys.stderr)
-        v = 0.0
-    r[name] = v
-    total += float(weight) * v
-if len(r) > 1:
-    r["reward"] = total
-json.dump(r, open("/logs/verifier/reward.json", "w"))
-`;
 
 function sh(lines: string[]): string {
   return `#!/bin/bash\n${lines.join("\n")}\n`;
@@ -97,7 +47,7 @@ function portableFrom(image: string): string[] {
 function rewardJsonLine(parts: ReadonlyArray<{ name: string; weight: number; i: number }>): string {
   const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
   const args = parts.map((p) => `${shq(p.name)} ${shq(String(p.weight / total))} "$score_${p.i}"`).join(" ");
-  return `python3 -c ${shq(REWARD_JSON)} ${args}`;
+  return `python3 -c ${shq(harborPython("reward_json.py"))} ${args}`;
 }
 
 /** Where an exported task's agent leaves its answer: Harbor has no submit step, so the answer graders read this file. */
@@ -118,7 +68,7 @@ function verifierLines(
     for (const u of graded.unsupported)
       warn(`the ${v.type} verifier '${v.name ?? v.type}' field ${u} is graded by rlenv's own code only: it scores 0 in Harbor's grader.py`);
     files.set(`grade_${i}.json`, Buffer.from(JSON.stringify(graded.spec)));
-    files.set("grader.py", Buffer.from(GRADER_PY));
+    files.set("grader.py", Buffer.from(harborPython("grader.py")));
     return [
       `${name}=$(python3 /tests/grader.py /tests/grade_${i}.json ${ANSWER_FILE} 2>>/logs/verifier/grader.txt | tail -n 1)`,
       `: "\${${name}:=0}"`,
@@ -129,7 +79,7 @@ function verifierLines(
       const program = v.program ?? task.tests?.command ?? v.command;
       if (!program || !task.tests?.cases?.length) return null;
       files.set(`stdio_${i}.json`, Buffer.from(JSON.stringify({ program, cases: task.tests.cases, mode: v.mode })));
-      files.set("stdio_runner.py", Buffer.from(STDIO_RUNNER));
+      files.set("stdio_runner.py", Buffer.from(harborPython("stdio_runner.py")));
       return [`${name}=$(python3 /tests/stdio_runner.py /tests/stdio_${i}.json | tee -a /logs/verifier/cases.txt | tail -n 1)`];
     }
     const command = task.tests?.command ?? v.command;
@@ -138,7 +88,7 @@ function verifierLines(
     return [`if ( ${command} ); then ${name}=1; else ${name}=0; fi`];
   }
   if (v.type === "script") {
-    files.set("script_score.py", Buffer.from(SCRIPT_SCORE));
+    files.set("script_score.py", Buffer.from(harborPython("script_score.py")));
     return [`${name}=$( ( ${v.command} ) | python3 /tests/script_score.py )`];
   }
   return null;
