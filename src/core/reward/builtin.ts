@@ -1,6 +1,3 @@
-import "./comparators/basic";
-import "./comparators/judge";
-import "./comparators/document";
 import { harborVerifier } from "../harbor/verifier";
 import { registerVerifier } from "./registry";
 import { exactVerifier } from "./verifiers/exact";

@@ -5,7 +5,6 @@ export {
   type ComparatorContext,
   type ComparatorResult,
   findComparator,
-  registerComparator,
   registeredComparators,
 } from "./comparators/registry";
 export { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "./test-reports";
