@@ -10,7 +10,6 @@ import path from "node:path";
 import { test } from "node:test";
 import type { ComparatorContext } from "../../src/core/reward/comparators/registry";
 import { findComparator } from "../../src/core/reward/comparators/registry";
-import "../../src/core/reward/builtin";
 import "../../src/core/reward/comparators/document";
 import { checkCitations } from "../../src/core/reward/comparators/citation";
 import { exactVerifier } from "../../src/core/reward/verifiers/exact";

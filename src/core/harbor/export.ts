@@ -10,6 +10,7 @@ import { stockRecipe } from "../sandbox/image/stand-in";
 import { parseSize } from "../sandbox/size";
 import type { VerifierConfig } from "../schema/verifier";
 import { type ExportDocument, graderSpec } from "./export-grader";
+import { verifierEntry } from "../reward/verifier-table";
 import { harborPython } from "./python-assets";
 import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
@@ -74,24 +75,17 @@ function verifierLines(
       `: "\${${name}:=0}"`,
     ];
   }
-  if (v.type === "tests") {
-    if (v.format === "stdio") {
-      const program = v.program ?? task.tests?.command ?? v.command;
-      if (!program || !task.tests?.cases?.length) return null;
-      files.set(`stdio_${i}.json`, Buffer.from(JSON.stringify({ program, cases: task.tests.cases, mode: v.mode })));
-      files.set("stdio_runner.py", Buffer.from(harborPython("stdio_runner.py")));
-      return [`${name}=$(python3 /tests/stdio_runner.py /tests/stdio_${i}.json | tee -a /logs/verifier/cases.txt | tail -n 1)`];
-    }
-    const command = task.tests?.command ?? v.command;
-    if (!command) return null;
-    // The pass/fail of the whole suite, from its exit status (the fraction of a report is rlenv's own parsing).
-    return [`if ( ${command} ); then ${name}=1; else ${name}=0; fi`];
-  }
-  if (v.type === "script") {
-    files.set("script_score.py", Buffer.from(harborPython("script_score.py")));
-    return [`${name}=$( ( ${v.command} ) | python3 /tests/script_score.py )`];
-  }
-  return null;
+  const grader = verifierEntry(v).harbor;
+  if (grader.kind !== "exec") return null;
+  return grader.lines(v, {
+    task,
+    index: i,
+    addFile: (rel, bytes) => files.set(rel, bytes),
+    addProgram: (program) => {
+      files.set(program, Buffer.from(harborPython(program)));
+      return `/tests/${program}`;
+    },
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 export { aggregate, DEFAULT_VERIFIER_TIMEOUT_MS, runVerifier, type Score, scoreRollout } from "./score";
-export { findVerifier, registeredVerifierTypes, registerVerifier } from "./registry";
+export { findVerifier, registeredVerifierTypes, VERIFIERS, verifierEntry } from "./verifier-table";
 export {
   type Comparator,
   type ComparatorContext,

@@ -1,4 +1,5 @@
-import type { Verifier } from "../../domains/types";
+import { NO_GRADED_FIELDS, type BuiltinVerifier } from "../verifier-entry";
+import { testsHarborLines } from "./tests-harbor";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { stopLeftovers } from "../stop-leftovers";
@@ -16,8 +17,10 @@ const normalizeStdout = (s: string) => s.replace(/[ \t]+$/gm, "").replace(/\n+$/
  * Runs tests in the sandbox after the task's hidden test files are copied in (the agent
  * never sees them), and scores passed/total (or all-or-nothing with mode: all).
  */
-export const testsVerifier: Verifier<TestsConfig> = {
+export const testsVerifier: BuiltinVerifier<TestsConfig> = {
   type: "tests",
+  gradedFields: NO_GRADED_FIELDS,
+  harbor: { kind: "exec", lines: testsHarborLines },
   async verify(config, ctx) {
     const hidden = ctx.task.tests;
     const sb = await ctx.sandbox();
