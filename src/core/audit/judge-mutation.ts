@@ -22,8 +22,7 @@ export async function judgeMutation(
     rejected_correct: [],
     ...(plan.note ? { note: plan.note } : {}),
   };
-  let goldOutputs: string | null | undefined;
-  let bench: MutationWorkbench | undefined;
+  const equivalence: EquivalenceBench = { plan };
   for (const item of plan.items) {
     if (item.screenKilled) {
       result.mutants++;
@@ -54,27 +53,9 @@ export async function judgeMutation(
       result.killed++;
       continue;
     }
-    // Survived: equivalent only when it computes what the gold does on the task's own inputs.
-    const taken = plan.outputs?.mutants.has(item.id) ? plan.outputs : undefined;
-    if (taken) {
-      const mine = taken.mutants.get(item.id) ?? null;
-      if (taken.gold !== null && mine !== null && mine === taken.gold) {
-        result.equivalent++;
-        continue;
-      }
-    } else if (plan.bench && item.code) {
-      try {
-        bench ??= await plan.bench();
-        goldOutputs ??= await bench.outputs(bench.gold);
-        const mine = await bench.outputs(bench.withMutant(item.code));
-        await bench.writeGold();
-        if (goldOutputs !== null && mine !== null && mine === goldOutputs) {
-          result.equivalent++;
-          continue;
-        }
-      } catch {
-        // Could not tell: it stays a survivor.
-      }
+    if (await isEquivalent(equivalence, item)) {
+      result.equivalent++;
+      continue;
     }
     result.survived++;
     result.survivors.push({
@@ -86,8 +67,37 @@ export async function judgeMutation(
       trajectory: o.file,
     });
   }
-  await bench?.close();
+  await equivalence.bench?.close();
   const judged = result.mutants - result.equivalent - result.not_judged;
   result.score = judged > 0 ? result.killed / judged : null;
   return result;
+}
+
+/** The workbench a task's survivors are compared with the gold in, opened for the first one the screen took no outputs of. */
+interface EquivalenceBench {
+  plan: MutationPlan;
+  bench?: MutationWorkbench;
+  goldOutputs?: string | null;
+}
+
+/** A survivor is equivalent only when it computes what the gold does on the task's own inputs. */
+async function isEquivalent(eq: EquivalenceBench, item: MutationPlan["items"][number]): Promise<boolean> {
+  const { plan } = eq;
+  const taken = plan.outputs?.mutants.has(item.id) ? plan.outputs : undefined;
+  if (taken) {
+    const mine = taken.mutants.get(item.id) ?? null;
+    return taken.gold !== null && mine !== null && mine === taken.gold;
+  }
+  if (!plan.bench || !item.code) return false;
+  try {
+    eq.bench ??= await plan.bench();
+    const bench = eq.bench;
+    eq.goldOutputs ??= await bench.outputs(bench.gold);
+    const mine = await bench.outputs(bench.withMutant(item.code));
+    await bench.writeGold();
+    return eq.goldOutputs !== null && mine !== null && mine === eq.goldOutputs;
+  } catch {
+    // Could not tell: it stays a survivor.
+    return false;
+  }
 }
