@@ -17,68 +17,95 @@ import { rerunOracle, screenProbes } from "./screen-tasks";
 
 export type { AuditOptions } from "./audit-plan";
 
-/**
- * The audit of one environment: the oracle N times on every backend (flakiness, parity),
- * every hack probe on every backend, then the mutants of the reference solution on the
- * first backend. Every rollout goes through runEnvironment; what it writes stays in
- * opts.runsDir, one run folder per batch.
- */
-export async function auditEnvironment(env: Environment, opts: AuditOptions): Promise<EnvironmentAudit> {
+/** What every phase of one environment's audit shares: its options, its tasks, and what the phases found so far. */
+interface Audit {
+  env: Environment;
+  opts: AuditOptions;
+  tasks: LoadedTask[];
+  notes: string[];
+  phases: NonNullable<EnvironmentAudit["phases"]>;
+  first: AuditOptions["providers"][number];
+  /** Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time. */
+  making: Limiter;
+  ctxFor(provider: SandboxProvider, k?: number): BatchContext;
+  /** Runs one phase, recording its wall time and how many rollouts it made. */
+  timed<T>(phase: string, work: () => Promise<T>, rollouts: (r: T) => number): Promise<T>;
+  log(line: string): void;
+  /** Tasks whose oracle's further runs are screen reruns. */
+  rerunnable: Set<string>;
+  oracleRuns: Map<Backend, Map<string, AuditOutcome[]>>;
+  reruns: Map<Backend, Map<string, Array<number | null>>>;
+}
+
+type ProbeItem = AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] };
+type Provider = AuditOptions["providers"][number];
+
+const count = (m: Map<string, AuditOutcome[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
+
+function startAudit(env: Environment, opts: AuditOptions): Audit {
   const log = opts.log ?? (() => {});
-  const tasks = selected(env, opts.tasks);
-  const notes: string[] = [];
-  const minScore = env.manifest.validation.audit.min_mutation_score;
   const slots = new Limiter(opts.concurrency);
   const first = opts.providers[0];
   if (!first) throw new Error("audit: no sandbox backend");
-  const ctxFor = (provider: SandboxProvider, k = 1): BatchContext => ({
+  const phases: Audit["phases"] = [];
+  return {
     env,
-    provider,
-    runsDir: path.join(opts.runsDir, env.manifest.name),
-    slots,
-    concurrency: opts.concurrency,
-    k,
-    seed: opts.seed,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  });
-  const tools = [...env.builtinTools, ...env.customTools.map((c) => c.name)];
-  const phases: NonNullable<EnvironmentAudit["phases"]> = [];
-  /** Runs one phase, recording its wall time and how many rollouts it made. */
-  const timed = async <T>(phase: string, work: () => Promise<T>, rollouts: (r: T) => number): Promise<T> => {
-    const t0 = performance.now();
-    const r = await work();
-    const seconds = Math.round(performance.now() - t0) / 1000;
-    phases.push({ phase, seconds, rollouts: rollouts(r) });
-    log(`${env.manifest.name}: ${phase} took ${seconds.toFixed(1)} s`);
-    return r;
+    opts,
+    tasks: selected(env, opts.tasks),
+    notes: [],
+    phases,
+    first,
+    making: new Limiter(Math.max(1, Math.min(4, opts.concurrency))),
+    log,
+    ctxFor: (provider, k = 1) => ({
+      env,
+      provider,
+      runsDir: path.join(opts.runsDir, env.manifest.name),
+      slots,
+      concurrency: opts.concurrency,
+      k,
+      seed: opts.seed,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    }),
+    timed: async (phase, work, rollouts) => {
+      const t0 = performance.now();
+      const r = await work();
+      const seconds = Math.round(performance.now() - t0) / 1000;
+      phases.push({ phase, seconds, rollouts: rollouts(r) });
+      log(`${env.manifest.name}: ${phase} took ${seconds.toFixed(1)} s`);
+      return r;
+    },
+    rerunnable: new Set(),
+    oracleRuns: new Map(),
+    reruns: new Map(),
   };
-  const count = (m: Map<string, AuditOutcome[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
-  if (opts.providers.length < 2) notes.push(`backend parity not checked: only the ${first.backend} backend is available here`);
+}
 
-  // 1. Flakiness: the oracle N times per backend. A task the screen can judge gets one rollout
-  // here, in a fresh sandbox, and its N − 1 further runs as reruns of the verifier's commands on
-  // the oracle's files in one sandbox (each a fresh process in a rewritten workdir, below); any
-  // other task gets N rollouts, each in a fresh sandbox.
-  const rerunnable = new Set<string>();
+/**
+ * 1. Flakiness: the oracle N times per backend. A task the screen can judge gets one rollout
+ * here, in a fresh sandbox, and its N − 1 further runs as reruns of the verifier's commands on
+ * the oracle's files in one sandbox (each a fresh process in a rewritten workdir, below); any
+ * other task gets N rollouts, each in a fresh sandbox.
+ */
+async function runOracle(a: Audit): Promise<void> {
+  const { env, opts, tasks, rerunnable } = a;
   if (opts.runs > 1 && opts.screen !== false) for (const t of tasks) if (await oracleScreenable(env, t)) rerunnable.add(t.id);
-  const oracleRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
-  const reruns = new Map<Backend, Map<string, Array<number | null>>>();
   for (const { backend, provider } of opts.providers) {
-    log(`${env.manifest.name}: oracle on ${backend}: ${rerunnable.size} tasks × 1, ${tasks.length - rerunnable.size} × ${opts.runs}`);
-    oracleRuns.set(
+    a.log(`${env.manifest.name}: oracle on ${backend}: ${rerunnable.size} tasks × 1, ${tasks.length - rerunnable.size} × ${opts.runs}`);
+    a.oracleRuns.set(
       backend,
-      await timed(
+      await a.timed(
         `oracle on ${backend}`,
         async () =>
           mergeRuns(
             await Promise.all([
               runBatch(
-                ctxFor(provider, 1),
+                a.ctxFor(provider, 1),
                 `oracle-${backend}`,
                 tasks.filter((t) => rerunnable.has(t.id)).map((t) => ({ id: t.id, task: t })),
               ),
               runBatch(
-                ctxFor(provider, opts.runs),
+                a.ctxFor(provider, opts.runs),
                 `oracle-${backend}-each`,
                 tasks.filter((t) => !rerunnable.has(t.id)).map((t) => ({ id: t.id, task: t })),
               ),
@@ -87,23 +114,25 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
         count,
       ),
     );
-    reruns.set(backend, new Map());
+    a.reruns.set(backend, new Map());
   }
+}
 
-  /** The oracle's reward for a task on a backend, when its rollouts there agree (a flaky one gives the screen no bar). */
-  const referenceOn = (backend: Backend, id: string): number | null => {
-    const judged = (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward).filter((r): r is number => r !== null);
-    return judged.length > 0 && judged.every((r) => r === judged[0]) ? (judged[0] ?? null) : null;
-  };
-  // Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time.
-  const making = new Limiter(Math.max(1, Math.min(4, opts.concurrency)));
+/** The oracle's reward for a task on a backend, when its rollouts there agree (a flaky one gives the screen no bar). */
+function referenceOn(a: Audit, backend: Backend, id: string): number | null {
+  const judged = (a.oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward).filter((r): r is number => r !== null);
+  return judged.length > 0 && judged.every((r) => r === judged[0]) ? (judged[0] ?? null) : null;
+}
 
-  // 2. Probes, on every backend (their screen on the mutants' backend shares each task's workbench with the mutants, below).
-  const probeItems: Array<AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] }> = [];
+/** 2. Probes, on every backend (their screen on the mutants' backend shares each task's workbench with the mutants, below). */
+function collectProbes(a: Audit): ProbeItem[] {
+  const { env } = a;
+  const tools = [...env.builtinTools, ...env.customTools.map((c) => c.name)];
+  const probeItems: ProbeItem[] = [];
   const sampledFor = new Map<string, number>();
-  for (const task of tasks) {
+  for (const task of a.tasks) {
     const vars = probeVars(env, task);
-    for (const probe of opts.probes) {
+    for (const probe of a.opts.probes) {
       const p = probePolicy(probe, env, task, vars, tools);
       if ("skip" in p) continue;
       if (probe.sample) {
@@ -114,35 +143,42 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       probeItems.push({ id: variantId(task.id, "probe", probe.name), task, probe: probe.name, policy: p.policy, turns: p.turns });
     }
   }
-  const probesOf = new Map<string, typeof probeItems>();
-  for (const item of probeItems) probesOf.set(item.task.id, [...(probesOf.get(item.task.id) ?? []), item]);
+  return probeItems;
+}
 
-  // A backend that judged none of the oracle's rollouts (an image it lacks, a sandbox that cannot start) says so once.
-  const judging = opts.providers.filter(({ backend }) =>
-    [...(oracleRuns.get(backend)?.values() ?? [])].some((runs) => runs.some((r) => r.reward !== null)),
+/** The backends that judged some of the oracle's rollouts; one that judged none (an image it lacks, a sandbox that cannot start) says so once. */
+function judgingBackends(a: Audit): Provider[] {
+  const judging = a.opts.providers.filter(({ backend }) =>
+    [...(a.oracleRuns.get(backend)?.values() ?? [])].some((runs) => runs.some((r) => r.reward !== null)),
   );
-  for (const { backend } of opts.providers) {
+  for (const { backend } of a.opts.providers) {
     if (judging.some((j) => j.backend === backend)) continue;
-    const why = [...(oracleRuns.get(backend)?.values() ?? [])].flat().find((r) => r.reason)?.reason;
-    notes.push(`the ${backend} backend judged none of the oracle's rollouts${why ? `: ${why}` : ""}`);
+    const why = [...(a.oracleRuns.get(backend)?.values() ?? [])].flat().find((r) => r.reason)?.reason;
+    a.notes.push(`the ${backend} backend judged none of the oracle's rollouts${why ? `: ${why}` : ""}`);
   }
-  // 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
-  // One workbench per task there makes the mutants and screens them, the oracle's reruns and the task's probes, one sandbox start for all.
-  const mutating = judging[0] ?? first;
-  const plans = (
-    await timed(
+  return judging;
+}
+
+/**
+ * 3. Mutants, on the first backend that judged the oracle (whether a verifier catches a wrong solution does not depend on the sandbox).
+ * One workbench per task there makes the mutants and screens them, the oracle's reruns and the task's probes, one sandbox start for all.
+ */
+async function planMutants(a: Audit, mutating: Provider, probesOf: Map<string, ProbeItem[]>): Promise<MutationPlan[]> {
+  const { env, opts } = a;
+  return (
+    await a.timed(
       `mutants and probes screened on ${mutating.backend}`,
       () =>
         Promise.all(
-          tasks.map((task) =>
-            making.run(() =>
+          a.tasks.map((task) =>
+            a.making.run(() =>
               planMutation(
                 env,
                 task,
                 opts,
                 mutating.provider,
-                referenceOn(mutating.backend, task.id),
-                rerunnable.has(task.id) ? opts.runs - 1 : 0,
+                referenceOn(a, mutating.backend, task.id),
+                a.rerunnable.has(task.id) ? opts.runs - 1 : 0,
                 probesOf.get(task.id) ?? [],
               ),
             ),
@@ -151,12 +187,23 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       () => 0,
     )
   ).filter((p): p is MutationPlan => p !== null);
+}
 
-  // A task the screen can judge plays its probes there first, with the gold to check the screen
-  // against the oracle's rollout: a probe the real verifiers score 0 on its recorded runs is
-  // rejected; a finding, or anything the screen cannot judge, is played as a rollout, so a
-  // finding's evidence is always a rollout's trajectory. On the mutants' backend that was done in
-  // each task's workbench above; elsewhere (and for a task whose workbench did not screen them) in one of its own.
+/**
+ * A task the screen can judge plays its probes there first, with the gold to check the screen
+ * against the oracle's rollout: a probe the real verifiers score 0 on its recorded runs is
+ * rejected; a finding, or anything the screen cannot judge, is played as a rollout, so a
+ * finding's evidence is always a rollout's trajectory. On the mutants' backend that was done in
+ * each task's workbench above; elsewhere (and for a task whose workbench did not screen them) in one of its own.
+ */
+async function playProbes(
+  a: Audit,
+  probeItems: ProbeItem[],
+  probesOf: Map<string, ProbeItem[]>,
+  plans: MutationPlan[],
+  mutating: Provider,
+): Promise<{ probeRuns: Map<Backend, Map<string, AuditOutcome[]>>; probeScreened: Map<Backend, Set<string>> }> {
+  const { env, opts } = a;
   const probeRuns = new Map<Backend, Map<string, AuditOutcome[]>>();
   const probeScreened = new Map<Backend, Set<string>>();
   for (const { backend, provider } of opts.providers) {
@@ -169,39 +216,44 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
         done.add(p.task.id);
         for (const id of p.probesRejected) rejected.add(id);
       }
-    await timed(
+    await a.timed(
       `probes screened on ${backend}`,
       () =>
         Promise.all(
           [...probesOf.entries()]
             .filter(([id]) => !done.has(id))
             .map(([, items]) =>
-              making.run(async () => {
+              a.making.run(async () => {
                 const task = items[0]?.task;
                 if (!task) return;
-                for (const id of await screenProbes(provider, env, task, items, referenceOn(backend, task.id), opts)) rejected.add(id);
+                for (const id of await screenProbes(provider, env, task, items, referenceOn(a, backend, task.id), opts)) rejected.add(id);
               }),
             ),
         ),
       () => 0,
     );
     const played = probeItems.filter((i) => !rejected.has(i.id));
-    log(`${env.manifest.name}: ${played.length} probe rollouts on ${backend} (${rejected.size} rejected by the screen)`);
-    probeRuns.set(backend, await timed(`probes on ${backend}`, () => runBatch(ctxFor(provider), `probes-${backend}`, played), count));
+    a.log(`${env.manifest.name}: ${played.length} probe rollouts on ${backend} (${rejected.size} rejected by the screen)`);
+    probeRuns.set(backend, await a.timed(`probes on ${backend}`, () => runBatch(a.ctxFor(provider), `probes-${backend}`, played), count));
   }
-  for (const p of plans) if (p.reruns) reruns.get(mutating.backend)?.set(p.task.id, p.reruns);
-  // The oracle's reruns on the other backends, a workbench per task; then rollouts for any task the screen could not rerun.
+  return { probeRuns, probeScreened };
+}
+
+/** The oracle's reruns on the other backends, a workbench per task; then rollouts for any task the screen could not rerun. */
+async function rerunOracleEverywhere(a: Audit, plans: MutationPlan[], mutating: Provider): Promise<void> {
+  const { env, opts, tasks, rerunnable } = a;
+  for (const p of plans) if (p.reruns) a.reruns.get(mutating.backend)?.set(p.task.id, p.reruns);
   for (const { backend, provider } of opts.providers) {
-    const got = reruns.get(backend) ?? new Map<string, Array<number | null>>();
+    const got = a.reruns.get(backend) ?? new Map<string, Array<number | null>>();
     const want = tasks.filter((t) => rerunnable.has(t.id) && !got.has(t.id));
     if (backend !== mutating.backend && want.length > 0)
-      await timed(
+      await a.timed(
         `oracle reruns on ${backend}`,
         () =>
           Promise.all(
             want.map((task) =>
-              making.run(async () => {
-                const r = await rerunOracle(provider, env, task, opts, referenceOn(backend, task.id));
+              a.making.run(async () => {
+                const r = await rerunOracle(provider, env, task, opts, referenceOn(a, backend, task.id));
                 if (r) got.set(task.id, r);
               }),
             ),
@@ -210,126 +262,187 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
       );
     const again = tasks.filter((t) => rerunnable.has(t.id) && !got.has(t.id));
     if (again.length === 0) continue;
-    const more = await timed(
+    const more = await a.timed(
       `oracle again on ${backend}`,
       () =>
         runBatch(
-          ctxFor(provider, opts.runs - 1),
+          a.ctxFor(provider, opts.runs - 1),
           `oracle-${backend}-again`,
           again.map((t) => ({ id: t.id, task: t })),
         ),
       count,
     );
-    const runs = oracleRuns.get(backend);
+    const runs = a.oracleRuns.get(backend);
     for (const [id, list] of more) runs?.set(id, [...(runs.get(id) ?? []), ...list]);
   }
+}
+
+/** The mutants the screen did not kill, played as rollouts; then each task's survivors checked for equivalence. */
+async function playMutants(
+  a: Audit,
+  plans: MutationPlan[],
+  mutating: Provider,
+): Promise<{ mutantRuns: Map<string, AuditOutcome[]>; mutations: Map<string, MutationResult> }> {
+  const { env, opts } = a;
   const played = plans.flatMap((p) => p.items.filter((i) => !i.screenKilled));
   const screenNotes = new Map<string, number>();
   for (const p of plans) if (p.screenNote) screenNotes.set(p.screenNote, (screenNotes.get(p.screenNote) ?? 0) + 1);
-  for (const [n, count] of screenNotes) notes.push(`mutants of ${count} task${count === 1 ? "" : "s"} ${n}: each was played as a rollout`);
-  log(
+  for (const [n, count] of screenNotes)
+    a.notes.push(`mutants of ${count} task${count === 1 ? "" : "s"} ${n}: each was played as a rollout`);
+  a.log(
     `${env.manifest.name}: ${plans.reduce((s, p) => s + p.items.length - p.items.filter((i) => i.screenKilled).length, 0)} mutant rollouts on ${mutating.backend} (${plans.reduce((s, p) => s + p.items.filter((i) => i.screenKilled).length, 0)} killed by the screen)`,
   );
-  const mutantRuns = await timed(
+  const mutantRuns = await a.timed(
     `mutants on ${mutating.backend}`,
-    () => runBatch(ctxFor(mutating.provider), `mutants-${mutating.backend}`, played),
+    () => runBatch(a.ctxFor(mutating.provider), `mutants-${mutating.backend}`, played),
     count,
   );
 
   // Each task's survivors are checked for equivalence in a workbench of its own: a few tasks at a time, not one after another.
   const referenceOf = (id: string) =>
-    opts.providers.flatMap(({ backend }) => (oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward)).find((r) => r !== null) ?? null;
+    opts.providers.flatMap(({ backend }) => (a.oracleRuns.get(backend)?.get(id) ?? []).map((o) => o.reward)).find((r) => r !== null) ??
+    null;
   const mutations = new Map(
-    await timed(
+    await a.timed(
       "equivalence of survivors",
       () =>
         Promise.all(
           plans.map((plan) =>
-            making.run(async () => [plan.task.id, await judgeMutation(plan, mutantRuns, referenceOf(plan.task.id))] as const),
+            a.making.run(async () => [plan.task.id, await judgeMutation(plan, mutantRuns, referenceOf(plan.task.id))] as const),
           ),
         ),
       () => 0,
     ),
   );
+  return { mutantRuns, mutations };
+}
 
-  const audits: TaskAudit[] = [];
-  for (const task of tasks) {
-    const problems: string[] = [];
-    const flakiness: FlakinessResult[] = opts.providers.map(({ backend }) =>
-      flakinessOf(backend, oracleRuns.get(backend)?.get(task.id) ?? [], reruns.get(backend)?.get(task.id) ?? []),
-    );
-    for (const f of flakiness) {
-      if (f.flaky) problems.push(`flaky on ${f.backend}: the oracle's rewards were ${f.rewards.map(fmt).join(", ")}`);
-    }
-    let parity: ParityResult | null = null;
-    const [a, b] = opts.providers;
-    if (a && b) {
-      parity = parityOf(
-        { backend: a.backend, runs: oracleRuns.get(a.backend)?.get(task.id) ?? [] },
-        { backend: b.backend, runs: oracleRuns.get(b.backend)?.get(task.id) ?? [] },
-      );
-      if (parity.agree === false && parity.first_difference) {
-        const d = parity.first_difference;
-        problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${a.backend} and ${fmt(d.b)} on ${b.backend}`);
-      }
-    }
-    const reference = flakiness.flatMap((f) => f.rewards).find((r) => r !== null) ?? null;
-    if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
-    // A task graded by a judge this machine has no endpoint for cannot be audited here: said, neither passed nor failed (as validate --run does).
-    const oracleOutcomes = [...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []);
-    const skipped = reference === null ? oracleOutcomes.find((r) => r.skipped)?.skipped : undefined;
-    if (skipped) {
-      audits.push({ id: task.id, ok: true, problems: [], not_judged: skipped, flakiness, parity, mutation: null, probes: [] });
-      continue;
-    }
-    // Infra errors judge nothing: a task no backend could judge is not a pass.
-    if (reference === null)
-      problems.push(
-        `not judged: no oracle rollout of this task was scored (${[...oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`,
-      );
+/** What the phases found, for the verdict of each task. */
+interface Findings {
+  probeItems: ProbeItem[];
+  probeRuns: Map<Backend, Map<string, AuditOutcome[]>>;
+  probeScreened: Map<Backend, Set<string>>;
+  plans: MutationPlan[];
+  mutantRuns: Map<string, AuditOutcome[]>;
+  mutations: Map<string, MutationResult>;
+}
 
-    const probes: ProbeOutcome[] = [];
-    for (const { backend } of opts.providers) {
-      for (const item of probeItems.filter((p) => p.task.id === task.id)) {
-        if (probeScreened.get(backend)?.has(item.id)) {
-          probes.push({ probe: item.probe, backend, status: "rejected", reward: 0, trajectory: "", screened: true });
-          continue;
-        }
-        const o = probeRuns.get(backend)?.get(item.id)?.[0];
-        if (!o) continue;
-        const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";
-        probes.push({
-          probe: item.probe,
-          backend,
-          status,
-          reward: o.reward,
-          ...(o.reason ? { reason: o.reason } : {}),
-          trajectory: o.file,
-        });
-        if (status === "finding") problems.push(`probe ${item.probe} scored ${fmt(o.reward)} on ${backend} (trajectory ${o.file})`);
-      }
-    }
-
-    const plan = plans.find((p) => p.task.id === task.id);
-    let mutation: MutationResult | null = null;
-    if (plan) {
-      mutation = mutations.get(task.id) ?? (await judgeMutation(plan, mutantRuns, reference));
-      // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
-      if (mutation.kind !== "code")
-        for (const sv of mutation.survivors)
-          problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
-      for (const r of mutation.rejected_correct) problems.push(`rejects a correct answer: ${r.description} (reward ${fmt(r.reward)})`);
-      if (mutation.score !== null && mutation.score < minScore) {
-        problems.push(
-          `mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors
-            .map((s) => s.description)
-            .slice(0, 5)
-            .join("; ")})`,
-        );
-      }
-    }
-    audits.push({ id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes });
+/** Parity of the oracle's runs on the first two backends; a disagreement is a problem. */
+function parityFor(a: Audit, task: LoadedTask, problems: string[]): ParityResult | null {
+  const [x, y] = a.opts.providers;
+  if (!x || !y) return null;
+  const parity = parityOf(
+    { backend: x.backend, runs: a.oracleRuns.get(x.backend)?.get(task.id) ?? [] },
+    { backend: y.backend, runs: a.oracleRuns.get(y.backend)?.get(task.id) ?? [] },
+  );
+  if (parity.agree === false && parity.first_difference) {
+    const d = parity.first_difference;
+    problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${x.backend} and ${fmt(d.b)} on ${y.backend}`);
   }
+  return parity;
+}
+
+/** Each probe's outcome on each backend for a task; a finding is a problem. */
+function probeOutcomes(a: Audit, task: LoadedTask, f: Findings, problems: string[]): ProbeOutcome[] {
+  const probes: ProbeOutcome[] = [];
+  for (const { backend } of a.opts.providers) {
+    for (const item of f.probeItems.filter((p) => p.task.id === task.id)) {
+      if (f.probeScreened.get(backend)?.has(item.id)) {
+        probes.push({ probe: item.probe, backend, status: "rejected", reward: 0, trajectory: "", screened: true });
+        continue;
+      }
+      const o = f.probeRuns.get(backend)?.get(item.id)?.[0];
+      if (!o) continue;
+      const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";
+      probes.push({
+        probe: item.probe,
+        backend,
+        status,
+        reward: o.reward,
+        ...(o.reason ? { reason: o.reason } : {}),
+        trajectory: o.file,
+      });
+      if (status === "finding") problems.push(`probe ${item.probe} scored ${fmt(o.reward)} on ${backend} (trajectory ${o.file})`);
+    }
+  }
+  return probes;
+}
+
+/** The task's mutation result; wrong solutions accepted, right answers rejected and a score below the bar are problems. */
+async function mutationFor(
+  a: Audit,
+  task: LoadedTask,
+  f: Findings,
+  reference: number | null,
+  problems: string[],
+): Promise<MutationResult | null> {
+  const plan = f.plans.find((p) => p.task.id === task.id);
+  if (!plan) return null;
+  const minScore = a.env.manifest.validation.audit.min_mutation_score;
+  const mutation = f.mutations.get(task.id) ?? (await judgeMutation(plan, f.mutantRuns, reference));
+  // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
+  if (mutation.kind !== "code")
+    for (const sv of mutation.survivors)
+      problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
+  for (const r of mutation.rejected_correct) problems.push(`rejects a correct answer: ${r.description} (reward ${fmt(r.reward)})`);
+  if (mutation.score !== null && mutation.score < minScore) {
+    problems.push(
+      `mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors
+        .map((s) => s.description)
+        .slice(0, 5)
+        .join("; ")})`,
+    );
+  }
+  return mutation;
+}
+
+/** One task's verdict from everything the phases found. */
+async function auditTask(a: Audit, task: LoadedTask, f: Findings): Promise<TaskAudit> {
+  const problems: string[] = [];
+  const flakiness: FlakinessResult[] = a.opts.providers.map(({ backend }) =>
+    flakinessOf(backend, a.oracleRuns.get(backend)?.get(task.id) ?? [], a.reruns.get(backend)?.get(task.id) ?? []),
+  );
+  for (const fl of flakiness) {
+    if (fl.flaky) problems.push(`flaky on ${fl.backend}: the oracle's rewards were ${fl.rewards.map(fmt).join(", ")}`);
+  }
+  const parity = parityFor(a, task, problems);
+  const reference = flakiness.flatMap((fl) => fl.rewards).find((r) => r !== null) ?? null;
+  if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
+  // A task graded by a judge this machine has no endpoint for cannot be audited here: said, neither passed nor failed (as validate --run does).
+  const oracleOutcomes = [...a.oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []);
+  const skipped = reference === null ? oracleOutcomes.find((r) => r.skipped)?.skipped : undefined;
+  if (skipped) return { id: task.id, ok: true, problems: [], not_judged: skipped, flakiness, parity, mutation: null, probes: [] };
+  // Infra errors judge nothing: a task no backend could judge is not a pass.
+  if (reference === null)
+    problems.push(
+      `not judged: no oracle rollout of this task was scored (${[...a.oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`,
+    );
+  const probes = probeOutcomes(a, task, f, problems);
+  const mutation = await mutationFor(a, task, f, reference, problems);
+  return { id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes };
+}
+
+/**
+ * The audit of one environment: the oracle N times on every backend (flakiness, parity),
+ * every hack probe on every backend, then the mutants of the reference solution on the
+ * first backend. Every rollout goes through runEnvironment; what it writes stays in
+ * opts.runsDir, one run folder per batch.
+ */
+export async function auditEnvironment(env: Environment, opts: AuditOptions): Promise<EnvironmentAudit> {
+  const a = startAudit(env, opts);
+  if (opts.providers.length < 2) a.notes.push(`backend parity not checked: only the ${a.first.backend} backend is available here`);
+  await runOracle(a);
+  const probeItems = collectProbes(a);
+  const probesOf = new Map<string, ProbeItem[]>();
+  for (const item of probeItems) probesOf.set(item.task.id, [...(probesOf.get(item.task.id) ?? []), item]);
+  const mutating = judgingBackends(a)[0] ?? a.first;
+  const plans = await planMutants(a, mutating, probesOf);
+  const { probeRuns, probeScreened } = await playProbes(a, probeItems, probesOf, plans, mutating);
+  await rerunOracleEverywhere(a, plans, mutating);
+  const { mutantRuns, mutations } = await playMutants(a, plans, mutating);
+  const findings: Findings = { probeItems, probeRuns, probeScreened, plans, mutantRuns, mutations };
+  const audits: TaskAudit[] = [];
+  for (const task of a.tasks) audits.push(await auditTask(a, task, findings));
   return {
     name: env.manifest.name,
     dir: env.dir,
@@ -337,10 +450,10 @@ export async function auditEnvironment(env: Environment, opts: AuditOptions): Pr
     ...(env.hash ? { hash: env.hash } : {}),
     domain: env.manifest.domain,
     ok: audits.every((t) => t.ok),
-    min_mutation_score: minScore,
+    min_mutation_score: env.manifest.validation.audit.min_mutation_score,
     judge: env.manifest.judge,
     tasks: audits,
-    notes,
-    phases,
+    notes: a.notes,
+    phases: a.phases,
   };
 }
