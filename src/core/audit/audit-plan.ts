@@ -1,4 +1,8 @@
 import type { Environment } from "../environment/load-environment";
+import type { PlannedTurn } from "../policy/scripted";
+import type { Limiter } from "../rollout/limiter";
+import type { EnvironmentAudit } from "../schema/audit";
+import type { BatchContext } from "./run-batch";
 import type { LoadedTask } from "../environment/load-tasks";
 import type { SandboxProvider } from "../sandbox/types";
 import type { MutationResult } from "../schema/audit";
@@ -101,3 +105,26 @@ export function mergeRuns(maps: Array<Map<string, AuditOutcome[]>>): Map<string,
 export function fmt(r: number | null): string {
   return r === null ? "not judged" : String(Math.round(r * 1000) / 1000);
 }
+
+/** What every phase of one environment's audit shares: its options, its tasks, and what the phases found so far. */
+export interface Audit {
+  env: Environment;
+  opts: AuditOptions;
+  tasks: LoadedTask[];
+  notes: string[];
+  phases: NonNullable<EnvironmentAudit["phases"]>;
+  first: AuditOptions["providers"][number];
+  /** Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time. */
+  making: Limiter;
+  ctxFor(provider: SandboxProvider, k?: number): BatchContext;
+  /** Runs one phase, recording its wall time and how many rollouts it made. */
+  timed<T>(phase: string, work: () => Promise<T>, rollouts: (r: T) => number): Promise<T>;
+  log(line: string): void;
+  /** Tasks whose oracle's further runs are screen reruns. */
+  rerunnable: Set<string>;
+  oracleRuns: Map<Backend, Map<string, AuditOutcome[]>>;
+  reruns: Map<Backend, Map<string, Array<number | null>>>;
+}
+
+export type ProbeItem = AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] };
+export type Provider = AuditOptions["providers"][number];

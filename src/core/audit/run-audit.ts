@@ -1,44 +1,28 @@
 import path from "node:path";
 import type { Environment } from "../environment/load-environment";
-import type { LoadedTask } from "../environment/load-tasks";
-import type { PlannedTurn } from "../policy/scripted";
 import { Limiter } from "../rollout/limiter";
-import type { SandboxProvider } from "../sandbox/types";
-import type { EnvironmentAudit, FlakinessResult, MutationResult, ParityResult, ProbeOutcome, TaskAudit } from "../schema/audit";
-import { type AuditOptions, type Backend, fmt, type MutationPlan, mergeRuns, selected, variantId } from "./audit-plan";
-import { flakinessOf, parityOf } from "./flakiness";
+import type { EnvironmentAudit, MutationResult, TaskAudit } from "../schema/audit";
+import {
+  type Audit,
+  type AuditOptions,
+  type Backend,
+  type MutationPlan,
+  mergeRuns,
+  type ProbeItem,
+  type Provider,
+  selected,
+  variantId,
+} from "./audit-plan";
+import { auditTask, type Findings } from "./audit-verdict";
 import { judgeMutation } from "./judge-mutation";
 import { planMutation } from "./plan-mutation";
 import { probeVars } from "./probe-vars";
 import { probePolicy } from "./probes";
-import { type AuditItem, type AuditOutcome, type BatchContext, runBatch } from "./run-batch";
+import { type AuditOutcome, runBatch } from "./run-batch";
 import { oracleScreenable } from "./screen";
 import { rerunOracle, screenProbes } from "./screen-tasks";
 
 export type { AuditOptions } from "./audit-plan";
-
-/** What every phase of one environment's audit shares: its options, its tasks, and what the phases found so far. */
-interface Audit {
-  env: Environment;
-  opts: AuditOptions;
-  tasks: LoadedTask[];
-  notes: string[];
-  phases: NonNullable<EnvironmentAudit["phases"]>;
-  first: AuditOptions["providers"][number];
-  /** Workbenches (a sandbox of a task's own, where the screen runs and mutants are made), a few at a time. */
-  making: Limiter;
-  ctxFor(provider: SandboxProvider, k?: number): BatchContext;
-  /** Runs one phase, recording its wall time and how many rollouts it made. */
-  timed<T>(phase: string, work: () => Promise<T>, rollouts: (r: T) => number): Promise<T>;
-  log(line: string): void;
-  /** Tasks whose oracle's further runs are screen reruns. */
-  rerunnable: Set<string>;
-  oracleRuns: Map<Backend, Map<string, AuditOutcome[]>>;
-  reruns: Map<Backend, Map<string, Array<number | null>>>;
-}
-
-type ProbeItem = AuditItem & { probe: string; task: LoadedTask; turns: PlannedTurn[] };
-type Provider = AuditOptions["providers"][number];
 
 const count = (m: Map<string, AuditOutcome[]>) => [...m.values()].reduce((s, l) => s + l.length, 0);
 
@@ -315,111 +299,6 @@ async function playMutants(
     ),
   );
   return { mutantRuns, mutations };
-}
-
-/** What the phases found, for the verdict of each task. */
-interface Findings {
-  probeItems: ProbeItem[];
-  probeRuns: Map<Backend, Map<string, AuditOutcome[]>>;
-  probeScreened: Map<Backend, Set<string>>;
-  plans: MutationPlan[];
-  mutantRuns: Map<string, AuditOutcome[]>;
-  mutations: Map<string, MutationResult>;
-}
-
-/** Parity of the oracle's runs on the first two backends; a disagreement is a problem. */
-function parityFor(a: Audit, task: LoadedTask, problems: string[]): ParityResult | null {
-  const [x, y] = a.opts.providers;
-  if (!x || !y) return null;
-  const parity = parityOf(
-    { backend: x.backend, runs: a.oracleRuns.get(x.backend)?.get(task.id) ?? [] },
-    { backend: y.backend, runs: a.oracleRuns.get(y.backend)?.get(task.id) ?? [] },
-  );
-  if (parity.agree === false && parity.first_difference) {
-    const d = parity.first_difference;
-    problems.push(`backend parity: ${d.component} scored ${fmt(d.a)} on ${x.backend} and ${fmt(d.b)} on ${y.backend}`);
-  }
-  return parity;
-}
-
-/** Each probe's outcome on each backend for a task; a finding is a problem. */
-function probeOutcomes(a: Audit, task: LoadedTask, f: Findings, problems: string[]): ProbeOutcome[] {
-  const probes: ProbeOutcome[] = [];
-  for (const { backend } of a.opts.providers) {
-    for (const item of f.probeItems.filter((p) => p.task.id === task.id)) {
-      if (f.probeScreened.get(backend)?.has(item.id)) {
-        probes.push({ probe: item.probe, backend, status: "rejected", reward: 0, trajectory: "", screened: true });
-        continue;
-      }
-      const o = f.probeRuns.get(backend)?.get(item.id)?.[0];
-      if (!o) continue;
-      const status = o.reward === null ? "not-judged" : o.reward > 0 ? "finding" : "rejected";
-      probes.push({
-        probe: item.probe,
-        backend,
-        status,
-        reward: o.reward,
-        ...(o.reason ? { reason: o.reason } : {}),
-        trajectory: o.file,
-      });
-      if (status === "finding") problems.push(`probe ${item.probe} scored ${fmt(o.reward)} on ${backend} (trajectory ${o.file})`);
-    }
-  }
-  return probes;
-}
-
-/** The task's mutation result; wrong solutions accepted, right answers rejected and a score below the bar are problems. */
-async function mutationFor(
-  a: Audit,
-  task: LoadedTask,
-  f: Findings,
-  reference: number | null,
-  problems: string[],
-): Promise<MutationResult | null> {
-  const plan = f.plans.find((p) => p.task.id === task.id);
-  if (!plan) return null;
-  const minScore = a.env.manifest.validation.audit.min_mutation_score;
-  const mutation = f.mutations.get(task.id) ?? (await judgeMutation(plan, f.mutantRuns, reference));
-  // A perturbed answer or scene is wrong by construction (no equivalent mutants to allow for): each one accepted is a misjudgement.
-  if (mutation.kind !== "code")
-    for (const sv of mutation.survivors)
-      problems.push(`accepts a wrong ${mutation.kind === "scene" ? "scene" : "answer"}: ${sv.description} (reward ${fmt(sv.reward)})`);
-  for (const r of mutation.rejected_correct) problems.push(`rejects a correct answer: ${r.description} (reward ${fmt(r.reward)})`);
-  if (mutation.score !== null && mutation.score < minScore) {
-    problems.push(
-      `mutation score ${fmt(mutation.score)} is below ${minScore}: ${mutation.survived} of ${mutation.mutants - mutation.equivalent - mutation.not_judged} wrong solutions pass (${mutation.survivors
-        .map((s) => s.description)
-        .slice(0, 5)
-        .join("; ")})`,
-    );
-  }
-  return mutation;
-}
-
-/** One task's verdict from everything the phases found. */
-async function auditTask(a: Audit, task: LoadedTask, f: Findings): Promise<TaskAudit> {
-  const problems: string[] = [];
-  const flakiness: FlakinessResult[] = a.opts.providers.map(({ backend }) =>
-    flakinessOf(backend, a.oracleRuns.get(backend)?.get(task.id) ?? [], a.reruns.get(backend)?.get(task.id) ?? []),
-  );
-  for (const fl of flakiness) {
-    if (fl.flaky) problems.push(`flaky on ${fl.backend}: the oracle's rewards were ${fl.rewards.map(fmt).join(", ")}`);
-  }
-  const parity = parityFor(a, task, problems);
-  const reference = flakiness.flatMap((fl) => fl.rewards).find((r) => r !== null) ?? null;
-  if (reference === 0) problems.push("the oracle scores 0: nothing to audit the verifier against");
-  // A task graded by a judge this machine has no endpoint for cannot be audited here: said, neither passed nor failed (as validate --run does).
-  const oracleOutcomes = [...a.oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []);
-  const skipped = reference === null ? oracleOutcomes.find((r) => r.skipped)?.skipped : undefined;
-  if (skipped) return { id: task.id, ok: true, problems: [], not_judged: skipped, flakiness, parity, mutation: null, probes: [] };
-  // Infra errors judge nothing: a task no backend could judge is not a pass.
-  if (reference === null)
-    problems.push(
-      `not judged: no oracle rollout of this task was scored (${[...a.oracleRuns.values()].flatMap((m) => m.get(task.id) ?? []).find((r) => r.reason)?.reason ?? "infra errors"})`,
-    );
-  const probes = probeOutcomes(a, task, f, problems);
-  const mutation = await mutationFor(a, task, f, reference, problems);
-  return { id: task.id, ok: problems.length === 0, problems, flakiness, parity, mutation, probes };
 }
 
 /**
