@@ -88,6 +88,87 @@ function verifierLines(
   });
 }
 
+/** Writes a file of one exported task's folder; the task's file maps; its warnings. */
+interface TaskFolder {
+  write(rel: string, bytes: Buffer | string, executable?: boolean): void;
+  writeMap(prefix: string, map: FileMap | undefined): void;
+  warn(message: string): void;
+}
+
+function writeSolution(out: TaskFolder, m: Environment["manifest"], task: LoadedTask, answerGraded: boolean): void {
+  const { write, writeMap, warn } = out;
+  // solution/: written back as imported, else a solve.sh that plays the reference solution.
+  const s = task.solution;
+  if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
+    writeMap("solution/", s.files);
+  } else if (s) {
+    const lines = ["set -e", `cd ${shq(m.sandbox.workdir)}`];
+    for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
+      const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
+      lines.push(`mkdir -p "$(dirname ${shq(p)})"`, `echo ${shq(b64)} | base64 -d > ${shq(p)}`);
+      if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 ${shq(p)}`);
+    }
+    if (s.patch)
+      lines.push(
+        "cat > /tmp/solution.patch <<'RLENV_PATCH'",
+        s.patch.replace(/\n?$/, "\n") + "RLENV_PATCH",
+        "git apply /tmp/solution.patch || patch -p1 < /tmp/solution.patch",
+      );
+    for (const c of s.commands ?? []) lines.push(c);
+    if (s.answer !== undefined) {
+      lines.push(`mkdir -p /logs/agent && cat > ${ANSWER_FILE} <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
+      if (!answerGraded) warn(`the reference answer is written to ${ANSWER_FILE}, but no verifier of this task grades an answer in Harbor`);
+    }
+    if (s.tool_calls?.length)
+      warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
+    write("solution/solve.sh", sh(lines), true);
+  } else warn("no reference solution: the task has no solution/solve.sh");
+}
+
+function writeTests(
+  out: TaskFolder,
+  m: Environment["manifest"],
+  task: LoadedTask,
+  documents: readonly ExportDocument[],
+  answerGraded: boolean,
+): void {
+  const { write, writeMap, warn } = out;
+  // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
+  const verifiers = task.reward ?? m.reward;
+  if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
+    writeMap("tests/", task.tests?.files);
+    return;
+  }
+  const extra = new Map<string, Buffer>();
+  const lines = [
+    "mkdir -p /logs/verifier",
+    "# Hidden test files go into the workdir, where rlenv's verifiers find them.",
+    'cp -a /tests/files/. "$PWD"/ 2>/dev/null || true',
+  ];
+  const parts: Array<{ name: string; weight: number; i: number }> = [];
+  verifiers.forEach((v, i) => {
+    const got = verifierLines(v, task, i, extra, documents, warn);
+    if (!got) {
+      warn(
+        `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
+      );
+      return;
+    }
+    lines.push(...got);
+    // Two verifiers of one name (two unnamed `tests`) would share a key of reward.json: the later ones get `_2`, `_3`.
+    const base = v.name ?? v.type;
+    let name = base;
+    for (let n = 2; parts.some((p) => p.name === name); n++) name = `${base}_${n}`;
+    parts.push({ name, weight: v.weight, i });
+  });
+  writeMap("tests/files/", task.tests?.files);
+  for (const [p, c] of extra) write(`tests/${p}`, c);
+  if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
+  else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
+  else lines.push(rewardJsonLine(parts));
+  write("tests/test.sh", sh(lines), true);
+}
+
 /**
  * `rlenv export harbor`: each task of an environment becomes a Harbor task folder. A task
  * imported from Harbor (metadata.harbor.task_toml, the oracle command of import) is written
@@ -196,68 +277,9 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     const unchanged = original !== null && dockerfile.join("\n") === before && before === original.replace(/\n$/, "");
     write("environment/Dockerfile", unchanged && original !== null ? original : `${dockerfile.join("\n")}\n`);
 
-    // solution/: written back as imported, else a solve.sh that plays the reference solution.
-    const s = task.solution;
-    if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
-      writeMap("solution/", s.files);
-    } else if (s) {
-      const lines = ["set -e", `cd ${shq(m.sandbox.workdir)}`];
-      for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
-        const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
-        lines.push(`mkdir -p "$(dirname ${shq(p)})"`, `echo ${shq(b64)} | base64 -d > ${shq(p)}`);
-        if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 ${shq(p)}`);
-      }
-      if (s.patch)
-        lines.push(
-          "cat > /tmp/solution.patch <<'RLENV_PATCH'",
-          s.patch.replace(/\n?$/, "\n") + "RLENV_PATCH",
-          "git apply /tmp/solution.patch || patch -p1 < /tmp/solution.patch",
-        );
-      for (const c of s.commands ?? []) lines.push(c);
-      if (s.answer !== undefined) {
-        lines.push(`mkdir -p /logs/agent && cat > ${ANSWER_FILE} <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
-        if (!answerGraded)
-          warn(`the reference answer is written to ${ANSWER_FILE}, but no verifier of this task grades an answer in Harbor`);
-      }
-      if (s.tool_calls?.length)
-        warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
-      write("solution/solve.sh", sh(lines), true);
-    } else warn("no reference solution: the task has no solution/solve.sh");
-
-    // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
-    const verifiers = task.reward ?? m.reward;
-    if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
-      writeMap("tests/", task.tests?.files);
-      continue;
-    }
-    const extra = new Map<string, Buffer>();
-    const lines = [
-      "mkdir -p /logs/verifier",
-      "# Hidden test files go into the workdir, where rlenv's verifiers find them.",
-      'cp -a /tests/files/. "$PWD"/ 2>/dev/null || true',
-    ];
-    const parts: Array<{ name: string; weight: number; i: number }> = [];
-    verifiers.forEach((v, i) => {
-      const got = verifierLines(v, task, i, extra, documents, warn);
-      if (!got) {
-        warn(
-          `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
-        );
-        return;
-      }
-      lines.push(...got);
-      // Two verifiers of one name (two unnamed `tests`) would share a key of reward.json: the later ones get `_2`, `_3`.
-      const base = v.name ?? v.type;
-      let name = base;
-      for (let n = 2; parts.some((p) => p.name === name); n++) name = `${base}_${n}`;
-      parts.push({ name, weight: v.weight, i });
-    });
-    writeMap("tests/files/", task.tests?.files);
-    for (const [p, c] of extra) write(`tests/${p}`, c);
-    if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
-    else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
-    else lines.push(rewardJsonLine(parts));
-    write("tests/test.sh", sh(lines), true);
+    const out: TaskFolder = { write, writeMap, warn };
+    writeSolution(out, m, task, answerGraded);
+    writeTests(out, m, task, documents, answerGraded);
   }
   return result;
 }
