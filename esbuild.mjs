@@ -238,3 +238,6 @@ copyFileSync("src/core/sandbox/agent/agent.py", "dist/agent.py");
 // The audit's Python helpers (sent into the sandbox) and its probe library (read as files).
 rmSync("dist/audit", { recursive: true, force: true });
 for (const part of ["python", "probes"]) cpSync(`src/core/audit/${part}`, `dist/audit/${part}`, { recursive: true });
+// The Python programs an exported Harbor task runs (grader.py and its kin), written into its tests/.
+rmSync("dist/harbor", { recursive: true, force: true });
+cpSync("src/core/harbor/python", "dist/harbor/python", { recursive: true });

@@ -10,11 +10,10 @@ import path from "node:path";
 import { test } from "node:test";
 import type { ComparatorContext } from "../../src/core/reward/comparators/registry";
 import { findComparator } from "../../src/core/reward/comparators/registry";
-import "../../src/core/reward/builtin";
 import "../../src/core/reward/comparators/document";
 import { checkCitations } from "../../src/core/reward/comparators/citation";
 import { exactVerifier } from "../../src/core/reward/verifiers/exact";
-import { GRADER_PY } from "../../src/core/harbor/grader-py";
+import { harborPython } from "../../src/core/harbor/python-assets";
 import { exportHarbor } from "../../src/core/harbor/export";
 import type { GraderSpec } from "../../src/core/harbor/export-grader";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
@@ -194,7 +193,7 @@ async function tsVerdict(c: Case): Promise<boolean> {
 }
 
 function pyVerdicts(dir: string, all: Case[], driver: string): boolean[] {
-  writeFileSync(path.join(dir, "grader.py"), GRADER_PY);
+  writeFileSync(path.join(dir, "grader.py"), harborPython("grader.py"));
   writeFileSync(path.join(dir, "cases.json"), JSON.stringify(all));
   writeFileSync(path.join(dir, "driver.py"), driver);
   const r = spawnSync("python3", [path.join(dir, "driver.py")], { cwd: dir, encoding: "utf8" });

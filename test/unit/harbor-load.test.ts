@@ -8,7 +8,6 @@ import { test } from "node:test";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { expandHarborFolders, harborTaskDirs } from "../../src/core/harbor/load-harbor";
 import { aggregate, scoreRollout } from "../../src/core/reward/score";
-import { registerVerifier } from "../../src/core/reward/registry";
 
 // A byte-for-byte copy of ../shared/datasets/harbor-tasks (Apache-2.0, LICENSE files inside), so a clone alone runs these tests.
 const SAMPLE = path.join(__dirname, "../fixtures/harbor-tasks");
@@ -147,8 +146,9 @@ test("the 8 sample tasks load with no error, each prompt its instruction.md and 
 });
 
 test("a verifier's split scores (reward.json's keys) become one component each, averaged into the total", async () => {
-  registerVerifier({
-    type: "harbor",
+  // A stand-in for the harbor verifier, handed to the engine as a domain's verifier (they take precedence).
+  const harbor = {
+    type: "harbor" as const,
     verify: async () =>
       ({
         score: 0.5,
@@ -158,9 +158,9 @@ test("a verifier's split scores (reward.json's keys) become one component each, 
           { name: "performance", score: 0 },
         ],
       }) as never,
-  });
+  };
   const ctx = { signal: new AbortController().signal } as never;
-  const s = await scoreRollout([{ type: "harbor", name: "reward", weight: 1 }], ctx);
+  const s = await scoreRollout([{ type: "harbor", name: "reward", weight: 1 }], ctx, [harbor]);
   assert.deepEqual(
     s.components.map((c) => [c.name, c.type, c.score, c.passed]),
     [

@@ -72,26 +72,35 @@ function replaceFigure(s: string, f: Figure, text: string): string {
 
 /** Wrong and reformatted versions of one string that holds a figure or a date; empty when it holds neither. */
 export function stringVariants(s: string, otherFigures: string[] = [], documentText?: string): AnswerVariant[] {
-  const out: AnswerVariant[] = [];
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s.trim());
-  if (date) {
-    const [y, mo, d] = [Number(date[1]), date[2] ?? "01", Number(date[3])];
-    out.push({
-      operator: "another-year",
-      description: "the same date a year earlier",
-      answer: `${y - 1}-${mo}-${String(d).padStart(2, "0")}`,
-      expect: "reject",
-    });
-    out.push({
-      operator: "off-by-one-day",
-      description: "the next day",
-      answer: `${y}-${mo}-${String(d === 28 ? 27 : d + 1).padStart(2, "0")}`,
-      expect: "reject",
-    });
-    return out;
-  }
+  if (date) return dateVariants(date);
   const f = findFigure(s);
-  if (!f) return out;
+  if (!f) return [];
+  return [...wrongFigures(s, f), ...borrowedFigures(s, f, otherFigures, documentText), ...hedgedFigures(s, f), ...reformattedFigures(s, f)];
+}
+
+/** A date a year earlier and a day later. */
+function dateVariants(date: RegExpExecArray): AnswerVariant[] {
+  const out: AnswerVariant[] = [];
+  const [y, mo, d] = [Number(date[1]), date[2] ?? "01", Number(date[3])];
+  out.push({
+    operator: "another-year",
+    description: "the same date a year earlier",
+    answer: `${y - 1}-${mo}-${String(d).padStart(2, "0")}`,
+    expect: "reject",
+  });
+  out.push({
+    operator: "off-by-one-day",
+    description: "the next day",
+    answer: `${y}-${mo}-${String(d === 28 ? 27 : d + 1).padStart(2, "0")}`,
+    expect: "reject",
+  });
+  return out;
+}
+
+/** The figure scaled a little and a lot, its sign flipped, its unit swapped. */
+function wrongFigures(s: string, f: Figure): AnswerVariant[] {
+  const out: AnswerVariant[] = [];
   const scaled = (factor: number, op: string, description: string) => {
     const v = f.value * factor;
     out.push({
@@ -131,6 +140,12 @@ export function stringVariants(s: string, otherFigures: string[] = [], documentT
       expect: "reject",
     });
   }
+  return out;
+}
+
+/** Other figures in its place: the prompt's, and the document's neighbours in its row and column. */
+function borrowedFigures(s: string, f: Figure, otherFigures: string[], documentText: string | undefined): AnswerVariant[] {
+  const out: AnswerVariant[] = [];
   const others = otherFigures.filter((o) => {
     const g = findFigure(o);
     return g && Math.abs(g.value - f.value) > 0.01 * Math.max(1, Math.abs(f.value)) && g.unit === f.unit;
@@ -160,6 +175,12 @@ export function stringVariants(s: string, otherFigures: string[] = [], documentT
         expect: "reject",
       });
   }
+  return out;
+}
+
+/** An empty answer, and the figure hedged among wrong ones. */
+function hedgedFigures(s: string, f: Figure): AnswerVariant[] {
+  const out: AnswerVariant[] = [];
   out.push({ operator: "empty", description: "an empty answer", answer: "", expect: "reject" });
   const hedges = [1.1, 0.9, 1000, 0.001, 1.01].map((k) => render(f, { value: f.value * k, decimals: decimalsFor(f, f.value * k) }));
   out.push({
@@ -168,7 +189,13 @@ export function stringVariants(s: string, otherFigures: string[] = [], documentT
     answer: `${hedges.slice(0, 3).join(", or ")}, or ${s}, or ${hedges.slice(3).join(", or ")}`,
     expect: "reject",
   });
-  // Correct reformattings: the same amount at another scale, written out in full, without separators.
+  return out;
+}
+
+/** Correct reformattings: the same amount at another scale, written out in full, without separators. */
+function reformattedFigures(s: string, f: Figure): AnswerVariant[] {
+  const out: AnswerVariant[] = [];
+  const scaleAt = SCALES.indexOf(f.unit as (typeof SCALES)[number]);
   if (scaleAt >= 0 && f.dollar) {
     const factor = 1000 ** (scaleAt + 1);
     const full = f.value * factor;

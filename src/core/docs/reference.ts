@@ -5,7 +5,6 @@ import { loadDomain } from "../domains/registry";
 import { DEFAULT_REPORT_SCHEMA, DocumentTarget } from "../domains/document/target";
 import { CHECK_SCHEMAS } from "../domains/scene3d/checks/check-spec";
 import type { Environment } from "../model/environment";
-import "../reward/builtin";
 import "../reward/comparators/basic";
 import "../reward/comparators/document";
 import { findComparator, registeredComparators } from "../reward/comparators/registry";

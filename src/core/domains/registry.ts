@@ -5,10 +5,11 @@ import type { Domain } from "../schema/common";
 import type { DomainPlugin } from "../model/domain";
 
 /**
- * Domain plugins by name. Each domain folder exports its plugin; add it here.
- * Loaded lazily so the CLI and the extension only load the domains they use.
+ * Domain plugins by name. Each domain folder exports its plugin; add it here (a domain of
+ * schema/common.ts without an entry is a compile error). Loaded lazily so the CLI and the
+ * extension only load the domains they use.
  */
-const loaders: Partial<Record<Domain, () => Promise<DomainPlugin>>> = {
+const loaders: Record<Domain, () => Promise<DomainPlugin>> = {
   code: () => import("./code").then((m) => m.codeDomain),
   custom: () => import("./code").then((m) => m.customDomain),
   scene3d: () => import("./scene3d").then((m) => m.scene3dDomain),

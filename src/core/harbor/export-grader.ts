@@ -1,9 +1,10 @@
 import type { LoadedTask } from "../model/environment";
-import { expectedValue, getPath } from "../reward/answer-path";
-import { inferComparator } from "../reward/comparators/auto";
+import { getPath } from "../reward/answer-path";
+import type { GraderField } from "../reward/verifier-entry";
+import { verifierEntry } from "../reward/verifier-table";
 import type { VerifierConfig } from "../schema/verifier";
 
-/** The comparators grader.py has (see grader-py.ts); any other field scores 0 there, with a warning at export. */
+/** The comparators grader.py has (harbor/python/grader.py); any other field scores 0 there, with a warning at export. */
 export const PY_COMPARATORS = new Set([
   "exact",
   "exact-normalized",
@@ -16,19 +17,7 @@ export const PY_COMPARATORS = new Set([
   "quantity",
 ]);
 
-/** The document comparators rlenv registers wrapped in the citation check (reward/comparators/document.ts). */
-const CITED = new Set(["money", "percent", "quantity", "legal-text", "date", "entities"]);
-
-export interface GraderField {
-  comparator: string;
-  weight: number;
-  expected: unknown;
-  rel_tol?: number;
-  abs_tol?: number;
-  rounding?: "gold" | "none";
-  cite?: boolean;
-  normalize?: string;
-}
+export type { GraderField };
 
 /** What grader.py reads: the fields to compare, each resolved for this task, and the pages a citation may point at. */
 export interface GraderSpec {
@@ -44,52 +33,20 @@ export interface ExportDocument {
 }
 
 /**
- * One answer-graded verifier (fields, exact, numeric) of one task as grader.py's spec: `auto`
- * resolved here by rlenv's own rule (the task's target.grading, else the gold value's form,
- * figures and text read by the document comparators), the gold value written in, and, when a
- * field needs its citation checked, the pages of the documents the task names. Null for a
- * verifier type grader.py does not grade; `unsupported` names fields it cannot.
+ * One answer-graded verifier (fields, exact, numeric: those whose Harbor grader is of kind
+ * "answer") of one task as grader.py's spec: its fields as the verifier resolves them (the gold
+ * value written in, `auto` resolved by rlenv's own rule), and, when a field needs its citation
+ * checked, the pages of the documents the task names. Null for a verifier type grader.py does
+ * not grade; `unsupported` names fields it cannot.
  */
 export function graderSpec(
   v: VerifierConfig,
   task: LoadedTask,
   documents: readonly ExportDocument[] = [],
 ): { spec: GraderSpec; unsupported: string[] } | null {
-  const fields: Record<string, GraderField> = {};
-  let mode: GraderSpec["mode"] = "mean";
-  if (v.type === "exact") {
-    fields[v.field ?? ""] = { comparator: "exact-normalized", weight: 1, expected: expectedValue(task, v.field), normalize: v.normalize };
-  } else if (v.type === "numeric") {
-    fields[v.field ?? ""] = {
-      comparator: "number",
-      weight: 1,
-      expected: expectedValue(task, v.field),
-      rel_tol: v.rel_tol,
-      abs_tol: v.abs_tol,
-    };
-  } else if (v.type === "fields") {
-    if (v.mode === "all") mode = "all";
-    for (const [field, spec] of Object.entries(v.fields)) {
-      const expected = expectedValue(task, field);
-      let name: string = spec.comparator;
-      let merged: Record<string, unknown> = { ...spec };
-      let cited = CITED.has(name);
-      if (name === "auto") {
-        const grading = getPath(getPath(task.target, "grading"), field) as Record<string, unknown> | undefined;
-        const chosen =
-          typeof grading?.comparator === "string" && grading.comparator !== "auto" ? grading.comparator : inferComparator(expected);
-        // auto reads figures and text the document domain's way, and checks citations whatever it picked.
-        name = chosen === "number" ? "quantity" : chosen === "text" ? "legal-text" : chosen;
-        merged = { ...spec, ...(grading ?? {}) };
-        cited = true;
-      }
-      const f: GraderField = { comparator: name, weight: spec.weight, expected };
-      for (const k of ["rel_tol", "abs_tol", "rounding"] as const)
-        if (merged[k] !== undefined) (f as unknown as Record<string, unknown>)[k] = merged[k];
-      if (merged.cite === true && cited) f.cite = true;
-      fields[field] = f;
-    }
-  } else return null;
+  const grader = verifierEntry(v).harbor;
+  if (grader.kind !== "answer") return null;
+  const { mode, fields } = grader.fields(v, task);
   const unsupported = Object.entries(fields).flatMap(([field, f]) =>
     PY_COMPARATORS.has(f.comparator) ? [] : [`${field || "(answer)"}: ${f.comparator}`],
   );

@@ -10,7 +10,8 @@ import { stockRecipe } from "../sandbox/image/stand-in";
 import { parseSize } from "../sandbox/size";
 import type { VerifierConfig } from "../schema/verifier";
 import { type ExportDocument, graderSpec } from "./export-grader";
-import { GRADER_PY } from "./grader-py";
+import { verifierEntry } from "../reward/verifier-table";
+import { harborPython } from "./python-assets";
 import { HARBOR_EXTRA } from "./import";
 import { SOLUTION_MARK } from "./native-solution";
 import { taskSeed } from "../sandbox/task-files";
@@ -23,56 +24,6 @@ export interface ExportResult {
   /** What could not be carried over, per task: said, never dropped silently. */
   warnings: string[];
 }
-
-/** Debian's python3-pytest compares: test.sh scripts run with python3 (there in every image this writes). */
-const STDIO_RUNNER = `import json, subprocess, sys
-def norm(t):
-    lines = [" ".join(l.split()) for l in t.replace("\\r\\n", "\\n").replace("\\r", "\\n").split("\\n")]
-    while lines and lines[-1] == "":
-        lines.pop()
-    return "\\n".join(lines)
-spec = json.load(open(sys.argv[1]))
-passed = 0
-for i, c in enumerate(spec["cases"]):
-    try:
-        r = subprocess.run(["bash", "-c", spec["program"]], input=c.get("stdin", ""), capture_output=True, text=True, timeout=c.get("timeout", 10))
-        ok = r.returncode == 0 and norm(r.stdout) == norm(c["stdout"])
-    except subprocess.TimeoutExpired:
-        ok = False
-    print(f"case {i}: {'passed' if ok else 'FAILED'}")
-    passed += ok
-n = len(spec["cases"])
-score = passed / n if spec["mode"] == "fraction" else float(passed == n)
-print(score)
-`;
-
-const SCRIPT_SCORE = `import json, sys
-out = sys.stdin.read().strip().splitlines()
-last = out[-1] if out else ""
-try:
-    v = json.loads(last)
-    v = v["score"] if isinstance(v, dict) else v
-    print(max(0.0, min(1.0, float(v))))
-except Exception:
-    print(0)
-`;
-
-/** Writes reward.json from argv triples (name, weight, score); a score that is no number counts 0, said on stderr. */
-const REWARD_JSON = `import json, sys
-a = sys.argv[1:]
-r, total = {}, 0.0
-for name, weight, score in zip(a[0::3], a[1::3], a[2::3]):
-    try:
-        v = float(score)
-    except ValueError:
-        print(f"{name}: score {score!r} is not a number: counted 0", file=sys.stderr)
-        v = 0.0
-    r[name] = v
-    total += float(weight) * v
-if len(r) > 1:
-    r["reward"] = total
-json.dump(r, open("/logs/verifier/reward.json", "w"))
-`;
 
 function sh(lines: string[]): string {
   return `#!/bin/bash\n${lines.join("\n")}\n`;
@@ -97,7 +48,7 @@ function portableFrom(image: string): string[] {
 function rewardJsonLine(parts: ReadonlyArray<{ name: string; weight: number; i: number }>): string {
   const total = parts.reduce((a, p) => a + p.weight, 0) || 1;
   const args = parts.map((p) => `${shq(p.name)} ${shq(String(p.weight / total))} "$score_${p.i}"`).join(" ");
-  return `python3 -c ${shq(REWARD_JSON)} ${args}`;
+  return `python3 -c ${shq(harborPython("reward_json.py"))} ${args}`;
 }
 
 /** Where an exported task's agent leaves its answer: Harbor has no submit step, so the answer graders read this file. */
@@ -118,30 +69,104 @@ function verifierLines(
     for (const u of graded.unsupported)
       warn(`the ${v.type} verifier '${v.name ?? v.type}' field ${u} is graded by rlenv's own code only: it scores 0 in Harbor's grader.py`);
     files.set(`grade_${i}.json`, Buffer.from(JSON.stringify(graded.spec)));
-    files.set("grader.py", Buffer.from(GRADER_PY));
+    files.set("grader.py", Buffer.from(harborPython("grader.py")));
     return [
       `${name}=$(python3 /tests/grader.py /tests/grade_${i}.json ${ANSWER_FILE} 2>>/logs/verifier/grader.txt | tail -n 1)`,
       `: "\${${name}:=0}"`,
     ];
   }
-  if (v.type === "tests") {
-    if (v.format === "stdio") {
-      const program = v.program ?? task.tests?.command ?? v.command;
-      if (!program || !task.tests?.cases?.length) return null;
-      files.set(`stdio_${i}.json`, Buffer.from(JSON.stringify({ program, cases: task.tests.cases, mode: v.mode })));
-      files.set("stdio_runner.py", Buffer.from(STDIO_RUNNER));
-      return [`${name}=$(python3 /tests/stdio_runner.py /tests/stdio_${i}.json | tee -a /logs/verifier/cases.txt | tail -n 1)`];
+  const grader = verifierEntry(v).harbor;
+  if (grader.kind !== "exec") return null;
+  return grader.lines(v, {
+    task,
+    index: i,
+    addFile: (rel, bytes) => files.set(rel, bytes),
+    addProgram: (program) => {
+      files.set(program, Buffer.from(harborPython(program)));
+      return `/tests/${program}`;
+    },
+  });
+}
+
+/** Writes a file of one exported task's folder; the task's file maps; its warnings. */
+interface TaskFolder {
+  write(rel: string, bytes: Buffer | string, executable?: boolean): void;
+  writeMap(prefix: string, map: FileMap | undefined): void;
+  warn(message: string): void;
+}
+
+function writeSolution(out: TaskFolder, m: Environment["manifest"], task: LoadedTask, answerGraded: boolean): void {
+  const { write, writeMap, warn } = out;
+  // solution/: written back as imported, else a solve.sh that plays the reference solution.
+  const s = task.solution;
+  if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
+    writeMap("solution/", s.files);
+  } else if (s) {
+    const lines = ["set -e", `cd ${shq(m.sandbox.workdir)}`];
+    for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
+      const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
+      lines.push(`mkdir -p "$(dirname ${shq(p)})"`, `echo ${shq(b64)} | base64 -d > ${shq(p)}`);
+      if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 ${shq(p)}`);
     }
-    const command = task.tests?.command ?? v.command;
-    if (!command) return null;
-    // The pass/fail of the whole suite, from its exit status (the fraction of a report is rlenv's own parsing).
-    return [`if ( ${command} ); then ${name}=1; else ${name}=0; fi`];
+    if (s.patch)
+      lines.push(
+        "cat > /tmp/solution.patch <<'RLENV_PATCH'",
+        s.patch.replace(/\n?$/, "\n") + "RLENV_PATCH",
+        "git apply /tmp/solution.patch || patch -p1 < /tmp/solution.patch",
+      );
+    for (const c of s.commands ?? []) lines.push(c);
+    if (s.answer !== undefined) {
+      lines.push(`mkdir -p /logs/agent && cat > ${ANSWER_FILE} <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
+      if (!answerGraded) warn(`the reference answer is written to ${ANSWER_FILE}, but no verifier of this task grades an answer in Harbor`);
+    }
+    if (s.tool_calls?.length)
+      warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
+    write("solution/solve.sh", sh(lines), true);
+  } else warn("no reference solution: the task has no solution/solve.sh");
+}
+
+function writeTests(
+  out: TaskFolder,
+  m: Environment["manifest"],
+  task: LoadedTask,
+  documents: readonly ExportDocument[],
+  answerGraded: boolean,
+): void {
+  const { write, writeMap, warn } = out;
+  // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
+  const verifiers = task.reward ?? m.reward;
+  if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
+    writeMap("tests/", task.tests?.files);
+    return;
   }
-  if (v.type === "script") {
-    files.set("script_score.py", Buffer.from(SCRIPT_SCORE));
-    return [`${name}=$( ( ${v.command} ) | python3 /tests/script_score.py )`];
-  }
-  return null;
+  const extra = new Map<string, Buffer>();
+  const lines = [
+    "mkdir -p /logs/verifier",
+    "# Hidden test files go into the workdir, where rlenv's verifiers find them.",
+    'cp -a /tests/files/. "$PWD"/ 2>/dev/null || true',
+  ];
+  const parts: Array<{ name: string; weight: number; i: number }> = [];
+  verifiers.forEach((v, i) => {
+    const got = verifierLines(v, task, i, extra, documents, warn);
+    if (!got) {
+      warn(
+        `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
+      );
+      return;
+    }
+    lines.push(...got);
+    // Two verifiers of one name (two unnamed `tests`) would share a key of reward.json: the later ones get `_2`, `_3`.
+    const base = v.name ?? v.type;
+    let name = base;
+    for (let n = 2; parts.some((p) => p.name === name); n++) name = `${base}_${n}`;
+    parts.push({ name, weight: v.weight, i });
+  });
+  writeMap("tests/files/", task.tests?.files);
+  for (const [p, c] of extra) write(`tests/${p}`, c);
+  if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
+  else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
+  else lines.push(rewardJsonLine(parts));
+  write("tests/test.sh", sh(lines), true);
 }
 
 /**
@@ -252,68 +277,9 @@ export function exportHarbor(env: Environment, outDir: string, opts: { documents
     const unchanged = original !== null && dockerfile.join("\n") === before && before === original.replace(/\n$/, "");
     write("environment/Dockerfile", unchanged && original !== null ? original : `${dockerfile.join("\n")}\n`);
 
-    // solution/: written back as imported, else a solve.sh that plays the reference solution.
-    const s = task.solution;
-    if (s?.commands?.[0]?.startsWith(SOLUTION_MARK)) {
-      writeMap("solution/", s.files);
-    } else if (s) {
-      const lines = ["set -e", `cd ${shq(m.sandbox.workdir)}`];
-      for (const [p, c] of Object.entries(sandboxFiles(s.files))) {
-        const b64 = (Buffer.isBuffer(c) ? c : Buffer.from(c)).toString("base64");
-        lines.push(`mkdir -p "$(dirname ${shq(p)})"`, `echo ${shq(b64)} | base64 -d > ${shq(p)}`);
-        if (s.files && isExecutable(s.files[p] ?? "")) lines.push(`chmod 755 ${shq(p)}`);
-      }
-      if (s.patch)
-        lines.push(
-          "cat > /tmp/solution.patch <<'RLENV_PATCH'",
-          s.patch.replace(/\n?$/, "\n") + "RLENV_PATCH",
-          "git apply /tmp/solution.patch || patch -p1 < /tmp/solution.patch",
-        );
-      for (const c of s.commands ?? []) lines.push(c);
-      if (s.answer !== undefined) {
-        lines.push(`mkdir -p /logs/agent && cat > ${ANSWER_FILE} <<'RLENV_ANSWER'`, JSON.stringify(s.answer), "RLENV_ANSWER");
-        if (!answerGraded)
-          warn(`the reference answer is written to ${ANSWER_FILE}, but no verifier of this task grades an answer in Harbor`);
-      }
-      if (s.tool_calls?.length)
-        warn(`${s.tool_calls.length} reference tool call(s) are not exported: Harbor's oracle runs a shell script only`);
-      write("solution/solve.sh", sh(lines), true);
-    } else warn("no reference solution: the task has no solution/solve.sh");
-
-    // tests/: as imported (harbor verifier), else a test.sh running the exec-based verifiers.
-    const verifiers = task.reward ?? m.reward;
-    if (verifiers.length === 1 && verifiers[0]?.type === "harbor") {
-      writeMap("tests/", task.tests?.files);
-      continue;
-    }
-    const extra = new Map<string, Buffer>();
-    const lines = [
-      "mkdir -p /logs/verifier",
-      "# Hidden test files go into the workdir, where rlenv's verifiers find them.",
-      'cp -a /tests/files/. "$PWD"/ 2>/dev/null || true',
-    ];
-    const parts: Array<{ name: string; weight: number; i: number }> = [];
-    verifiers.forEach((v, i) => {
-      const got = verifierLines(v, task, i, extra, documents, warn);
-      if (!got) {
-        warn(
-          `the ${v.type} verifier '${v.name ?? v.type}' is graded by rlenv's own code and cannot run in Harbor's container: left out of test.sh`,
-        );
-        return;
-      }
-      lines.push(...got);
-      // Two verifiers of one name (two unnamed `tests`) would share a key of reward.json: the later ones get `_2`, `_3`.
-      const base = v.name ?? v.type;
-      let name = base;
-      for (let n = 2; parts.some((p) => p.name === name); n++) name = `${base}_${n}`;
-      parts.push({ name, weight: v.weight, i });
-    });
-    writeMap("tests/files/", task.tests?.files);
-    for (const [p, c] of extra) write(`tests/${p}`, c);
-    if (parts.length === 0) lines.push("echo 0 > /logs/verifier/reward.txt");
-    else if (parts.length === 1 && !answerGraded) lines.push(`echo "$score_${parts[0]?.i}" > /logs/verifier/reward.txt`);
-    else lines.push(rewardJsonLine(parts));
-    write("tests/test.sh", sh(lines), true);
+    const out: TaskFolder = { write, writeMap, warn };
+    writeSolution(out, m, task, answerGraded);
+    writeTests(out, m, task, documents, answerGraded);
   }
   return result;
 }

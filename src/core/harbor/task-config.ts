@@ -101,7 +101,7 @@ const isTable = (v: unknown): v is Record<string, unknown> => typeof v === "obje
  */
 export function parseTaskConfig(file: string, text: string): { config: HarborTaskConfig | null; problems: Problem[] } {
   const problems: Problem[] = [];
-  const at = (table: string[], key: string | undefined, message: string, severity: Problem["severity"], arrayIndex?: number) =>
+  const at: At = (table, key, message, severity, arrayIndex) =>
     problems.push({
       file,
       ...tomlSpan(text, table, key, arrayIndex),
@@ -113,65 +113,11 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
   try {
     raw = parse(text) as Record<string, unknown>;
   } catch (e) {
-    const err = e as TomlError;
-    const line = err.line ?? 1;
-    const column = err.column ?? 1;
-    problems.push({
-      file,
-      line,
-      column,
-      endLine: line,
-      endColumn: column + 1,
-      path: "",
-      message: `not valid TOML: ${(err.message ?? String(e)).split("\n")[0]}`,
-      severity: "error",
-    });
+    problems.push(tomlSyntaxProblem(file, e));
     return { config: null, problems };
   }
-  const table = (name: string): Record<string, unknown> => {
-    const v = raw[name];
-    if (v === undefined) return {};
-    if (isTable(v)) return v;
-    at([], name, `[${name}] must be a table`, "error");
-    return {};
-  };
-  for (const [tableName, known] of Object.entries(KNOWN)) {
-    const t = tableName === "" ? raw : table(tableName);
-    for (const key of Object.keys(t)) {
-      const where = tableName === "" ? [] : [tableName];
-      const dotted = tableName === "" ? key : `${tableName}.${key}`;
-      if (!known.has(key)) at(where, key, `unknown field '${key}' for Harbor's task.toml: ignored`, "warning");
-      else if (UNSUPPORTED[dotted]) at(where, key, `read but not supported here: ${UNSUPPORTED[dotted]}`, "warning");
-    }
-  }
-  const num = (tableName: string, key: string, fallback: number | null): number | null => {
-    const v = table(tableName)[key];
-    if (v === undefined || v === null) return fallback;
-    if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
-    at([tableName], key, `must be a non-negative number, got ${JSON.stringify(v)}`, "error");
-    return fallback;
-  };
-  const str = (tableName: string, key: string): string | undefined => {
-    const v = table(tableName)[key];
-    if (v === undefined) return undefined;
-    if (typeof v === "string") return v;
-    at([tableName], key, `must be a string, got ${JSON.stringify(v)}`, "error");
-    return undefined;
-  };
-  const envOf = (tableName: string): Record<string, string> => {
-    const v = table(tableName).env;
-    if (v === undefined) return {};
-    if (!isTable(v)) {
-      at([tableName], "env", 'must be a table of NAME = "value"', "error");
-      return {};
-    }
-    const out: Record<string, string> = {};
-    for (const [k, x] of Object.entries(v)) {
-      if (typeof x === "string" || typeof x === "number" || typeof x === "boolean") out[k] = String(x);
-      else at([tableName, "env"], k, "an environment value must be a string", "error");
-    }
-    return out;
-  };
+  const r = tomlReader(raw, at);
+  const { table, num, str, envOf } = r;
   const versionRaw = raw.schema_version ?? raw.version ?? "1.0";
   const schemaVersion = String(versionRaw);
   if (!/^1\.[0-3]$/.test(schemaVersion))
@@ -182,28 +128,7 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
       "warning",
     );
   const legacy = schemaVersion === "1.0";
-  const env = table("environment");
-  let memoryMb = 2048;
-  if (typeof env.memory_mb === "number") memoryMb = env.memory_mb;
-  else if (env.memory !== undefined) {
-    const mb = typeof env.memory === "string" ? sizeToMb(env.memory) : typeof env.memory === "number" ? env.memory : null;
-    if (mb === null) at(["environment"], "memory", `not a size: ${JSON.stringify(env.memory)} (Harbor writes "2G")`, "error");
-    else memoryMb = mb;
-  }
-  let storageMb = 10240;
-  if (typeof env.storage_mb === "number") storageMb = env.storage_mb;
-  else if (typeof env.storage === "string") storageMb = sizeToMb(env.storage) ?? storageMb;
-  const cpus = num("environment", "cpus", 1) ?? 1;
-  const gpus = env.gpus;
-  if (typeof gpus === "number" && gpus > 0) at(["environment"], "gpus", `the task asks for ${gpus} GPU(s); sandboxes have none`, "warning");
-  if (env.os === "windows") at(["environment"], "os", "Windows containers are not supported: the task cannot run here", "error");
-  let networkMode: HarborTaskConfig["networkMode"] = "public";
-  const nm = str("environment", "network_mode");
-  if (nm === "no-network" || nm === "allowlist" || nm === "public") networkMode = nm;
-  else if (nm !== undefined) at(["environment"], "network_mode", `must be public, no-network or allowlist, got '${nm}'`, "error");
-  if (env.allow_internet === false) networkMode = "no-network";
-  const workdir = str("environment", "workdir");
-  if (workdir !== undefined && !workdir.startsWith("/")) at(["environment"], "workdir", "must be an absolute path", "error");
+  const { memoryMb, storageMb, cpus, networkMode, workdir } = environmentOf(r, at);
   const steps = parseSteps(raw.steps, at);
   if (
     raw.multi_step_reward_strategy !== undefined &&
@@ -241,6 +166,112 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
       "warning",
     );
   return { config, problems };
+}
+
+/** A TOML syntax error as a problem at its line and column. */
+function tomlSyntaxProblem(file: string, e: unknown): Problem {
+  const err = e as TomlError;
+  const line = err.line ?? 1;
+  const column = err.column ?? 1;
+  return {
+    file,
+    line,
+    column,
+    endLine: line,
+    endColumn: column + 1,
+    path: "",
+    message: `not valid TOML: ${(err.message ?? String(e)).split("\n")[0]}`,
+    severity: "error",
+  };
+}
+
+interface TomlReader {
+  table(name: string): Record<string, unknown>;
+  num(tableName: string, key: string, fallback: number | null): number | null;
+  str(tableName: string, key: string): string | undefined;
+  envOf(tableName: string): Record<string, string>;
+}
+
+/** Typed reads of the parsed file's tables, each wrong type a problem; unknown and unsupported fields are warned about here, once. */
+function tomlReader(raw: Record<string, unknown>, at: At): TomlReader {
+  const table = (name: string): Record<string, unknown> => {
+    const v = raw[name];
+    if (v === undefined) return {};
+    if (isTable(v)) return v;
+    at([], name, `[${name}] must be a table`, "error");
+    return {};
+  };
+  const num = (tableName: string, key: string, fallback: number | null): number | null => {
+    const v = table(tableName)[key];
+    if (v === undefined || v === null) return fallback;
+    if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
+    at([tableName], key, `must be a non-negative number, got ${JSON.stringify(v)}`, "error");
+    return fallback;
+  };
+  const str = (tableName: string, key: string): string | undefined => {
+    const v = table(tableName)[key];
+    if (v === undefined) return undefined;
+    if (typeof v === "string") return v;
+    at([tableName], key, `must be a string, got ${JSON.stringify(v)}`, "error");
+    return undefined;
+  };
+  const envOf = (tableName: string): Record<string, string> => {
+    const v = table(tableName).env;
+    if (v === undefined) return {};
+    if (!isTable(v)) {
+      at([tableName], "env", 'must be a table of NAME = "value"', "error");
+      return {};
+    }
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (typeof x === "string" || typeof x === "number" || typeof x === "boolean") out[k] = String(x);
+      else at([tableName, "env"], k, "an environment value must be a string", "error");
+    }
+    return out;
+  };
+  warnUnknownFields(raw, table, at);
+  return { table, num, str, envOf };
+}
+
+/** Fields Harbor's task.toml does not have, and those read but not supported here. */
+function warnUnknownFields(raw: Record<string, unknown>, table: (name: string) => Record<string, unknown>, at: At): void {
+  for (const [tableName, known] of Object.entries(KNOWN)) {
+    const t = tableName === "" ? raw : table(tableName);
+    for (const key of Object.keys(t)) {
+      const where = tableName === "" ? [] : [tableName];
+      const dotted = tableName === "" ? key : `${tableName}.${key}`;
+      if (!known.has(key)) at(where, key, `unknown field '${key}' for Harbor's task.toml: ignored`, "warning");
+      else if (UNSUPPORTED[dotted]) at(where, key, `read but not supported here: ${UNSUPPORTED[dotted]}`, "warning");
+    }
+  }
+}
+
+/** The [environment] table's limits, network and workdir, with Harbor's defaults. */
+function environmentOf(r: TomlReader, at: At) {
+  const { table, num, str } = r;
+  const env = table("environment");
+  let memoryMb = 2048;
+  if (typeof env.memory_mb === "number") memoryMb = env.memory_mb;
+  else if (env.memory !== undefined) {
+    const mb = typeof env.memory === "string" ? sizeToMb(env.memory) : typeof env.memory === "number" ? env.memory : null;
+    if (mb === null) at(["environment"], "memory", `not a size: ${JSON.stringify(env.memory)} (Harbor writes "2G")`, "error");
+    else memoryMb = mb;
+  }
+  let storageMb = 10240;
+  if (typeof env.storage_mb === "number") storageMb = env.storage_mb;
+  else if (typeof env.storage === "string") storageMb = sizeToMb(env.storage) ?? storageMb;
+  const cpus = num("environment", "cpus", 1) ?? 1;
+  const gpus = env.gpus;
+  if (typeof gpus === "number" && gpus > 0) at(["environment"], "gpus", `the task asks for ${gpus} GPU(s); sandboxes have none`, "warning");
+  if (env.os === "windows") at(["environment"], "os", "Windows containers are not supported: the task cannot run here", "error");
+  let networkMode: HarborTaskConfig["networkMode"] = "public";
+  const nm = str("environment", "network_mode");
+  if (nm === "no-network" || nm === "allowlist" || nm === "public") networkMode = nm;
+  else if (nm !== undefined) at(["environment"], "network_mode", `must be public, no-network or allowlist, got '${nm}'`, "error");
+  if (env.allow_internet === false) networkMode = "no-network";
+  const workdir = str("environment", "workdir");
+  if (workdir !== undefined && !workdir.startsWith("/")) at(["environment"], "workdir", "must be an absolute path", "error");
+  return { memoryMb, storageMb, cpus, networkMode, workdir };
 }
 
 type At = (table: string[], key: string | undefined, message: string, severity: Problem["severity"], arrayIndex?: number) => void;

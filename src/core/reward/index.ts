@@ -1,11 +1,10 @@
 export { aggregate, DEFAULT_VERIFIER_TIMEOUT_MS, runVerifier, type Score, scoreRollout } from "./score";
-export { findVerifier, registeredVerifierTypes, registerVerifier } from "./registry";
+export { findVerifier, registeredVerifierTypes, VERIFIERS, verifierEntry } from "./verifier-table";
 export {
   type Comparator,
   type ComparatorContext,
   type ComparatorResult,
   findComparator,
-  registerComparator,
   registeredComparators,
 } from "./comparators/registry";
 export { parseJUnit, parsePytestSummary, parseTap, type TestCounts } from "./test-reports";

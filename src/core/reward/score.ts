@@ -3,8 +3,7 @@ import { VerifierInfraError } from "../model/errors";
 import { abortReason } from "../util/backoff";
 import type { RewardComponent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
-import "./builtin";
-import { findVerifier, registeredVerifierTypes } from "./registry";
+import { findVerifier, registeredVerifierTypes } from "./verifier-table";
 
 export interface Score {
   /** Weighted mean of the components, in [0, 1]. */

@@ -34,6 +34,8 @@ test("the .vsix holds the bundles, schemas, snippets and media, and no sources",
     "dist/audit/python/rlenv_mutate.py",
     "dist/audit/python/rlenv_trace.py",
     "dist/audit/probes/exit-early-os-exit.yaml",
+    // The Python programs an exported Harbor task runs, written into its tests/.
+    "dist/harbor/python/grader.py",
     "schemas/environment.schema.json",
     "schemas/task.schema.json",
     "snippets/environment.code-snippets",

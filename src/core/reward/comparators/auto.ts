@@ -4,7 +4,7 @@ import { withCitationCheck } from "./cite-check";
 import { parseDate } from "./date";
 import { findQuantities } from "./quantity";
 import { parseMeasure } from "./units";
-import { type Comparator, type FieldSpecConfig, findComparator } from "./registry";
+import type { Comparator, FieldSpecConfig } from "./registry";
 
 type ComparatorName = FieldSpecConfig["comparator"];
 
@@ -28,7 +28,7 @@ export function inferComparator(expected: unknown): ComparatorName {
  * otherwise the gold value's form picks one. A judge field with no judge endpoint is
  * skipped with the reason recorded, and scores 0: a skipped check is never a pass.
  */
-export function autoComparator(resolve: (name: string) => Comparator | undefined = findComparator): Comparator {
+export function autoComparator(resolve: (name: string) => Comparator | undefined): Comparator {
   return async (actual, expected, spec, ctx) => {
     const grading = getPath(getPath(ctx.task.target, "grading"), ctx.field) as Partial<FieldSpecConfig> | undefined;
     const name = grading?.comparator && grading.comparator !== "auto" ? grading.comparator : inferComparator(expected);

@@ -1,7 +1,7 @@
 import { asText, normalizeText, parseNumber, withinTolerance } from "../normalize";
 import { show } from "../answer-path";
 import { compareMeasure } from "./measure";
-import { type Comparator, registerComparator } from "./registry";
+import type { Comparator } from "./registry";
 import { parseMeasure } from "./units";
 
 const missing = (actual: unknown) =>
@@ -64,8 +64,3 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   for (const k of keys) if (!deepEqual(ao[k], bo[k])) return false;
   return true;
 }
-
-registerComparator("exact", exactComparator);
-registerComparator("text", textComparator);
-registerComparator("number", numberComparator);
-registerComparator("json", jsonComparator);

@@ -6,7 +6,7 @@ import type { FieldComparator } from "./field-result";
 import { compareQuantityWithUnits } from "./measure";
 import { compareMoney } from "./money";
 import { comparePercent } from "./percent";
-import { type Comparator, findComparator, registerComparator } from "./registry";
+import type { Comparator } from "./registry";
 import { compareText } from "./text-norm";
 
 /** A pure field comparator as a registry comparator (tolerances and threshold come from the field spec). */
@@ -18,23 +18,30 @@ function adapt(fn: FieldComparator): Comparator {
 }
 
 /** Comparators for financial and legal answers; `number` and `text` here understand units and legal spellings. */
-const documentComparators: Record<string, Comparator> = {
+const documentComparators = {
   money: adapt(compareMoney),
   percent: adapt(comparePercent),
   date: adapt(compareDate),
   entities: adapt(compareEntities),
   quantity: adapt(compareQuantityWithUnits),
   "legal-text": adapt(compareText),
-};
+} satisfies Record<string, Comparator>;
 
-for (const [name, fn] of Object.entries(documentComparators)) registerComparator(name, withCitationCheck(fn));
-// auto picks among these for figures and text, and defers to the shared registry for judge, exact and json.
-// The citation check is applied inside auto, with the task's own `cite` setting.
-registerComparator(
-  "auto",
-  autoComparator((name) => {
+type DocumentComparatorName = keyof typeof documentComparators;
+
+/** The document comparators as the table has them: each wrapped in the citation check. */
+export const citedDocumentComparators = Object.fromEntries(
+  Object.entries(documentComparators).map(([name, fn]) => [name, withCitationCheck(fn)]),
+) as Record<DocumentComparatorName, Comparator>;
+
+/**
+ * auto picks among the document comparators for figures and text, and defers to `shared` (the
+ * table) for judge, exact and json. The citation check is applied inside auto, with the task's own `cite` setting.
+ */
+export function documentAuto(shared: (name: string) => Comparator | undefined): Comparator {
+  return autoComparator((name) => {
     if (name === "number") return documentComparators.quantity;
     if (name === "text") return documentComparators["legal-text"];
-    return documentComparators[name] ?? findComparator(name);
-  }),
-);
+    return documentComparators[name as DocumentComparatorName] ?? shared(name);
+  });
+}

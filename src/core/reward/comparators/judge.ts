@@ -1,10 +1,10 @@
 import { show } from "../answer-path";
 import { asText } from "../normalize";
 import { judgeEndpoint, judgeRubric } from "../judge-client";
-import { registerComparator } from "./registry";
+import type { Comparator } from "./registry";
 
 /** A field graded by the judge model against the field's rubric (the gold value is given to the judge as reference). */
-registerComparator("judge", async (actual, expected, spec, ctx) => {
+export const judgeComparator: Comparator = async (actual, expected, spec, ctx) => {
   if (actual === undefined || actual === null) return { score: 0, passed: false, reason: "field missing from the answer" };
   try {
     judgeEndpoint();
@@ -27,4 +27,4 @@ registerComparator("judge", async (actual, expected, spec, ctx) => {
     reason: r.items.map((i) => `${i.passed ? "✓" : "✗"} ${i.item}: ${i.reason}`).join("\n"),
     details: { items: r.items, raw: r.raw, model: r.model },
   };
-});
+};

@@ -1,3 +1,5 @@
+import type { ComparatorName } from "../../schema/comparators";
+import { COMPARATORS } from "./table";
 import type { Environment } from "../../model/environment";
 import type { LoadedTask } from "../../model/environment";
 import type { FieldSpec } from "../../schema/verifier";
@@ -34,17 +36,11 @@ export type Comparator = (
   ctx: ComparatorContext,
 ) => ComparatorResult | Promise<ComparatorResult>;
 
-const comparators = new Map<string, Comparator>();
-
-/** Add or replace a field comparator (the document domain adds money, percent, date, entities). */
-export function registerComparator(name: string, fn: Comparator): void {
-  comparators.set(name, fn);
-}
-
+/** The comparator of this name in the table (comparators/table.ts); undefined for a name it lacks. */
 export function findComparator(name: string): Comparator | undefined {
-  return comparators.get(name);
+  return Object.hasOwn(COMPARATORS, name) ? COMPARATORS[name as ComparatorName] : undefined;
 }
 
 export function registeredComparators(): string[] {
-  return [...comparators.keys()].sort();
+  return Object.keys(COMPARATORS).sort();
 }

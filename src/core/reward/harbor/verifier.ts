@@ -1,6 +1,7 @@
-import type { Verifier, VerifyContext } from "../../model/domain";
+import type { VerifyContext } from "../../model/domain";
 import { sandboxFiles } from "../../model/file-content";
 import { tail } from "../exec-in-sandbox";
+import { type BuiltinVerifier, NO_GRADED_FIELDS } from "../verifier-entry";
 import type { Sandbox } from "../../model/sandbox";
 import { packFiles } from "../../sandbox/docker/tar";
 import type { VerifierConfig } from "../../schema/verifier";
@@ -45,8 +46,11 @@ async function exec(
  * first (every numeric key), else reward.txt (one number, key "reward"). Each key is a reward
  * component. The offline shim (see offline-shim.ts) is first on PATH.
  */
-export const harborVerifier: Verifier<HarborVerifierConfig> = {
+export const harborVerifier: BuiltinVerifier<HarborVerifierConfig> = {
   type: "harbor",
+  gradedFields: NO_GRADED_FIELDS,
+  // A task's own Harbor tests are written back as imported (export.ts), when they are its only verifier.
+  harbor: { kind: "none" },
   async verify(config, ctx) {
     const sb = await ctx.sandbox();
     // The process backend has no image of the task's and a read-only /: /tests and /logs cannot be made there.

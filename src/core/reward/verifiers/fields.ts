@@ -1,5 +1,6 @@
 import { VerifierInfraError } from "../../model/errors";
-import type { Verifier } from "../../model/domain";
+import type { BuiltinVerifier } from "../verifier-entry";
+import { fieldsForGrader, fieldsGraded } from "./fields-harbor";
 import type { VerifierConfig } from "../../schema/verifier";
 import { asStructured, expectedValue, getPath } from "../answer-path";
 import { findComparator, registeredComparators } from "../comparators/registry";
@@ -23,8 +24,10 @@ interface FieldOutcome {
  * A JSON answer compared field by field, each with its comparator; the score is the
  * weighted mean (or all-or-nothing). A comparator that throws fails only its field.
  */
-export const fieldsVerifier: Verifier<FieldsConfig> = {
+export const fieldsVerifier: BuiltinVerifier<FieldsConfig> = {
   type: "fields",
+  gradedFields: fieldsGraded,
+  harbor: { kind: "answer", fields: fieldsForGrader },
   async verify(config, ctx) {
     const answer = asStructured(ctx.answer);
     const outcomes: FieldOutcome[] = [];

@@ -1,4 +1,5 @@
 import type { Verifier } from "../../model/domain";
+import { NO_GRADED_FIELDS, type BuiltinVerifier } from "../verifier-entry";
 import type { VerifierConfig } from "../../schema/verifier";
 import { getPath } from "../answer-path";
 import { judgeEndpoint, judgeRubric } from "../judge-client";
@@ -18,8 +19,11 @@ function answerText(ctx: Parameters<Verifier["verify"]>[1], field: string | unde
 }
 
 /** A rubric scored item by item by an OpenAI-compatible judge model; its reasons and raw reply are recorded. */
-export const judgeVerifier: Verifier<JudgeConfig> = {
+export const judgeVerifier: BuiltinVerifier<JudgeConfig> = {
   type: "judge",
+  gradedFields: NO_GRADED_FIELDS,
+  // A judge model is not in Harbor's container.
+  harbor: { kind: "none" },
   async verify(config, ctx) {
     const answer = answerText(ctx, config.field);
     if (answer === null) return { score: 0, passed: false, reason: "nothing to judge: no answer was submitted" };

@@ -1,4 +1,4 @@
-import type { Verifier } from "../../model/domain";
+import { NO_GRADED_FIELDS, type BuiltinVerifier } from "../verifier-entry";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { telltaleLine } from "../../runs/failure";
@@ -13,8 +13,13 @@ type ScriptConfig = Extract<VerifierConfig, { type: "script" }>;
  * answer and the trajectory, as JSON on stdin (also in the file $RLENV_INPUT) and as RLENV_*
  * variables; the trajectory is a JSONL file at $RLENV_TRAJECTORY. See script-input.ts.
  */
-export const scriptVerifier: Verifier<ScriptConfig> = {
+export const scriptVerifier: BuiltinVerifier<ScriptConfig> = {
   type: "script",
+  gradedFields: NO_GRADED_FIELDS,
+  harbor: {
+    kind: "exec",
+    lines: (config, ctx) => [`score_${ctx.index}=$( ( ${config.command} ) | python3 ${ctx.addProgram("script_score.py")} )`],
+  },
   async verify(config, ctx) {
     const input = scriptInput(ctx, { name: config.name ?? config.type, weight: config.weight });
     const stdin = JSON.stringify(input);

@@ -1,4 +1,7 @@
-import type { Verifier } from "../../model/domain";
+import type { VerifyContext } from "../../model/domain";
+import type { Sandbox } from "../../model/sandbox";
+import { NO_GRADED_FIELDS, type BuiltinVerifier } from "../verifier-entry";
+import { testsHarborLines } from "./tests-harbor";
 import type { VerifierConfig } from "../../schema/verifier";
 import { runChecked, tail } from "../exec-in-sandbox";
 import { stopLeftovers } from "../stop-leftovers";
@@ -16,8 +19,10 @@ const normalizeStdout = (s: string) => s.replace(/[ \t]+$/gm, "").replace(/\n+$/
  * Runs tests in the sandbox after the task's hidden test files are copied in (the agent
  * never sees them), and scores passed/total (or all-or-nothing with mode: all).
  */
-export const testsVerifier: Verifier<TestsConfig> = {
+export const testsVerifier: BuiltinVerifier<TestsConfig> = {
   type: "tests",
+  gradedFields: NO_GRADED_FIELDS,
+  harbor: { kind: "exec", lines: testsHarborLines },
   async verify(config, ctx) {
     const hidden = ctx.task.tests;
     const sb = await ctx.sandbox();
@@ -25,34 +30,8 @@ export const testsVerifier: Verifier<TestsConfig> = {
     if (hidden?.files && Object.keys(hidden.files).length > 0) await writeTaskFiles(sb, hidden.files);
     let counts: TestCounts;
     let details: Record<string, unknown> = {};
-    if (config.format === "stdio") {
-      const program = config.program ?? hidden?.command ?? config.command;
-      if (!program) throw new Error("tests (stdio) needs 'program': the command that runs the submitted program");
-      const cases = hidden?.cases ?? [];
-      if (cases.length === 0) throw new Error(`task '${ctx.task.id}' has no tests.cases for the stdio format`);
-      counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
-      const results: Array<Record<string, unknown>> = [];
-      for (const [i, c] of cases.entries()) {
-        const timeoutMs = c.timeout ? c.timeout * 1000 : ctx.timeoutMs;
-        const r = await sb.exec(program, { stdin: c.stdin, timeoutMs, signal: ctx.signal });
-        const ok = r.status === "ok" && r.exitCode === 0 && normalizeStdout(r.stdout) === normalizeStdout(c.stdout);
-        if (ok) counts.passed++;
-        else {
-          counts.failed++;
-          counts.failures.push(`case ${i + 1}`);
-        }
-        results.push({
-          case: i + 1,
-          passed: ok,
-          status: r.status,
-          exit_code: r.exitCode,
-          expected: c.stdout,
-          got: tail(r.stdout, 500),
-          stderr: tail(r.stderr, 500),
-        });
-      }
-      details = { cases: results };
-    } else {
+    if (config.format === "stdio") ({ counts, details } = await runStdioCases(config, ctx, sb));
+    else {
       const command = hidden?.command ?? config.command;
       if (!command) throw new Error("tests needs a command (on the verifier or in the task's tests.command)");
       const token = config.sentinel ? newSentinel() : null;
@@ -100,3 +79,38 @@ export const testsVerifier: Verifier<TestsConfig> = {
     };
   },
 };
+
+/** The stdio format: each case's stdin through the program, its stdout compared with the case's (whitespace-normalised). */
+async function runStdioCases(
+  config: TestsConfig,
+  ctx: VerifyContext,
+  sb: Sandbox,
+): Promise<{ counts: TestCounts; details: Record<string, unknown> }> {
+  const hidden = ctx.task.tests;
+  const program = config.program ?? hidden?.command ?? config.command;
+  if (!program) throw new Error("tests (stdio) needs 'program': the command that runs the submitted program");
+  const cases = hidden?.cases ?? [];
+  if (cases.length === 0) throw new Error(`task '${ctx.task.id}' has no tests.cases for the stdio format`);
+  const counts: TestCounts = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const results: Array<Record<string, unknown>> = [];
+  for (const [i, c] of cases.entries()) {
+    const timeoutMs = c.timeout ? c.timeout * 1000 : ctx.timeoutMs;
+    const r = await sb.exec(program, { stdin: c.stdin, timeoutMs, signal: ctx.signal });
+    const ok = r.status === "ok" && r.exitCode === 0 && normalizeStdout(r.stdout) === normalizeStdout(c.stdout);
+    if (ok) counts.passed++;
+    else {
+      counts.failed++;
+      counts.failures.push(`case ${i + 1}`);
+    }
+    results.push({
+      case: i + 1,
+      passed: ok,
+      status: r.status,
+      exit_code: r.exitCode,
+      expected: c.stdout,
+      got: tail(r.stdout, 500),
+      stderr: tail(r.stderr, 500),
+    });
+  }
+  return { counts, details: { cases: results } };
+}

@@ -1,17 +1,4 @@
-/**
- * The field grader an exported task's test.sh runs inside Harbor's container (python3, no
- * packages): the same comparators as rlenv's own (src/core/reward/comparators: exact, text,
- * number, json; money, percent and quantity with units, scale and sign; the citation check
- * against the cited page's text) written again in Python, line for line, so that a task
- * scores the same in Harbor as here. test/unit/harbor-grader.test.ts runs both on the same
- * table of cases. Comparators it does not have (judge, date, entities, legal text) score 0
- * with the reason, and the export warns about them.
- *
- * Usage: grader.py SPEC.json ANSWER.json → prints the score; SPEC is
- * {"mode": "mean"|"all", "fields": {path: {comparator, weight, rel_tol, abs_tol, rounding, cite, expected}}, "pages": {doc: {page: text}}}.
- * Details go to stderr as JSON lines.
- */
-export const GRADER_PY = String.raw`import json, math, re, sys, unicodedata
+import json, math, re, sys, unicodedata
 
 SCALES = {"thousand": 1e3, "thousands": 1e3, "k": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "mm": 1e6, "m": 1e6,
           "mil": 1e6, "billion": 1e9, "billions": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "trillions": 1e12, "tn": 1e12}
@@ -676,4 +663,3 @@ if __name__ == "__main__":
     for o in outcomes:
         sys.stderr.write(json.dumps(o) + "\n")
     print(score)
-`;
