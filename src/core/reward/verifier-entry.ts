@@ -1,6 +1,7 @@
 import type { Verifier } from "../model/domain";
 import type { LoadedTask } from "../model/environment";
 import type { VerifierConfig, VerifierType } from "../schema/verifier";
+import { expectedValue } from "./answer-path";
 
 /** The config of one verifier type. */
 export type ConfigOf<T extends VerifierType> = Extract<VerifierConfig, { type: T }>;
@@ -65,3 +66,25 @@ export type VerifierEntry<C extends VerifierConfig = VerifierConfig> = BuiltinVe
 export type VerifierTable = { [T in VerifierType]: VerifierEntry<ConfigOf<T>> };
 
 export const NO_GRADED_FIELDS = (): GradedField[] => [];
+
+/**
+ * The knowledge of a verifier that compares one field of the answer (the whole answer when it
+ * names none) with the task's target: that field is what it grades, and grader.py compares it
+ * with `grader`'s comparator and options.
+ */
+export function oneAnswerField<C extends VerifierConfig & { field?: string | undefined }>(
+  grader: (config: C) => { comparator: string } & Omit<GraderField, "comparator" | "weight" | "expected">,
+): Pick<VerifierKnowledge<C>, "gradedFields" | "harbor"> {
+  return {
+    gradedFields: (config) => [{ path: config.field ?? "", judge: false }],
+    harbor: {
+      kind: "answer",
+      fields: (config, task) => {
+        const { comparator, ...options } = grader(config);
+        // Keys in this order: the exported spec reads as it always has.
+        const field: GraderField = { comparator, weight: 1, expected: expectedValue(task, config.field), ...options };
+        return { mode: "mean", fields: { [config.field ?? ""]: field } };
+      },
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import type { BuiltinVerifier } from "../verifier-entry";
+import { type BuiltinVerifier, oneAnswerField } from "../verifier-entry";
 import type { VerifierConfig } from "../../schema/verifier";
 import { expectedValue, getPath, show } from "../answer-path";
 import { asText, normalizeText } from "../normalize";
@@ -8,21 +8,7 @@ type ExactConfig = Extract<VerifierConfig, { type: "exact" }>;
 /** The submitted answer (or one field of it) equals the task's target after normalisation. */
 export const exactVerifier: BuiltinVerifier<ExactConfig> = {
   type: "exact",
-  gradedFields: (config) => [{ path: config.field ?? "", judge: false }],
-  harbor: {
-    kind: "answer",
-    fields: (config, task) => ({
-      mode: "mean",
-      fields: {
-        [config.field ?? ""]: {
-          comparator: "exact-normalized",
-          weight: 1,
-          expected: expectedValue(task, config.field),
-          normalize: config.normalize,
-        },
-      },
-    }),
-  },
+  ...oneAnswerField<ExactConfig>((config) => ({ comparator: "exact-normalized", normalize: config.normalize })),
   async verify(config, ctx) {
     const expected = expectedValue(ctx.task, config.field);
     if (expected === undefined) throw new Error(`task '${ctx.task.id}' has no target${config.field ? ` for field '${config.field}'` : ""}`);

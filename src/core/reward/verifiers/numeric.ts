@@ -1,4 +1,4 @@
-import type { BuiltinVerifier } from "../verifier-entry";
+import { type BuiltinVerifier, oneAnswerField } from "../verifier-entry";
 import type { VerifierConfig } from "../../schema/verifier";
 import { expectedValue, getPath, show } from "../answer-path";
 import { parseNumber, withinTolerance } from "../normalize";
@@ -8,22 +8,7 @@ type NumericConfig = Extract<VerifierConfig, { type: "numeric" }>;
 /** The submitted number is within rel_tol or abs_tol of the target. */
 export const numericVerifier: BuiltinVerifier<NumericConfig> = {
   type: "numeric",
-  gradedFields: (config) => [{ path: config.field ?? "", judge: false }],
-  harbor: {
-    kind: "answer",
-    fields: (config, task) => ({
-      mode: "mean",
-      fields: {
-        [config.field ?? ""]: {
-          comparator: "number",
-          weight: 1,
-          expected: expectedValue(task, config.field),
-          rel_tol: config.rel_tol,
-          abs_tol: config.abs_tol,
-        },
-      },
-    }),
-  },
+  ...oneAnswerField<NumericConfig>((config) => ({ comparator: "number", rel_tol: config.rel_tol, abs_tol: config.abs_tol })),
   async verify(config, ctx) {
     const expected = parseNumber(expectedValue(ctx.task, config.field));
     if (expected === null)
