@@ -16,6 +16,7 @@ stage() {
 
 stage typecheck npm run --silent typecheck
 stage lint npm run --silent lint
+stage architecture npx tsx scripts/architecture.ts --check
 stage build npm run --silent build
 stage schema-fresh npx tsx scripts/write-schemas.ts --check
 stage docs-fresh npx tsx scripts/write-docs.ts --check
