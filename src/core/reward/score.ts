@@ -1,6 +1,7 @@
 import type { Verifier, VerifyContext } from "../model/domain";
 import { VerifierInfraError } from "../model/errors";
 import { abortReason } from "../util/backoff";
+import { withDeadline } from "../util/deadline";
 import type { RewardComponent } from "../schema/trajectory";
 import type { VerifierConfig } from "../schema/verifier";
 import { findVerifier, registeredVerifierTypes } from "./verifier-table";
@@ -37,17 +38,15 @@ export async function runVerifier(
   const ac = new AbortController();
   const onParent = () => ac.abort(abortReason(ctx.signal));
   ctx.signal.addEventListener("abort", onParent, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  // The deadline does not trust the verifier to honour its signal: the race settles regardless.
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  try {
+    // The deadline does not trust the verifier to honour its signal: the race settles regardless.
+    const done = await withDeadline(verifier.verify(config, { ...ctx, signal: ac.signal, timeoutMs }), timeoutMs);
+    if (!done.ok) {
       const e = new Error(`verifier timed out after ${timeoutMs / 1000} s`);
       ac.abort(e);
-      reject(e);
-    }, timeoutMs);
-  });
-  try {
-    const r = await Promise.race([verifier.verify(config, { ...ctx, signal: ac.signal, timeoutMs }), deadline]);
+      throw e;
+    }
+    const r = done.value;
     if (typeof r.score !== "number" || !Number.isFinite(r.score) || r.score < 0 || r.score > 1)
       throw new Error(`verifier returned score ${String(r.score)}, outside [0, 1]`);
     return { ...head, ...r, duration_ms: performance.now() - started };
@@ -58,7 +57,6 @@ export async function runVerifier(
     const err = e as Error;
     return { ...head, score: 0, passed: false, error: err.message || String(e), duration_ms: performance.now() - started };
   } finally {
-    clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onParent);
   }
 }

@@ -1,5 +1,6 @@
 import type { ToolContext, ToolDefinition, ToolResult } from "../model/domain";
 import { abortReason } from "../util/backoff";
+import { withDeadline } from "../util/deadline";
 import { SandboxInfraError, ToolCrashError } from "./errors";
 
 /** Extra time a tool gets past its step timeout to kill its process and report, before the engine stops waiting. */
@@ -32,17 +33,11 @@ export async function runStep(tool: ToolDefinition, args: Record<string, unknown
   const ac = new AbortController();
   const onParent = () => ac.abort(abortReason(ctx.signal));
   ctx.signal.addEventListener("abort", onParent, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<"expired">((resolve) => {
-    timer = setTimeout(() => resolve("expired"), ctx.timeoutMs + STEP_GRACE_MS);
-  });
-  const aborted = new Promise<never>((_, reject) => {
-    ac.signal.addEventListener("abort", () => reject(abortReason(ac.signal)), { once: true });
-  });
-  aborted.catch(() => {});
   try {
-    const r = await Promise.race([tool.run(args, { ...ctx, signal: ac.signal }), expired, aborted]);
-    if (r === "expired") {
+    // The race ends at once when the rollout is aborted; a timeout is an observation, not an error.
+    const r = await withDeadline(tool.run(args, { ...ctx, signal: ac.signal }), ctx.timeoutMs + STEP_GRACE_MS, ctx.signal);
+    if (!r.ok && r.why === "aborted") throw abortReason(ctx.signal);
+    if (!r.ok) {
       ac.abort(new Error("step timeout"));
       return {
         output: `Error: ${tool.name} did not finish within ${ctx.timeoutMs / 1000} s and was stopped.`,
@@ -51,13 +46,12 @@ export async function runStep(tool: ToolDefinition, args: Record<string, unknown
         durationMs: performance.now() - started,
       };
     }
-    return { ...r, durationMs: performance.now() - started };
+    return { ...r.value, durationMs: performance.now() - started };
   } catch (e) {
     if (ctx.signal.aborted || e instanceof SandboxInfraError || e instanceof ToolCrashError) throw e;
     const msg = e instanceof Error ? e.message : String(e);
     return { output: `Error: ${msg}`, status: "error", error: msg, durationMs: performance.now() - started };
   } finally {
-    clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onParent);
   }
 }

@@ -10,6 +10,7 @@ import { eventJson } from "../jobs/journal";
 import type { runnerMetrics } from "./metrics";
 import { runnerStatus } from "./runner-status";
 import { streamRunFolder } from "./run-stream";
+import { withDeadline } from "../../util/deadline";
 
 /** What every handler may use: the job manager, the limits, the metrics. */
 export interface RunnerApi {
@@ -151,11 +152,9 @@ export function streamEvents({ api, req, res, url }: ApiRequest, job: JobRecord)
 
 async function dockerStatus(): Promise<Health["docker"]> {
   try {
-    const v = await Promise.race([
-      new Docker().version(),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error("no answer in 3 s")), 3000)),
-    ]);
-    return { available: true, detail: `Docker ${v.Version}` };
+    const v = await withDeadline(new Docker().version(), 3000);
+    if (!v.ok) return { available: false, detail: "no answer in 3 s" };
+    return { available: true, detail: `Docker ${v.value.Version}` };
   } catch (e) {
     return { available: false, detail: (e as Error).message };
   }

@@ -1,5 +1,6 @@
 import { toBuffer } from "../diff";
 import { resolveSandboxPath } from "../paths";
+import { withDeadline } from "../../util/deadline";
 import type { AgentClient, AgentReply } from "./agent-client";
 
 /**
@@ -19,15 +20,8 @@ export const SILENT = Symbol("silent");
 
 /** The request's answer, or SILENT when none came within `ms` (it rejects as the request does). */
 export async function answerWithin<T>(request: Promise<T>, ms: number): Promise<T | typeof SILENT> {
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<typeof SILENT>((resolve) => {
-    timer = setTimeout(() => resolve(SILENT), ms);
-  });
-  try {
-    return await Promise.race([request, silent]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const r = await withDeadline(request, ms);
+  return r.ok ? r.value : SILENT;
 }
 
 /**

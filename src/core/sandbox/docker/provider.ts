@@ -1,5 +1,6 @@
 import Docker from "dockerode";
 import { sweepProcessOrphans } from "../process/sweep";
+import { withDeadline } from "../../util/deadline";
 import type { Sandbox, SandboxProvider, SandboxRequest } from "../../model/sandbox";
 import { Limiter } from "./limiter";
 import { poolKey, poolShape, WarmPool } from "./pool";
@@ -17,8 +18,7 @@ export interface DockerProviderOptions {
 /** Whether a Docker engine answers (within `timeoutMs`). */
 export async function dockerAnswers(docker = new Docker(), timeoutMs = 2000): Promise<boolean> {
   try {
-    await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs))]);
-    return true;
+    return (await withDeadline(docker.ping(), timeoutMs)).ok;
   } catch {
     return false;
   }

@@ -1,4 +1,5 @@
 import type Docker from "dockerode";
+import { withDeadline } from "../../util/deadline";
 
 /** How long a removal waits for a container the engine is already removing. */
 const REMOVAL_WAIT_MS = 10_000;
@@ -17,13 +18,9 @@ export async function removeContainer(container: Docker.Container): Promise<void
     const status = (e as { statusCode?: number }).statusCode;
     if (status === 404) return;
     if (status !== 409) throw e;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await withDeadline(
       container.wait({ condition: "removed" }).catch(() => {}),
-      new Promise((r) => {
-        timer = setTimeout(r, REMOVAL_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+      REMOVAL_WAIT_MS,
+    );
   }
 }
