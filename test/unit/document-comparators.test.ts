@@ -7,7 +7,7 @@ import { compareMoney } from "../../src/core/reward/comparators/money";
 import { compareNumber } from "../../src/core/reward/comparators/number";
 import { comparePercent } from "../../src/core/reward/comparators/percent";
 import { findQuantities, parseQuantity } from "../../src/core/reward/comparators/quantity";
-import { compareText, normalizeText } from "../../src/core/reward/comparators/text-norm";
+import { compareText, comparableWords } from "../../src/core/reward/comparators/text-norm";
 
 type Kind = "money" | "percent" | "number";
 const cmp = { money: compareMoney, percent: comparePercent, number: compareNumber };
@@ -167,7 +167,7 @@ describe("dates", () => {
 
 describe("normalised text and entity sets", () => {
   test("text ignores case, punctuation and articles, not words", () => {
-    assert.equal(normalizeText("The Real Growth was flat."), "real growth was flat");
+    assert.equal(comparableWords("The Real Growth was flat."), "real growth was flat");
     assert.equal(compareText("Developed Rest of the World", "developed rest of world").passed, true);
     assert.equal(compareText("Developed Europe", "Developed Rest of the World").passed, false);
   });

@@ -1,6 +1,7 @@
 /** How exact matching treats text: as-is, collapsed whitespace, lower-cased, or letters/digits only. */
 export type NormalizeMode = "none" | "whitespace" | "lower" | "text";
 
+/** Text under one of the exact verifier's modes; the document comparators' comparableWords (text-norm.ts) is looser on purpose, and merging them would change scores. */
 export function normalizeText(s: string, mode: NormalizeMode): string {
   switch (mode) {
     case "none":

@@ -1,7 +1,7 @@
 import { type FieldResult, show } from "./field-result";
 import { findQuantities, parseQuantity, sameQuantity } from "./quantity";
 import { sameMeasure } from "./measure";
-import { normalizeText } from "./text-norm";
+import { comparableWords } from "./text-norm";
 import { findMeasures, parseMeasure } from "./units";
 
 /** A citation as a report gives it: a document and a 1-based page. */
@@ -31,8 +31,8 @@ export function pageStates(text: string, value: unknown): string | undefined {
     return p ? text.slice(p.start, p.end) : undefined;
   }
   if (typeof value !== "string") return undefined;
-  const needle = normalizeText(value);
-  return needle.length > 0 && normalizeText(text).includes(needle) ? value : undefined;
+  const needle = comparableWords(value);
+  return needle.length > 0 && comparableWords(text).includes(needle) ? value : undefined;
 }
 
 /** More distinct pages than this cited for one value is a sweep of the document, not a citation. */

@@ -1,7 +1,7 @@
 import { formatDate, parseDate } from "./date";
 import { type FieldComparator, type FieldResult, show } from "./field-result";
 import { findQuantities } from "./quantity";
-import { normalizeText } from "./text-norm";
+import { comparableWords } from "./text-norm";
 
 // Legal-form suffixes that name the same party: "Acme Corp." = "Acme Corporation" = "ACME".
 const SUFFIXES = /\b(incorporated|inc|corporation|corp|company|co|limited|ltd|llc|l l c|llp|lp|l p|plc|gmbh|ag|sa|s a|nv|bv)\b/g;
@@ -25,12 +25,12 @@ export function canonicalItem(v: unknown): string {
   const q = qs[0];
   // A value that is a single figure ("$250,000.00", "USD 250,000", "45 days") compares by number and unit word.
   if (q && qs.length === 1) {
-    const rest = normalizeText(s.slice(0, q.start) + " " + s.slice(q.end))
+    const rest = comparableWords(s.slice(0, q.start) + " " + s.slice(q.end))
       .replace(/\b(usd|us|dollars?|eur|euros?)\b/g, "")
       .trim();
     if (rest.split(" ").filter(Boolean).length <= 2) return `q:${q.kind === "percent" ? "%" : ""}${q.value}:${rest}`;
   }
-  const t = normalizeText(s).replace(SUFFIXES, " ").replace(/\s+/g, " ").trim();
+  const t = comparableWords(s).replace(SUFFIXES, " ").replace(/\s+/g, " ").trim();
   return `t:${t}`;
 }
 

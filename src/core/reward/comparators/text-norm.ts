@@ -5,8 +5,9 @@ const ARTICLES = new Set(["a", "an", "the"]);
 /**
  * Text as it should be compared: Unicode-normalised, lower case, punctuation dropped
  * (except inside numbers: "1.5" keeps its dot), articles dropped, whitespace collapsed.
+ * Kept apart from normalize.ts's normalizeText (the exact verifier's modes): merging them would change scores.
  */
-export function normalizeText(s: string): string {
+export function comparableWords(s: string): string {
   return s
     .normalize("NFKC")
     .toLowerCase()
@@ -23,7 +24,7 @@ export function normalizeText(s: string): string {
 export const compareText: FieldComparator = (actual, gold) => {
   if (typeof gold !== "string" && typeof gold !== "number") return verdict(false, `the gold value ${show(gold)} is not text`);
   if (typeof actual !== "string" && typeof actual !== "number") return verdict(false, `the answer ${show(actual)} is not text`);
-  const a = normalizeText(String(actual));
-  const g = normalizeText(String(gold));
+  const a = comparableWords(String(actual));
+  const g = comparableWords(String(gold));
   return a === g ? verdict(true, `"${a}" matches`) : verdict(false, `"${show(actual)}" differs from "${show(gold)}"`);
 };
