@@ -2,7 +2,7 @@ import { collectTaskIds, unknownTaskIds, unknownTaskIdsMessage } from "../task-i
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { openAuditProviders } from "../../core/audit/audit-folder";
+import { openAuditProviders, prepareAuditProviders } from "../../core/audit/audit-folder";
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
@@ -89,6 +89,14 @@ async function auditFolders(
       for (const p of probes) done.probeNames.add(p.name);
       const unknown = (opts.tasks ?? []).filter((t) => !env.tasks.some((x) => x.id === t));
       if (opts.tasks && unknown.length === opts.tasks.length) continue;
+      // The image is built before the rollouts (as `rlenv run` builds it), or the audit names it and goes on to the next folder.
+      try {
+        await prepareAuditProviders(env, providers);
+      } catch (e) {
+        process.stderr.write(`rlenv audit: ${(e as Error).message}\n`);
+        done.broken = true;
+        continue;
+      }
       const audit = await auditEnvironment(env, {
         providers,
         runsDir,

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Environment } from "../model/environment";
 import { createSandboxProvider } from "../sandbox/index";
+import { prepareEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../model/sandbox";
 import { AuditReport } from "../schema/audit";
 import { builtinProbesDir, loadProbes } from "./probes";
@@ -52,6 +53,20 @@ export async function openAuditProviders(
 }
 
 /**
+ * Readies the Docker backends for one environment before its rollouts, in the same room as
+ * `rlenv run` ({@link prepareEnvironment}): a missing image is built first, its progress on `log`
+ * (default stderr), or the error names the image and the command that builds it. The process
+ * backend needs nothing here.
+ */
+export async function prepareAuditProviders(
+  env: Environment,
+  providers: ReadonlyArray<{ backend: Backend; provider: SandboxProvider }>,
+  log?: (line: string) => void,
+): Promise<void> {
+  for (const p of providers) if (p.backend === "docker") await prepareEnvironment(p.provider, env, log ? { log } : {});
+}
+
+/**
  * The audit of one environment into a folder, as `rlenv audit DIR --out OUT` writes it: the
  * editor's Test Explorer profile "Audit" calls this, so both show the same verdicts from the
  * same engine (auditEnvironment) and the same audit.json.
@@ -70,6 +85,7 @@ export async function auditIntoFolder(
   const mutants = opts.mutants ?? 20;
   const seed = opts.seed ?? 0;
   try {
+    await prepareAuditProviders(env, providers, opts.log);
     const audit = await auditEnvironment(env, {
       providers,
       runsDir,
