@@ -33,6 +33,8 @@ export async function runStep(tool: ToolDefinition, args: Record<string, unknown
   const ac = new AbortController();
   const onParent = () => ac.abort(abortReason(ctx.signal));
   ctx.signal.addEventListener("abort", onParent, { once: true });
+  // A rollout aborted before the step began: the race ends at once, and the tool is told to stop too.
+  if (ctx.signal.aborted) onParent();
   try {
     // The race ends at once when the rollout is aborted; a timeout is an observation, not an error.
     const r = await withDeadline(tool.run(args, { ...ctx, signal: ac.signal }), ctx.timeoutMs + STEP_GRACE_MS, ctx.signal);
