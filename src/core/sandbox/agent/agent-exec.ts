@@ -3,6 +3,7 @@ import { fileSizeReason } from "../limit-reasons";
 import { formatOutput } from "../output";
 import type { ExecOptions, ExecResult, SandboxRequest, WorkdirFiles } from "../../model/sandbox";
 import type { AgentClient, AgentReply } from "./agent-client";
+import { withDeadline } from "../../util/deadline";
 
 /**
  * The exec path both backends share: the request sent to the agent (agent.py) and its reply
@@ -87,7 +88,6 @@ export async function agentExec(
     if (id >= 0) agent.request({ op: "kill", target: id }).catch(() => {});
   };
   opts.signal?.addEventListener("abort", kill, { once: true });
-  let guard: NodeJS.Timeout | undefined;
   let stopper: NodeJS.Timeout | undefined;
   let stopped = false;
   try {
@@ -114,21 +114,14 @@ export async function agentExec(
         backstop();
       }, limit + BACKSTOP_AFTER_MS);
     }
-    const timeout = limit
-      ? new Promise<never>((_, reject) => {
-          guard = setTimeout(
-            () => reject(new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`)),
-            limit + AGENT_GRACE_MS,
-          );
-        })
-      : null;
-    const r = await (timeout ? Promise.race([reply, timeout]) : reply);
+    const answered = limit ? await withDeadline(reply, limit + AGENT_GRACE_MS) : { ok: true as const, value: await reply };
+    if (!answered.ok) throw new Error(`the sandbox agent did not answer ${AGENT_GRACE_MS / 1000} s after the timeout`);
+    const r = answered.value;
     // Killed from the host at the deadline: a timeout, not the signal the kill left.
     return { reply: stopped && !r.error && r.ending !== "killed" ? { ...r, ending: "timeout" } : r };
   } catch (e) {
     return { lost: e as Error };
   } finally {
-    if (guard) clearTimeout(guard);
     if (stopper) clearTimeout(stopper);
     opts.signal?.removeEventListener("abort", kill);
   }
