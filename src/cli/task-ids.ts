@@ -1,4 +1,4 @@
-import type { Environment } from "../core/environment";
+import type { Environment } from "../core/model/environment";
 
 /**
  * `--tasks`'s parser: `--tasks a b` and `--tasks a,b` name the same two tasks (a comma list

@@ -22,12 +22,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { type Environment, loadEnvironment } from "../../src/core/environment";
+import type { Environment } from "../../src/core/model/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
 import { PlannedPolicy } from "../../src/core/policy/scripted";
-import * as engineNow from "../../src/core/rollout";
-import { runEnvironment, runRollout } from "../../src/core/rollout";
-import { ProcessSandboxProvider, sandboxRequest } from "../../src/core/sandbox/index";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { runRollout } from "../../src/core/rollout/run-rollout";
+import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
+import { sandboxRequest } from "../../src/core/sandbox/request";
 import type { ExecResult, Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { startScriptedServer } from "../support/scripted-openai-server";
 
@@ -243,13 +245,13 @@ async function main(): Promise<void> {
   for (const d of [runsDir, envDir, slowEnvDir]) rmSync(d, { recursive: true, force: true });
 }
 
-type Engine = Pick<typeof engineNow, "runEnvironment">;
+type Engine = { runEnvironment: typeof runEnvironment };
 
 /** Section 3: the engine's CPU per step and the event loop's delay, on the real and on a do-nothing sandbox. */
 async function engineCpu(env: Environment, provider: SandboxProvider, directCpuMsPerRollout: number): Promise<void> {
-  const engines: Array<[string, Engine]> = [["this checkout", engineNow]];
+  const engines: Array<[string, Engine]> = [["this checkout", { runEnvironment }]];
   const baselineSrc = process.env.BENCH_BASELINE_SRC;
-  if (baselineSrc) engines.unshift(["baseline", (await import(path.resolve(baselineSrc, "core/rollout/index.ts"))) as Engine]);
+  if (baselineSrc) engines.unshift(["baseline", (await import(path.resolve(baselineSrc, "core/rollout/run-environment.ts"))) as Engine]);
   const free = new TimedSandboxProvider(0);
   const n = Math.max(32, Math.min(ROLLOUTS, 128));
   console.log(

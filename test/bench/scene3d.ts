@@ -16,7 +16,7 @@ import { parseChecks } from "../../src/core/domains/scene3d/checks/check-spec";
 import { SceneChecker } from "../../src/core/domains/scene3d/checks/evaluate";
 import { obbOf, penetrationDepth } from "../../src/core/domains/scene3d/checks/obb";
 import type { AddObjectArgs } from "../../src/core/domains/scene3d/tool-args";
-import { createSandboxProvider } from "../../src/core/sandbox";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { SceneNode } from "../../src/core/schema/trajectory";
 
 const arg = (name: string, dflt: number) => {

@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import path from "node:path";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { HOSTILE_CASES, type HostileCase, writeHostileCase } from "../unit/environment/hostile-cases";
 
 const BIG = [

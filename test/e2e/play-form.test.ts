@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { findDomain } from "../../src/core/domains/registry";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { buildToolset } from "../../src/core/rollout/toolset";
 import { renderPage } from "../../src/core/view/page";
 import { PlayFromApp, type PlayState } from "../../src/core/view/protocol/play";

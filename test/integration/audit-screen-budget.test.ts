@@ -12,8 +12,8 @@ import { after, test } from "node:test";
 import { MutationWorkbench } from "../../src/core/audit/mutate-code";
 import { auditEnvironment } from "../../src/core/audit/run-audit";
 import { candidateFiles, screenPlan } from "../../src/core/audit/screen";
-import { loadEnvironment } from "../../src/core/environment";
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { makeEnvDir } from "../support/tmp-env";
 

@@ -13,9 +13,9 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { builtinProbesDir, loadProbes } from "../../src/core/audit/probes";
 import { auditEnvironment } from "../../src/core/audit/run-audit";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import type { EnvironmentAudit } from "../../src/core/schema/audit";
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import { makeEnvDir } from "../support/tmp-env";
 
 const image = process.env.RLENV_TEST_IMAGE ?? "rlenv/python:bookworm";

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { calibrateEnvironment } from "../../src/core/app";
-import { loadEnvironment } from "../../src/core/environment";
+import { calibrateEnvironment } from "../../src/core/app/calibrate-environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { CalibrationReport } from "../../src/core/schema/calibration";
 import { rlenv } from "../support/cli";

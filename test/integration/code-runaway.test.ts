@@ -5,9 +5,10 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import type { Environment } from "../../src/core/model/environment";
 import type { LoadedTask } from "../../src/core/model/environment";
-import { OraclePolicy, type Policy } from "../../src/core/policy";
-import { runEnvironment } from "../../src/core/rollout";
-import { createSandboxProvider } from "../../src/core/sandbox";
+import { OraclePolicy } from "../../src/core/policy/oracle";
+import type { Policy } from "../../src/core/policy/types";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { backendSkip, loadExample, observations, rewardEvent, scripted } from "./code-rollouts";
 

@@ -8,7 +8,8 @@ import type { ToolContext, ToolResult } from "../../src/core/model/domain";
 import { sandboxFiles } from "../../src/core/model/file-content";
 import type { Environment } from "../../src/core/model/environment";
 import type { LoadedTask } from "../../src/core/model/environment";
-import { createSandboxProvider, sandboxRequest } from "../../src/core/sandbox";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
+import { sandboxRequest } from "../../src/core/sandbox/request";
 import type { Sandbox, SandboxProvider } from "../../src/core/model/sandbox";
 import { backendSkip, loadExample, taskById } from "./code-rollouts";
 

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Environment } from "../../src/core/model/environment";
-import { OraclePolicy, type Policy } from "../../src/core/policy";
-import { runEnvironment } from "../../src/core/rollout";
-import { createSandboxProvider } from "../../src/core/sandbox";
+import { OraclePolicy } from "../../src/core/policy/oracle";
+import type { Policy } from "../../src/core/policy/types";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { backendSkip, loadExample, observations, oracle, rewardEvent, rollOut, scripted, taskById, trajectoryDir } from "./code-rollouts";
 

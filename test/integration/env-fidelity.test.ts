@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { sandboxFiles } from "../../src/core/model/file-content";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
-import { sandboxRequest } from "../../src/core/sandbox";
+import { sandboxRequest } from "../../src/core/sandbox/request";
 import { png, randomBin, sha256, sqliteDb } from "../support/binary-fixtures";
 import { backendSkip, nop, oracle, rewardEvent, rollOut, sharedProvider, trajectoryDir } from "./code-rollouts";
 import { tmp } from "./rollout-helpers";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import tar from "tar-stream";
-import type { Problem } from "../../src/core/environment";
+import type { Problem } from "../../src/core/model/problem";
 import { packDirectory } from "../../src/core/remote/bundle/bundle";
 import { HOSTILE_CASES, writeHostileCase } from "../unit/environment/hostile-cases";
 import { type StartedRunner, startRunner, waitFor } from "./remote-helpers";

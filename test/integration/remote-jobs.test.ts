@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import Docker from "dockerode";
 import type { JobEvent, JobRecord } from "../../src/core/remote/api";
 import { RunnerClient } from "../../src/core/remote/client/client";
-import { readRun, summarizeRunDir } from "../../src/core/runs";
+import { readRun, summarizeRunDir } from "../../src/core/runs/run-dir";
 import { missing } from "../support/services";
 import { makeFixtureEnv, runFolderFiles, type StartedRunner, startRunner, waitFor } from "./remote-helpers";
 

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
-import { readOutcomes, readRun, rolloutFiles, summarizeRunDir } from "../../src/core/runs";
+import { readOutcomes, readRun, rolloutFiles, summarizeRunDir } from "../../src/core/runs/run-dir";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { callTool, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
-import { runEnvironment } from "../../src/core/rollout";
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { missing } from "../support/services";
 import { callTool, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";

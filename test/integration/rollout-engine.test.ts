@@ -3,12 +3,14 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
-import { Limiter, runEnvironment } from "../../src/core/rollout";
-import { exportChatJsonl, listRuns, readRun } from "../../src/core/runs";
+import { Limiter } from "../../src/core/rollout/limiter";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { exportChatJsonl } from "../../src/core/runs/export-chat";
+import { listRuns, readRun } from "../../src/core/runs/run-dir";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { callTool, type Script, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 import { events, fixtureEnv, leftovers, ofType, processProvider, tmp, variant } from "./rollout-helpers";
-import type { ProcessSandboxProvider } from "../../src/core/sandbox/index";
+import type { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 
 const fast = { baseMs: 5, maxMs: 20 };
 let provider: SandboxProvider;

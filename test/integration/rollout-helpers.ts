@@ -1,9 +1,10 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Environment, loadEnvironment } from "../../src/core/environment";
+import type { Environment } from "../../src/core/model/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { Manifest } from "../../src/core/schema/manifest";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
@@ -45,7 +46,7 @@ export const tmp = (prefix: string) => {
 export async function processProvider(): Promise<{ provider: SandboxProvider; baseDir: string } | { skip: string }> {
   const baseDir = tmp("rlenv-sbx-");
   try {
-    const { ProcessSandboxProvider } = await import("../../src/core/sandbox/index");
+    const { ProcessSandboxProvider } = await import("../../src/core/sandbox/process/provider");
     return { provider: new ProcessSandboxProvider({ baseDir }), baseDir };
   } catch (e) {
     return { skip: `process sandbox unavailable: ${(e as Error).message}` };

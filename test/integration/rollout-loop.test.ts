@@ -3,8 +3,9 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import type { DomainPlugin } from "../../src/core/model/domain";
 import { PlannedPolicy } from "../../src/core/policy/scripted";
-import { runEnvironment, runRollout } from "../../src/core/rollout";
-import type { ProcessSandboxProvider } from "../../src/core/sandbox/index";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
+import { runRollout } from "../../src/core/rollout/run-rollout";
+import type { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 import type { SandboxProvider, SandboxRequest } from "../../src/core/model/sandbox";
 import { events, fixtureEnv, leftovers, ofType, processProvider, tmp } from "./rollout-helpers";
 

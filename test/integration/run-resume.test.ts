@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { resumableRecord } from "../../src/core/rollout/resume-run";
-import { readRun, rolloutFiles } from "../../src/core/runs";
+import { readRun, rolloutFiles } from "../../src/core/runs/run-dir";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { currentOwner } from "../../src/core/util/owner";
 import { runDashboard } from "../../src/core/view/server/run-folder";

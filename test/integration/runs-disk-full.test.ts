@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { parseEventLine } from "../../src/core/runs/trajectory-reader";
 import { rlenv } from "../support/cli";
 import { processProvider, tmp } from "./rollout-helpers";

@@ -1,6 +1,6 @@
 // Helper process for the orphan test: makes two sandboxes with a running command, says
 // "ready", then waits to be SIGKILLed by the test (so nothing of it gets to clean up).
-import { createSandboxProvider } from "../../src/core/sandbox/index";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import { request } from "./sandbox-contract";
 
 async function main(): Promise<void> {

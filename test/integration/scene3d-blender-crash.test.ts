@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { OraclePolicy, PlannedPolicy } from "../../src/core/policy";
-import { runEnvironment } from "../../src/core/rollout";
+import { OraclePolicy } from "../../src/core/policy/oracle";
+import { PlannedPolicy } from "../../src/core/policy/scripted";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { blenderSandboxSkip, loadSceneEnv } from "./scene3d-support";
 

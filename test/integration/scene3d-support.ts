@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadEnvironment } from "../../src/core/environment/load-environment";
 import type { Environment } from "../../src/core/model/environment";
-import { runEnvironment } from "../../src/core/rollout";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 import { missing } from "../support/services";
 

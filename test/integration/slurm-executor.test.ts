@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import type { JobEvent } from "../../src/core/remote/api";
 import { RunnerClient } from "../../src/core/remote/client/client";
 import { SLURM_DONE } from "../../src/core/remote/executors/slurm-client";
-import { readRun } from "../../src/core/runs";
+import { readRun } from "../../src/core/runs/run-dir";
 import { makeFixtureEnv, type StartedRunner, slurmClient, slurmRunnerArgs, slurmSkip, startRunner, waitFor } from "./remote-helpers";
 
 /**

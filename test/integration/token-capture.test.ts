@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
-import { runRollout } from "../../src/core/rollout";
+import { runRollout } from "../../src/core/rollout/run-rollout";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";

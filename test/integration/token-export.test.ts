@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { parquetReadObjects } from "hyparquet";
 import { OpenAIPolicy } from "../../src/core/policy/openai";
-import { runEnvironment } from "../../src/core/rollout";
+import { runEnvironment } from "../../src/core/rollout/run-environment";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";
 import { readTurnTokens } from "../../src/core/tokens/codec";

@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { TokenInOutPolicy } from "../../src/core/policy/openai-tokens";
-import { runRollout } from "../../src/core/rollout";
+import { runRollout } from "../../src/core/rollout/run-rollout";
 import { trajectoryToChat } from "../../src/core/runs/export-chat";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import type { MessageEvent } from "../../src/core/schema/trajectory";

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import type { VerifyContext } from "../../src/core/model/domain";
 import type { LoadedTask } from "../../src/core/model/environment";
 import { testsVerifier } from "../../src/core/reward/verifiers/tests";
-import { createSandboxProvider } from "../../src/core/sandbox";
+import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { VerifierConfig } from "../../src/core/schema/verifier";
 import { backendSkip } from "./code-rollouts";
 

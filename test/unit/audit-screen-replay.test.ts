@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { probeActions, replayScore, type ScreenRun, screenPlan } from "../../src/core/audit/screen";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { makeEnvDir } from "../support/tmp-env";
 
 const cleanups: Array<() => void> = [];

@@ -7,7 +7,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { parquetReadObjects } from "hyparquet";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import type { Environment } from "../../src/core/model/environment";
 import { type VerlRow, verlRows, verlRowsToParquet } from "../../src/core/runs/export-verl";
 import { rlenv } from "../support/cli";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createPolicy } from "../../src/core/policy";
+import { createPolicy } from "../../src/core/policy/create";
 import { HumanActionError, HumanPolicy, type HumanRequest } from "../../src/core/policy/human";
 import type { PolicyRequest, ToolSpec } from "../../src/core/policy/types";
 import type { LoadedTask } from "../../src/core/model/environment";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { rolloutId } from "../../src/core/rollout/ids";
 import { Limiter } from "../../src/core/rollout/limiter";
 import { renderTemplate } from "../../src/core/model/prompt-template";

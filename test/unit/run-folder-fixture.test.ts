@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { readRun } from "../../src/core/runs";
+import { readRun } from "../../src/core/runs/run-dir";
 import { runRecord, startEvent, writeRunFolder } from "../support/run-folder";
 
 test("the run-folder fixture writes a run.json the core reader takes as it is", (t) => {

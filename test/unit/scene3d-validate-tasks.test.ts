@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sceneTaskProblems } from "../../src/core/domains/scene3d/validate-tasks";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { makeEnvDir } from "../support/tmp-env";
 
 const manifest = "name: t\ndomain: scene3d\nscene:\n  assets: assets\ntasks: tasks.jsonl\nreward:\n  - type: scene\n";

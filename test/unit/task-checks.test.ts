@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { domainTaskProblems, findDomain } from "../../src/core/domains/registry";
 import { DOMAINS_WITH_TASK_CHECKS } from "../../src/core/domains/task-checks";
-import { loadEnvironment } from "../../src/core/environment";
+import { loadEnvironment } from "../../src/core/environment/load-environment";
 import { Domain } from "../../src/core/schema/common";
 import { makeEnvDir } from "../support/tmp-env";
 

@@ -6,7 +6,9 @@ import { openAuditProviders, prepareAuditProviders } from "../../core/audit/audi
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
 import { auditEnvironment } from "../../core/audit/run-audit";
-import { type Environment, formatProblem, loadEnvironment } from "../../core/environment";
+import type { Environment } from "../../core/model/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import type { SandboxProvider } from "../../core/model/sandbox";
 import { AuditReport, type EnvironmentAudit } from "../../core/schema/audit";

@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { calibrateEnvironment } from "../../core/app";
+import { calibrateEnvironment } from "../../core/app/calibrate-environment";
 import { kappaText, rateText, renderCalibrationMarkdown } from "../../core/calibrate/report-md";
-import { type Environment, formatProblem, loadEnvironment } from "../../core/environment";
+import type { Environment } from "../../core/model/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { CALIBRATION_FILE } from "../../core/schema/calibration";
 import { progressPrinter } from "./run-progress";
 

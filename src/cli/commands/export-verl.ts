@@ -1,5 +1,6 @@
 import { existsSync, statSync, writeFileSync } from "node:fs";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import type { Environment } from "../../core/model/environment";
 import { verlRows, verlRowsToParquet } from "../../core/runs/export-verl";
 

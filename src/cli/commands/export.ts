@@ -1,6 +1,7 @@
 import { createWriteStream, existsSync, statSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { exportChatJsonl, readRun } from "../../core/runs";
+import { exportChatJsonl } from "../../core/runs/export-chat";
+import { readRun } from "../../core/runs/run-dir";
 import { rlRecordsToParquet } from "../../core/runs/export-parquet";
 import { exportRlRecords, exportTrlRecords, type RlExportOptions } from "../../core/runs/export-rl";
 import { atifLines, writeAtifFolder } from "./atif";

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import Docker from "dockerode";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import { buildBaseImage } from "../../core/sandbox/image/build-base";
 import { buildEnvironmentImage } from "../../core/sandbox/image/build-env";

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { exportHarbor } from "../../core/harbor/export";
 import type { ExportDocument } from "../../core/harbor/export-grader";
 import { importHarbor } from "../../core/harbor/import";

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { formatProblem, loadEnvironment } from "../../core/environment";
+import { formatProblem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { prepareDocuments } from "../../core/domains/document/prepare";
 
 /**

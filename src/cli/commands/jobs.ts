@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { runnerClientFor } from "../../core/remote/client";
+import { runnerClientFor } from "../../core/remote/client/client-config";
 
 export function registerJobs(program: Command): void {
   program

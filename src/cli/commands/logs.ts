@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { JobEvent } from "../../core/remote/api";
-import { runnerClientFor } from "../../core/remote/client";
+import { runnerClientFor } from "../../core/remote/client/client-config";
 
 /** One line for a job event. */
 export function formatEvent(ev: JobEvent): string {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { runnerClientFor } from "../../core/remote/client";
+import { runnerClientFor } from "../../core/remote/client/client-config";
 import { runsTarget } from "./runs-target";
 
 export function registerPull(program: Command): void {

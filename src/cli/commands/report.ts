@@ -1,7 +1,10 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { compareRuns, renderComparisonText, renderReportHtml, renderReportText, reportForRun, tasksInBand } from "../../core/report";
+import { compareRuns } from "../../core/report/compare";
+import { renderComparisonText, renderReportText } from "../../core/report/render-text";
+import { renderReportHtml } from "../../core/report/render-html";
+import { reportForRun, tasksInBand } from "../../core/report/run-report";
 import { writeTasksFile } from "../../core/report/tasks-file";
 import { Band } from "../../core/schema/report";
 

@@ -1,6 +1,6 @@
 import { formatObservationLine, formatRolloutEndLine } from "../../core/remote/progress-line";
 import { onObservation } from "../../core/util/observations";
-import type { RunProgress } from "../../core/rollout";
+import type { RunProgress } from "../../core/rollout/run-environment";
 
 const fmtTime = (s: number | null) => {
   if (s === null || !Number.isFinite(s)) return "--:--";

@@ -2,15 +2,20 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
-import type { Executor } from "../../core/remote/jobs";
-import { JobManager } from "../../core/remote/jobs";
-import { LocalExecutor } from "../../core/remote/executors";
-import { RunArchive } from "../../core/remote/archive";
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_UPLOAD, DEFAULT_REQUEST_TIMEOUT_MS, startRunnerServer } from "../../core/remote/server";
-import { SlurmClient } from "../../core/remote/executors";
-import { SlurmControl } from "../../core/remote/executors";
-import { SlurmExecutor } from "../../core/remote/executors";
-import { loadOrCreateToken } from "../../core/remote/server";
+import type { Executor } from "../../core/remote/jobs/executor";
+import { JobManager } from "../../core/remote/jobs/jobs";
+import { LocalExecutor } from "../../core/remote/executors/local-executor";
+import { RunArchive } from "../../core/remote/archive/run-archive";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_UPLOAD,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  startRunnerServer,
+} from "../../core/remote/server/server";
+import { SlurmClient } from "../../core/remote/executors/slurm-client";
+import { SlurmControl } from "../../core/remote/executors/slurm-control";
+import { SlurmExecutor } from "../../core/remote/executors/slurm-executor";
+import { loadOrCreateToken } from "../../core/remote/server/token";
 import { parseS3Url } from "../../core/runs/object-store/location";
 import { VERSION } from "../version";
 import { registerJobs } from "./jobs";

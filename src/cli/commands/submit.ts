@@ -4,8 +4,8 @@ import type { Command } from "commander";
 import { type JobRequest, submitJob } from "../../core/app/submit-job";
 import { loadPool } from "../../core/fleet/pool-config";
 import { runOnPool } from "../../core/fleet/pool-run";
-import type { RunnerClient } from "../../core/remote/client";
-import { runnerClientFor } from "../../core/remote/client";
+import type { RunnerClient } from "../../core/remote/client/client";
+import { runnerClientFor } from "../../core/remote/client/client-config";
 import { formatEvent } from "./logs";
 
 interface SubmitOptions {

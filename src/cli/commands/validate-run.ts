@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type Environment, loadEnvironment } from "../../core/environment";
+import type { Environment } from "../../core/model/environment";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { validateEnvironment } from "../../core/app/validate-environment";
 import type { TaskVerdict } from "../../core/app/verdict";
-import { createSandboxProvider } from "../../core/sandbox/index";
+import { createSandboxProvider } from "../../core/sandbox/create-provider";
 import { imageNeed } from "../../core/sandbox/image/stand-in";
 import { sandboxRequest } from "../../core/sandbox/request";
 import { prepareEnvironment, providerForEnvironment } from "../../core/sandbox/select";

@@ -2,7 +2,9 @@ import { collectTaskIds, unknownTaskIdsMessage, unknownTaskIds } from "../task-i
 import path from "node:path";
 import type { Command } from "commander";
 import { domainTaskProblems } from "../../core/domains/registry";
-import { type Environment, formatProblem, loadEnvironment, type Problem } from "../../core/environment";
+import type { Environment } from "../../core/model/environment";
+import { formatProblem, type Problem } from "../../core/model/problem";
+import { loadEnvironment } from "../../core/environment/load-environment";
 import { expandHarborFolders } from "../../core/harbor/load-harbor";
 import { authoringProblems } from "../../core/lint/authoring-checks";
 import { startEarly, validateByRollouts } from "./validate-run";

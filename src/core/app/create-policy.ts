@@ -1,6 +1,7 @@
 import type { LoadedTask } from "../model/environment";
-import { createPolicy as policyFor, type Policy, type PolicySecrets } from "../policy/index";
-import type { PolicyFactory } from "../rollout/index";
+import { createPolicy as policyFor, type PolicySecrets } from "../policy/create";
+import type { Policy } from "../policy/types";
+import type { PolicyFactory } from "../rollout/run-environment";
 import type { PolicyConfig } from "../schema/run";
 
 export interface CreatePolicyOptions extends PolicySecrets {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { PolicySecrets } from "../policy/index";
-import { type RunEnvironmentOptions, type RunEnvironmentResult, runEnvironment } from "../rollout/index";
+import type { PolicySecrets } from "../policy/create";
+import { type RunEnvironmentOptions, type RunEnvironmentResult, runEnvironment } from "../rollout/run-environment";
 import type { RunConfig } from "../schema/run";
 import { policyFactoryWith } from "./create-policy";
 

@@ -1,6 +1,8 @@
 import path from "node:path";
-import { type Environment, loadEnvironment, type Problem } from "../environment/index";
-import { type RunEnvironmentOptions, type RunEnvironmentResult, runEnvironment } from "../rollout/index";
+import type { Environment } from "../model/environment";
+import { loadEnvironment } from "../environment/load-environment";
+import type { Problem } from "../model/problem";
+import { type RunEnvironmentOptions, type RunEnvironmentResult, runEnvironment } from "../rollout/run-environment";
 import { resumableRecord } from "../rollout/resume-run";
 import type { RunRecord } from "../schema/run";
 import { RunRequest, type RunRequestInput } from "./run-request";

@@ -1,7 +1,7 @@
 import path from "node:path";
-import { loadEnvironment } from "../environment/index";
+import { loadEnvironment } from "../environment/load-environment";
 import type { JobRecord, JobSpecInput } from "../remote/api";
-import type { RunnerClient } from "../remote/client";
+import type { RunnerClient } from "../remote/client/client";
 import type { RunConfig } from "../schema/run";
 
 /** A job as a person asks for it, in plain values: the flags of `rlenv submit`, the editor's pickers. */

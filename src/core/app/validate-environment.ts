@@ -1,5 +1,6 @@
 import type { Environment } from "../model/environment";
-import { Limiter, type PolicyFactory, type RunEnvironmentResult, type RunProgress, runEnvironment } from "../rollout/index";
+import { Limiter } from "../rollout/limiter";
+import { type PolicyFactory, type RunEnvironmentResult, type RunProgress, runEnvironment } from "../rollout/run-environment";
 import type { SandboxProvider } from "../model/sandbox";
 import type { RunConfig } from "../schema/run";
 import { judgeTask, type TaskVerdict } from "./verdict";

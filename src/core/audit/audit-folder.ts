@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Environment } from "../model/environment";
-import { createSandboxProvider } from "../sandbox/index";
+import { createSandboxProvider } from "../sandbox/create-provider";
 import { prepareEnvironment } from "../sandbox/select";
 import type { SandboxProvider } from "../model/sandbox";
 import { AuditReport } from "../schema/audit";

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { RunnerClient } from "../remote/client";
-import { loadToken, type RunnerEntry, RunnerEntry as RunnerEntrySchema, runnersFile } from "../remote/client";
+import { RunnerClient } from "../remote/client/client";
+import { loadToken, type RunnerEntry, RunnerEntry as RunnerEntrySchema, runnersFile } from "../remote/client/client-config";
 
 /**
  * A pool in the client's runners.yaml, beside the runners it names:

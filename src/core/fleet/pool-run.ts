@@ -1,15 +1,15 @@
 import { copyFileSync, mkdirSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type JobRequest, jobSpec } from "../app/submit-job";
-import { loadEnvironment } from "../environment/index";
+import { loadEnvironment } from "../environment/load-environment";
 import type { JobSpecInput, RolloutEnd } from "../remote/api";
-import { isFinished, type RolloutFileState, RolloutWatcher } from "../remote/jobs";
+import { isFinished, type RolloutFileState, RolloutWatcher } from "../remote/jobs/rollout-watch";
 import { closeRunRecord, openRunRecord } from "../rollout/run-record";
 import { newRunId, rolloutId } from "../rollout/ids";
 import { samplesOf, selectTasks } from "../rollout/run-environment";
 import { ROLLOUTS_DIR, SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../runs/run-dir";
 import { RunConfig, type RunRecord } from "../schema/run";
-import type { Environment } from "../environment/index";
+import type { Environment } from "../model/environment";
 import { Heartbeats } from "./heartbeat";
 import { memberWeight, placeRollouts, type RolloutRef, samplesConfig } from "./placement";
 import type { LoadedPool, PoolMember } from "./pool-config";

@@ -5,7 +5,7 @@ import { findDomain } from "../domains/registry";
 import type { Environment } from "../model/environment";
 import type { LoadedTask } from "../model/environment";
 import { abortReason, type BackoffOptions } from "../util/backoff";
-import { createPolicy } from "../policy/index";
+import { createPolicy } from "../policy/create";
 import type { Policy } from "../policy/types";
 import { SUMMARY_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { summarize } from "../runs/summarize";

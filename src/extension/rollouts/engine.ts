@@ -3,7 +3,7 @@ import path from "node:path";
 import * as vscode from "vscode";
 import type { Environment } from "../../core/model/environment";
 import type { TaskVerdict } from "../../core/app/verdict";
-import type { RunProgress } from "../../core/rollout/index";
+import type { RunProgress } from "../../core/rollout/run-environment";
 import { type PolicyConfig, RunConfig, type RunSummary } from "../../core/schema/run";
 import type { ExtensionCtx } from "../context";
 import { outcomeOf, type TaskOutcome } from "./outcome";

@@ -1,4 +1,4 @@
-import type { RunProgress } from "../../core/rollout/index";
+import type { RunProgress } from "../../core/rollout/run-environment";
 
 /** One rollout's outcome as the editor keeps it. */
 export interface TaskOutcome {

@@ -1,7 +1,7 @@
 import * as vscode from "vscode";
-import { RunnerClient } from "../../core/remote/client";
+import { RunnerClient } from "../../core/remote/client/client";
 import { readPools } from "../../core/fleet/pool-config";
-import { loadRunners, loadToken, type RunnerEntry } from "../../core/remote/client";
+import { loadRunners, loadToken, type RunnerEntry } from "../../core/remote/client/client-config";
 
 export interface RunnerInfo extends RunnerEntry {
   name: string;

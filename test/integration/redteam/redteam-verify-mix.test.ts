@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import type { Policy } from "../../../src/core/policy";
+import type { Policy } from "../../../src/core/policy/types";
 import { backendSkip, loadExample, nop, oracle, rollOut, sharedProvider, trajectoryDir } from "../code-rollouts";
 import { HUMANEVAL_ATTACKS, replayAttack, SABOTEUR } from "./verify-attacks";
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { isolated } from "../../../src/cli/commands/validate";
-import type { Problem } from "../../../src/core/environment";
+import type { Problem } from "../../../src/core/model/problem";
 import { templateFiles } from "../../../src/core/environment/templates";
 import { HOSTILE_CASES, writeHostileCase } from "../environment/hostile-cases";
 

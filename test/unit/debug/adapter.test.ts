@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { RolloutDebugger } from "../../../src/core/debug/controller";
-import { PlannedPolicy } from "../../../src/core/policy/index";
+import { PlannedPolicy } from "../../../src/core/policy/scripted";
 import type { SandboxProvider } from "../../../src/core/model/sandbox";
 import { type DebugHost, RolloutDebugSession } from "../../../src/extension/debug/adapter";
 import { fixtureEnv, processProvider, tmp } from "../../integration/rollout-helpers";

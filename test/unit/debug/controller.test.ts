@@ -5,8 +5,9 @@ import { after, before, test } from "node:test";
 import { RolloutDebugger, type RolloutDebuggerOptions } from "../../../src/core/debug/controller";
 import { parseBreakpoint, taskBreakpoint, type Breakpoint } from "../../../src/core/debug/breakpoints";
 import type { PauseInfo } from "../../../src/core/debug/controller";
-import { OraclePolicy, PlannedPolicy } from "../../../src/core/policy/index";
-import { ProcessSandboxProvider } from "../../../src/core/sandbox/index";
+import { OraclePolicy } from "../../../src/core/policy/oracle";
+import { PlannedPolicy } from "../../../src/core/policy/scripted";
+import { ProcessSandboxProvider } from "../../../src/core/sandbox/process/provider";
 import type { SandboxProvider } from "../../../src/core/model/sandbox";
 import { events, fixtureEnv, ofType, processProvider, tmp } from "../../integration/rollout-helpers";
 import { missing } from "../../support/services";
@@ -22,7 +23,7 @@ before(async () => {
   if ("skip" in p) backends[0]!.skip = p.skip;
   else Object.assign(backends[0]!, p);
   if (!backends[1]!.skip) {
-    const { createSandboxProvider } = await import("../../../src/core/sandbox/index");
+    const { createSandboxProvider } = await import("../../../src/core/sandbox/create-provider");
     backends[1]!.provider = await createSandboxProvider({ backend: "docker", warm: 0 });
   }
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { RolloutDebugger } from "../../../src/core/debug/controller";
-import { PlannedPolicy } from "../../../src/core/policy/index";
+import { PlannedPolicy } from "../../../src/core/policy/scripted";
 import { ProcessSandboxProvider } from "../../../src/core/sandbox/process/provider";
 import type { LaunchedRollout } from "../../../src/extension/debug/adapter";
 import { dropFork, putFork, takeFork } from "../../../src/extension/debug/prepared-forks";

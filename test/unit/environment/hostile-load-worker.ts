@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { loadEnvironment } from "../../../src/core/environment";
+import { loadEnvironment } from "../../../src/core/environment/load-environment";
 import type { LoadLimits } from "../../../src/core/util/read-source";
 
 /** Loads one environment in a worker thread, so that the test can time out a loader that hangs or spins. */

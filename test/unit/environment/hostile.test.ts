@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
-import type { Problem } from "../../../src/core/environment";
+import type { Problem } from "../../../src/core/model/problem";
 import { HOSTILE_CASES, writeHostileCase } from "./hostile-cases";
 
 /** Generous: a case that takes this long has hung (the slowest take well under a second on an idle machine). */

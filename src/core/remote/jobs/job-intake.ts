@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Problem } from "../../environment";
+import type { Problem } from "../../model/problem";
 import { BUNDLE_JOB_FILE, JobSpec } from "../api";
 import type { Executor } from "./executor";
 import { policyConfigProblem } from "../../policy/config-check";

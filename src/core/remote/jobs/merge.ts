@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../../runs";
+import { SUMMARY_FILE, summarizeRunDir, writeJsonAtomic } from "../../runs/run-dir";
 import type { RunRecord, RunSummary } from "../../schema/run";
 import type { JobRecord, WorkUnit } from "../api";
 import { keptRollouts } from "./remainder";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { loadEnvironment } from "../../environment";
+import { loadEnvironment } from "../../environment/load-environment";
 import type { JobRecord, WorkUnit } from "../api";
 import type { ExecutionContext } from "./executor";
 import { hasFinished, type RolloutFileState, RolloutWatcher } from "./rollout-watch";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { Problem } from "../../environment";
+import type { Problem } from "../../model/problem";
 
 /** What a submit needs of an uploaded environment that loads, or its problems (files relative to it). */
 export type UploadValidation =

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { loadEnvironment } from "../../environment";
+import { loadEnvironment } from "../../environment/load-environment";
 import type { UploadValidation } from "./upload-validation";
 
 /**

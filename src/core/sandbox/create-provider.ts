@@ -1,14 +1,6 @@
 import { type BackendOptions, providerForBackend } from "./select";
 import type { SandboxProvider } from "../model/sandbox";
 
-export type { ExecOptions, ExecResult, ExecStatus, Sandbox, SandboxProvider, SandboxRequest } from "../model/sandbox";
-export { sandboxRequest, builtImageTag, DEFAULT_IMAGE } from "./request";
-export { parseSize } from "./size";
-export { ProcessSandboxProvider, UNSAFE_WARNING } from "./process/provider";
-export { DockerSandboxProvider, dockerAnswers } from "./docker/provider";
-export { imagePresent } from "./image/image-present";
-export { type BackendName, chooseBackend, prepareEnvironment, providerForEnvironment } from "./select";
-
 export interface CreateSandboxProviderOptions extends BackendOptions {
   /** The image "auto" checks for (default rlenv/python:bookworm). */
   image?: string;

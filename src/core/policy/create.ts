@@ -10,14 +10,6 @@ import type { Policy } from "./types";
 import { ChatTokenizer } from "../tokens/chat-template";
 import { toolCallParser } from "../tokens/tool-call-parsers";
 
-export * from "./types";
-export { OpenAIPolicy, apiKeyFromEnv, isRetryable } from "./openai";
-export { OraclePolicy } from "./oracle";
-export { NopPolicy } from "./nop";
-export { type HumanAction, HumanActionError, HumanPolicy, type HumanRequest } from "./human";
-export { ReplayPolicy, findReplayFile } from "./replay";
-export { PlannedPolicy, type PlannedTurn } from "./scripted";
-
 /** Secrets a policy may need that are not in its config (the editor keeps its key in SecretStorage). */
 export interface PolicySecrets {
   /** The OpenAI-compatible server's key; RLENV_API_KEY / OPENAI_API_KEY when absent. */
