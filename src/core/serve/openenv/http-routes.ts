@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpRoute, ServeContext } from "../serve-context";
-import { asServeError, httpError, invalid } from "./errors";
+import { httpError, invalid } from "./errors";
 import { handleRpc } from "./mcp";
 import { metadataOf, schemaOf } from "./describe";
 import { MAX_BODY_BYTES, readJson, sendJson } from "./http-io";
-import { PROTOCOL, resetSession, sessionById, sessionState, stepSession, withTemporarySession } from "./session-ops";
+import { PROTOCOL, resetSession, sessionById, sessionState, stepSession, withTemporarySession, countError } from "./session-ops";
 import { JsonRpcErrorCode, rpcError } from "./wire";
 
 /**
@@ -58,7 +58,7 @@ function route(ctx: ServeContext, method: HttpRoute["method"], path: string, wor
       try {
         sendJson(res, 200, await work(req, url));
       } catch (e) {
-        ctx.metrics.error(PROTOCOL, asServeError(e).kind);
+        countError(ctx, e);
         const { status, body } = httpError(e);
         sendJson(res, status, body);
       }

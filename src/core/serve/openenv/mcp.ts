@@ -1,9 +1,9 @@
 import type { ServeContext } from "../serve-context";
 import { ServeError, type SessionHandle } from "../session-types";
 import { parseReset } from "./actions";
-import { asServeError, invalid, rpcServeError } from "./errors";
+import { invalid, rpcServeError } from "./errors";
 import { observationMetadata } from "./observation";
-import { forkSession, PROTOCOL, parseForkCount, sessionById, toolsOf, withTemporarySession } from "./session-ops";
+import { forkSession, PROTOCOL, parseForkCount, sessionById, toolsOf, withTemporarySession, countError } from "./session-ops";
 import { JsonRpcErrorCode, type JsonRpcResponse, rpcError, rpcSuccess } from "./wire";
 
 /**
@@ -143,7 +143,7 @@ export async function handleRpc(ctx: ServeContext, raw: unknown, bound?: Session
   try {
     return await dispatch(ctx, req, bound);
   } catch (e) {
-    ctx.metrics.error(PROTOCOL, asServeError(e).kind);
+    countError(ctx, e);
     return rpcServeError(req.id, e);
   }
 }

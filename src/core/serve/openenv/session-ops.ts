@@ -2,7 +2,7 @@ import type { ToolSpec } from "../../policy/types";
 import type { ServeContext } from "../serve-context";
 import { ServeError, type SessionHandle } from "../session-types";
 import { parseAction, parseReset } from "./actions";
-import { invalid } from "./errors";
+import { asServeError, invalid } from "./errors";
 import { listToolsPayload, resetPayload, stepPayload } from "./observation";
 import type { StepPayload } from "./wire";
 
@@ -13,6 +13,12 @@ import type { StepPayload } from "./wire";
  */
 
 export const PROTOCOL = "openenv";
+
+/** Counts an error for /metrics by kind; the registry counts its own capacity refusals. */
+export function countError(ctx: ServeContext, error: unknown): void {
+  const kind = asServeError(error).kind;
+  if (kind !== "capacity") ctx.metrics.error(PROTOCOL, kind);
+}
 
 /** The tools of the session's environment, or of the one `environment` names (tools/list needs no reset). */
 export function toolsOf(ctx: ServeContext, session: SessionHandle | undefined, environment?: string): readonly ToolSpec[] {

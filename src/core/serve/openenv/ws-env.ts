@@ -2,9 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { WebSocket } from "ws";
 import type { ServeContext, WsRoute } from "../serve-context";
 import { ServeError, type SessionHandle } from "../session-types";
-import { asServeError, invalid, wsError } from "./errors";
+import { invalid, wsError } from "./errors";
 import { handleRpc } from "./mcp";
-import { forkSession, PROTOCOL, parseForkCount, resetSession, sessionState, stepSession } from "./session-ops";
+import { forkSession, PROTOCOL, parseForkCount, resetSession, sessionState, stepSession, countError } from "./session-ops";
 import { parseJson, sendJson, serialHandler } from "./ws-socket";
 import { WSErrorCode, type WsReply } from "./wire";
 
@@ -82,7 +82,7 @@ export function wsEnvRoute(ctx: ServeContext, held: Set<string>): WsRoute {
       try {
         session = claimSession(ctx, req, held);
       } catch (e) {
-        ctx.metrics.error(PROTOCOL, asServeError(e).kind);
+        countError(ctx, e);
         sendJson(ws, wsError(e));
         ws.close();
         return;
@@ -118,7 +118,7 @@ export function wsEnvRoute(ctx: ServeContext, held: Set<string>): WsRoute {
           if (reply.type === "error") ctx.metrics.error(PROTOCOL, "invalid");
           sendJson(ws, reply);
         } catch (e) {
-          ctx.metrics.error(PROTOCOL, asServeError(e).kind);
+          countError(ctx, e);
           sendJson(ws, wsError(e));
         }
       });

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { WebSocket } from "ws";
 import type { ServeContext, WsRoute } from "../serve-context";
-import { asServeError, rpcServeError } from "./errors";
+import { rpcServeError } from "./errors";
 import { handleRpc } from "./mcp";
-import { PROTOCOL } from "./session-ops";
+import { PROTOCOL, countError } from "./session-ops";
 import { parseJson, sendJson, serialHandler } from "./ws-socket";
 import { JsonRpcErrorCode, rpcError } from "./wire";
 
@@ -21,7 +21,7 @@ export function wsMcpRoute(ctx: ServeContext, held: Set<string>): WsRoute {
         session = ctx.sessions.open({ protocol: PROTOCOL });
         sessionId = session.id;
       } catch (e) {
-        ctx.metrics.error(PROTOCOL, asServeError(e).kind);
+        countError(ctx, e);
         sendJson(ws, rpcServeError(null, e));
         ws.close();
         return;
