@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
-import { mcpPost, OpenEnvServerError, OpenEnvWsClient } from "../support/openenv-client";
+import { mcpPost, type OpenEnvServerError, OpenEnvWsClient } from "../support/openenv-client";
 import { NeedsSandbox, playOracle } from "../support/openenv-oracle";
 import { backendSkip, loadExample, oracle, REPO, rewardEvent, rollOut, sharedProvider, trajectoryDir } from "./code-rollouts";
 import { FIXTURE } from "./rollout-helpers";
@@ -82,7 +82,9 @@ for (const backend of ["process", "docker"] as const) {
 }
 
 describe("OpenEnv faults and protocol edges on the real server (process backend)", () => {
-  test("a sandbox killed mid-episode is an error reply (infra), never a reward, and recorded in the trajectory", { timeout: 120_000 }, async () => {
+  test("a sandbox killed mid-episode is an error reply (infra), never a reward, and recorded in the trajectory", {
+    timeout: 120_000,
+  }, async () => {
     const served = await serveOpenEnv([FIXTURE], "process");
     try {
       const provider = served.server.ctx.environments.get().provider;
@@ -129,31 +131,32 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
       const c = await new OpenEnvWsClient(served.server.url).connect();
       const reset = await c.reset({ task_id: "via-tool-calls" });
       const file = (reset.observation.metadata as { trajectory: string }).trajectory;
-      c.sendRaw(JSON.stringify({ type: "step", data: { type: "call_tool", tool_name: "slow", arguments: { seconds: 4 } } }));
-      await new Promise((r) => setTimeout(r, 300));
+      const provider = ctx.environments.get().provider as ProcessSandboxProvider;
+      const sleeping = () =>
+        sandboxProcesses(process.pid, provider.baseDir).filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("time.sleep(json.load");
+          } catch {
+            return false;
+          }
+        });
+      c.sendRaw(JSON.stringify({ type: "step", data: { type: "call_tool", tool_name: "slow", arguments: { seconds: 20 } } }));
+      await until(() => sleeping().length > 0, "the slow command runs in the sandbox");
       c.terminate();
       await until(() => ctx.sessions.active === 0, "the session closed");
       await until(() => trajectoryEvents(file).some((e) => e.type === "end"), "the trajectory ends");
       const end = trajectoryEvents(file).find((e) => e.type === "end") as { status: string } | undefined;
       assert.equal(end?.status, "cancelled");
-      const provider = ctx.environments.get().provider as ProcessSandboxProvider;
-      await until(
-        () =>
-          sandboxProcesses(process.pid, provider.baseDir).every((pid) => {
-            try {
-              return !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("time.sleep");
-            } catch {
-              return true;
-            }
-          }),
-        "the slow command stopped with its session",
-      );
+      // The tool's command is stopped with the session (it would sleep 20 s more), its sandbox released.
+      await until(() => sleeping().length === 0, "the slow command stopped with its session");
     } finally {
       await served.close();
     }
   });
 
-  test("capacity: CAPACITY_REACHED with the counts on WS, SERVER_ERROR on MCP, never a hang; slots free on close", { timeout: 120_000 }, async () => {
+  test("capacity: CAPACITY_REACHED with the counts on WS, SERVER_ERROR on MCP, never a hang; slots free on close", {
+    timeout: 120_000,
+  }, async () => {
     const served = await serveOpenEnv([FIXTURE], "process", { maxSessions: 2 });
     try {
       const url = served.server.url;
@@ -165,7 +168,11 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
       const refused = await c.receive(10_000);
       assert.equal(refused.type, "error");
       assert.deepEqual(
-        [(refused.data as Record<string, unknown>).code, (refused.data as Record<string, unknown>).active_sessions, (refused.data as Record<string, unknown>).max_sessions],
+        [
+          (refused.data as Record<string, unknown>).code,
+          (refused.data as Record<string, unknown>).active_sessions,
+          (refused.data as Record<string, unknown>).max_sessions,
+        ],
         ["CAPACITY_REACHED", 2, 2],
       );
       const rpc = await mcpPost(url, "openenv/session/create");
@@ -205,7 +212,9 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
     }
   });
 
-  test("HTTP and MCP: stateless /reset and /step, /state, /health, /schema; an MCP session played to its reward", { timeout: 120_000 }, async () => {
+  test("HTTP and MCP: stateless /reset and /step, /state, /health, /schema; an MCP session played to its reward", {
+    timeout: 120_000,
+  }, async () => {
     const served = await serveOpenEnv([FIXTURE], "process");
     try {
       const url = served.server.url;
@@ -216,7 +225,10 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
       assert.match(body.observation.prompt, /hello world/);
       const step = await fetch(`${url}/step`, {
         method: "POST",
-        body: JSON.stringify({ action: { type: "call_tool", tool_name: "show", arguments: { path: "greet.txt" } }, task_id: "via-tool-calls" }),
+        body: JSON.stringify({
+          action: { type: "call_tool", tool_name: "show", arguments: { path: "greet.txt" } },
+          task_id: "via-tool-calls",
+        }),
       });
       assert.equal(((await step.json()) as { observation: { result: { data: string } } }).observation.result.data, "hello\n");
       assert.equal(served.server.ctx.sessions.active, 0, "stateless HTTP leaves no session open");
@@ -231,7 +243,9 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
     }
   });
 
-  test("fork: two sessions continue from the origin's files; each reached by /ws?session_id= and scored on its own", { timeout: 180_000 }, async () => {
+  test("fork: two sessions continue from the origin's files; each reached by /ws?session_id= and scored on its own", {
+    timeout: 180_000,
+  }, async () => {
     const served = await serveOpenEnv([FIXTURE], "process");
     try {
       const url = served.server.url;

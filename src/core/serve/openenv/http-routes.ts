@@ -3,7 +3,7 @@ import type { HttpRoute, ServeContext } from "../serve-context";
 import { httpError, invalid } from "./errors";
 import { handleRpc } from "./mcp";
 import { metadataOf, schemaOf } from "./describe";
-import { MAX_BODY_BYTES, readJson, sendJson } from "./http-io";
+import { readJsonBody, sendJson } from "../http-io";
 import { PROTOCOL, resetSession, sessionById, sessionState, stepSession, withTemporarySession, countError } from "./session-ops";
 import { JsonRpcErrorCode, rpcError } from "./wire";
 
@@ -24,13 +24,13 @@ function objectBody(body: unknown): Record<string, unknown> {
 }
 
 async function reset(ctx: ServeContext, req: IncomingMessage): Promise<unknown> {
-  const body = objectBody(await readJson(req));
+  const body = objectBody(await readJsonBody(req));
   if (body.session_id !== undefined) return resetSession(ctx, sessionById(ctx, body.session_id, "session_id"), body, "body");
   return withTemporarySession(ctx, (s) => resetSession(ctx, s, body, "body"));
 }
 
 async function step(ctx: ServeContext, req: IncomingMessage): Promise<unknown> {
-  const body = objectBody(await readJson(req));
+  const body = objectBody(await readJsonBody(req));
   if (body.action === undefined) throw invalid("action", "Field required");
   if (body.timeout_s !== undefined && body.timeout_s !== null && !(typeof body.timeout_s === "number" && body.timeout_s > 0)) {
     throw invalid("timeout_s", "must be a number > 0");
@@ -70,13 +70,9 @@ function route(ctx: ServeContext, method: HttpRoute["method"], path: string, wor
 async function mcpPost(ctx: ServeContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let raw: unknown;
   try {
-    raw = await readJson(req, MAX_BODY_BYTES);
+    raw = await readJsonBody(req);
   } catch {
     ctx.metrics.error(PROTOCOL, "invalid");
-    sendJson(res, 200, rpcError(null, JsonRpcErrorCode.PARSE_ERROR));
-    return;
-  }
-  if (raw === undefined) {
     sendJson(res, 200, rpcError(null, JsonRpcErrorCode.PARSE_ERROR));
     return;
   }

@@ -28,7 +28,9 @@ export function toolsOf(ctx: ServeContext, session: SessionHandle | undefined, e
 
 export async function resetSession(ctx: ServeContext, session: SessionHandle, data: unknown, prefix: string): Promise<StepPayload> {
   const req = parseReset(data, prefix);
-  if (req.environment !== undefined) ctx.environments.get(req.environment); // not_found before the old episode is dropped
+  // A wrong environment or task id is refused before the open episode is dropped: the session stays as it was.
+  const served = ctx.environments.get(req.environment);
+  if (req.task_id !== undefined) ctx.environments.pickTask(served, req.task_id);
   const obs = await session.reset(req);
   ctx.sessions.touch(session.id);
   return resetPayload(obs, session.id);
@@ -66,11 +68,11 @@ export function parseForkCount(data: unknown, prefix: string): number {
 export async function forkSession(ctx: ServeContext, session: SessionHandle, n: number): Promise<Record<string, unknown>> {
   ctx.sessions.touch(session.id);
   const forks = await session.fork(n);
-  return {
-    session_id: session.id,
-    session_ids: forks.map((f) => f.id),
-    sessions: forks.map((f) => ({ session_id: f.id, ...f.state() })),
-  };
+  // Each fork's conversation so far and its tools, as a reset observation: what its new owner continues from.
+  const sessions = await Promise.all(
+    forks.map(async (f) => ({ session_id: f.id, state: f.state(), ...resetPayload(await f.forkObservation(), f.id) })),
+  );
+  return { session_id: session.id, session_ids: forks.map((f) => f.id), sessions };
 }
 
 /** A session for one stateless HTTP/MCP call, as OpenEnv makes a fresh environment per request; always closed after. */

@@ -7,6 +7,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
+import type { LoadedTask } from "../../../../src/core/model/environment";
 import type { ToolSpec } from "../../../../src/core/policy/types";
 import type { ProtocolMount, ServeContext, ServedEnvironment, SessionRegistry } from "../../../../src/core/serve/serve-context";
 import {
@@ -113,11 +114,15 @@ export class FakeSession implements SessionHandle {
     const e = this.episode;
     if (!e) throw new ServeError("no_episode", "fork before reset");
     return Array.from({ length: n }, () => {
-      const s = this.registry.open({ protocol: "openenv" }) as FakeSession;
+      const s = this.registry.open({ protocol: "openenv" });
       s.episode = { ...e, id: `${e.id}-fork` };
       s.forkedFrom = { episode_id: e.id, turn: e.turn };
       return s;
     });
+  }
+
+  async forkObservation(): Promise<ServedObservation> {
+    return this.obs({ messages: [{ role: "user", content: "so far" }] });
   }
 
   async close(): Promise<void> {
@@ -132,7 +137,7 @@ export class FakeRegistry implements SessionRegistry {
   get active(): number {
     return this.sessions.size;
   }
-  open(_origin?: { protocol: string }): SessionHandle {
+  open(_origin?: { protocol: string }): FakeSession {
     if (this.sessions.size >= this.max) {
       throw new ServeError("capacity", `Server at capacity (${this.sessions.size}/${this.max})`, undefined, {
         active: this.sessions.size,
@@ -143,7 +148,7 @@ export class FakeRegistry implements SessionRegistry {
     this.sessions.set(s.id, s);
     return s;
   }
-  get(id: string): SessionHandle | undefined {
+  get(id: string): FakeSession | undefined {
     return this.sessions.get(id);
   }
   touch(): void {}
@@ -167,8 +172,9 @@ export function fakeContext(max = 4): { ctx: ServeContext; registry: FakeRegistr
         if (name !== undefined && name !== "fake") throw new ServeError("not_found", `no environment ${name}`, "environment");
         return served as unknown as ServedEnvironment;
       },
-      pickTask: () => {
-        throw new Error("unused");
+      pickTask: (_served: ServedEnvironment, taskId?: string) => {
+        if (taskId === "missing") throw new ServeError("not_found", "no task missing", "task_id");
+        return {} as LoadedTask;
       },
     },
     sessions: registry,
@@ -181,9 +187,8 @@ export function fakeContext(max = 4): { ctx: ServeContext; registry: FakeRegistr
       },
       text: async () => "",
     },
-    runDir: "/tmp",
+    runsDir: "/tmp",
     signal: new AbortController().signal,
-    trajectoryFile: (id) => `/tmp/${id}.jsonl`,
   };
   return { ctx, registry, errors };
 }
