@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import Docker from "dockerode";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 import { mcpPost, type OpenEnvServerError, OpenEnvWsClient } from "../support/openenv-client";
 import { NeedsSandbox, playOracle } from "../support/openenv-oracle";
@@ -40,6 +41,7 @@ for (const backend of ["process", "docker"] as const) {
           for (const task of tasks) {
             const ref = await rollOut(env, task, oracle(task), await provider(), dir);
             const refReward = rewardEvent(ref.events);
+            assert.ok(refReward, `${name}/${task.id}: rlenv run scored the oracle (${ref.status})`);
             const client = await new OpenEnvWsClient(served.server.url).connect();
             try {
               const reset = await client.reset({ task_id: task.id });
@@ -58,11 +60,11 @@ for (const backend of ["process", "docker"] as const) {
                 throw e;
               }
               assert.equal(last.done, true, `${name}/${task.id}: the oracle's episode ended`);
-              assert.equal(last.reward, refReward?.total ?? null, `${name}/${task.id}: served reward = run reward`);
+              assert.equal(last.reward, refReward.total, `${name}/${task.id}: served reward = run reward`);
               const comps = (last.observation.metadata as { reward_components: Array<{ name: string; score: number }> }).reward_components;
               assert.deepEqual(
                 comps.map((c) => [c.name, c.score]),
-                (refReward?.components ?? []).map((c) => [c.name, c.score]),
+                refReward.components.map((c) => [c.name, c.score]),
                 `${name}/${task.id}: the same components`,
               );
               // The served episode wrote its trajectory, ending scored.
@@ -268,6 +270,44 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
       const o = await c.callTool("submit", { answer: "42" });
       assert.equal(o.reward, 1);
       for (const x of [good, bad, c]) await x.close();
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe("OpenEnv faults on the docker backend", () => {
+  test("a container killed mid-episode is an error reply (infra), never a reward", { timeout: 300_000 }, async (t) => {
+    const why = await backendSkip("docker");
+    if (why) return t.skip(why);
+    const docker = new Docker();
+    const running = async () => new Set((await docker.listContainers()).map((c) => c.Id));
+    const served = await serveOpenEnv([FIXTURE], "docker");
+    try {
+      const c = await new OpenEnvWsClient(served.server.url).connect();
+      const before = await running();
+      const reset = await c.reset({ task_id: "via-tool-calls" });
+      const file = (reset.observation.metadata as { trajectory: string }).trajectory;
+      const pending = c.callTool("slow", { seconds: 4 });
+      let mine: string[] = [];
+      await until(async () => {
+        mine = [...(await running())].filter((id) => !before.has(id));
+        return mine.length > 0;
+      }, "the episode's container runs");
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const id of mine)
+        await docker
+          .getContainer(id)
+          .kill()
+          .catch(() => {});
+      await assert.rejects(pending, (e: OpenEnvServerError) => e.data.code === "EXECUTION_ERROR" && e.data.kind === "infra");
+      await until(() => trajectoryEvents(file).some((e) => e.type === "end"), "the trajectory ends");
+      assert.equal(
+        trajectoryEvents(file).some((e) => e.type === "reward"),
+        false,
+        "no reward for a machinery failure",
+      );
+      await c.close();
     } finally {
       await served.close();
     }
