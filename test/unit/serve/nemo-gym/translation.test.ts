@@ -127,7 +127,7 @@ test("aggregate_metrics: per-task and overall mean/max/min/median/std of every n
   assert.equal(t0?.["median/input_tokens"], 15);
   assert.equal(t0?.num_rollouts, 2);
   assert.deepEqual(
-    (t0?.rollout_infos as Array<{ rollout_id: string }>).map((r) => r.rollout_id),
+    (t0!.rollout_infos as Array<{ rollout_id: string }>).map((r) => r.rollout_id),
     ["0:0", "0:1"],
   );
   assert.equal(t1?.["std/reward"], 0, "one rollout: std 0 for a column without gaps");
