@@ -73,6 +73,7 @@ export class AgentRun {
       this.inFlight--;
       this.ctx.signal.removeEventListener("abort", stop);
     }
+    if (this.ctx.signal.aborted) throw new ServeError("closed", `the server shut down during rollout ${rolloutId} (trajectory ${file})`);
     if (result.infra)
       throw new NemoHttpError(
         502,
