@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChatMessage, ToolSpec } from "../../policy/types";
 import type { ServeContext } from "../serve-context";
-import type { SessionHandle } from "../session-types";
+import type { ServedScore, SessionHandle } from "../session-types";
 import { aggregateMetrics } from "./aggregate-metrics";
 import { invalidBody, isObject, NemoHttpError, readJsonBody, sendJson } from "./http-errors";
 import { parseAggregateRequest, parseVerifyRequest } from "./request-bodies";
@@ -77,6 +77,8 @@ export class ResourcesServer {
             input: body[k],
           },
         ]);
+    // Sessions the idle reaper (or a shutdown) closed since: their records go too.
+    for (const id of this.seeded.keys()) if (!this.ctx.sessions.get(id)) this.seeded.delete(id);
     const known = this.cookie.read(req);
     let handle = known !== undefined ? this.ctx.sessions.get(known) : undefined;
     if (!handle) {
@@ -144,9 +146,10 @@ export class ResourcesServer {
   async verify(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = parseVerifyRequest(await readJsonBody(req));
     const { id, seeded } = this.session(req);
-    const obs = await seeded.handle.finish(finalText(body.response.output));
-    const score = obs.score;
+    let score: ServedScore | undefined;
     try {
+      const obs = await seeded.handle.finish(finalText(body.response.output));
+      score = obs.score;
       if (!score) throw new NemoHttpError(500, `episode ${obs.episode_id} ended without a score (trajectory ${obs.trajectory})`);
       if (score.infra)
         throw new NemoHttpError(
