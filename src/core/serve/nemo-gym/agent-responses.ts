@@ -46,7 +46,7 @@ export async function agentResponses(
       reply = await policy.next({ messages, tools: seeded.tools, turn, signal });
     } catch (e) {
       if (e instanceof PolicyInfraError || e instanceof PolicyRequestError) {
-        await resources.close(id, "error");
+        await resources.close(id);
         throw new NemoHttpError(502, `the policy server failed; episode ${seeded.episode_id} ended unscored: ${e.message}`, "infra");
       }
       throw e;
@@ -67,6 +67,7 @@ export async function agentResponses(
       messages.push({ role: "tool", tool_call_id: r.tool_call_id, content: r.content });
     }
     messages.push(...obs.messages);
+    if (obs.score) seeded.score = obs.score;
     if (obs.done) break;
   }
   sendJson(

@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { basename } from "node:path";
 import type { ResponsesItem } from "../../policy/openai-responses";
 import { runRollout } from "../../rollout/run-rollout";
 import type { TrajectoryEvent } from "../../schema/trajectory";
@@ -39,10 +37,11 @@ export class AgentRun {
     const task = this.ctx.environments.pickTask(served, reset.task_id, reset.seed);
     const { active, max } = this.ctx.sessions;
     if (active + this.inFlight >= max)
-      throw new ServeError("capacity", "no room for another episode: --max-sessions reached", undefined, {
-        active: active + this.inFlight,
-        max,
-      });
+      throw new NemoHttpError(
+        503,
+        `no room for another episode: --max-sessions reached (${active + this.inFlight} of ${max} sessions open)`,
+        "capacity",
+      );
     // A client that goes away stops its rollout (cancelled in the trajectory); so does the server's shutdown.
     const abort = new AbortController();
     const stop = () => abort.abort(new Error("the server is shutting down"));
@@ -52,8 +51,7 @@ export class AgentRun {
     });
     const policy = new RecordingPolicy(policyFor(target, sampling));
     const events: TrajectoryEvent[] = [];
-    const rolloutId = `nemo-${randomUUID()}`;
-    const file = this.ctx.trajectoryFile(rolloutId);
+    const { rolloutId, sample, file } = served.nextRollout(task);
     this.inFlight++;
     let result: Awaited<ReturnType<typeof runRollout>>;
     try {
@@ -62,9 +60,12 @@ export class AgentRun {
         task,
         policy,
         sandboxProvider: served.provider,
+        domain: served.domain,
+        toolset: served.toolset,
         file,
-        runId: basename(this.ctx.runDir),
+        runId: served.runId,
         rolloutId,
+        sample,
         ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
         signal: abort.signal,
         hooks: { onEvent: (e) => events.push(e) },

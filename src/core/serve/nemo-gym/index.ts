@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpRoute, ProtocolMount, ServeContext } from "../serve-context";
+import { ServeError } from "../session-types";
 import { agentResponses } from "./agent-responses";
 import { AgentRun } from "./agent-run";
 import { sendError, toHttpError } from "./http-errors";
@@ -45,7 +46,8 @@ export const RESERVED_PATHS = new Set([
  */
 export function nemoGymMount(ctx: ServeContext, opts: NemoGymOptions = {}): ProtocolMount {
   const resources = new ResourcesServer(ctx, new SessionCookie());
-  const run = new AgentRun(ctx, opts.policy);
+  const policy = opts.policy ?? ctx.policy;
+  const run = new AgentRun(ctx, policy);
   const route = (path: string, fn: (req: IncomingMessage, res: ServerResponse) => Promise<void>): HttpRoute => ({
     method: "POST",
     path,
@@ -54,7 +56,8 @@ export function nemoGymMount(ctx: ServeContext, opts: NemoGymOptions = {}): Prot
         await fn(req, res);
       } catch (e) {
         const err = toHttpError(e);
-        ctx.metrics.error(PROTOCOL, err.kind);
+        // The registry counts the capacity refusals of its own open(); ours (/run) are counted here.
+        if (!(e instanceof ServeError && e.kind === "capacity")) ctx.metrics.error(PROTOCOL, err.kind);
         // A body not read to its end (an early refusal) must not be left in the socket.
         req.resume();
         sendError(res, err);
@@ -70,7 +73,7 @@ export function nemoGymMount(ctx: ServeContext, opts: NemoGymOptions = {}): Prot
       route("/verify", (req, res) => resources.verify(req, res)),
       route("/aggregate_metrics", (req, res) => resources.aggregate(req, res)),
       route("/run", (req, res) => run.handle(req, res)),
-      route("/v1/responses", (req, res) => agentResponses(resources, opts.policy, ctx.signal, req, res)),
+      route("/v1/responses", (req, res) => agentResponses(resources, policy, ctx.signal, req, res)),
       ...[...toolNames].map((name) => route(`/${name}`, (req, res) => resources.tool(name, req, res))),
     ],
     ws: [],

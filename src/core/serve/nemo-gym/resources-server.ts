@@ -27,6 +27,8 @@ export interface SeededSession {
   messages: ChatMessage[];
   tools: readonly ToolSpec[];
   trajectory: string;
+  /** Set once a step ended the episode: its score. */
+  score?: ServedScore;
 }
 
 export const PROTOCOL = "nemo-gym";
@@ -81,16 +83,13 @@ export class ResourcesServer {
     for (const id of this.seeded.keys()) if (!this.ctx.sessions.get(id)) this.seeded.delete(id);
     const known = this.cookie.read(req);
     let handle = known !== undefined ? this.ctx.sessions.get(known) : undefined;
-    if (!handle) {
-      handle = this.ctx.sessions.open({ protocol: PROTOCOL });
-      this.ctx.metrics.sessionOpened(PROTOCOL);
-    }
+    handle ??= this.ctx.sessions.open({ protocol: PROTOCOL });
     let obs: Awaited<ReturnType<SessionHandle["reset"]>>;
     try {
       obs = await handle.reset(resetOfRow(body));
     } catch (e) {
       // A session this request opened and could not seed is of no use to anyone: its capacity goes back.
-      if (handle.id !== known) await this.close(handle.id, "error");
+      if (handle.id !== known) await this.close(handle.id);
       throw e;
     }
     this.seeded.set(handle.id, {
@@ -140,6 +139,7 @@ export class ResourcesServer {
     const result = obs.tool_results[0];
     if (!result) throw new NemoHttpError(500, `the episode answered the call to ${name} with no tool result`);
     seeded.messages.push(...obs.messages);
+    if (obs.score) seeded.score = obs.score;
     sendJson(res, 200, { output: result.content, is_error: result.is_error, done: obs.done }, { "set-cookie": this.cookie.header(id) });
   }
 
@@ -148,7 +148,8 @@ export class ResourcesServer {
     const { id, seeded } = this.session(req);
     let score: ServedScore | undefined;
     try {
-      const obs = await seeded.handle.finish(finalText(body.response.output));
+      // An episode a tool call ended (a submit, the turn limit) was scored then: /verify reads that score.
+      const obs = seeded.score ? { ...seeded, score: seeded.score } : await seeded.handle.finish(finalText(body.response.output));
       score = obs.score;
       if (!score) throw new NemoHttpError(500, `episode ${obs.episode_id} ended without a score (trajectory ${obs.trajectory})`);
       if (score.infra)
@@ -182,7 +183,7 @@ export class ResourcesServer {
       );
     } finally {
       // The episode is over either way: its sandbox goes back now, not at the idle timeout.
-      await this.close(id, score?.infra ? "error" : "client");
+      await this.close(id);
     }
   }
 
@@ -190,10 +191,9 @@ export class ResourcesServer {
     sendJson(res, 200, aggregateMetrics(parseAggregateRequest(await readJsonBody(req))));
   }
 
-  async close(id: string, why: "client" | "error" | "shutdown"): Promise<void> {
+  /** Closes a session (the registry counts it) and forgets it. */
+  async close(id: string): Promise<void> {
     this.seeded.delete(id);
-    if (!this.ctx.sessions.get(id)) return;
-    await this.ctx.sessions.close(id);
-    this.ctx.metrics.sessionClosed(PROTOCOL, why);
+    if (this.ctx.sessions.get(id)) await this.ctx.sessions.close(id);
   }
 }

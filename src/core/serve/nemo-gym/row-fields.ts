@@ -1,3 +1,4 @@
+import type { ServePolicy } from "../serve-context";
 import type { ResetRequest } from "../session-types";
 import { invalidBody, isObject } from "./http-errors";
 import type { CreateParams } from "./request-bodies";
@@ -37,13 +38,8 @@ export function resetOfRow(row: Record<string, unknown>): ResetRequest {
   return req;
 }
 
-/** Which policy server a /run plays against, and how to talk to it. */
-export interface PolicyTarget {
-  baseURL: string;
-  api: "responses" | "chat_completions";
-  model?: string;
-  apiKey?: string;
-}
+/** Which policy server a /run plays against, and how to talk to it (the server's --policy-url has the same shape). */
+export type PolicyTarget = ServePolicy;
 
 /** The row's `model_server`, else the server's configured one; neither is a 422 naming `model_server`. */
 export function policyTargetOfRow(row: Record<string, unknown>, configured: PolicyTarget | undefined): PolicyTarget {

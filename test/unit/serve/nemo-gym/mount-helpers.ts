@@ -19,13 +19,30 @@ import { ServeError, type SessionHandle } from "../../../../src/core/serve/sessi
  * hands a request to the mount's route of the same path, as the serve server does.
  */
 
-export function servedOf(env: Environment, provider: SandboxProvider, dir: string): ServedEnvironment {
-  return { name: env.manifest.name, dir, env, tasks: env.tasks, provider, tools: buildToolset(env, null).specs, rewardHash: "sha256:test" };
+export function servedOf(env: Environment, provider: SandboxProvider, dir: string, runDir: string): ServedEnvironment {
+  const toolset = buildToolset(env, null);
+  let samples = 0;
+  return {
+    name: env.manifest.name,
+    dir,
+    env,
+    tasks: env.tasks,
+    provider,
+    domain: null,
+    toolset,
+    tools: toolset.specs,
+    rewardHash: "sha256:test",
+    runDir,
+    runId: path.basename(runDir),
+    nextRollout(task) {
+      const sample = samples++;
+      return { rolloutId: `${task.id}-${sample}`, sample, file: path.join(runDir, "rollouts", `${task.id}-${sample}.jsonl`) };
+    },
+  };
 }
 
 export function makeContext(
   served: ServedEnvironment,
-  runDir: string,
   open: () => SessionHandle,
   max = 4,
 ): ServeContext & { errors: string[]; sessions: SessionRegistry & { map: Map<string, SessionHandle> } } {
@@ -79,9 +96,8 @@ export function makeContext(
     sessions,
     metrics,
     errors,
-    runDir,
+    runsDir: path.dirname(served.runDir),
     signal: new AbortController().signal,
-    trajectoryFile: (id) => path.join(runDir, "rollouts", `${id}.jsonl`),
   };
 }
 

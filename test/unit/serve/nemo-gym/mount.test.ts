@@ -63,6 +63,9 @@ class SessionDouble implements SessionHandle {
   async fork(): Promise<SessionHandle[]> {
     throw new Error("not here");
   }
+  async forkObservation(): Promise<ServedObservation> {
+    throw new Error("not here");
+  }
   async close() {
     this.closed = true;
   }
@@ -91,7 +94,7 @@ const response = (text: string) => ({
 
 test("resources server: seed_session sets the session cookie, tools and verify read it, verify scores and closes the session", async () => {
   const made: SessionDouble[] = [];
-  const ctx = makeContext(servedOf(env, undefined as never, FIXTURE), tmp("rlenv-nemo-"), () => {
+  const ctx = makeContext(servedOf(env, undefined as never, FIXTURE, tmp("rlenv-nemo-")), () => {
     const s = new SessionDouble(scored);
     made.push(s);
     return s;
@@ -150,8 +153,7 @@ test("resources server: seed_session sets the session cookie, tools and verify r
 
 test("resources server: an episode the machinery failed answers verify with 502, never a reward; capacity is 503", async () => {
   const ctx = makeContext(
-    servedOf(env, undefined as never, FIXTURE),
-    tmp("rlenv-nemo-"),
+    servedOf(env, undefined as never, FIXTURE, tmp("rlenv-nemo-")),
     () => new SessionDouble({ status: "error", reason: "sandbox lost", reward: null, components: [], infra: true }),
     1,
   );
@@ -165,7 +167,7 @@ test("resources server: an episode the machinery failed answers verify with 502,
     assert.equal(v.status, 502);
     assert.equal(v.json.reward, undefined);
     assert.match(String(v.json.detail), /infrastructure.*sandbox lost/);
-    assert.deepEqual(ctx.errors, ["capacity", "infra"]);
+    assert.deepEqual(ctx.errors, ["infra"], "capacity refusals of open() are the registry's to count");
   } finally {
     await srv.close();
   }
@@ -182,7 +184,7 @@ for (const api of ["chat_completions", "responses"] as const) {
     const p = await processProvider();
     if ("skip" in p) return t.skip(p.skip);
     const policy = api === "responses" ? await startScriptedResponsesServer(script) : await startScriptedServer(script);
-    const ctx = makeContext(servedOf(env, p.provider, FIXTURE), tmp("rlenv-nemo-run-"), () => {
+    const ctx = makeContext(servedOf(env, p.provider, FIXTURE, tmp("rlenv-nemo-run-")), () => {
       throw new Error("no sessions in /run");
     });
     const srv = await serveMount(nemoGymMount(ctx, { policy: { baseURL: policy.baseURL, api } }));
@@ -225,7 +227,7 @@ test("/run: a policy server that is down is a 502 and an infra error in the traj
   const p = await processProvider();
   if ("skip" in p) return t.skip(p.skip);
   const dead = await startScriptedServer([{ reset: true }]);
-  const ctx = makeContext(servedOf(env, p.provider, FIXTURE), tmp("rlenv-nemo-run-"), () => {
+  const ctx = makeContext(servedOf(env, p.provider, FIXTURE, tmp("rlenv-nemo-run-")), () => {
     throw new Error("no sessions in /run");
   });
   const srv = await serveMount(nemoGymMount(ctx));
@@ -259,7 +261,7 @@ test("/run: a policy server that is down is a 502 and an infra error in the traj
 test("/v1/responses: the model ↔ tools loop on a seeded session, tokens on each call's items; then /verify scores it", async () => {
   const policy = await startScriptedServer(script);
   const made: SessionDouble[] = [];
-  const ctx = makeContext(servedOf(env, undefined as never, FIXTURE), tmp("rlenv-nemo-"), () => {
+  const ctx = makeContext(servedOf(env, undefined as never, FIXTURE, tmp("rlenv-nemo-")), () => {
     const s = new SessionDouble(scored);
     made.push(s);
     return s;
