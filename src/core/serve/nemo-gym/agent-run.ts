@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ResponsesItem } from "../../policy/openai-responses";
 import { runRollout } from "../../rollout/run-rollout";
 import type { TrajectoryEvent } from "../../schema/trajectory";
-import type { ServeContext } from "../serve-context";
+import type { LoadedTask } from "../../model/environment";
+import type { ServeContext, ServedEnvironment } from "../serve-context";
 import { ServeError } from "../session-types";
 import { policyFor, RecordingPolicy } from "./agent-policy";
 import { NemoHttpError, readJsonBody, sendJson } from "./http-errors";
@@ -42,38 +43,8 @@ export class AgentRun {
         `no room for another episode: --max-sessions reached (${active + this.inFlight} of ${max} sessions open)`,
         "capacity",
       );
-    // A client that goes away stops its rollout (cancelled in the trajectory); so does the server's shutdown.
-    const abort = new AbortController();
-    const stop = () => abort.abort(new Error("the server is shutting down"));
-    this.ctx.signal.addEventListener("abort", stop, { once: true });
-    res.on("close", () => {
-      if (!res.writableEnded) abort.abort(new Error("the client closed the /run request"));
-    });
     const policy = new RecordingPolicy(policyFor(target, sampling));
-    const events: TrajectoryEvent[] = [];
-    const { rolloutId, sample, file } = served.nextRollout(task);
-    this.inFlight++;
-    let result: Awaited<ReturnType<typeof runRollout>>;
-    try {
-      result = await runRollout({
-        env: served.env,
-        task,
-        policy,
-        sandboxProvider: served.provider,
-        domain: served.domain,
-        toolset: served.toolset,
-        file,
-        runId: served.runId,
-        rolloutId,
-        sample,
-        ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
-        signal: abort.signal,
-        hooks: { onEvent: (e) => events.push(e) },
-      });
-    } finally {
-      this.inFlight--;
-      this.ctx.signal.removeEventListener("abort", stop);
-    }
+    const { result, events, rolloutId, file } = await this.roll(served, task, policy, sampling.seed, res);
     if (this.ctx.signal.aborted) throw new ServeError("closed", `the server shut down during rollout ${rolloutId} (trajectory ${file})`);
     if (result.infra)
       throw new NemoHttpError(
@@ -111,6 +82,41 @@ export class AgentRun {
         reward_hash: served.rewardHash,
       },
     });
+  }
+
+  /** The rollout itself, on the engine: stopped by the client going away or the server's shutdown. */
+  private async roll(served: ServedEnvironment, task: LoadedTask, policy: RecordingPolicy, seed: number | undefined, res: ServerResponse) {
+    // A client that goes away stops its rollout (cancelled in the trajectory); so does the server's shutdown.
+    const abort = new AbortController();
+    const stop = () => abort.abort(new Error("the server is shutting down"));
+    this.ctx.signal.addEventListener("abort", stop, { once: true });
+    res.on("close", () => {
+      if (!res.writableEnded) abort.abort(new Error("the client closed the /run request"));
+    });
+    const events: TrajectoryEvent[] = [];
+    const { rolloutId, sample, file } = served.nextRollout(task);
+    this.inFlight++;
+    try {
+      const result = await runRollout({
+        env: served.env,
+        task,
+        policy,
+        sandboxProvider: served.provider,
+        domain: served.domain,
+        toolset: served.toolset,
+        file,
+        runId: served.runId,
+        rolloutId,
+        sample,
+        ...(seed !== undefined ? { seed } : {}),
+        signal: abort.signal,
+        hooks: { onEvent: (e) => events.push(e) },
+      });
+      return { result, events, rolloutId, file };
+    } finally {
+      this.inFlight--;
+      this.ctx.signal.removeEventListener("abort", stop);
+    }
   }
 }
 
