@@ -71,7 +71,14 @@ for (const backend of ["process", "docker"] as const) {
         const server = await serve(path.join(REPO, "environments", name), backend);
         try {
           const served = server.ctx.environments.get();
-          const task = served.tasks[0]!;
+          // The first of the first three tasks the oracle scores above 0 (a 0 = 0 match would prove little).
+          let task = served.tasks[0]!;
+          let expected = await oracleReward(server, task.id);
+          for (const next of served.tasks.slice(1, 3)) {
+            if (expected !== null && expected > 0) break;
+            task = next;
+            expected = await oracleReward(server, task.id);
+          }
           const http = new NemoGymHttp(server.url);
           const row = { responses_create_params: { input: [] }, task_id: task.id, _ng_task_index: 0, _ng_rollout_index: 0 };
           let run: Awaited<ReturnType<typeof playSimpleAgent>>;
@@ -83,8 +90,8 @@ for (const backend of ["process", "docker"] as const) {
           }
           assert.equal(run.verify.status, 200, run.verify.text);
           for (const r of run.toolReplies) assert.equal(r.status, 200, r.text);
-          const expected = await oracleReward(server, task.id);
           assert.equal(run.verify.json.reward, expected, "the served episode scores what runRollout scores");
+          t.diagnostic(`${task.id}: reward ${expected} over NeMo Gym and from runRollout`);
           assert.equal(typeof run.verify.json.reward_components, "object");
           const rl = run.verify.json.rlenv as { trajectory: string };
           assert.ok(existsSync(rl.trajectory), "a trajectory for the served episode");
