@@ -12,6 +12,9 @@ interface ServeFlags {
   unsafeNoSandbox?: boolean;
   noBuild?: boolean;
   json?: boolean;
+  policyUrl?: string;
+  policyApi: string;
+  policyModel?: string;
 }
 
 const int = (name: string, min: number) => (v: string) => {
@@ -43,6 +46,12 @@ export function registerServe(program: Command): void {
     .option("--warm <n>", "warm sandboxes kept per shape (docker)", int("--warm", 0))
     .option("--unsafe-no-sandbox", "process backend: run commands unisolated when nothing can isolate them")
     .option("--no-build", "do not build a missing image: fail naming the command that builds it")
+    .option(
+      "--policy-url <url>",
+      "the OpenAI-compatible policy server NeMo Gym's /run plays against when a row names none (e.g. http://127.0.0.1:8001/v1)",
+    )
+    .option("--policy-api <api>", "chat_completions | responses: how --policy-url is spoken to", "chat_completions")
+    .option("--policy-model <name>", "the model name sent to --policy-url when a request names none")
     .option("--json", "print {url, runs} as JSON on one line once listening (for scripts)")
     .addHelpText(
       "after",
@@ -51,6 +60,8 @@ export function registerServe(program: Command): void {
     .action(async (dirs: string[], f: ServeFlags) => {
       if (!["auto", "docker", "process"].includes(f.sandbox))
         throw new Error(`--sandbox must be auto, docker or process, got '${f.sandbox}'`);
+      if (f.policyApi !== "chat_completions" && f.policyApi !== "responses")
+        throw new Error(`--policy-api must be chat_completions or responses, got '${f.policyApi}'`);
       const { startServeServer } = await import("../../core/serve/serve-server");
       const { SERVE_PROTOCOLS } = await import("../../core/serve/protocols");
       const token = f.token ?? process.env.RLENV_SERVE_TOKEN ?? undefined;
@@ -67,6 +78,7 @@ export function registerServe(program: Command): void {
         ...(f.unsafeNoSandbox ? { unsafeNoSandbox: true } : {}),
         ...(f.noBuild === false ? { noBuild: true } : {}),
         log: (m) => process.stderr.write(`${m}\n`),
+        ...(f.policyUrl ? { policy: { baseURL: f.policyUrl, api: f.policyApi, ...(f.policyModel ? { model: f.policyModel } : {}) } } : {}),
         protocols: SERVE_PROTOCOLS,
       });
       const runs = server.ctx.environments.list.map((e) => e.runDir);

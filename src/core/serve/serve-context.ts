@@ -60,6 +60,14 @@ export interface ServeMetrics {
   text(): Promise<string>;
 }
 
+/** The policy server a protocol's own agent loop plays against when a request names none (`rlenv serve --policy-url`). */
+export interface ServePolicy {
+  baseURL: string;
+  api: "chat_completions" | "responses";
+  model?: string;
+  apiKey?: string;
+}
+
 /** Everything a protocol's handlers need. */
 export interface ServeContext {
   readonly environments: ServedEnvironments;
@@ -69,6 +77,8 @@ export interface ServeContext {
   readonly runsDir: string;
   /** Aborted when the server shuts down (SIGTERM): long requests (rollouts, /run) stop with it. */
   readonly signal: AbortSignal;
+  /** The configured policy server, if any (NeMo Gym's /run and /v1/responses use it when a row names none). */
+  readonly policy?: ServePolicy;
 }
 
 /** One HTTP route of a protocol. `path` is exact, or ends with `/*` to match a prefix. */

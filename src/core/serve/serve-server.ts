@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import { sendJson, sendText } from "./http-io";
 import { authorized, isLoopback } from "./serve-auth";
-import type { HttpRoute, ProtocolMount, ServeContext, WsRoute } from "./serve-context";
+import type { HttpRoute, ProtocolMount, ServeContext, ServePolicy, WsRoute } from "./serve-context";
 import { PromServeMetrics } from "./serve-metrics";
 import { ServedEnvironmentSet, type ServeLoadOptions } from "./served-environments";
 import { Sessions } from "./session-registry";
@@ -18,6 +18,8 @@ export interface ServeServerOptions extends ServeLoadOptions {
   maxSessions: number;
   /** 0: never reap. */
   idleTimeoutMs: number;
+  /** The policy server agent loops play against when a request names none (--policy-url). */
+  policy?: ServePolicy;
   /** The protocols to answer (each adds its routes). */
   protocols: ReadonlyArray<(ctx: ServeContext) => ProtocolMount>;
 }
@@ -45,7 +47,14 @@ export async function startServeServer(o: ServeServerOptions): Promise<ServeServ
     idleTimeoutMs: o.idleTimeoutMs,
     signal: shutdown.signal,
   });
-  const ctx: ServeContext = { environments, sessions, metrics, runsDir: o.runsDir, signal: shutdown.signal };
+  const ctx: ServeContext = {
+    environments,
+    sessions,
+    metrics,
+    runsDir: o.runsDir,
+    signal: shutdown.signal,
+    ...(o.policy ? { policy: o.policy } : {}),
+  };
   const mounts = o.protocols.map((p) => p(ctx));
   const routes = routeTable(mounts);
   const wsRoutes = new Map<string, WsRoute>(mounts.flatMap((m) => m.ws.map((w) => [w.path, w] as const)));
