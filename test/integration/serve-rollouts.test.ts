@@ -1,0 +1,214 @@
+// POST /v1/rollouts against a server over the serve contracts, the real engine and sandboxes (process
+// backend), and a scripted OpenAI-compatible model server that returns token ids and logprobs:
+// lines stream as groups finish with every field right; a client that disconnects cancels its
+// rollouts and leaves no sandbox; a model server that is down gives infra_error lines, never a reward.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, before, test } from "node:test";
+import type { SandboxProvider } from "../../src/core/model/sandbox";
+import { readTrajectory } from "../../src/core/runs/trajectory-reader";
+import { rolloutsMount } from "../../src/core/serve/rollouts/rollouts-mount";
+import type { RolloutLine } from "../../src/core/serve/rollouts/rollout-line";
+import { encodeMessage, logprobAt, rolloutsPolicyStep, taskOf } from "../support/rollouts-policy-script";
+import { type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
+import { startMountServer } from "../support/serve-rollouts-context";
+import { fixtureEnv, processProvider, tmp } from "./rollout-helpers";
+
+let provider: SandboxProvider | undefined;
+let skip: string | undefined;
+let server: Awaited<ReturnType<typeof startMountServer>>;
+let policy: ScriptedServer;
+/** Tasks whose policy requests hang until the test releases them (the disconnect test). */
+const hanging = new Set<string>();
+
+before(async () => {
+  const p = await processProvider();
+  if ("skip" in p) {
+    skip = p.skip;
+    return;
+  }
+  provider = p.provider;
+  server = await startMountServer(fixtureEnv(), provider, tmp("rlenv-serve-run-"), rolloutsMount);
+  policy = await startScriptedServer((req) => (hanging.has(taskOf(req)) ? { hang: true } : rolloutsPolicyStep(req)));
+});
+after(async () => {
+  await server?.close();
+  await policy?.close();
+  await provider?.shutdown();
+});
+
+const post = (body: unknown, signal?: AbortSignal) =>
+  fetch(`${server.baseURL}/v1/rollouts`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json" },
+    ...(signal ? { signal } : {}),
+  });
+
+/** The NDJSON reader a trainer would write: each line as it arrives. */
+async function* lines(res: Response): AsyncGenerator<Record<string, unknown>> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let nl = buf.indexOf("\n");
+    while (nl >= 0) {
+      yield JSON.parse(buf.slice(0, nl)) as Record<string, unknown>;
+      buf = buf.slice(nl + 1);
+      nl = buf.indexOf("\n");
+    }
+  }
+  assert.equal(buf, "", "the stream ends on a whole line");
+}
+
+/** The sandboxes lent out and not yet closed (closed ones may stay warm for reuse). */
+const lent = () => (provider as unknown as { lentIds: string[] }).lentIds;
+
+const model = () => ({ base_url: `${policy.baseURL}`, model: "scripted", retries: 0 });
+
+test("a batch streams one line per rollout with tokens, mask, logprobs, reward, advantage, spend and provenance", async (t) => {
+  if (skip) return t.skip(skip);
+  const res = await post({
+    tasks: ["via-tool-calls", "via-files"],
+    group_size: 2,
+    model: model(),
+    sampling: { temperature: 1, seed: 10 },
+    policy_version: "step-7",
+    concurrency: 4,
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /application\/x-ndjson/);
+  const got: Record<string, unknown>[] = [];
+  for await (const l of lines(res)) got.push(l);
+  const rollouts = got.filter((l) => l.type === "rollout") as unknown as RolloutLine[];
+  const summary = got.at(-1)!;
+  assert.equal(summary.type, "summary");
+  assert.equal(rollouts.length, 4);
+  assert.equal(summary.rollouts, 4);
+  assert.deepEqual(summary.statuses, { completed: 4 });
+  for (const groupId of new Set(rollouts.map((r) => r.group_id))) {
+    const g = rollouts.filter((r) => r.group_id === groupId);
+    assert.equal(g.length, 2);
+    assert.deepEqual(g.map((r) => r.group_index).sort(), [0, 1]);
+    // Seeds 10 + index: one even (answer 42, reward 1), one odd (41, 0.5) in each group.
+    assert.deepEqual(g.map((r) => r.reward).sort(), [0.5, 1]);
+    for (const r of g) {
+      assert.equal(r.group.mean, 0.75);
+      const expected = ((r.reward ?? 0) - 0.75) / (r.group.std + 1e-6);
+      assert.ok(Math.abs((r.advantage ?? Number.NaN) - expected) < 1e-9);
+    }
+  }
+  for (const r of rollouts) {
+    assert.equal(r.status, "completed");
+    assert.equal(r.policy_version, "step-7");
+    assert.equal(r.reward_hash, server.served.rewardHash);
+    assert.deepEqual(
+      r.reward_components.map((c) => c.name),
+      ["hidden-check", "answer"],
+    );
+    assert.equal(r.capture, "server");
+    assert.equal(r.drift_turns, 0);
+    const ids = r.token_ids!;
+    assert.equal(ids.length, r.loss_mask!.length);
+    assert.equal(ids.length, r.logprobs!.length);
+    // Sampled tokens are the toy tokenizer's assistant ids (≥ 1000): the mask is 1 exactly there.
+    ids.forEach((id, i) => assert.equal(r.loss_mask![i], id >= 1000 ? 1 : 0, `position ${i}`));
+    // Each turn's logprobs as sampled, 0 under the mask's zeros.
+    let k = 0;
+    ids.forEach((_, i) => {
+      if (r.loss_mask![i] === 0) assert.equal(r.logprobs![i], 0);
+      else {
+        const prev = r.loss_mask![i - 1] ?? 0;
+        if (prev === 0) k = 0;
+        assert.ok(Math.abs(r.logprobs![i]! - logprobAt(k++)) < 1e-6);
+      }
+    });
+    assert.equal(
+      r.prompt_length,
+      ids.findIndex((id) => id >= 1000),
+    );
+    assert.equal(r.usage.completion_tokens, r.loss_mask!.filter((x) => x === 1).length);
+    assert.ok(r.usage.prompt_tokens > 0);
+    assert.ok((r.sandbox_seconds ?? 0) > 0);
+    assert.deepEqual(r.judge, { calls: 0, prompt_tokens: 0, completion_tokens: 0 });
+    assert.ok(existsSync(r.trajectory));
+    const events = readTrajectory(r.trajectory).events;
+    const start = events[0];
+    assert.ok(start?.type === "start");
+    assert.equal(start.reward_hash, r.reward_hash);
+    assert.equal(events.at(-1)?.type, "end");
+  }
+  // The first prompt token ids are the system message as the toy tokenizer writes it.
+  const first = rollouts[0]!;
+  const system = encodeMessage({ role: "system", content: `You are working in rollout-fixture on task ${first.task}.` });
+  assert.deepEqual(first.token_ids!.slice(0, system.length), system);
+  assert.ok((summary.policy_utilisation as number) > 0 && (summary.policy_utilisation as number) <= 1);
+});
+
+test("lines come as rollouts finish; a client that disconnects cancels the rest, and no sandbox is left", async (t) => {
+  if (skip) return t.skip(skip);
+  hanging.add("via-files");
+  try {
+    const ac = new AbortController();
+    const res = await post({ tasks: ["via-tool-calls", "via-files"], model: model(), concurrency: 2 }, ac.signal);
+    const it = lines(res);
+    const firstLine = (await it.next()).value as RolloutLine;
+    // Sent while the other rollout still waits on its model request.
+    assert.equal(firstLine.task, "via-tool-calls");
+    assert.equal(firstLine.status, "completed");
+    assert.equal(firstLine.advantage, 0, "a group of one has advantage 0");
+    ac.abort();
+    await it.return(undefined).catch(() => {});
+    const cancelled = firstLine.trajectory.replace("-g0-s0", "-g1-s0");
+    // The cancelled rollout writes its end and lets go of its sandbox.
+    for (let i = 0; i < 300; i++) {
+      const end = existsSync(cancelled) ? readTrajectory(cancelled).events.findLast((e) => e.type === "end") : undefined;
+      if (end && lent().length === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const end = readTrajectory(cancelled).events.findLast((e) => e.type === "end");
+    assert.equal(end?.type === "end" ? end.status : undefined, "cancelled");
+    assert.deepEqual(lent(), [], "every sandbox handed back (closed ones may stay warm in the pool)");
+  } finally {
+    hanging.delete("via-files");
+  }
+});
+
+test("a model server that is down: infra_error lines, no reward, no advantage, never counted in the group", async (t) => {
+  if (skip) return t.skip(skip);
+  const res = await post({
+    tasks: ["via-tool-calls"],
+    group_size: 2,
+    model: { base_url: "http://127.0.0.1:9/v1", model: "m", retries: 0 },
+  });
+  const got: Record<string, unknown>[] = [];
+  for await (const l of lines(res)) got.push(l);
+  const rollouts = got.filter((l) => l.type === "rollout") as unknown as RolloutLine[];
+  assert.equal(rollouts.length, 2);
+  for (const r of rollouts) {
+    assert.equal(r.status, "infra_error");
+    assert.equal(r.reward, null);
+    assert.equal(r.advantage, null);
+    assert.equal(r.group.scored, 0);
+    assert.match(r.reason ?? "", /policy|connect|ECONNREFUSED/i);
+  }
+  assert.deepEqual(got.at(-1)?.statuses, { infra_error: 2 });
+  assert.ok(server.errors.includes("infra"));
+});
+
+test("a wrong request is refused before any rollout, with the field named", async (t) => {
+  if (skip) return t.skip(skip);
+  const bad = await post({ tasks: ["via-tool-calls"], model: { base_url: "nope", model: "m" } });
+  assert.equal(bad.status, 400);
+  assert.deepEqual(((await bad.json()) as { error: { field: string } }).error.field, "model.base_url");
+  const unknown = await post({ tasks: ["via-tool-calls", "no-such-task"], model: model() });
+  assert.equal(unknown.status, 404);
+  const e = ((await unknown.json()) as { error: { kind: string; field: string; message: string } }).error;
+  assert.equal(e.field, "tasks[1]");
+  assert.match(e.message, /no-such-task/);
+  const notJson = await fetch(`${server.baseURL}/v1/rollouts`, { method: "POST", body: "{" });
+  assert.equal(notJson.status, 400);
+});
