@@ -9,6 +9,7 @@ import { registerNew } from "./new";
 import { registerReport } from "./report";
 import { registerRun } from "./run";
 import { REMOTE_COMMANDS } from "./runner";
+import { registerServe } from "./serve";
 import { registerValidate } from "./validate";
 import { registerView } from "./view";
 
@@ -26,4 +27,5 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerCalibrate,
   registerIndex,
   registerReport,
+  registerServe,
 ];

@@ -23,5 +23,10 @@ export function policyConfigProblem(config: PolicyConfig): PolicyConfigProblem |
       message:
         'policy human needs a person at the editor: open the task in VS Code and use "Play Task" (or fork a paused debug session with a human); the CLI and the runner cannot play it',
     };
+  if (config.kind === "served")
+    return {
+      field: "kind",
+      message: "policy served is a trainer's client playing through `rlenv serve`; a run cannot make one (serve the environment instead)",
+    };
   return undefined;
 }

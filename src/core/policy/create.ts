@@ -47,6 +47,9 @@ export function createPolicy(config: PolicyConfig, task: LoadedTask, sample: num
     case "human":
       // A person answers each turn (src/core/policy/human.ts); only the editor can ask one (policyConfigProblem refused it).
       throw new Error("policy human cannot be made here");
+    case "served":
+      // A trainer's client plays each turn through `rlenv serve` (src/core/serve/client-turns.ts).
+      throw new Error("policy served cannot be made here");
   }
 }
 

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { RolloutStatus } from "./trajectory";
 
 export const PolicyConfig = z.object({
-  kind: z.enum(["oracle", "nop", "replay", "openai", "human"]),
+  kind: z
+    .enum(["oracle", "nop", "replay", "openai", "human", "served"])
+    .describe("served: a trainer's client played the episodes through `rlenv serve`"),
   model: z.string().optional(),
   base_url: z.string().optional(),
   replay: z.string().optional().describe("replay: the trajectory file or run folder"),

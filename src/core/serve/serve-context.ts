@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
+import type { DomainPlugin } from "../model/domain";
 import type { Environment, LoadedTask } from "../model/environment";
 import type { SandboxProvider } from "../model/sandbox";
 import type { ToolSpec } from "../policy/types";
+import type { Toolset } from "../rollout/toolset";
 import type { ServeErrorKind, SessionHandle } from "./session-types";
 
 /** One environment a server serves: loaded once, its sandbox provider (warm pool) shared by its sessions. */
@@ -13,10 +15,18 @@ export interface ServedEnvironment {
   readonly env: Environment;
   readonly tasks: readonly LoadedTask[];
   readonly provider: SandboxProvider;
+  /** The domain plugin and the tool set every episode of this environment shares (as a run's scheduler shares them). */
+  readonly domain: DomainPlugin | null;
+  readonly toolset: Toolset;
   /** The tools an agent of this environment may call (the same for every task). */
   readonly tools: readonly ToolSpec[];
   /** The hash of the reward definition (verifiers, their files, judge prompts): see provenance. */
   readonly rewardHash: string;
+  /** This environment's run folder (run.json, rollouts/): served trajectories are a run `rlenv view` reads. */
+  readonly runDir: string;
+  readonly runId: string;
+  /** A new rollout id and its trajectory file in runDir, for an episode of `task` (ids never repeat within a server). */
+  nextRollout(task: LoadedTask): { rolloutId: string; sample: number; file: string };
 }
 
 /** The environments of one server, and how a reset picks a task. */
@@ -55,12 +65,10 @@ export interface ServeContext {
   readonly environments: ServedEnvironments;
   readonly sessions: SessionRegistry;
   readonly metrics: ServeMetrics;
-  /** Where served trajectories go (one run folder per server start). */
-  readonly runDir: string;
+  /** The runs folder: each served environment's run folder is in it. */
+  readonly runsDir: string;
   /** Aborted when the server shuts down (SIGTERM): long requests (rollouts, /run) stop with it. */
   readonly signal: AbortSignal;
-  /** A new trajectory file path in runDir for a rollout id. */
-  trajectoryFile(rolloutId: string): string;
 }
 
 /** One HTTP route of a protocol. `path` is exact, or ends with `/*` to match a prefix. */

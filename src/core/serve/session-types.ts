@@ -107,5 +107,7 @@ export interface SessionHandle {
   state(): ServedState;
   /** N independent sessions continuing from this one's exact state (files, messages, a scene): see fork. */
   fork(n: number): Promise<SessionHandle[]>;
+  /** A forked session's first observation: the conversation so far (assistant turns included) and the tools. */
+  forkObservation(): Promise<ServedObservation>;
   close(): Promise<void>;
 }

@@ -1,0 +1,4 @@
+import type { ProtocolMount, ServeContext } from "./serve-context";
+
+/** Every protocol `rlenv serve` answers, on one listener and one session table (add a line for a new one). */
+export const SERVE_PROTOCOLS: ReadonlyArray<(ctx: ServeContext) => ProtocolMount> = [];
