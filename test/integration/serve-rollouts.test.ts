@@ -1,9 +1,10 @@
-// POST /v1/rollouts against a server over the serve contracts, the real engine and sandboxes (process
-// backend), and a scripted OpenAI-compatible model server that returns token ids and logprobs:
+// POST /v1/rollouts against the real server (startServeServer, as `rlenv serve` starts it) with the
+// real engine and sandboxes (process backend), and a scripted OpenAI-compatible model server that returns token ids and logprobs:
 // lines stream as groups finish with every field right; a client that disconnects cancels its
 // rollouts and leaves no sandbox; a model server that is down gives infra_error lines, never a reward.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import type { SandboxProvider } from "../../src/core/model/sandbox";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
@@ -11,34 +12,45 @@ import { rolloutsMount } from "../../src/core/serve/rollouts/rollouts-mount";
 import type { RolloutLine } from "../../src/core/serve/rollouts/rollout-line";
 import { encodeMessage, logprobAt, rolloutsPolicyStep, taskOf } from "../support/rollouts-policy-script";
 import { type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
-import { startMountServer } from "../support/serve-rollouts-context";
-import { fixtureEnv, processProvider, tmp } from "./rollout-helpers";
+import { type ServeServer, startServeServer } from "../../src/core/serve/serve-server";
+import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
 
 let provider: SandboxProvider | undefined;
 let skip: string | undefined;
-let server: Awaited<ReturnType<typeof startMountServer>>;
+let server: ServeServer;
 let policy: ScriptedServer;
 /** Tasks whose policy requests hang until the test releases them (the disconnect test). */
 const hanging = new Set<string>();
 
 before(async () => {
+  // Whether this machine can isolate a process sandbox at all (the server's own provider is used below).
   const p = await processProvider();
   if ("skip" in p) {
     skip = p.skip;
     return;
   }
-  provider = p.provider;
-  server = await startMountServer(fixtureEnv(), provider, tmp("rlenv-serve-run-"), rolloutsMount);
+  await p.provider.shutdown();
+  server = await startServeServer({
+    dirs: [FIXTURE],
+    port: 0,
+    maxSessions: 8,
+    idleTimeoutMs: 0,
+    backend: "process",
+    runsDir: tmp("rlenv-serve-runs-"),
+    protocols: [rolloutsMount],
+  });
+  provider = served().provider;
   policy = await startScriptedServer((req) => (hanging.has(taskOf(req)) ? { hang: true } : rolloutsPolicyStep(req)));
 });
 after(async () => {
   await server?.close();
   await policy?.close();
-  await provider?.shutdown();
 });
 
+const served = () => server.ctx.environments.list[0]!;
+
 const post = (body: unknown, signal?: AbortSignal) =>
-  fetch(`${server.baseURL}/v1/rollouts`, {
+  fetch(`${server.url}/v1/rollouts`, {
     method: "POST",
     body: JSON.stringify(body),
     headers: { "content-type": "application/json" },
@@ -104,7 +116,8 @@ test("a batch streams one line per rollout with tokens, mask, logprobs, reward, 
   for (const r of rollouts) {
     assert.equal(r.status, "completed");
     assert.equal(r.policy_version, "step-7");
-    assert.equal(r.reward_hash, server.served.rewardHash);
+    assert.equal(r.reward_hash, served().rewardHash);
+    assert.match(r.trajectory, new RegExp(`^${served().runDir}/rollouts/`));
     assert.deepEqual(
       r.reward_components.map((c) => c.name),
       ["hidden-check", "answer"],
@@ -162,7 +175,9 @@ test("lines come as rollouts finish; a client that disconnects cancels the rest,
     assert.equal(firstLine.advantage, 0, "a group of one has advantage 0");
     ac.abort();
     await it.return(undefined).catch(() => {});
-    const cancelled = firstLine.trajectory.replace("-g0-s0", "-g1-s0");
+    // The server numbers its rollouts in the order they start: the other one is the next sample.
+    const n = Number(/\.s(\d+)\.jsonl$/.exec(firstLine.trajectory)?.[1]);
+    const cancelled = path.join(path.dirname(firstLine.trajectory), `via-files.s${n + 1}.jsonl`);
     // The cancelled rollout writes its end and lets go of its sandbox.
     for (let i = 0; i < 300; i++) {
       const end = existsSync(cancelled) ? readTrajectory(cancelled).events.findLast((e) => e.type === "end") : undefined;
@@ -196,7 +211,8 @@ test("a model server that is down: infra_error lines, no reward, no advantage, n
     assert.match(r.reason ?? "", /policy|connect|ECONNREFUSED/i);
   }
   assert.deepEqual(got.at(-1)?.statuses, { infra_error: 2 });
-  assert.ok(server.errors.includes("infra"));
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  assert.match(metrics, /rlenv_serve_errors_total\{protocol="rollouts",kind="infra"\} 2/);
 });
 
 test("a wrong request is refused before any rollout, with the field named", async (t) => {
@@ -209,6 +225,6 @@ test("a wrong request is refused before any rollout, with the field named", asyn
   const e = ((await unknown.json()) as { error: { kind: string; field: string; message: string } }).error;
   assert.equal(e.field, "tasks[1]");
   assert.match(e.message, /no-such-task/);
-  const notJson = await fetch(`${server.baseURL}/v1/rollouts`, { method: "POST", body: "{" });
+  const notJson = await fetch(`${server.url}/v1/rollouts`, { method: "POST", body: "{" });
   assert.equal(notJson.status, 400);
 });

@@ -63,11 +63,8 @@ export interface BatchOptions {
   req: RolloutsRequest;
   groups: BatchGroup[];
   batchId: string;
-  /** The run folder's id the trajectories record. */
-  runId: string;
   /** Aborted when the client goes away or the server shuts down: running rollouts end cancelled, their sandboxes released. */
   signal: AbortSignal;
-  trajectoryFile(rolloutId: string): string;
   /** One line a finished rollout (sent when its group is complete). */
   emit(line: RolloutLine): void;
   /** The policy of one rollout (default: the request's OpenAI-compatible server, token capture on). */
@@ -115,17 +112,20 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   };
 
   const play = async (index: number, group: BatchGroup, k: number): Promise<void> => {
-    const rolloutId = `${group.id}-s${k}`;
+    // Ids and files from the served environment's run folder, as every served episode's (never repeating within a server).
+    const { rolloutId, sample, file } = served.nextRollout(group.task);
     const events: TrajectoryEvent[] = [];
     const result = await runRollout({
       env: served.env,
       task: group.task,
       policy: makePolicy(index),
       sandboxProvider: served.provider,
-      file: o.trajectoryFile(rolloutId),
-      runId: o.runId,
+      domain: served.domain,
+      toolset: served.toolset,
+      file,
+      runId: served.runId,
       rolloutId,
-      sample: k,
+      sample,
       ...(req.seed !== undefined ? { seed: req.seed + index } : {}),
       signal: o.signal,
       hooks: { onEvent: (e) => events.push(e) },

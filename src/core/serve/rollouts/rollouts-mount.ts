@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import path from "node:path";
 import type { ProtocolMount, ServeContext } from "../serve-context";
 import { ServeError } from "../session-types";
-import { readJsonBody } from "./read-json";
+import { readJsonBody } from "../http-io";
 import { parseRolloutsRequest } from "./request";
 import { planGroups, runBatch } from "./rollout-batch";
 
@@ -62,9 +61,7 @@ async function handleRollouts(ctx: ServeContext, req: IncomingMessage, res: Serv
       req: request,
       groups,
       batchId,
-      runId: path.basename(ctx.runDir),
       signal: cancel.signal,
-      trajectoryFile: (id) => ctx.trajectoryFile(id),
       emit: (line) => {
         if (line.status === "infra_error") ctx.metrics.error("rollouts", "infra");
         send(line);
