@@ -128,7 +128,7 @@ test("a batch streams one line per rollout with tokens, mask, logprobs, reward, 
     assert.equal(ids.length, r.loss_mask!.length);
     assert.equal(ids.length, r.logprobs!.length);
     // Sampled tokens are the toy tokenizer's assistant ids (≥ 1000): the mask is 1 exactly there.
-    ids.forEach((id, i) => assert.equal(r.loss_mask![i], id >= 1000 ? 1 : 0, `position ${i}`));
+    for (const [i, id] of ids.entries()) assert.equal(r.loss_mask![i], id >= 1000 ? 1 : 0, `position ${i}`);
     // Each turn's logprobs as sampled, 0 under the mask's zeros.
     let k = 0;
     ids.forEach((_, i) => {

@@ -94,7 +94,7 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
   const flush = (g: BatchGroup, members: Array<Finished | undefined>, complete: boolean) => {
     const done = members.flatMap((m, k) => (m ? [{ m, k }] : []));
     const { stats, advantages } = groupAdvantages(done.map(({ m }) => ({ scored: scoredReward(m.result) })));
-    done.forEach(({ m, k }, j) =>
+    for (const [j, { m, k }] of done.entries()) {
       o.emit(
         rolloutLine({
           result: m.result,
@@ -107,8 +107,8 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
           advantage: complete ? (advantages[j] ?? null) : null,
           group: { ...stats, size: g.size },
         }),
-      ),
-    );
+      );
+    }
   };
 
   const play = async (index: number, group: BatchGroup, k: number): Promise<void> => {
