@@ -23,7 +23,11 @@ export function compareRuns(a: ReadinessReport, b: ReadinessReport, opts: { seed
   const significant = bootstrap !== null && (bootstrap.lo > 0 || bootstrap.hi < 0) && better + worse > 0;
   const meanDelta = mean(deltas);
   const pct = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`;
-  const verdict =
+  const ra = a.env.reward_hash;
+  const rb = b.env.reward_hash;
+  const rewardChanged = ra && rb && ra !== rb ? { a: ra, b: rb } : undefined;
+  const caveat = rewardChanged ? `reward definition changed (${ra} → ${rb}): the difference may be the reward's, not the policy's; ` : "";
+  const judged =
     meanDelta === null || bootstrap === null
       ? "no shared tasks with scored samples: nothing to compare"
       : significant
@@ -31,6 +35,7 @@ export function compareRuns(a: ReadinessReport, b: ReadinessReport, opts: { seed
           `(${Math.round(bootstrap.confidence * 100)}% interval ${pct(bootstrap.lo)} … ${pct(bootstrap.hi)}): more than noise`
         : `the difference ${pct(meanDelta)} (${Math.round(bootstrap.confidence * 100)}% interval ${pct(bootstrap.lo)} … ${pct(bootstrap.hi)}) ` +
           "is within noise";
+  const verdict = caveat + judged;
   return {
     a: a.run_id,
     b: b.run_id,
@@ -41,6 +46,7 @@ export function compareRuns(a: ReadinessReport, b: ReadinessReport, opts: { seed
     sign_test: { better, worse, ties: deltas.length - better - worse, p: signTest(better, worse) },
     bootstrap,
     significant,
+    ...(rewardChanged ? { reward_changed: rewardChanged } : {}),
     verdict,
   };
 }

@@ -7,7 +7,7 @@ import type { ReportRollout } from "./read-rollouts";
 export interface ReadinessMeta {
   runId: string;
   dir: string;
-  env: { name: string; hash: string };
+  env: { name: string; hash: string; reward_hash?: string };
   policy: string;
   utilisation?: ReadinessReport["utilisation"] | undefined;
   concurrency?: ConcurrencyDecision[] | undefined;

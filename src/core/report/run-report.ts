@@ -42,7 +42,7 @@ export function readinessOf(
   return buildReadiness(rollouts, {
     runId: record.id,
     dir,
-    env: { name: record.env.name, hash: record.env.hash },
+    env: { name: record.env.name, hash: record.env.hash, ...(record.env.reward_hash ? { reward_hash: record.env.reward_hash } : {}) },
     policy: policy.model ? `${policy.kind}:${policy.model}` : policy.kind,
     utilisation: summary?.utilisation ?? null,
     concurrency: decisions,

@@ -1,4 +1,5 @@
 import type { PolicyReply } from "../policy/types";
+import { emptyJudgeUsage, type JudgeUsage } from "../reward/judge-meter";
 import { rolloutFailure } from "../runs/failure";
 import type { RewardComponent, RolloutStatus, RolloutTokens, TurnTokens, Usage } from "../schema/trajectory";
 import { TokenLedger } from "../tokens/ledger";
@@ -16,6 +17,10 @@ export class EpisodeAccount {
   readonly timings = { total_ms: 0, policy_ms: 0, sandbox_ms: 0, verify_ms: 0 };
   readonly usage: Usage = { prompt_tokens: 0, completion_tokens: 0 };
   turns = 0;
+  /** Judge model requests the verifiers made (counted by reward/judge-meter.ts while the episode is judged). */
+  readonly judge: JudgeUsage = emptyJudgeUsage();
+  /** Seconds sandboxes were held (the scope's count, set at close). */
+  sandboxSeconds = 0;
   // The rollout's token sequence, when the policy reports the tokens it sampled.
   private readonly ledger = new TokenLedger();
 
@@ -46,6 +51,7 @@ export function episodeResult(r: {
   answer: unknown;
   account: EpisodeAccount;
   tokens: RolloutTokens | undefined;
+  rewardHash: string;
 }): RolloutResult {
   const { o, status, reason, verdict, account, tokens } = r;
   const reward = verdict?.reward ?? null;
@@ -68,5 +74,8 @@ export function episodeResult(r: {
     usage: account.usage,
     timings: account.timings,
     ...(tokens ? { driftTurns: tokens.drift_turns } : {}),
+    sandboxSeconds: account.sandboxSeconds,
+    judge: { ...account.judge },
+    rewardHash: r.rewardHash,
   };
 }

@@ -2,6 +2,8 @@ import { findDomain } from "../domains/registry";
 import type { DomainPlugin, ToolContext } from "../model/domain";
 import type { LoadedTask } from "../model/environment";
 import type { ChatMessage, PolicyReply, ToolSpec } from "../policy/types";
+import { meteringJudges } from "../reward/judge-meter";
+import { rewardHash, taskRewardHash } from "../reward/reward-hash";
 import { rewardFor } from "../reward/task-reward";
 import { RunsDiskError } from "../runs/disk-error";
 import type { ChatToolCall, RewardComponent, RolloutStatus, TrajectoryEvent, TrajectoryEventInput } from "../schema/trajectory";
@@ -131,6 +133,8 @@ export class Episode implements AsyncDisposable {
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       sandbox: { backend: o.sandboxProvider.backend, ...(m.sandbox.image ? { image: m.sandbox.image } : {}) },
       tools: toolset.specs,
+      reward_hash: rewardHash(o.env),
+      task_reward_hash: taskRewardHash(o.env, o.task),
       ...(o.resume ? { forked_from: o.resume.from } : {}),
       ...(o.previousAttempts?.length ? { attempt: o.previousAttempts.length + 1, previous_attempts: o.previousAttempts } : {}),
     });
@@ -252,7 +256,8 @@ export class Episode implements AsyncDisposable {
       events: this.trajectory.events,
       signal: this.scope.outside ?? new AbortController().signal,
     };
-    return judgeRollout(this.scope, rewards, ctx, this.domain?.verifiers ?? [], Math.max(this.stepMs, 60_000));
+    const judging = () => judgeRollout(this.scope, rewards, ctx, this.domain?.verifiers ?? [], Math.max(this.stepMs, 60_000));
+    return meteringJudges(this.account.judge, judging);
   }
 
   /** What the agent left, judged: the task's reward list (a staged task scores its stages instead). */
@@ -344,10 +349,11 @@ export class Episode implements AsyncDisposable {
     }
     await scope[Symbol.asyncDispose]();
     timings.sandbox_ms += scope.sandboxMs;
+    this.account.sandboxSeconds = scope.heldMs / 1000;
     o.meter?.sandboxBusy?.(timings.sandbox_ms + timings.verify_ms);
     timings.total_ms = performance.now() - this.t0;
     const reward = this.verdict?.reward ?? null;
-    const { turns, usage } = this.account;
+    const { turns, usage, judge, sandboxSeconds } = this.account;
     const tokens = this.account.tokens();
     this.emit({
       type: "end",
@@ -358,10 +364,13 @@ export class Episode implements AsyncDisposable {
       usage,
       timings: { ...timings },
       ...(tokens ? { tokens } : {}),
+      sandbox_seconds: sandboxSeconds,
+      judge: { ...judge },
     });
     // A rollout is finished once its trajectory is on disk (the runner's resume counts on it).
     await this.trajectory.close();
-    return episodeResult({ o, ...this.outcome, verdict: this.verdict, answer: this.answer, account: this.account, tokens });
+    const { verdict, answer, account } = this;
+    return episodeResult({ o, ...this.outcome, verdict, answer, account, tokens, rewardHash: rewardHash(o.env) });
   }
 
   /** Lets go of the sandbox, the deadline and the listener, and of the trajectory, however the episode ended (a second call does nothing). */

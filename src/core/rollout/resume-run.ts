@@ -64,6 +64,9 @@ export function planResume(runDir: string, record: RunRecord, ids: readonly stri
         turns: end.turns,
         usage: end.usage,
         timings: end.timings,
+        ...(end.sandbox_seconds !== undefined ? { sandboxSeconds: end.sandbox_seconds } : {}),
+        ...(end.judge ? { judge: end.judge } : {}),
+        ...(start.reward_hash ? { rewardHash: start.reward_hash } : {}),
       });
       continue;
     }

@@ -47,13 +47,17 @@ export class RolloutScope implements AsyncDisposable {
   startFailure: SandboxInfraError | null = null;
   /** Milliseconds spent starting and closing the sandbox, wherever that happened. */
   sandboxMs = 0;
+  /** Milliseconds sandboxes were held (asked of the pool until handed back), the agent's and judging ones summed: sandbox-seconds. */
+  heldMs = 0;
 
   private readonly ac = new AbortController();
   private readonly onOutside: () => void;
   private deadline: NodeJS.Timeout | undefined;
   private sandboxP: Promise<Sandbox> | null = null;
-  /** Judging sandboxes not yet closed. */
-  private readonly extra = new Set<Sandbox>();
+  /** When the agent's sandbox was asked for. */
+  private agentSince: number | null = null;
+  /** Judging sandboxes not yet closed, with when each was asked for. */
+  private readonly extra = new Map<Sandbox, number>();
   private disposed = false;
 
   constructor(private readonly o: RolloutScopeOptions) {
@@ -103,8 +107,11 @@ export class RolloutScope implements AsyncDisposable {
       }
       if (sb instanceof Error) throw sb;
       observe({ kind: "sandbox-start", ms: performance.now() - s0 });
+      // Held from the ask: the start counts as the judging sandbox's time.
+      this.extra.set(sb, s0);
       return this.guard.wrap(sb);
     } catch (e) {
+      this.heldMs += performance.now() - s0;
       if (this.outside?.aborted) throw abortReason(this.outside);
       const failure = new SandboxInfraError(`judging sandbox (${this.o.sandboxProvider.backend}) could not start: ${(e as Error).message}`);
       // Recorded as the rollout's loss too: a verifier that swallows the throw still cannot turn it into a zero.
@@ -122,7 +129,7 @@ export class RolloutScope implements AsyncDisposable {
     // Recycled as the manifest allows, after the same clean slate as any sandbox (docker keeps judges in a pool of
     // their own by the role label; the process backend's pool takes no account of labels).
     const sb = await o.sandboxProvider.acquire(sandboxRequest(o.env, labels, this.outside));
-    this.extra.add(sb);
+    this.extra.set(sb, Number.NaN);
     try {
       await sb.reset(files);
       return sb;
@@ -134,12 +141,14 @@ export class RolloutScope implements AsyncDisposable {
 
   /** Closes a sandbox from freshSandbox (back to the pool, reset, where it may be reused). */
   async release(sb: Sandbox): Promise<void> {
-    for (const x of this.extra) {
+    for (const [x, since] of this.extra) {
       if (x.id !== sb.id) continue;
       this.extra.delete(x);
       const c0 = performance.now();
       await x.close().catch(() => {});
       this.sandboxMs += performance.now() - c0;
+      // A stale try (NaN) is counted by freshSandbox's clock, which runs from the first ask.
+      if (!Number.isNaN(since)) this.heldMs += performance.now() - since;
     }
   }
 
@@ -169,7 +178,9 @@ export class RolloutScope implements AsyncDisposable {
       await started.then((sb) => sb.close()).catch(() => {});
       this.sandboxMs += performance.now() - c0;
     }
-    for (const sb of [...this.extra]) await this.release(sb);
+    if (this.agentSince !== null) this.heldMs += performance.now() - this.agentSince;
+    this.agentSince = null;
+    for (const sb of [...this.extra.keys()]) await this.release(sb);
     this.outside?.removeEventListener("abort", this.onOutside);
   }
 
@@ -190,6 +201,7 @@ export class RolloutScope implements AsyncDisposable {
   private async acquire(): Promise<Sandbox> {
     const o = this.o;
     const s0 = performance.now();
+    this.agentSince = s0;
     try {
       // A warm sandbox that died while it waited in the pool is not this rollout's failure: the next one is tried.
       let sb: Sandbox | Error = new Error("no sandbox was tried");

@@ -3,7 +3,7 @@ import type { Environment } from "../model/environment";
 import type { LoadedTask } from "../model/environment";
 import type { ChatMessage, Policy, PolicyPrepareContext, PolicyReply, ToolSpec } from "../policy/types";
 import type { Sandbox, SandboxProvider } from "../model/sandbox";
-import type { RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
+import type { JudgeUsage, RewardComponent, RolloutStatus, TrajectoryEvent, Usage } from "../schema/trajectory";
 import type { Toolset } from "./toolset";
 
 /** A tool call as the debugger sees it before it runs; `arguments` is the parsed object, or the raw text when it was not JSON. */
@@ -125,6 +125,12 @@ export interface RolloutResult {
   timings: { total_ms: number; policy_ms: number; sandbox_ms: number; verify_ms: number };
   /** Turns whose prompt tokens did not continue the previous turn's (set when the policy reported tokens). */
   driftTurns?: number;
+  /** Seconds it held sandboxes (its own and judging ones, from the ask to the hand-back): what it cost the machine. Absent when read back from a trajectory written before rlenv recorded it. */
+  sandboxSeconds?: number;
+  /** Judge model requests its verifiers made and their tokens (policy tokens are in `usage`). */
+  judge?: JudgeUsage;
+  /** The environment's reward definition it was scored by (reward/reward-hash.ts). */
+  rewardHash?: string;
 }
 
 export type ObservationEvent = Extract<TrajectoryEvent, { type: "observation" }>;

@@ -293,6 +293,10 @@ function finishRun(run: OpenRun, tally: RunTally, use: ScheduleUse, signal: Abor
       ...(r.infra ? { infra: true } : {}),
       ...(r.driftTurns !== undefined ? { driftTurns: r.driftTurns } : {}),
       ...(r.hackSignals ? { hackSignals: r.hackSignals, hackAction: r.hackAction } : {}),
+      usage: r.usage,
+      sandboxSeconds: r.sandboxSeconds,
+      judge: r.judge,
+      rewardHash: r.rewardHash,
     })),
     {
       k: config.k,

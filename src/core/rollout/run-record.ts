@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Environment } from "../model/environment";
+import { rewardHash } from "../reward/reward-hash";
 import { makeDirs } from "../runs/make-dirs";
 import { ROLLOUTS_DIR, RUN_FILE, writeJsonAtomic } from "../runs/run-dir";
 import { runOwner } from "../runs/run-state";
@@ -38,7 +39,7 @@ export function openRunRecord(o: {
       id: runId,
       created: new Date().toISOString(),
       status: "running",
-      env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir },
+      env: { name: env.manifest.name, hash: env.hash, domain: env.manifest.domain, path: env.dir, reward_hash: rewardHash(env) },
       config: o.config,
       host: os.hostname(),
       owner: runOwner(),

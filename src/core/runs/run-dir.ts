@@ -110,6 +110,8 @@ export function readOutcomes(runDir: string): RolloutOutcome[] {
           ? { hackSignals: [...new Set(reward.hack_signals.map((s) => s.signal))], hackAction: reward.hack_action }
           : {}),
         ...(end?.type === "end" && end.tokens ? { driftTurns: end.tokens.drift_turns } : {}),
+        ...(end?.type === "end" ? { usage: end.usage, sandboxSeconds: end.sandbox_seconds, judge: end.judge } : {}),
+        ...(start.reward_hash ? { rewardHash: start.reward_hash } : {}),
       },
     ];
   });

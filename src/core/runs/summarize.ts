@@ -1,11 +1,12 @@
 import type { RunSummary } from "../schema/run";
+import { type RolloutSpend, spendSummary } from "./accounting";
 import type { RewardComponent } from "../schema/trajectory";
 import { rewardBreakdown } from "./breakdown";
 import { hackSignalSummary } from "./hack-summary";
 import { passAtK, reportedKs } from "./pass-at-k";
 
 /** A rollout's outcome as the summary needs it. `interrupted`: the trajectory has no end (the process was killed). */
-export interface RolloutOutcome {
+export interface RolloutOutcome extends RolloutSpend {
   task: string;
   sample: number;
   status: string;
@@ -84,6 +85,7 @@ export function summarize(
     ...rewardBreakdown(outcomes),
     ...tokenDrift(outcomes),
     ...hackSignalSummary(outcomes),
+    ...spendSummary(outcomes),
     ...(opts.utilisation ? { utilisation: opts.utilisation } : {}),
   };
 }

@@ -34,7 +34,7 @@ export type TaskReadiness = z.infer<typeof TaskReadiness>;
 export const ReadinessReport = z.object({
   run_id: z.string(),
   dir: z.string(),
-  env: z.object({ name: z.string(), hash: z.string() }),
+  env: z.object({ name: z.string(), hash: z.string(), reward_hash: z.string().optional() }),
   policy: z.string(),
   rollouts: z.object({
     total: z.number().int(),
@@ -109,6 +109,12 @@ export const RunComparison = z.object({
   sign_test: z.object({ better: z.number().int(), worse: z.number().int(), ties: z.number().int(), p: z.number() }),
   bootstrap: z.object({ lo: z.number(), hi: z.number(), resamples: z.number().int(), confidence: z.number() }).nullable(),
   significant: z.boolean().describe("The bootstrap interval leaves out 0"),
+  reward_changed: z
+    .object({ a: z.string(), b: z.string() })
+    .optional()
+    .describe(
+      "Set when the two runs were scored by different reward definitions (their reward hashes): a delta may be the reward's, not the policy's",
+    ),
   verdict: z.string(),
 });
 export type RunComparison = z.infer<typeof RunComparison>;

@@ -64,7 +64,13 @@ export const RunRecord = z.object({
   created: z.string().describe("ISO time"),
   ended: z.string().optional(),
   status: RunStatus,
-  env: z.object({ name: z.string(), hash: z.string(), domain: z.string(), path: z.string() }),
+  env: z.object({
+    name: z.string(),
+    hash: z.string(),
+    domain: z.string(),
+    path: z.string(),
+    reward_hash: z.string().optional().describe("The reward definition's hash at the run's start (docs/provenance.md)"),
+  }),
   config: RunConfig,
   host: z.string().optional(),
   version: z.string().optional(),
@@ -133,6 +139,22 @@ export const RunSummary = z.object({
     })
     .optional()
     .describe("Set when a submission raised a hack signal (see docs/security.md): a class that climbs is a reward hack spreading"),
+  spent: z
+    .object({
+      rollouts: z.number().int().nonnegative().describe("Rollouts that recorded what they spent (older trajectories did not)"),
+      sandbox_seconds: z.number().nonnegative().describe("Seconds sandboxes were held, the agents' and judging ones"),
+      policy_prompt_tokens: z.number().int().nonnegative(),
+      policy_completion_tokens: z.number().int().nonnegative(),
+      judge_calls: z.number().int().nonnegative(),
+      judge_prompt_tokens: z.number().int().nonnegative(),
+      judge_completion_tokens: z.number().int().nonnegative(),
+    })
+    .optional()
+    .describe("What the run's rollouts spent, summed over every rollout (infra failures and cancelled ones cost too)"),
+  reward_hashes: z
+    .array(z.string())
+    .optional()
+    .describe("The reward definitions the rollouts were scored by; more than one: the reward changed during the run"),
   utilisation: z
     .object({
       policy: z.number().min(0).max(1),

@@ -17,6 +17,10 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/** What judge models spent grading one rollout. */
+export const JudgeUsage = z.object({ calls: count(), prompt_tokens: count(), completion_tokens: count() });
+export type JudgeUsage = z.infer<typeof JudgeUsage>;
+
 export const ContentPart = z.union([
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }),
@@ -95,6 +99,14 @@ export const StartEvent = z.object({
   tools: z
     .optional(z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })))
     .check(z.describe("The tools offered to the policy, as it saw them (for chat exports)")),
+  reward_hash: z
+    .optional(z.string())
+    .check(
+      z.describe(
+        "Hash of the environment's reward definition (verifiers, the files they name, judge prompts, comparator settings, every task's hidden tests and targets): see docs/provenance.md",
+      ),
+    ),
+  task_reward_hash: z.optional(z.string()).check(z.describe("This task's part of the reward definition, hashed alone")),
   forked_from: z
     .optional(z.object({ rollout_id: z.string(), file: z.string(), turn: count() }))
     .check(z.describe("Set when the debugger forked this rollout from another one paused at `turn`; the history before it is in `file`")),
@@ -266,6 +278,16 @@ export const EndEvent = z.object({
     verify_ms: z.number().check(z.nonnegative()),
   }),
   tokens: z.optional(RolloutTokens).check(z.describe("Set when the policy reported tokens for at least one turn")),
+  sandbox_seconds: z
+    .optional(z.number().check(z.nonnegative()))
+    .check(
+      z.describe(
+        "Seconds the rollout held sandboxes: from asking the pool for each (its own and any judging one) to handing it back, summed",
+      ),
+    ),
+  judge: z
+    .optional(JudgeUsage)
+    .check(z.describe("Judge model requests the rollout's verifiers made (answered ones) and the tokens they took")),
 });
 
 export const TrajectoryEvent = z.discriminatedUnion("type", [

@@ -5,6 +5,7 @@ import type { DomainPlugin } from "../model/domain";
 import type { Environment, LoadedTask } from "../model/environment";
 import type { SandboxProvider } from "../model/sandbox";
 import type { ToolSpec } from "../policy/types";
+import { rewardHash } from "../reward/reward-hash";
 import { newRunId, rolloutId } from "../rollout/ids";
 import { closeRunRecord, openRunRecord } from "../rollout/run-record";
 import { buildToolset, type Toolset } from "../rollout/toolset";
@@ -22,7 +23,7 @@ export interface ServeLoadOptions {
   /** Warm sandboxes kept per shape (the docker backend's pool). */
   warm?: number;
   log?: (message: string) => void;
-  /** The reward definition's hash (provenance); the environment's folder hash when none is given. */
+  /** The reward definition's hash (provenance); reward/reward-hash.ts's when none is given. */
   rewardHash?: (env: Environment) => string;
 }
 
@@ -148,5 +149,5 @@ async function loadOne(dir: string, o: ServeLoadOptions): Promise<OneServed> {
   const runDir = path.join(path.resolve(o.runsDir), runId);
   const config = RunConfig.parse({ policy: { kind: "served" }, sandbox: provider.backend });
   const record = openRunRecord({ env, config, runId, runDir, runsDir: o.runsDir, resumed: null });
-  return new OneServed(dir, env, provider, domain, toolset, o.rewardHash?.(env) ?? env.hash, runId, runDir, record);
+  return new OneServed(dir, env, provider, domain, toolset, o.rewardHash?.(env) ?? rewardHash(env), runId, runDir, record);
 }
