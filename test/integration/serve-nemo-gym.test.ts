@@ -12,6 +12,7 @@ import { describe, test } from "node:test";
 import { OraclePolicy } from "../../src/core/policy/oracle";
 import { runRollout } from "../../src/core/rollout/run-rollout";
 import { nemoGymMount } from "../../src/core/serve/nemo-gym";
+import type { ServePolicy } from "../../src/core/serve/serve-context";
 import { startServeServer, type ServeServer } from "../../src/core/serve/serve-server";
 import { blenderSandboxSkip } from "./scene3d-support";
 import { backendSkip, REPO } from "./code-rollouts";
@@ -30,8 +31,9 @@ const SHIPPED = [
   "scene3d-blender",
 ];
 
-async function serve(dir: string, backend: "process" | "docker", maxSessions = 8): Promise<ServeServer> {
+async function serve(dir: string, backend: "process" | "docker", maxSessions = 8, policy?: ServePolicy): Promise<ServeServer> {
   return startServeServer({
+    ...(policy ? { policy } : {}),
     dirs: [dir],
     port: 0,
     maxSessions,
@@ -189,6 +191,30 @@ describe("NeMo Gym agent server over rlenv serve (process backend, the rollout f
     } finally {
       await server.close();
       await dead.close();
+    }
+  });
+
+  test("/v1/responses on a seeded session with the server's --policy-url, then /verify: the episode's reward, tokens on the items", async () => {
+    const policy = await startScriptedServer(script);
+    const server = await serve(FIXTURE, "process", 8, { baseURL: policy.baseURL, api: "chat_completions" });
+    try {
+      const http = new NemoGymHttp(server.url);
+      assert.equal((await http.post("/seed_session", row)).status, 200);
+      const r = await http.post("/v1/responses", row.responses_create_params);
+      assert.equal(r.status, 200, r.text);
+      const out = r.json.output as Array<Record<string, unknown>>;
+      assert.deepEqual(
+        out.map((o) => o.type),
+        ["function_call", "function_call_output", "function_call", "function_call_output"],
+      );
+      assert.deepEqual(out[2]?.generation_token_ids, tokens(1).token_ids);
+      const v = await http.post("/verify", { ...row, response: r.json });
+      assert.equal(v.status, 200, v.text);
+      assert.equal(v.json.reward, 1);
+      assert.deepEqual(v.json.reward_components, { "hidden-check": 1, answer: 1 });
+    } finally {
+      await server.close();
+      await policy.close();
     }
   });
 

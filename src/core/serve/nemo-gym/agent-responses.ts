@@ -58,10 +58,12 @@ export async function agentResponses(
     output.push(...modelCallItems(reply.content, calls, reply.tokens));
     messages.push({ role: "assistant", content: reply.content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     if (calls.length === 0 || incomplete) break;
+    const t0 = performance.now();
     const obs = await seeded.handle.step(
       calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
       reply.content,
     );
+    resources.countStep(performance.now() - t0);
     for (const r of obs.tool_results) {
       output.push(functionCallOutput(r.tool_call_id, r.content));
       messages.push({ role: "tool", tool_call_id: r.tool_call_id, content: r.content });

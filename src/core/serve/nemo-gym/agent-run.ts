@@ -110,7 +110,12 @@ export class AgentRun {
         sample,
         ...(seed !== undefined ? { seed } : {}),
         signal: abort.signal,
-        hooks: { onEvent: (e) => events.push(e) },
+        hooks: {
+          onEvent: (e) => {
+            events.push(e);
+            if (e.type === "observation") this.ctx.metrics.step(PROTOCOL, e.duration_ms);
+          },
+        },
       });
       return { result, events, rolloutId, file };
     } finally {

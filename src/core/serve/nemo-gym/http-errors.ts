@@ -32,9 +32,10 @@ export class NemoHttpError extends Error {
 
 /** A 422 for fields of the body: the path below "body", pydantic's type and message. */
 export function invalidBody(issues: Array<Omit<ValidationIssue, "loc"> & { path: Array<string | number> }>): NemoHttpError {
+  // pydantic's key order: type, loc, msg, input.
   return new NemoHttpError(
     422,
-    issues.map(({ path, ...rest }) => ({ ...rest, loc: ["body", ...path] })),
+    issues.map(({ path, type, msg, ...rest }) => ({ type, loc: ["body", ...path], msg, ...rest })),
   );
 }
 

@@ -135,7 +135,7 @@ export class ResourcesServer {
       ]);
     const t0 = performance.now();
     const obs = await seeded.handle.step([{ name, arguments: body }]);
-    this.ctx.metrics.step(PROTOCOL, performance.now() - t0);
+    this.countStep(performance.now() - t0);
     const result = obs.tool_results[0];
     if (!result) throw new NemoHttpError(500, `the episode answered the call to ${name} with no tool result`);
     seeded.messages.push(...obs.messages);
@@ -189,6 +189,11 @@ export class ResourcesServer {
 
   async aggregate(req: IncomingMessage, res: ServerResponse): Promise<void> {
     sendJson(res, 200, aggregateMetrics(parseAggregateRequest(await readJsonBody(req))));
+  }
+
+  /** One step for /metrics (its round trip). */
+  countStep(ms: number): void {
+    this.ctx.metrics.step(PROTOCOL, ms);
   }
 
   /** Closes a session (the registry counts it) and forgets it. */
