@@ -137,8 +137,12 @@ async function compare(page: Page, cli: string, file: string): Promise<CompareRu
     await page.goto(`${r.url}&compare=${encodeURIComponent(rel)}`, { waitUntil: "commit" });
     const filled = `[...document.querySelectorAll(".cmp-line .cmp-cell .r2")].filter((e) => e.textContent !== "…").length >= 4`;
     compareMs = await page.evaluate<number>(paintedWhen(filled, 60_000)).catch(async (e: Error) => {
-      const shown = await page.evaluate<string>(`document.querySelector(".compare-panel")?.innerText.slice(0, 300) ?? "(no compare panel)"`);
-      process.stdout.write(`  compare: no aligned lines painted (${e.message.split("\n")[0]}); the panel shows: ${JSON.stringify(shown)}\n`);
+      const shown = await page.evaluate<string>(
+        `document.querySelector(".compare-panel")?.innerText.slice(0, 300) ?? "(no compare panel)"`,
+      );
+      process.stdout.write(
+        `  compare: no aligned lines painted (${e.message.split("\n")[0]}); the panel shows: ${JSON.stringify(shown)}\n`,
+      );
       return Number.NaN;
     });
     compareLong = await longestSince(page, 0);
@@ -196,7 +200,9 @@ async function main(): Promise<void> {
             process.stdout.write(`  ${label}: open ${r.open.toFixed(0)} ms, clear ${r.clear.toFixed(0)} ms\n`);
             runs.set(label, [...(runs.get(label) ?? []), r]);
           }
-      process.stdout.write(`\ndashboard (rollouts: open = navigation to table painted; clear = clearing a one-task filter to the full table painted; longest task in each):\n`);
+      process.stdout.write(
+        `\ndashboard (rollouts: open = navigation to table painted; clear = clearing a one-task filter to the full table painted; longest task in each):\n`,
+      );
       for (const [label, rs] of runs) {
         const m = (k: keyof DashboardRun) => median(rs.map((r) => r[k]));
         process.stdout.write(
@@ -221,7 +227,9 @@ async function main(): Promise<void> {
       const runs = new Map<string, CompareRun[]>();
       for (let i = 0; i < REPS; i++)
         for (const [name, cli] of builds) runs.set(name, [...(runs.get(name) ?? []), await compare(page, cli, bigFile)]);
-      process.stdout.write(`\ncompare a 100 MB, 10,000-step rollout with itself (navigation to the first aligned lines painted) vs opening it (first step painted):\n`);
+      process.stdout.write(
+        `\ncompare a 100 MB, 10,000-step rollout with itself (navigation to the first aligned lines painted) vs opening it (first step painted):\n`,
+      );
       for (const [name, rs] of runs) {
         const c = median(rs.map((r) => r.compare));
         const o = median(rs.map((r) => r.one));

@@ -189,13 +189,7 @@ export async function runDashboard(
   if (written) {
     try {
       const decisions = existsSync(path.join(runDir, CONCURRENCY_FILE)) ? confined(CONCURRENCY_FILE) : null;
-      readiness = readinessOf(
-        relDir,
-        written,
-        summary,
-        report,
-        decisions ? readConcurrencyDecisions(runDir, decisions) : [],
-      );
+      readiness = readinessOf(relDir, written, summary, report, decisions ? readConcurrencyDecisions(runDir, decisions) : []);
     } catch (err) {
       problems.push(`readiness: ${err instanceof Error ? err.message : String(err)}`);
     }
