@@ -60,7 +60,9 @@ describe("large runs in Chromium", { skip }, () => {
     await page.fill(".rollouts input[type=search]", "task-0042");
     await page.selectOption("select[aria-label=status]", "completed");
     await page.fill("input[aria-label='metadata filter']", "policy.model=model-a");
-    await counter(page).filter({ hasText: `${want.length} of 2,000 rollouts` }).waitFor();
+    await counter(page)
+      .filter({ hasText: `${want.length} of 2,000 rollouts` })
+      .waitFor();
     const ids = (await page.locator("table.rollout-table tbody tr td:nth-child(2)").allTextContents()).sort();
     assert.deepEqual(ids, want);
     await screenshot(page, "large-dashboard-filtered");
@@ -85,7 +87,10 @@ describe("large runs in Chromium", { skip }, () => {
   });
 
   test("a large rollout compared with itself shows its aligned lines, each step beside itself", async () => {
-    const { page, errors } = await open(path.join(root, "big", "rollouts", "big.jsonl"), `&compare=${encodeURIComponent("rollouts/big.jsonl")}`);
+    const { page, errors } = await open(
+      path.join(root, "big", "rollouts", "big.jsonl"),
+      `&compare=${encodeURIComponent("rollouts/big.jsonl")}`,
+    );
     await page.waitForSelector(".cmp-line[data-line='3']", { timeout: 60_000 });
     await page.locator(".cmp-line[data-line='1'] .cmp-cell .r1 b", { hasText: "Turn 0" }).first().waitFor();
     const cells = await page.locator(".cmp-line[data-line='2'] .cmp-cell .r1 b").allTextContents();
