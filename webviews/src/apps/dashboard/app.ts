@@ -7,6 +7,7 @@ import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { readinessCards } from "./readiness";
 import { SearchPanel } from "./search";
+import { parseRowsInSlices } from "./rows-in-slices";
 import { RolloutTable, type TableState } from "./table";
 import { VirtualTable } from "./virtual-table";
 
@@ -78,7 +79,9 @@ export class DashboardApp {
   }
 
   private async refresh(): Promise<void> {
-    this.data = await this.api.request("run", { dir: this.ctx.target });
+    const reply = await this.api.request("run", { dir: this.ctx.target });
+    const { rows, problems } = await parseRowsInSlices(reply.rollouts);
+    this.data = { ...reply, rollouts: rows, problems: [...reply.problems, ...problems] };
     this.render(this.data);
     this.table.setRows(this.data.rollouts);
   }
