@@ -182,6 +182,8 @@ function passAtKCard(d: Dashboard): HTMLElement {
       d.audit ? h("th", { title: d.audit.file }, "audit") : null,
     ),
   );
+  // The layout is fixed (widths hold as rows scroll by): the task names get the room.
+  head.querySelector("th")?.style.setProperty("width", "30%");
   const table = new VirtualTable(
     "passk",
     head,

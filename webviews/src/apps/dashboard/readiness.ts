@@ -26,6 +26,8 @@ function tasksTable(tasks: Report["tasks"]): HTMLElement {
     {},
     h("tr", {}, ...["task", "band", "passed", "mean", "std", ""].map((c, i) => h("th", numeric(i) ? { class: "num" } : {}, c))),
   );
+  // The layout is fixed (widths hold as rows scroll by): the task names get the room.
+  head.querySelector("th")?.style.setProperty("width", "30%");
   const view = new VirtualTable(
     "readiness-tasks",
     head,
