@@ -46,13 +46,24 @@ function inRange(v: number | null, r: Range | undefined): boolean {
   return (r.min === null || r.min === undefined || v >= r.min) && (r.max === null || r.max === undefined || v <= r.max);
 }
 
-/** The rollouts that pass the filter, in their order. */
-export function filterRollouts(rows: RolloutRow[], f: RolloutFilter): RolloutRow[] {
+/** Each row's lowercased "id task status", made once per row (a filter runs on every keystroke). */
+const haystacks = new WeakMap<RolloutRow, string>();
+function haystack(r: RolloutRow): string {
+  let text = haystacks.get(r);
+  if (text === undefined) {
+    text = `${r.id} ${r.task ?? ""} ${r.status}`.toLowerCase();
+    haystacks.set(r, text);
+  }
+  return text;
+}
+
+/** The filter as one test, its text and conditions prepared once. */
+export function rolloutTest(f: RolloutFilter): (r: RolloutRow) => boolean {
   const text = f.text?.trim().toLowerCase() ?? "";
   const { conditions } = parseMetaConditions(f.meta ?? "");
-  return rows.filter((r) => {
+  return (r) => {
     if (f.status && r.status !== f.status) return false;
-    if (text && !`${r.id} ${r.task ?? ""} ${r.status}`.toLowerCase().includes(text)) return false;
+    if (text && !haystack(r).includes(text)) return false;
     if (!inRange(r.reward, f.reward)) return false;
     if (!inRange(r.duration_ms === null ? null : r.duration_ms / 1000, f.duration)) return false;
     if (!inRange(r.tokens, f.tokens)) return false;
@@ -62,5 +73,10 @@ export function filterRollouts(rows: RolloutRow[], f: RolloutFilter): RolloutRow
       if (!ok) return false;
     }
     return true;
-  });
+  };
+}
+
+/** The rollouts that pass the filter, in their order. */
+export function filterRollouts(rows: RolloutRow[], f: RolloutFilter): RolloutRow[] {
+  return rows.filter(rolloutTest(f));
 }

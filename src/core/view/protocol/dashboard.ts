@@ -63,8 +63,16 @@ export type SearchHit = z.infer<typeof SearchHit>;
 export const SearchResults = z.object({ hits: z.array(SearchHit), total: z.number().int(), files: z.number().int() });
 export type SearchResults = z.infer<typeof SearchResults>;
 
+/**
+ * The dashboard as `run` sends it: every part checked on both sides except the rollout rows, which
+ * the app checks itself a slice at a time (webviews' parseRowsInSlices): on 10,000 rollouts one
+ * parse of them all was the page's longest task, and the host built the rows itself.
+ */
+export const DashboardReply = Dashboard.extend({ rollouts: z.array(z.unknown()) });
+export type DashboardReply = z.infer<typeof DashboardReply>;
+
 export const DashboardMethods = {
-  run: { params: z.object({ dir: z.string() }), result: Dashboard },
+  run: { params: z.object({ dir: z.string() }), result: DashboardReply },
   /** Full-text search over a run's messages, tool calls and observations; `files` limits it to some rollouts (the filtered table). */
   search: {
     params: z.object({

@@ -166,10 +166,14 @@ export const TrajectoryMethods = {
   diff: { params: z.object({ file: z.string(), row: z.nullable(index()) }), result: z.array(FileDiff) },
   scene: { params: z.object({ file: z.string(), row: index() }), result: SceneAtRow },
   documents: { params: z.object({ file: z.string() }), result: DocumentsView },
-  /** Two to four rollouts aligned by step: each line holds one row index (or null) per file, in the order given. */
+  /**
+   * Two to four rollouts aligned by step: each line holds one row index (or null) per file, in the
+   * order given. `partial` while a file is still being read: the lines cover the rows read so far
+   * (a large rollout is compared from its first chunk on, as it is opened), and asking again extends them.
+   */
   align: {
     params: z.object({ files: z.array(z.string()).check(z.minLength(2), z.maxLength(MAX_COMPARE)) }),
-    result: z.array(z.array(z.nullable(int()))),
+    result: z.object({ lines: z.array(z.array(z.nullable(int()))), partial: z.boolean() }),
   },
 } as const;
 

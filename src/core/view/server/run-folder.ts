@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readConcurrencyDecisions, readinessOf } from "../../report/run-report";
-import { readReportRollouts } from "../../report/read-rollouts";
+import type { ReportRollout } from "../../report/read-rollouts";
 import { CONCURRENCY_FILE } from "../../rollout/concurrency-controller";
 import { rolloutFiles } from "../../runs/run-dir";
 import { shownRecord } from "../../runs/run-state";
 import { RunRecord, RunSummary } from "../../schema/run";
-import type { StartEvent } from "../../schema/trajectory";
+import type { EndEvent, RewardEvent, StartEvent } from "../../schema/trajectory";
 import type { Dashboard, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
 import type { TrajectoryIndex } from "./trajectory-index";
@@ -91,12 +91,58 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
   };
 }
 
+/**
+ * One rollout as the readiness report reads it (readReportRollouts' fields), from its index: the
+ * index parsed every line once already, so the report does not read the run's files a second time
+ * (on a 10,000-rollout run that second read was most of the dashboard's time). Null without a start event.
+ */
+export function reportRollout(idx: TrajectoryIndex): ReportRollout | null {
+  const m = idx.meta("");
+  const start = m.start?.type === "start" ? (m.start as StartEvent) : null;
+  if (!start) return null;
+  const end = m.end?.type === "end" ? (m.end as EndEvent) : null;
+  const reward = m.reward?.type === "reward" ? (m.reward as RewardEvent) : null;
+  return {
+    task: start.task.id,
+    sample: start.sample,
+    status: end ? end.status : "interrupted",
+    infra: end !== null && end.status === "error" && m.infra,
+    reward: end ? end.reward : null,
+    reason: end?.reason,
+    components: reward ? reward.components : [],
+    turns: end ? end.turns : null,
+    usage: end ? end.usage : null,
+    timings: end ? end.timings : null,
+    observations: idx.observations,
+    observationsTruncated: idx.observationsTruncated,
+  };
+}
+
+/** Files indexed at once: their reads overlap while each one's lines are parsed. */
+const INDEX_AHEAD = 16;
+
+/** The indexes of `files`, in their order, up to INDEX_AHEAD opened at once. */
+async function indexAll(files: string[], index: (file: string) => Promise<TrajectoryIndex>): Promise<TrajectoryIndex[]> {
+  const out: TrajectoryIndex[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const i = next++;
+      out[i] = await index(files[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(INDEX_AHEAD, files.length) }, worker));
+  return out;
+}
+
 /** The dashboard of a run folder: its record, summary and a row per rollout, with derived charts. */
 export async function runDashboard(
   runDir: string,
   relDir: string,
   index: (file: string) => Promise<TrajectoryIndex>,
   readable: (file: string) => boolean = () => true,
+  /** The run's rollout files known readable in bulk (ViewService.readableRollouts); the others are checked one by one. */
+  readableFiles?: (runDir: string) => string[],
 ): Promise<Dashboard> {
   const problems: string[] = [];
   const confined = (name: string) => {
@@ -115,15 +161,18 @@ export async function runDashboard(
   const policy: Interval[] = [];
   const spans: Interval[] = [];
   const files = confined("rollouts") ? rolloutFiles(runDir) : [];
-  const served: string[] = [];
-  for (const file of files) {
-    if (!confined(path.join("rollouts", path.basename(file)))) continue;
-    served.push(file);
-    const idx = await index(file);
+  const readableNow = new Set(readableFiles ? readableFiles(runDir) : []);
+  const served = files.filter((file) => readableNow.has(file) || confined(path.join("rollouts", path.basename(file))));
+  const indexes = await indexAll(served, index);
+  const report: ReportRollout[] = [];
+  for (const [i, file] of served.entries()) {
+    const idx = indexes[i]!;
     const rel = path.posix.join(relDir, "rollouts", path.basename(file));
     const row = rolloutRow(file, rel, idx);
     if (record?.status === "interrupted" && row.status === "running") row.status = "interrupted";
     rows.push(row);
+    const r = reportRollout(idx);
+    if (r) report.push(r);
     // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
     let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
     for (const iv of idx.policyIntervals) {
@@ -140,13 +189,7 @@ export async function runDashboard(
   if (written) {
     try {
       const decisions = existsSync(path.join(runDir, CONCURRENCY_FILE)) ? confined(CONCURRENCY_FILE) : null;
-      readiness = readinessOf(
-        relDir,
-        written,
-        summary,
-        readReportRollouts(runDir, served),
-        decisions ? readConcurrencyDecisions(runDir, decisions) : [],
-      );
+      readiness = readinessOf(relDir, written, summary, report, decisions ? readConcurrencyDecisions(runDir, decisions) : []);
     } catch (err) {
       problems.push(`readiness: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { MethodName, METHODS } from "../protocol/methods";
 import type { z } from "zod";
 import { TOKEN_PAGE } from "../protocol/tokens";
-import { type RowSummary, STEP_PAGE } from "../protocol/trajectory";
+import { STEP_PAGE } from "../protocol/trajectory";
 import { alignMany, diffsOf, documentsView, imagesOf, lastScene, mergeDiffs, sceneChecks } from "../model/artifacts";
 import { markCitations } from "../model/citations";
 import { ViewRequestError } from "./request-error";
@@ -21,12 +21,13 @@ function checkRow(row: number, rowCount: number): void {
 
 /** The run dashboard of a run folder (the `run` method; `rollouts` answers its rollouts). */
 async function dashboardOf(svc: ViewService, rel: string) {
-  const { runDashboard } = await import("./run-folder");
+  const { runDashboard, rolloutFiles } = await import("./run-folder");
   return runDashboard(
     svc.resolve(rel),
     rel,
     (f) => svc.fullIndex(f),
     (f) => svc.readable(f),
+    (dir) => svc.readableRollouts(dir, rolloutFiles),
   );
 }
 
@@ -103,15 +104,12 @@ export const VIEW_HANDLERS: { [M in MethodName]: Handler<M> } = {
     return markCitations(documentsView(await svc.events(idx, 0, idx.rowCount), reward?.type === "reward" ? reward : null));
   },
   async align(svc, params) {
-    const signature = async (file: string) => {
-      const idx = await svc.fullIndex(svc.resolve(file));
-      const rows: RowSummary[] = [];
-      for (let i = 0; i < idx.rowCount; i += 500) for (const r of await idx.rows(i, i + 500)) rows.push(r);
-      return rows.map((r) => `${r.kind}:${r.tools.join(",")}`);
-    };
-    const sigs: string[][] = [];
-    for (const f of params.files as string[]) sigs.push(await signature(f));
-    return alignMany(sigs);
+    // Each row's signature is kept by the index as it reads the file: no row is read again, and a
+    // large file is aligned on the rows read so far (the app asks again while `partial`).
+    const indexes = [];
+    for (const f of params.files as string[]) indexes.push(await svc.index(svc.resolve(f)));
+    const partial = indexes.some((idx) => idx.scanning);
+    return { lines: alignMany(indexes.map((idx) => [...idx.rowSignatures()])), partial };
   },
   async search(svc, params) {
     const rel = String(params.dir);

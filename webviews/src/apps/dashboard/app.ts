@@ -7,7 +7,9 @@ import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { readinessCards } from "./readiness";
 import { SearchPanel } from "./search";
+import { parseRowsInSlices } from "./rows-in-slices";
 import { RolloutTable, type TableState } from "./table";
+import { VirtualTable } from "./virtual-table";
 
 const LIVE_POLL_MS = 2000;
 
@@ -77,7 +79,9 @@ export class DashboardApp {
   }
 
   private async refresh(): Promise<void> {
-    this.data = await this.api.request("run", { dir: this.ctx.target });
+    const reply = await this.api.request("run", { dir: this.ctx.target });
+    const { rows, problems } = await parseRowsInSlices(reply.rollouts);
+    this.data = { ...reply, rollouts: rows, problems: [...reply.problems, ...problems] };
     this.render(this.data);
     this.table.setRows(this.data.rollouts);
   }
@@ -161,45 +165,43 @@ function summaryCards(d: Dashboard): HTMLElement[] {
   ];
 }
 
-/** pass@k per task (every k any task has), with the audit's verdict beside each task when there is one. */
+/** pass@k per task (every k any task has), with the audit's verdict beside each task when there is one; only the rows in view are drawn. */
 function passAtKCard(d: Dashboard): HTMLElement {
   const ks = [...new Set(d.perTask.flatMap((t) => Object.keys(t.pass_at_k)))].sort((a, b) => Number(a) - Number(b));
-  return card(
-    "pass@k per task",
-    "card-passk",
+  const head = h(
+    "thead",
+    {},
     h(
-      "table",
-      { class: "grid passk" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", {}, "task"),
-          h("th", { class: "num" }, "n"),
-          h("th", { class: "num" }, "passed"),
-          h("th", { class: "num" }, "mean"),
-          ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
-          d.audit ? h("th", { title: d.audit.file }, "audit") : null,
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        ...d.perTask.map((t) =>
-          h(
-            "tr",
-            {},
-            h("td", {}, t.task),
-            h("td", { class: "num" }, t.n),
-            h("td", { class: "num" }, t.passed),
-            h("td", { class: "num" }, fmtNum(t.mean_reward)),
-            ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
-            d.audit ? auditCell(d.audit, t.task) : null,
-          ),
-        ),
-      ),
+      "tr",
+      {},
+      h("th", {}, "task"),
+      h("th", { class: "num" }, "n"),
+      h("th", { class: "num" }, "passed"),
+      h("th", { class: "num" }, "mean"),
+      ...ks.map((k) => h("th", { class: "num" }, `pass@${k}`)),
+      d.audit ? h("th", { title: d.audit.file }, "audit") : null,
     ),
   );
+  // The layout is fixed (widths hold as rows scroll by): the task names get the room.
+  head.querySelector("th")?.style.setProperty("width", "30%");
+  const table = new VirtualTable(
+    "passk",
+    head,
+    (i) => {
+      const t = d.perTask[i]!;
+      return h(
+        "tr",
+        {},
+        h("td", { title: t.task }, t.task),
+        h("td", { class: "num" }, t.n),
+        h("td", { class: "num" }, t.passed),
+        h("td", { class: "num" }, fmtNum(t.mean_reward)),
+        ...ks.map((k) => h("td", { class: "num" }, fmtNum(t.pass_at_k[k]))),
+        d.audit ? auditCell(d.audit, t.task) : null,
+      );
+    },
+    "360px",
+  );
+  table.setCount(d.perTask.length);
+  return card("pass@k per task", "card-passk", table.el);
 }

@@ -1,5 +1,6 @@
 import { fmtNum, h } from "../../shared/dom";
 import type { Dashboard } from "./protocol";
+import { VirtualTable } from "./virtual-table";
 
 type Report = NonNullable<Dashboard["readiness"]>;
 
@@ -15,6 +16,37 @@ function table(head: string[], rows: Array<Array<string | number>>, numeric: (i:
     h("thead", {}, h("tr", {}, ...head.map((c, i) => h("th", numeric(i) ? { class: "num" } : {}, c)))),
     h("tbody", {}, ...rows.map((r) => h("tr", {}, ...r.map((v, i) => h("td", numeric(i) ? { class: "num" } : {}, String(v)))))),
   );
+}
+
+/** Every task by band, one line each; only the lines in view are drawn (a run may have thousands of tasks). */
+function tasksTable(tasks: Report["tasks"]): HTMLElement {
+  const numeric = (i: number) => i >= 2 && i <= 4;
+  const head = h(
+    "thead",
+    {},
+    h("tr", {}, ...["task", "band", "passed", "mean", "std", ""].map((c, i) => h("th", numeric(i) ? { class: "num" } : {}, c))),
+  );
+  // The layout is fixed (widths hold as rows scroll by): the task names get the room.
+  head.querySelector("th")?.style.setProperty("width", "30%");
+  const view = new VirtualTable(
+    "readiness-tasks",
+    head,
+    (k) => {
+      const t = tasks[k]!;
+      const cells = [
+        t.task,
+        t.band,
+        `${t.passed}/${t.n}`,
+        fmtNum(t.mean_reward, 3),
+        fmtNum(t.std_reward, 3),
+        t.zero_variance ? "zero variance" : "",
+      ];
+      return h("tr", {}, ...cells.map((v, i) => h("td", numeric(i) ? { class: "num", title: v } : { title: v }, v)));
+    },
+    "360px",
+  );
+  view.setCount(tasks.length);
+  return view.el;
 }
 
 /** A bar of shares (policy, sandbox, verify, queue), each part's width its share of rollout time. */
@@ -106,18 +138,7 @@ export function readinessCards(r: Report | null): HTMLElement[] {
   const tasks = card(
     "Tasks by band",
     "card-readiness-tasks",
-    table(
-      ["task", "band", "passed", "mean", "std", ""],
-      r.tasks.map((t) => [
-        t.task,
-        t.band,
-        `${t.passed}/${t.n}`,
-        fmtNum(t.mean_reward, 3),
-        fmtNum(t.std_reward, 3),
-        t.zero_variance ? "zero variance" : "",
-      ]),
-      (i) => i >= 2 && i <= 4,
-    ),
+    tasksTable(r.tasks),
     h("div", { class: "meta-item" }, `${learnable.length} learnable: rlenv report RUN --emit-tasks FILE --band learnable`),
   );
   return [bands, passes, time, ...(components ? [components] : []), tasks];

@@ -1,20 +1,25 @@
 import { clear, fmtMs, fmtNum, h } from "../../shared/dom";
-import { filterRollouts, parseMetaConditions } from "../../../../src/core/view/model/rollout-filter";
+import { parseMetaConditions, rolloutTest } from "../../../../src/core/view/model/rollout-filter";
+import { filterInSlices, type RolloutKey as Key, sortedOrder } from "../../../../src/core/view/model/rollout-order";
 import type { RolloutRow } from "./protocol";
 import { MAX_COMPARE } from "../../../../src/core/view/protocol/trajectory";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { VirtualTable } from "./virtual-table";
 
-type Key = "id" | "task" | "sample" | "status" | "reward" | "turns" | "duration_ms" | "tokens";
-const COLUMNS: Array<{ key: Key; label: string; num?: boolean }> = [
-  { key: "id", label: "rollout" },
-  { key: "task", label: "task" },
-  { key: "sample", label: "sample", num: true },
-  { key: "status", label: "status" },
-  { key: "reward", label: "reward", num: true },
-  { key: "turns", label: "turns", num: true },
-  { key: "duration_ms", label: "duration", num: true },
-  { key: "tokens", label: "tokens", num: true },
+/** Each column with its width (the table's layout is fixed, so widths do not jump as rows scroll by). */
+const COLUMNS: Array<{ key: Key; label: string; num?: boolean; width: string }> = [
+  { key: "id", label: "rollout", width: "30%" },
+  { key: "task", label: "task", width: "20%" },
+  { key: "sample", label: "sample", num: true, width: "7%" },
+  { key: "status", label: "status", width: "11%" },
+  { key: "reward", label: "reward", num: true, width: "8%" },
+  { key: "turns", label: "turns", num: true, width: "6%" },
+  { key: "duration_ms", label: "duration", num: true, width: "9%" },
+  { key: "tokens", label: "tokens", num: true, width: "9%" },
 ];
+/** A filter's slice of rows before it gives the page back (a task over 50 ms is one a person feels). */
+const FILTER_SLICE_MS = 8;
+const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
 
 export interface TableState {
   sort: Key;
@@ -35,14 +40,24 @@ const RANGE_KEYS = ["rewardMin", "rewardMax", "durationMin", "durationMax", "tok
 const num = (s: string | undefined): number | null =>
   s === undefined || s.trim() === "" || !Number.isFinite(Number(s)) ? null : Number(s);
 
-/** The rollouts of a run: sortable by any column, filtered by text and status; a click opens the viewer. */
+/**
+ * The rollouts of a run: sortable by any column, filtered by text, status, ranges and metadata; a
+ * click opens the viewer. The table draws only the rows in view (VirtualTable); each sort order is
+ * computed once per set of rows, and a filter walks it in slices that give the page back between them.
+ */
 export class RolloutTable {
   readonly el: HTMLElement;
   private readonly filterInput = h("input", { type: "search", placeholder: "filter by rollout, task or status", "aria-label": "filter" });
   private readonly statusSelect = h("select", { "aria-label": "status" });
   private readonly compareBtn = h("button", { disabled: true, title: "Select two to four rollouts" }, "Compare selected");
-  private readonly tbody = h("tbody");
   private readonly thead = h("thead");
+  private readonly view: VirtualTable;
+  /** Indexes into `rows` of the rows shown, in the order shown. */
+  private shown: Int32Array = new Int32Array(0);
+  /** Sort orders computed for the current rows, by `key:desc`. */
+  private readonly orders = new Map<string, Int32Array>();
+  /** Bumped by each filter run: a slower earlier run stops at its next slice. */
+  private filterSeq = 0;
   private readonly counter = h("span", { class: "meta-item" });
   private rows: RolloutRow[] = [];
   private readonly metaInput = h("input", {
@@ -87,8 +102,10 @@ export class RolloutTable {
         this.metaInput,
         this.metaError,
       ),
-      h("table", { class: "grid rollout-table" }, this.thead, this.tbody),
+      null,
     );
+    this.view = new VirtualTable("rollout-table", this.thead, (i) => this.rowView(this.rows[this.shown[i]!]!));
+    this.el.appendChild(this.view.el);
   }
 
   private numberInput(key: (typeof RANGE_KEYS)[number], placeholder: string): HTMLInputElement {
@@ -100,6 +117,7 @@ export class RolloutTable {
 
   setRows(rows: RolloutRow[]): void {
     this.rows = rows;
+    this.orders.clear();
     const keys = new Set<string>();
     for (const r of rows) for (const [k] of r.meta) keys.add(k);
     clear(this.metaKeys);
@@ -109,19 +127,33 @@ export class RolloutTable {
     clear(this.statusSelect);
     this.statusSelect.appendChild(h("option", { value: "" }, "all statuses"));
     for (const s of statuses) this.statusSelect.appendChild(h("option", { value: s, selected: s === this.state.status }, s));
-    this.render();
+    void this.render(false);
   }
 
   private update(patch: Partial<TableState>): void {
     this.state = { ...this.state, ...patch };
     this.onState(this.state);
-    this.render();
+    void this.render(true);
   }
 
-  /** The rows shown: filtered, then sorted (nulls last). */
-  visible(): RolloutRow[] {
+  /** The current sort's order of all rows (nulls last), computed once per sort and set of rows. */
+  private order(): Int32Array {
+    const key = `${this.state.sort}:${this.state.desc}`;
+    let order = this.orders.get(key);
+    if (!order) {
+      order = sortedOrder(this.rows, this.state.sort, this.state.desc);
+      this.orders.set(key, order);
+    }
+    return order;
+  }
+
+  /** The rows shown: filtered (in slices), then drawn; `toTop` scrolls back up (a new filter or sort). */
+  private async render(toTop: boolean): Promise<void> {
+    this.renderHead();
     const s = this.state;
-    const out = filterRollouts(this.rows, {
+    this.metaError.textContent = parseMetaConditions(s.meta ?? "").errors.join("; ");
+    const seq = ++this.filterSeq;
+    const test = rolloutTest({
       text: s.filter,
       status: s.status,
       reward: { min: num(s.rewardMin), max: num(s.rewardMax) },
@@ -129,20 +161,20 @@ export class RolloutTable {
       tokens: { min: num(s.tokensMin), max: num(s.tokensMax) },
       meta: s.meta ?? "",
     });
-    const k = this.state.sort;
-    const dir = this.state.desc ? -1 : 1;
-    return out.sort((a, b) => {
-      const x = a[k];
-      const y = b[k];
-      if (x === null || x === undefined) return 1;
-      if (y === null || y === undefined) return -1;
-      return (
-        (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true })) * dir
-      );
+    const shown = await filterInSlices(this.order(), this.rows, test, {
+      budgetMs: FILTER_SLICE_MS,
+      pause: nextTask,
+      stale: () => seq !== this.filterSeq,
     });
+    if (shown === null || seq !== this.filterSeq) return;
+    this.shown = shown;
+    const rows = Array.from(shown, (k) => this.rows[k]!);
+    this.onFilter(rows);
+    this.counter.textContent = `${rows.length.toLocaleString()} of ${this.rows.length.toLocaleString()} rollouts`;
+    this.view.setCount(rows.length, toTop);
   }
 
-  private render(): void {
+  private renderHead(): void {
     clear(this.thead);
     this.thead.appendChild(
       h(
@@ -163,46 +195,45 @@ export class RolloutTable {
         ),
       ),
     );
-    clear(this.tbody);
-    const rows = this.visible();
-    this.metaError.textContent = parseMetaConditions(this.state.meta ?? "").errors.join("; ");
-    this.onFilter(rows);
-    this.counter.textContent = `${rows.length} of ${this.rows.length} rollouts`;
-    for (const r of rows) {
-      const box = h("input", { type: "checkbox", "aria-label": `select ${r.id}`, checked: this.chosen.has(r.file) });
-      box.addEventListener("click", (e) => {
-        e.stopPropagation();
-        if (box.checked) this.chosen.add(r.file);
-        else this.chosen.delete(r.file);
-        this.compareBtn.disabled = this.chosen.size < 2 || this.chosen.size > MAX_COMPARE;
-      });
-      const bad = r.status !== "completed";
-      this.tbody.appendChild(
-        h(
-          "tr",
-          { class: "clickable", "data-file": r.file, onclick: () => this.onOpen(r.file) },
-          h("td", {}, box),
-          h(
-            "td",
-            {},
-            visibleName(r.id),
-            r.problemCount
-              ? h(
-                  "span",
-                  { class: "badge warn", title: r.problems.join("\n") },
-                  `${r.problemCount.toLocaleString()} problem${r.problemCount === 1 ? "" : "s"}`,
-                )
-              : null,
-          ),
-          h("td", {}, r.task === null ? "–" : visibleName(r.task)),
-          h("td", { class: "num" }, r.sample ?? "–"),
-          h("td", {}, h("span", { class: `badge ${bad ? r.status : "completed"}` }, r.status)),
-          h("td", { class: `num ${r.reward === null ? "" : r.reward >= 1 ? "pass" : "fail"}` }, fmtNum(r.reward)),
-          h("td", { class: "num" }, r.turns ?? "–"),
-          h("td", { class: "num" }, fmtMs(r.duration_ms)),
-          h("td", { class: "num" }, r.tokens?.toLocaleString() ?? "–"),
-        ),
-      );
-    }
+    // Widths through the CSSOM (the pages' CSP allows no style attributes).
+    const cells = this.thead.querySelectorAll("th");
+    cells[0]?.style.setProperty("width", "32px");
+    for (const [i, c] of COLUMNS.entries()) cells[i + 1]?.style.setProperty("width", c.width);
+  }
+
+  /** One rollout's row. */
+  private rowView(r: RolloutRow): HTMLElement {
+    const box = h("input", { type: "checkbox", "aria-label": `select ${r.id}`, checked: this.chosen.has(r.file) });
+    box.addEventListener("click", (e) => {
+      e.stopPropagation();
+      if (box.checked) this.chosen.add(r.file);
+      else this.chosen.delete(r.file);
+      this.compareBtn.disabled = this.chosen.size < 2 || this.chosen.size > MAX_COMPARE;
+    });
+    const bad = r.status !== "completed";
+    return h(
+      "tr",
+      { class: "clickable", "data-file": r.file, onclick: () => this.onOpen(r.file) },
+      h("td", {}, box),
+      h(
+        "td",
+        { title: visibleName(r.id) },
+        visibleName(r.id),
+        r.problemCount
+          ? h(
+              "span",
+              { class: "badge warn", title: r.problems.join("\n") },
+              `${r.problemCount.toLocaleString()} problem${r.problemCount === 1 ? "" : "s"}`,
+            )
+          : null,
+      ),
+      h("td", {}, r.task === null ? "–" : visibleName(r.task)),
+      h("td", { class: "num" }, r.sample ?? "–"),
+      h("td", {}, h("span", { class: `badge ${bad ? r.status : "completed"}` }, r.status)),
+      h("td", { class: `num ${r.reward === null ? "" : r.reward >= 1 ? "pass" : "fail"}` }, fmtNum(r.reward)),
+      h("td", { class: "num" }, r.turns ?? "–"),
+      h("td", { class: "num" }, fmtMs(r.duration_ms)),
+      h("td", { class: "num" }, r.tokens?.toLocaleString() ?? "–"),
+    );
   }
 }

@@ -209,7 +209,8 @@ export class TrajectoryApp {
     const p = await this.panel(t);
     clear(this.body);
     this.body.appendChild(p.el);
-    if (t === "compare") await this.compare.fillPicker(this.meta?.start?.type === "start" ? this.meta.start.task.id : null);
+    // The picker lists the run's rollouts (every one indexed whole): the aligned lines need not wait for it.
+    if (t === "compare") void this.compare.fillPicker(this.meta?.start?.type === "start" ? this.meta.start.task.id : null);
     try {
       await p.show();
     } catch (err) {

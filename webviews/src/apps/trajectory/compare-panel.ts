@@ -7,6 +7,8 @@ import { renderStep } from "./step-render";
 
 const LINE_HEIGHT = 46;
 const PAGE = 100;
+/** How often a compare of a rollout still being read asks for the alignment again. */
+const FOLLOW_MS = 700;
 type Line = Array<RowSummary | null | undefined>;
 
 /**
@@ -24,6 +26,8 @@ export class ComparePanel {
   private files: string[] = [];
   private lines: Array<Array<number | null>> = [];
   private others: string[];
+  /** Bumped by each show(): replies and follow-ups of an earlier one are dropped. */
+  private showSeq = 0;
 
   constructor(
     private readonly api: HostApi,
@@ -66,8 +70,9 @@ export class ComparePanel {
     if (dir !== null) {
       try {
         const rollouts = await this.api.request("rollouts", { dir });
+        // The rollout itself only when it is a target already (compared with itself, as a check of the view).
         options = rollouts
-          .filter((r) => r.file !== this.file)
+          .filter((r) => r.file !== this.file || this.others.includes(r.file))
           .sort((a, b) => Number(b.task === task) - Number(a.task === task))
           .map((r) => ({
             file: r.file,
@@ -85,6 +90,7 @@ export class ComparePanel {
   }
 
   async show(): Promise<void> {
+    const seq = ++this.showSeq;
     clear(this.head);
     clear(this.listHost);
     clear(this.detail);
@@ -94,9 +100,39 @@ export class ComparePanel {
       return;
     }
     this.files = [this.file, ...this.others];
-    this.lines = await this.api.request("align", { files: this.files });
+    const aligned = await this.api.request("align", { files: this.files });
+    if (seq !== this.showSeq) return;
     this.head.style.setProperty("--cols", String(this.files.length));
     for (const f of this.files) this.head.appendChild(h("div", { class: "cmp-col-head", title: visibleName(f) }, visibleName(f)));
+    this.showLines(aligned.lines);
+    if (aligned.partial) void this.follow(seq).catch((err: unknown) => console.error("align", err));
+  }
+
+  /**
+   * While a rollout is still being read, asks for the alignment again until it is whole: lines
+   * that only grew extend the list; an alignment that changed redraws it where it was scrolled.
+   */
+  private async follow(seq: number): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, FOLLOW_MS));
+      if (seq !== this.showSeq) return;
+      const aligned = await this.api.request("align", { files: this.files });
+      if (seq !== this.showSeq) return;
+      const old = this.lines;
+      const grew = old.every((l, i) => l.every((r, k) => aligned.lines[i]?.[k] === r));
+      if (grew && this.list) {
+        this.lines = aligned.lines;
+        this.list.setCount(this.lines.length);
+      } else this.showLines(aligned.lines);
+      if (!aligned.partial) return;
+    }
+  }
+
+  /** The aligned lines as a fresh virtual list (kept at the scroll position of the one it replaces). */
+  private showLines(lines: Array<Array<number | null>>): void {
+    const scrolled = this.list?.el.scrollTop ?? 0;
+    clear(this.listHost);
+    this.lines = lines;
     this.list = new VirtualList<Line>(
       LINE_HEIGHT,
       PAGE,
@@ -108,6 +144,7 @@ export class ComparePanel {
     this.list.el.style.setProperty("--cols", String(this.files.length));
     this.listHost.appendChild(this.list.el);
     this.list.setCount(this.lines.length);
+    this.list.el.scrollTop = scrolled;
     this.list.render();
   }
 
