@@ -95,18 +95,24 @@ export class ServedPlay {
     return this.turns.waitForTurn(this.ended);
   }
 
-  /** Waits until the loop asks for the client's turn or ends, then says what is new. */
-  async observe(): Promise<ServedObservation> {
+  /** The conversation so far counts as said (a fork's: its client asks for it with observe(true)). */
+  skipHistory(): void {
+    this.seen = this.messages.length;
+  }
+
+  /** Waits until the loop asks for the client's turn or ends, then says what is new (or, `whole`, everything said). */
+  async observe(whole = false): Promise<ServedObservation> {
     await this.turns.waitForTurn(this.ended);
     const ended = this.turns.waitingTurn === null ? await this.ended : null;
-    const fresh = this.messages.slice(this.seen);
+    const fresh = this.messages.slice(whole ? 0 : this.seen);
     this.seen = this.messages.length;
     const { served, task, episodeId } = this.o;
     const observation: ServedObservation = {
       episode_id: episodeId,
       environment: served.name,
       task_id: task.id,
-      messages: fresh.filter((m) => m.role !== "tool" && !(m.role === "assistant" && this.stepCount > 0)),
+      // The client's own replies are not echoed back, but a fork's history carries the turns before it.
+      messages: fresh.filter((m) => m.role !== "tool" && (whole || m.role !== "assistant")),
       tools: served.tools,
       tool_results: fresh.flatMap((m) =>
         m.role === "tool"

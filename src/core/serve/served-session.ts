@@ -114,12 +114,13 @@ export class ServedSession implements SessionHandle {
     this.forkedFrom = { episode_id: parent.o.episodeId, turn: resume.turn };
     this.play = new ServedPlay({ ...parent.o, episodeId: randomUUID(), resume, signal: this.o.signal });
     await this.play.ready();
+    this.play.skipHistory();
   }
 
   /** The first observation of a fork's episode (the conversation so far and its tools), for the client that takes it over. */
   async forkObservation(): Promise<ServedObservation> {
     const p = this.openPlay();
-    return this.observed(await p.observe());
+    return this.observed(await p.observe(true));
   }
 
   async close(): Promise<void> {
