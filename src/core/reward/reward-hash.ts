@@ -41,8 +41,15 @@ export function rewardHash(env: Environment): string {
 
 /** One task's part of the reward definition, hashed alone: a change to one task's tests shows on that task. */
 export function taskRewardHash(env: Environment, task: LoadedTask): string {
-  return digest({ format: REWARD_HASH_FORMAT, ...taskRewardPart(env, task) });
+  const known = taskCache.get(task);
+  if (known?.env === env) return known.hash;
+  const hash = digest({ format: REWARD_HASH_FORMAT, ...taskRewardPart(env, task) });
+  taskCache.set(task, { env, hash });
+  return hash;
 }
+
+// Every rollout's start event asks for its task's hash: computed once per loaded task (and environment).
+const taskCache = new WeakMap<LoadedTask, { env: Environment; hash: string }>();
 
 /** What rewardHash hashes, as a plain object (for tests and for a reader who wants to diff two definitions). */
 export function rewardDefinition(env: Environment): Record<string, unknown> {

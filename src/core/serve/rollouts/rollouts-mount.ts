@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ProtocolMount, ServeContext } from "../serve-context";
 import { ServeError } from "../session-types";
@@ -43,6 +44,8 @@ async function handleRollouts(ctx: ServeContext, req: IncomingMessage, res: Serv
   const { served, request, groups, batchId } = prepared;
   // The client going away (its socket closed before the last line) or the server shutting down cancels the batch.
   const cancel = new AbortController();
+  // Every running rollout of the batch listens on it: up to `concurrency` listeners are expected, not a leak.
+  setMaxListeners(Math.max(100, 4 * (request.concurrency + 8)), cancel.signal);
   const onClose = () => {
     if (!res.writableFinished) cancel.abort(new Error("the client closed the connection"));
   };
