@@ -40,7 +40,6 @@ function* iter(c: vscode.TestItemCollection): Generator<vscode.TestItem> {
   for (const [, item] of c) yield item;
 }
 
-
 /**
  * The Test Explorer: each environment a suite, each task a test. Validate (default):
  * the oracle passes and nop fails; Rollout: the configured policy reaches the reward
@@ -78,9 +77,16 @@ export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
   // A Validate started elsewhere (the CodeLens, the palette, the Environments view) shows in the Test Explorer as its own run.
   ctx.testRuns = {
     beginValidation: (envDir, taskIds) =>
-      externalValidation(controller, profiles.validate, envDir, taskIds, (run) => recording(run, lastStates), (p) => {
-        running = p;
-      }),
+      externalValidation(
+        controller,
+        profiles.validate,
+        envDir,
+        taskIds,
+        (run) => recording(run, lastStates),
+        (p) => {
+          running = p;
+        },
+      ),
   };
   const subs = [controller, ctx.environments.onDidChange(sync), profiles.validate, profiles.rollout, profiles.audit, profiles.debug];
   return {

@@ -39,7 +39,12 @@ export function markdownMessage(md: string): vscode.TestMessage {
 export const taskOf = (item: vscode.TestItem): string => item.id.slice(item.id.lastIndexOf("#") + 1);
 
 /** Each test's validation verdict in a Test Explorer run: valid passes, invalid fails, not graded is skipped. */
-export function reportValidations(run: vscode.TestRun, items: readonly vscode.TestItem[], validations: readonly TaskValidation[], started: number): void {
+export function reportValidations(
+  run: vscode.TestRun,
+  items: readonly vscode.TestItem[],
+  validations: readonly TaskValidation[],
+  started: number,
+): void {
   const byTask = new Map(validations.map((v) => [v.task, v]));
   for (const t of items) {
     const v = byTask.get(taskOf(t));

@@ -2,6 +2,7 @@ import type { HostApi } from "../../shared/api";
 import { append, clear, fmtCount, fmtMs, fmtNum, h, loadStyle } from "../../shared/dom";
 import { ComparePanel } from "./compare-panel";
 import type { InitContext, TrajectoryMeta } from "./protocol";
+import { gradesFields } from "./reward-fields";
 import { renderReward } from "./step-render";
 import { StepsPanel } from "./steps-panel";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
@@ -192,10 +193,13 @@ export class TrajectoryApp {
       const el = h("div", { class: "detail reward-panel" });
       p = {
         el,
-        show: () => {
-          clear(el);
+        show: async () => {
           const r = this.meta?.reward;
-          el.appendChild(r?.type === "reward" ? renderReward(r) : h("div", { class: "empty" }, "No reward yet."));
+          // A report graded field by field: each field's row (expected, got, verdict) comes from the documents view.
+          const fields =
+            r?.type === "reward" && r.components.some(gradesFields) ? (await this.api.request("documents", { file })).fields : [];
+          clear(el);
+          el.appendChild(r?.type === "reward" ? renderReward(r, fields) : h("div", { class: "empty" }, "No reward yet."));
         },
       };
     }
