@@ -1,4 +1,4 @@
-import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h, jsonText } from "../../shared/dom";
 import type { DocMark, DocPage, DocumentsView, FieldResult } from "./protocol";
@@ -19,7 +19,7 @@ function markedText(text: string, marks: DocMark[], from = 0, to = text.length, 
   for (let i = 0; i + 1 < points.length; i++) {
     const [s, e] = [points[i]!, points[i + 1]!];
     const over = marks.filter((m) => m.start <= s && m.end >= e);
-    const piece = text.slice(s, e);
+    const piece = visibleBidi(text.slice(s, e));
     if (!over.length) {
       box.appendChild(document.createTextNode(piece));
       continue;
