@@ -21,7 +21,10 @@ export function externalValidation(
   const suite = controller.items.get(suiteId(envDir));
   const items: vscode.TestItem[] = [];
   if (suite) {
-    if (taskIds === undefined) suite.children.forEach((t) => items.push(t));
+    if (taskIds === undefined)
+      suite.children.forEach((t) => {
+        items.push(t);
+      });
     else
       for (const id of taskIds) {
         const t = suite.children.get(testId(envDir, id));
