@@ -8,6 +8,7 @@ import type { Environment } from "../../core/model/environment";
 import type { LoadedTask } from "../../core/model/environment";
 import { EditPendingCallArgs, ForkArgs, firstIssue, LaunchArgs } from "./launch-args";
 import { rolloutScopes, stackFrames, textOf } from "./frames";
+import { ReadableSources } from "./readable-sources";
 import { parseTyped, preview, setAt, VariableStore } from "./variables";
 
 /** One rollout prepared for a debug session (not started). */
@@ -57,6 +58,8 @@ export class RolloutDebugSession extends DebugSession {
     this.configured = r;
   });
   private unlive: (() => void) | undefined;
+  /** The rollout as a person reads it: the turns' source in the call stack. */
+  private readonly sources = new ReadableSources();
 
   constructor(private readonly host: DebugHost) {
     super();
@@ -164,8 +167,18 @@ export class RolloutDebugSession extends DebugSession {
       this.fail(response, "no rollout");
       return;
     }
-    const frames = stackFrames(r);
+    const frames = stackFrames(r, ...this.sources.view(r));
     response.body = { stackFrames: frames, totalFrames: frames.length };
+    this.sendResponse(response);
+  }
+
+  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
+    const found = this.sources.content(args.source?.sourceReference ?? args.sourceReference);
+    if (found === undefined) {
+      this.fail(response, "this view of the rollout is gone: open the top frame again");
+      return;
+    }
+    response.body = { content: found, mimeType: "text/plain" };
     this.sendResponse(response);
   }
 

@@ -1,6 +1,7 @@
 import { Source, StackFrame } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { RolloutDebugger } from "../../core/debug/controller";
+import type { ReadableRollout } from "../../core/debug/readable";
 import type { LaunchedRollout } from "./adapter";
 import { preview, type VariableStore } from "./variables";
 
@@ -9,10 +10,15 @@ const FRAME_NOW = 1;
 const FRAME_TASK = 2;
 const frameOfTurn = (i: number) => 100 + i;
 
-/** The rollout as a call stack: where it is paused on top, the turns below (newest first), its task at the bottom. */
-export function stackFrames(r: LaunchedRollout): StackFrame[] {
+/**
+ * The rollout as a call stack: where it is paused on top, the turns below (newest first), its
+ * task at the bottom. The turns' source is the rollout as a person reads it (`readable`,
+ * served under `sourceRef`): each frame's line is its turn's heading there, and the top
+ * frame's the pending call (or the observation just read, or the reward).
+ */
+export function stackFrames(r: LaunchedRollout, readable: ReadableRollout, sourceRef: number): StackFrame[] {
   const d = r.debugger;
-  const traj = new Source("trajectory", d.file);
+  const traj = new Source(`rollout ${r.task.id}`, undefined, sourceRef, undefined, { trajectory: d.file });
   const frames: StackFrame[] = [];
   const p = d.pauseInfo;
   if (p) {
@@ -22,14 +28,14 @@ export function stackFrames(r: LaunchedRollout): StackFrame[] {
       : p.point === "end"
         ? `end: ${p.description}`
         : `turn ${p.turn}: ${p.point === "policy" ? "before the policy call" : p.description}`;
-    frames.push(new StackFrame(FRAME_NOW, name, traj, d.events.length, 1));
+    frames.push(new StackFrame(FRAME_NOW, name, traj, readable.nowLine, 1));
   }
   for (let i = d.turns.length - 1; i >= 0; i--) {
     const t = d.turns[i];
     // The top frame already stands for the turn paused in (before or after one of its calls).
     if (!t || (p && (p.point === "tool" || p.point === "observation") && t.turn === p.turn)) continue;
     const calls = t.calls.map((c) => c.name).join(", ") || "reply";
-    frames.push(new StackFrame(frameOfTurn(i), `turn ${t.turn}: ${calls}`, traj, t.line, 1));
+    frames.push(new StackFrame(frameOfTurn(i), `turn ${t.turn}: ${calls}`, traj, readable.turnLines.get(t.turn) ?? 1, 1));
   }
   frames.push(
     new StackFrame(

@@ -38,9 +38,24 @@ export async function validateCommand(ctx: ExtensionCtx, arg: unknown): Promise<
   if (!target || !env) return undefined;
   const tasks = target.taskId ? [target.taskId] : undefined;
   const { validateTasks } = await import("./validate");
+  // The same verdicts reach the Test Explorer, as a run of its own.
+  const testRun = ctx.testRuns?.beginValidation(target.envDir, tasks);
+  let cancelled = false;
   const { validations } = await withCancellableProgress(
     `Validating ${env.manifest.name}${target.taskId ? ` / ${target.taskId}` : ""}`,
-    (signal) => validateTasks(ctx, env, tasks, signal),
+    (signal) => {
+      signal.addEventListener("abort", () => (cancelled = true));
+      return validateTasks(ctx, env, tasks, signal);
+    },
+  ).then(
+    (r) => {
+      testRun?.validated(r.validations);
+      return r;
+    },
+    (e: unknown) => {
+      testRun?.failed(e instanceof Error ? e.message : String(e), cancelled);
+      throw e;
+    },
   );
   const failed = validations.filter((v) => !v.passed);
   if (failed.length === 0)

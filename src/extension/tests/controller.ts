@@ -4,7 +4,8 @@ import type { ExtensionCtx } from "../context";
 import type { TaskOutcome } from "../rollouts/outcome";
 import { allowedToExecute } from "../trust/guard";
 import { syncTestItems } from "./items";
-import { markdownMessage, outcomeMarkdown, outcomeText } from "./report";
+import { markdownMessage, outcomeMarkdown, outcomeText, reportValidations, taskOf } from "./report";
+import { externalValidation } from "./external-run";
 
 type Mode = "validate" | "rollout" | "audit";
 
@@ -38,8 +39,6 @@ function plan(request: vscode.TestRunRequest, controller: vscode.TestController)
 function* iter(c: vscode.TestItemCollection): Generator<vscode.TestItem> {
   for (const [, item] of c) yield item;
 }
-
-const taskOf = (item: vscode.TestItem) => item.id.slice(item.id.lastIndexOf("#") + 1);
 
 /**
  * The Test Explorer: each environment a suite, each task a test. Validate (default):
@@ -75,6 +74,20 @@ export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
     audit: controller.createRunProfile("Audit", vscode.TestRunProfileKind.Run, handler("audit"), false),
     debug: controller.createRunProfile("Debug", vscode.TestRunProfileKind.Debug, debug, true),
   };
+  // A Validate started elsewhere (the CodeLens, the palette, the Environments view) shows in the Test Explorer as its own run.
+  ctx.testRuns = {
+    beginValidation: (envDir, taskIds) =>
+      externalValidation(
+        controller,
+        profiles.validate,
+        envDir,
+        taskIds,
+        (run) => recording(run, lastStates),
+        (p) => {
+          running = p;
+        },
+      ),
+  };
   const subs = [controller, ctx.environments.onDidChange(sync), profiles.validate, profiles.rollout, profiles.audit, profiles.debug];
   return {
     controller,
@@ -82,6 +95,7 @@ export function activateTestExplorer(ctx: ExtensionCtx): TestExplorer {
     lastStates,
     idle: () => running.catch(() => undefined),
     dispose: () => {
+      ctx.testRuns = undefined;
       for (const s of subs) s.dispose();
     },
   };
@@ -143,27 +157,8 @@ async function auditGroup({ ctx, env, items, run, signal, started }: GroupRun): 
 async function validateGroup({ ctx, env, items, run, signal, started }: GroupRun): Promise<void> {
   const { validateTasks } = await import("../rollouts/validate");
   const { validations } = await validateTasks(ctx, env, items.map(taskOf), signal);
-  const byTask = new Map(validations.map((v) => [v.task, v]));
-  for (const t of items) {
-    const v = byTask.get(taskOf(t));
-    if (!v) continue;
-    run.appendOutput(
-      `${v.task}: ${v.passed ? "valid" : v.skipped ? "not graded" : "INVALID"} — ${v.reason}\r\n${outcomeText("oracle", v.oracle)}${outcomeText("nop", v.nop)}`,
-      undefined,
-      t,
-    );
-    if (v.passed) run.passed(t, Date.now() - started);
-    // Not graded here (a judge with no endpoint): neither a pass nor a failure.
-    else if (v.skipped) run.skipped(t);
-    else
-      run.failed(
-        t,
-        markdownMessage(`${v.reason}\n\n${outcomeMarkdown("oracle", v.oracle)}\n\n${outcomeMarkdown("nop", v.nop)}`),
-        Date.now() - started,
-      );
-  }
+  reportValidations(run, items, validations, started);
 }
-
 /** Rollouts of a group's tasks with the configured policy: a test passes when its mean reward reaches the threshold. */
 async function rolloutGroup({ ctx, env, items, run, signal, started }: GroupRun): Promise<void> {
   const { rolloutTasks } = await import("../rollouts/rollout");

@@ -161,6 +161,16 @@ suite("Rollout debugger", () => {
     const ls = (await session.customRequest("evaluate", { expression: "ls", context: "repl" })) as Msg;
     assert.match(ls.result, new RegExp(solPath.split("/")[0] ?? solPath));
 
+    // The editor shows the rollout as a person reads it (not the raw JSONL), the current-line marker on the pending call.
+    const shown = await waitFor(
+      "the readable rollout in an editor",
+      () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "debug" && e.document.getText().includes("paused here")),
+      20_000,
+    );
+    const top = trace.stackFrames[0];
+    assert.ok(top.source.sourceReference > 0);
+    assert.match(shown.document.lineAt(top.line - 1).text, /^▶ call write_file .*paused here/);
+    assert.doesNotMatch(shown.document.getText(), /^\{"type":/m, "no raw trajectory lines");
     await screenshot("debug-paused");
 
     const before2 = messages.length;

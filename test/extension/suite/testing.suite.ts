@@ -49,4 +49,27 @@ suite("Test Explorer", () => {
     await vscode.commands.executeCommand("workbench.view.extension.rlenv");
     await screenshot("views-after-validate");
   });
+
+  test("a Validate from the CodeLens reaches the Test Explorer's item", async function () {
+    this.timeout(240_000);
+    const api = await extensionApi();
+    const { pickValidatable } = await import("./validatable");
+    const pick = pickValidatable(api);
+    if (!pick) return this.skip();
+    const { entry, taskId } = pick;
+    const item = api.tests.controller.items.get(entry.dir)?.children.get(`${entry.dir}#${taskId}`);
+    assert.ok(item);
+    // The command the task's CodeLens carries, with the lens's own argument.
+    const doc = await vscode.workspace.openTextDocument(item.uri!);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", doc.uri);
+    const lens = lenses.find((l) => l.command?.command === "rlenv.validate" && l.range.start.line === item.range?.start.line);
+    assert.ok(lens?.command, "the task's line has a Validate lens");
+    api.tests.lastStates.delete(item.id);
+    await vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments ?? []));
+    await api.tests.idle();
+    assert.equal(api.tests.lastStates.get(item.id), "passed", "the Test Explorer item carries the CodeLens run's verdict");
+    await vscode.window.showTextDocument(doc, { selection: item.range! });
+    await vscode.commands.executeCommand("workbench.view.testing.focus");
+    await screenshot("test-explorer-after-codelens-validate");
+  });
 });

@@ -107,6 +107,12 @@ test("DAP: breakpoints verified or explained, nested argument edit, console in t
   assert.equal(stop.body.reason, "function breakpoint");
 
   const frames = (await request("stackTrace", { threadId: 1 })).body.stackFrames;
+  // The turns' source is the rollout as a person reads it, with the top frame on the pending call.
+  const src = frames[0].source;
+  assert.ok(src.sourceReference > 0, "a readable view served by the adapter, not the JSONL file");
+  const content: string = (await request("source", { source: src, sourceReference: src.sourceReference })).body.content;
+  assert.match(content.split("\n")[frames[0].line - 1] ?? "", /^▶ call put .*paused here/);
+  assert.match(content, /"meta": \{\n\s+"n": 1\n/, "the pending call's arguments pretty-printed");
   const scopes = (await request("scopes", { frameId: frames[0].id })).body.scopes;
   const pending = (await request("variables", { variablesReference: scopes[0].variablesReference })).body.variables;
   const args = (await request("variables", { variablesReference: pending.find((v: Msg) => v.name === "arguments").variablesReference }))

@@ -177,3 +177,17 @@ test("dashboard: an audit of the same environment name but other content is stal
   assert.equal(both.audit?.file, path.join(editor, "audit.json"), "the older audit of this content wins over a newer one of other content");
   assert.deepEqual(both.problems, []);
 });
+
+test("rlenv view: an audit.json that is not JSON opens the audit app (which names the error), and a .json that is neither is refused", async () => {
+  const out = tmp("broken");
+  const bad = path.join(out, "audit.json");
+  writeFileSync(bad, "{ this is not json\n");
+  assert.deepEqual(targetFor(bad), { root: out, app: "audit", target: "audit.json" });
+  await assert.rejects(new ViewService(out).handle("audit", { file: "audit.json" }), /audit\.json: not JSON/);
+  const other = path.join(out, "notes.json");
+  writeFileSync(other, "hello\n");
+  assert.throws(() => targetFor(other), /neither a trajectory .* nor an audit report/);
+  const traj = path.join(out, "one.json");
+  writeFileSync(traj, '{"type":"start","t":0}\n');
+  assert.equal(targetFor(traj).app, "trajectory");
+});

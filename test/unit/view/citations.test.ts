@@ -65,12 +65,30 @@ test("citations: a whole-page citation (what submit_report writes) has no span; 
   const v = markCitations({
     pages: [page],
     citations: [
-      { document: "ADOBE_2022_10K.txt", page: 54, start: 0, end: page.text.length, row: 5, page_index: null, span: null },
-      { document: "ADOBE_2022_10K.txt", page: 60, start: 0, end: 900, row: 5, page_index: null, span: null },
+      {
+        document: "ADOBE_2022_10K.txt",
+        page: 54,
+        start: 0,
+        end: page.text.length,
+        row: 5,
+        page_index: null,
+        span: null,
+        search_index: null,
+      },
+      { document: "ADOBE_2022_10K.txt", page: 60, start: 0, end: 900, row: 5, page_index: null, span: null, search_index: null },
     ],
     report: { revenue: "$17,606 million" },
     fields: [
-      { field: "revenue", comparator: "money", got: "$17,606 million", expected: "$17.61 billion", passed: true, score: 1, reason: null },
+      {
+        field: "revenue",
+        component: "fields",
+        comparator: "money",
+        got: "$17,606 million",
+        expected: "$17.61 billion",
+        passed: true,
+        score: 1,
+        reason: null,
+      },
     ],
   });
   assert.deepEqual(
@@ -84,4 +102,64 @@ test("citations: a whole-page citation (what submit_report writes) has no span; 
     (v.pages[0]!.marks ?? []).map((m) => [m.kind, page.text.slice(m.start, m.end)]),
     [["submitted", "17,606"]],
   );
+});
+
+test("citations after a search that named no document: each links to the read that covers it; a page seen only in search results is flagged never read", () => {
+  const read = {
+    row: 1,
+    tool: "read",
+    document: "ACME_10K.pdf",
+    page: 3,
+    text: "Revenue was $4,210 million in 2024.",
+    offset: 0,
+  };
+  // The search came after the read and its snippets hold both cited sentences.
+  const search = {
+    row: 2,
+    tool: "search",
+    document: null,
+    page: null,
+    text: "[1] ACME_10K.pdf p.3 chars 0-35\nRevenue was $4,210 million in 2024.\n\n[2] ACME_10K.pdf p.9 chars 10-40\nNet income was $455 million.",
+    offset: 0,
+  };
+  const cite = (page: number, text: string) => ({
+    document: "ACME_10K.pdf",
+    page,
+    start: 0,
+    end: text.length,
+    text,
+    row: 4,
+    page_index: null,
+    span: null,
+    search_index: null,
+  });
+  const v = markCitations({
+    pages: [read, search],
+    citations: [cite(3, "$4,210 million"), cite(9, "Net income was $455 million.")],
+    report: {},
+    fields: [],
+  });
+  assert.deepEqual(
+    v.citations.map((c) => [c.page_index, c.span, c.search_index]),
+    [
+      [0, [12, 26], null],
+      [null, null, 1],
+    ],
+  );
+  assert.deepEqual(
+    (v.pages[0]!.marks ?? []).map((m) => [m.kind, read.text.slice(m.start, m.end)]),
+    [["cite", "$4,210 million"]],
+    "the page read keeps its cited mark",
+  );
+  assert.deepEqual(v.pages[1]!.marks, [], "search results carry no cited mark");
+});
+
+test("citations: a search that named the document is no read of its pages either", () => {
+  const v = markCitations({
+    pages: [{ row: 1, tool: "search", document: "ACME_10K.pdf", page: null, text: "p.9 Net income", offset: 0 }],
+    citations: [{ document: "ACME_10K.pdf", page: 9, start: 0, end: 10, row: 2, page_index: null, span: null, search_index: null }],
+    report: {},
+    fields: [],
+  });
+  assert.equal(v.citations[0]!.page_index, null);
 });

@@ -180,7 +180,9 @@ test("documents: pages from read output (header stripped), cited spans from the 
   assert.equal(v.pages[0]?.page, 3);
   assert.equal(v.citations.length, 2, "read spans are not citations");
   assert.deepEqual(citedRanges(v.pages[0]!, v.citations), [[12, 26]]);
-  assert.deepEqual(v.fields, [{ field: "revenue", comparator: null, got: "$4,210 million", passed: true, score: 1, reason: "match" }]);
+  assert.deepEqual(v.fields, [
+    { field: "revenue", component: "f", comparator: null, got: "$4,210 million", passed: true, score: 1, reason: "match" },
+  ]);
 });
 
 test("citedRanges: offsets relative to a mid-page read, found by text when offsets disagree, merged", () => {

@@ -1,4 +1,5 @@
 import { parseAnsi } from "../../../src/core/view/model/ansi";
+import { visibleBidi } from "../../../src/core/view/model/visible-text";
 import { h } from "./dom";
 
 /** Terminal output with ANSI colours as styled spans of text. */
@@ -7,10 +8,10 @@ export function renderAnsi(text: string, cls = "term"): HTMLElement {
   for (const seg of parseAnsi(text)) {
     const s = seg.style;
     if (!s.fg && !s.bg && !s.bold && !s.dim && !s.italic && !s.underline) {
-      pre.appendChild(document.createTextNode(seg.text));
+      pre.appendChild(document.createTextNode(visibleBidi(seg.text)));
       continue;
     }
-    const span = h("span", {}, seg.text);
+    const span = h("span", {}, visibleBidi(seg.text));
     if (s.fg) span.style.color = s.fg;
     if (s.bg) span.style.backgroundColor = s.bg;
     if (s.bold) span.style.fontWeight = "bold";

@@ -52,6 +52,12 @@ export class VirtualList<T> {
     this.schedule();
   }
 
+  /** Drops the cached rows from `index` on (their lines grew: a step still being read or written) and draws again. */
+  invalidateFrom(index: number): void {
+    for (const i of [...this.cache.keys()]) if (i >= index) this.cache.delete(i);
+    this.schedule();
+  }
+
   get length(): number {
     return this.count;
   }

@@ -152,6 +152,7 @@ export function fieldResults(reward: RewardEvent | null, report: unknown): Field
       const score = own(raw, "score");
       out.push({
         field,
+        component: c.name,
         comparator: str(own(raw, "comparator")),
         ...(got !== undefined ? { got } : {}),
         ...(expected.found && expected.value !== undefined ? { expected: expected.value } : {}),
@@ -178,7 +179,8 @@ export function documentsView(rows: RowEvents[], reward: RewardEvent | null): Do
   const citations: DocumentsView["citations"] = [];
   for (const { row, obs } of observations(rows)) {
     const read = READ_TOOLS.has(obs.name);
-    if (!read) for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row, page_index: null, span: null });
+    if (!read)
+      for (const c of obs.artifacts?.citations ?? []) citations.push({ ...c, row, page_index: null, span: null, search_index: null });
     if (!read || obs.status !== "ok") continue;
     const args = parseArgs(calls.get(obs.tool_call_id));
     let text = contentText(obs.output);

@@ -37,14 +37,48 @@ function citedSpan(page: DocPage, c: DocumentsView["citations"][number]): [numbe
   return [s, e];
 }
 
-function samePage(page: DocPage, c: { document: string; page?: number | undefined }): boolean {
-  return (page.document === null || page.document === c.document) && (c.page === undefined || page.page === null || page.page === c.page);
+/** Tools whose output lists hits across pages (snippets, not a page read). */
+const SEARCH_TOOLS = new Set(["search", "find", "list_documents"]);
+
+/** Search results (or a read that names neither document nor page): no page was read there. */
+const isSearch = (p: DocPage) => SEARCH_TOOLS.has(p.tool) || (p.document === null && p.page === null);
+
+type Cited = { document: string; page?: number | undefined; text?: string | undefined };
+
+/**
+ * The page read a citation points at: the latest read of that very page (document and
+ * page), else the latest read of the whole document or of that page number without a
+ * document name. Search results never count: a citation of a page seen only in a search
+ * snippet was never read, and the panel says so.
+ */
+function readOf(pages: DocPage[], c: Cited): number | null {
+  let exact: number | null = null;
+  let loose: number | null = null;
+  for (const [i, p] of pages.entries()) {
+    if (isSearch(p)) continue;
+    const docOk = p.document === null || p.document === c.document;
+    const pageOk = c.page === undefined || p.page === null || p.page === c.page;
+    if (!docOk || !pageOk) continue;
+    if (p.document === c.document && (c.page === undefined || p.page === c.page)) exact = i;
+    else loose = i;
+  }
+  return exact ?? loose;
+}
+
+/** The latest search results whose text holds the cited words (where the agent saw them without reading the page). */
+function searchOf(pages: DocPage[], c: Cited): number | null {
+  const words = c.text?.trim();
+  if (!words) return null;
+  let at: number | null = null;
+  for (const [i, p] of pages.entries()) if (isSearch(p) && p.text.includes(words)) at = i;
+  return at;
 }
 
 /**
  * Adds to a documents view what the citation display needs: on every page read, the
  * cited spans, the submitted figures of each field and, for a field graded wrong, the
- * gold figure; each citation's page among the pages read (the latest read of it); and
+ * gold figure; each citation's page among the pages read (the latest read of it; search
+ * results are no read of a page, see readOf); and
  * for each wrong field, the pages read where its gold figure stands.
  */
 export function markCitations(view: DocumentsView): DocumentsView {
@@ -53,12 +87,11 @@ export function markCitations(view: DocumentsView): DocumentsView {
     if (!p.marks!.some((x) => x.start === m.start && x.end === m.end && x.kind === m.kind && x.field === m.field)) p.marks!.push(m);
   };
   const citations = view.citations.map((c) => {
-    let at: number | null = null;
-    for (const [i, p] of pages.entries()) if (samePage(p, c)) at = i;
+    const at = readOf(pages, c);
     const page = at === null ? undefined : pages[at];
     const span = page ? citedSpan(page, c) : null;
     if (page && span) add(page, { kind: "cite", start: span[0], end: span[1], field: null });
-    return { ...c, page_index: at, span };
+    return { ...c, page_index: at, span, search_index: at === null ? searchOf(pages, c) : null };
   });
   const cited = new Set(citations.flatMap((c) => (c.page_index === null ? [] : [c.page_index])));
   const fields: FieldResult[] = view.fields.map((f) => {

@@ -9,3 +9,17 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u
 export function visibleName(s: string): string {
   return s.replace(INVISIBLE, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
 }
+
+/** The bidirectional controls: embeddings, overrides, isolates and the direction marks. */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Free text from a trajectory or a report (search snippets, notes, diff lines, tool
+ * output) with its bidirectional controls shown as their code points: an override cannot
+ * display "exe.txt" for "txt.exe" nor reorder the lines around it. Right-to-left script
+ * itself is left alone (the views isolate each piece of such text, so it stays in its
+ * box); only the invisible controls are made visible.
+ */
+export function visibleBidi(s: string): string {
+  return s.replace(BIDI, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}

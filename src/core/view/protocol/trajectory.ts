@@ -117,6 +117,8 @@ export type DocPage = z.infer<typeof DocPage>;
 
 export const FieldResult = z.object({
   field: z.string(),
+  /** The reward component that graded it (the Reward tab lists each component's fields under it). */
+  component: z._default(z.nullable(z.string()), null),
   comparator: z._default(z.nullable(z.string()), null),
   /** The gold value where the verifier recorded it (the hidden target is not in the trajectory otherwise); absent when it did not. */
   expected: z.optional(z.unknown()),
@@ -138,6 +140,8 @@ export const DocumentsView = z.object({
       row: int(),
       page_index: z._default(z.nullable(int()), null),
       span: z._default(z.nullable(z.tuple([int(), int()])), null),
+      /** For a citation of a page never read: the search results (index into `pages`) where its words were seen, if any. */
+      search_index: z._default(z.nullable(int()), null),
     }),
   ),
   report: z.unknown(),

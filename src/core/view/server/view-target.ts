@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import type { AppName } from "../protocol/names";
 
@@ -45,6 +45,11 @@ export function targetFor(p: string): ViewTarget {
   if (!existsSync(abs)) throw new Error(`${p}: no such file or folder`);
   const audit = auditFileOf(abs);
   if (audit) return { root: path.dirname(audit), app: "audit", target: path.basename(audit) };
+  // An audit.json that does not parse is still an audit report: the audit app names what is wrong
+  // with it (file, line, field), where the trajectory app would wait forever for its first event.
+  if (path.basename(abs) === AUDIT_FILE && statSync(abs).isFile()) return { root: path.dirname(abs), app: "audit", target: AUDIT_FILE };
+  if (abs.endsWith(".json") && !startsLikeTrajectory(abs))
+    throw new Error(`${p}: neither a trajectory (JSONL, one event a line) nor an audit report (${AUDIT_FILE})`);
   if (statSync(abs).isDirectory()) {
     if (!existsSync(path.join(abs, "rollouts")) && !existsSync(path.join(abs, "run.json")))
       throw new Error(`${p}: not a run folder (no run.json or rollouts/)`);
@@ -53,4 +58,27 @@ export function targetFor(p: string): ViewTarget {
   const dir = path.dirname(abs);
   const root = path.basename(dir) === "rollouts" ? path.dirname(dir) : dir;
   return { root, app: "trajectory", target: path.relative(root, abs).split(path.sep).join("/") };
+}
+
+/** Whether a .json file's first line is a JSON object with a `type` (a trajectory event), read from its first 64 KiB. */
+function startsLikeTrajectory(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf
+      .subarray(0, n)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "");
+    const first = text.split("\n")[0]!.trim();
+    if (first === "") return n === 0;
+    // A first line longer than what was read: an object is all that can be told.
+    if (!text.includes("\n") && n === buf.length) return first.startsWith("{");
+    const v = JSON.parse(first) as unknown;
+    return typeof v === "object" && v !== null && typeof (v as { type?: unknown }).type === "string";
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }

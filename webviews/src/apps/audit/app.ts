@@ -2,7 +2,7 @@ import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
 import type { AuditView, EnvironmentAudit, InitContext, TaskAudit } from "./protocol";
 import { type OpenTrajectory, taskDetail } from "./task-detail";
-import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 
 type Shown = "all" | "failed" | "not-judged" | "passed";
 
@@ -125,7 +125,7 @@ export class AuditApp {
       "section",
       { class: "env-audit", "data-env": env.name },
       ...envHeading(env),
-      env.notes.length ? h("ul", { class: "notes meta-item" }, ...env.notes.map((n) => h("li", {}, n))) : null,
+      env.notes.length ? h("ul", { class: "notes meta-item" }, ...env.notes.map((n) => h("li", {}, visibleBidi(n)))) : null,
       h(
         "table",
         { class: "grid audit-tasks" },
@@ -203,7 +203,12 @@ function taskCells(env: EnvironmentAudit, t: TaskAudit): HTMLElement[] {
     ),
     h("td", { class: `num ${m?.survived ? "fail" : ""}` }, m ? String(m.survived + m.rejected_correct.length) : "–"),
     h("td", { class: `num ${findings ? "fail" : ""}` }, `${findings} / ${t.probes.length}`),
-    h("td", { class: "problems-cell" }, t.not_judged ?? t.problems[0] ?? "", t.problems.length > 1 ? ` (+${t.problems.length - 1})` : ""),
+    h(
+      "td",
+      { class: "problems-cell" },
+      visibleBidi(t.not_judged ?? t.problems[0] ?? ""),
+      t.problems.length > 1 ? ` (+${t.problems.length - 1})` : "",
+    ),
   ];
 }
 

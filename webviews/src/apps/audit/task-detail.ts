@@ -1,9 +1,36 @@
 import { fmtNum, h, jsonText } from "../../shared/dom";
 import type { FlakinessResult, Misjudged, ParityResult, ProbeOutcome, Survivor, TaskAudit } from "./protocol";
-import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 
 /** Opens a trajectory the report names (null: not found under the served folder). */
 export type OpenTrajectory = (original: string) => HTMLElement;
+
+/** Characters of a diff line shown before it is cut (a minified file's one line can hold megabytes). */
+export const DIFF_LINE_SHOWN = 400;
+
+/** A diff line's text: bidi controls made visible; a long line cut with a control that shows the rest, wrapped. */
+function diffLine(line: string, kind: string): HTMLElement {
+  const el = h("span", { class: `dl ${kind}` });
+  if (line.length <= DIFF_LINE_SHOWN) {
+    el.append(visibleBidi(line) || " ");
+    return el;
+  }
+  const more = h(
+    "button",
+    {
+      class: "link line-more",
+      title: "show the whole line, wrapped",
+      onclick: (e: Event) => {
+        e.stopPropagation();
+        el.classList.add("whole");
+        el.replaceChildren(visibleBidi(line));
+      },
+    },
+    `… +${(line.length - DIFF_LINE_SHOWN).toLocaleString("en-US")} characters`,
+  );
+  el.append(visibleBidi(line.slice(0, DIFF_LINE_SHOWN)), more);
+  return el;
+}
 
 /** A unified diff as lines coloured by their kind; every line a text node. */
 export function diffBlock(text: string): HTMLElement {
@@ -18,7 +45,7 @@ export function diffBlock(text: string): HTMLElement {
           : line.startsWith("-")
             ? "del"
             : "ctx";
-    pre.appendChild(h("span", { class: `dl ${kind}` }, line || " "));
+    pre.appendChild(diffLine(line, kind));
   }
   return pre;
 }
@@ -63,7 +90,7 @@ function survivor(s: Survivor, open: OpenTrajectory): HTMLElement {
       { class: "survivor-head" },
       h("b", {}, visibleName(s.id)),
       h("span", { class: "badge warn" }, s.operator),
-      h("span", {}, s.description),
+      h("span", {}, visibleBidi(s.description)),
       h("span", { class: "meta-item" }, `reward ${fmtNum(s.reward)}`),
       open(s.trajectory),
     ),
@@ -79,7 +106,7 @@ function misjudged(m: Misjudged, open: OpenTrajectory): HTMLElement {
       "div",
       { class: "survivor-head" },
       h("b", {}, visibleName(m.id)),
-      h("span", {}, m.description),
+      h("span", {}, visibleBidi(m.description)),
       h("span", { class: "meta-item" }, `reward ${fmtNum(m.reward)}, should be ${m.expected}`),
       open(m.trajectory),
     ),
@@ -104,7 +131,7 @@ function probes(list: ProbeOutcome[], open: OpenTrajectory): HTMLElement {
           h("td", {}, p.backend),
           h("td", {}, h("span", { class: `badge ${p.status === "finding" ? "bad" : p.status === "rejected" ? "ok" : "warn"}` }, p.status)),
           h("td", { class: "num" }, fmtNum(p.reward)),
-          h("td", {}, p.reason ?? ""),
+          h("td", { class: "reason" }, visibleBidi(p.reason ?? "")),
           h("td", {}, open(p.trajectory)),
         ),
       ),
@@ -121,7 +148,7 @@ export function taskDetail(t: TaskAudit, open: OpenTrajectory): HTMLElement {
     "div",
     { class: "task-detail", "data-task": t.id },
     t.not_judged ? h("div", { class: "audit-line meta-item" }, `Not judged here: ${t.not_judged}`) : null,
-    t.problems.length ? h("ul", { class: "problems" }, ...t.problems.map((p) => h("li", { class: "fail" }, p))) : null,
+    t.problems.length ? h("ul", { class: "problems" }, ...t.problems.map((p) => h("li", { class: "fail" }, visibleBidi(p)))) : null,
     section(
       "Flakiness",
       ...(t.flakiness.length ? t.flakiness.map((f) => flakiness(f, open)) : [h("div", { class: "meta-item" }, "not run")]),
@@ -136,7 +163,7 @@ export function taskDetail(t: TaskAudit, open: OpenTrajectory): HTMLElement {
             `${m.kind} mutants: score `,
             h("b", { class: "mutation-score" }, m.score === null ? "–" : fmtNum(m.score)),
             ` — ${m.killed} killed, ${m.survived} survived, ${m.equivalent} equivalent, ${m.not_judged} not judged of ${m.mutants}; oracle reward ${fmtNum(m.reference_reward)}`,
-            m.note ? h("div", { class: "meta-item" }, m.note) : null,
+            m.note ? h("div", { class: "meta-item note" }, visibleBidi(m.note)) : null,
           )
         : h("div", { class: "meta-item" }, "not run"),
       ...(m?.survivors.length ? [h("h5", {}, `Survivors (${m.survivors.length}): the tests' blind spots`)] : []),

@@ -1,5 +1,6 @@
 import type { HostApi } from "../../shared/api";
 import { append, clear, fmtNum, h } from "../../shared/dom";
+import { LIVE_POLL, pollWhileLive } from "../../shared/live-poll";
 import { auditCell, auditNote } from "./audit-verdict";
 import { breakdownCards } from "./breakdown";
 import { calibrationView } from "./calibration";
@@ -10,8 +11,6 @@ import { SearchPanel } from "./search";
 import { parseRowsInSlices } from "./rows-in-slices";
 import { RolloutTable, type TableState } from "./table";
 import { VirtualTable } from "./virtual-table";
-
-const LIVE_POLL_MS = 2000;
 
 /** Adaptive concurrency's decisions on the utilisation chart's clock (the run's start plus each decision's offset). */
 function limitSteps(d: Dashboard): LimitStep[] {
@@ -69,13 +68,8 @@ export class DashboardApp {
       ),
     );
     await this.refresh();
-    if (this.data?.record?.status === "running" || this.data?.rollouts.some((r) => r.status === "running")) {
-      const timer = setInterval(() => {
-        void this.refresh().then(() => {
-          if (this.data?.record?.status !== "running" && !this.data?.rollouts.some((r) => r.status === "running")) clearInterval(timer);
-        });
-      }, LIVE_POLL_MS);
-    }
+    const running = () => this.data?.record?.status === "running" || (this.data?.rollouts.some((r) => r.status === "running") ?? false);
+    if (running()) pollWhileLive(() => this.refresh(), running, { ...LIVE_POLL, everyMs: 2000 });
   }
 
   private async refresh(): Promise<void> {

@@ -1,4 +1,4 @@
-import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h } from "../../shared/dom";
 import type { SearchHit } from "./protocol";
@@ -9,10 +9,10 @@ function marked(hit: SearchHit): HTMLElement {
   let at = 0;
   for (const [s, e] of hit.ranges) {
     if (s < at) continue;
-    el.append(hit.snippet.slice(at, s), h("mark", {}, hit.snippet.slice(s, e)));
+    el.append(visibleBidi(hit.snippet.slice(at, s)), h("mark", {}, visibleBidi(hit.snippet.slice(s, e))));
     at = e;
   }
-  el.append(hit.snippet.slice(at));
+  el.append(visibleBidi(hit.snippet.slice(at)));
   return el;
 }
 

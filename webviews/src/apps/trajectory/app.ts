@@ -1,13 +1,14 @@
 import type { HostApi } from "../../shared/api";
 import { append, clear, fmtCount, fmtMs, fmtNum, h, loadStyle } from "../../shared/dom";
+import { pollWhileLive } from "../../shared/live-poll";
 import { ComparePanel } from "./compare-panel";
 import type { InitContext, TrajectoryMeta } from "./protocol";
+import { gradesFields } from "./reward-fields";
 import { renderReward } from "./step-render";
 import { StepsPanel } from "./steps-panel";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 type Tab = "steps" | "reward" | "code" | "scene" | "documents" | "compare";
-const LIVE_POLL_MS = 1000;
 
 /** The trajectory viewer: header, tabs, and the panel of the active tab. Panels load on first use. */
 export class TrajectoryApp {
@@ -67,20 +68,21 @@ export class TrajectoryApp {
     this.api.onChanged(() => void this.refresh());
   }
 
-  /** Live panel: keep asking for the meta until the end event arrives. */
+  /** Live panel: keep asking for the meta until the end event arrives (a banner, and slower tries, when the server stops). */
   private follow(): void {
-    const timer = setInterval(() => {
-      void this.refresh().then(() => {
-        if (this.meta?.complete && !this.meta.indexing) clearInterval(timer);
-      });
-    }, LIVE_POLL_MS);
+    pollWhileLive(
+      () => this.refresh(),
+      () => !(this.meta?.complete && !this.meta.indexing),
+    );
   }
 
   private async refresh(): Promise<void> {
     const meta = await this.api.request("meta", { file: this.ctx.target });
-    const grew = !this.meta || meta.rows !== this.meta.rows || meta.complete !== this.meta.complete || meta.indexing !== this.meta.indexing;
+    const old = this.meta;
+    const grew = !old || meta.rows !== old.rows || meta.complete !== old.complete || meta.indexing !== old.indexing;
     this.meta = meta;
     this.steps.setCount(meta.rows, meta.complete, meta.indexing);
+    if (old && meta.lines > old.lines) this.steps.linesGrew(old.rows);
     if (grew) {
       this.renderHeader();
       this.renderTabs();
@@ -192,10 +194,13 @@ export class TrajectoryApp {
       const el = h("div", { class: "detail reward-panel" });
       p = {
         el,
-        show: () => {
-          clear(el);
+        show: async () => {
           const r = this.meta?.reward;
-          el.appendChild(r?.type === "reward" ? renderReward(r) : h("div", { class: "empty" }, "No reward yet."));
+          // A report graded field by field: each field's row (expected, got, verdict) comes from the documents view.
+          const fields =
+            r?.type === "reward" && r.components.some(gradesFields) ? (await this.api.request("documents", { file })).fields : [];
+          clear(el);
+          el.appendChild(r?.type === "reward" ? renderReward(r, fields) : h("div", { class: "empty" }, "No reward yet."));
         },
       };
     }

@@ -104,6 +104,9 @@ export class DiffPanel {
         minimap: { enabled: false },
         scrollBeyondLastLine: false,
         originalEditable: false,
+        // Bidirectional controls in a diff are drawn as visible marks (a file cannot read reversed).
+        renderControlCharacters: true,
+        unicodeHighlight: { invisibleCharacters: true, ambiguousCharacters: true, nonBasicASCII: false },
       }),
     );
     this.editor = await this.creating;

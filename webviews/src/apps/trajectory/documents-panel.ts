@@ -1,7 +1,8 @@
-import { visibleName } from "../../../../src/core/view/model/visible-text";
+import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h, jsonText } from "../../shared/dom";
 import type { DocMark, DocPage, DocumentsView, FieldResult } from "./protocol";
+import { clipped, verdict } from "./reward-fields";
 
 const KIND_LABEL: Record<DocMark["kind"], string> = { cite: "cited", submitted: "submitted figure", gold: "gold figure" };
 
@@ -18,7 +19,7 @@ function markedText(text: string, marks: DocMark[], from = 0, to = text.length, 
   for (let i = 0; i + 1 < points.length; i++) {
     const [s, e] = [points[i]!, points[i + 1]!];
     const over = marks.filter((m) => m.start <= s && m.end >= e);
-    const piece = text.slice(s, e);
+    const piece = visibleBidi(text.slice(s, e));
     if (!over.length) {
       box.appendChild(document.createTextNode(piece));
       continue;
@@ -34,11 +35,6 @@ function markedText(text: string, marks: DocMark[], from = 0, to = text.length, 
     );
   }
   return box;
-}
-
-function valueCell(v: unknown, absent: string, cls = ""): HTMLElement {
-  if (v === undefined) return h("td", { class: `missing ${cls}` }, absent);
-  return h("td", { class: cls }, v === null ? "null" : typeof v === "string" ? v : (JSON.stringify(v) ?? String(v)));
 }
 
 const pageName = (p: DocPage) => `${visibleName(p.document ?? p.tool)}${p.page !== null ? ` p.${p.page}` : ""}`;
@@ -146,24 +142,39 @@ export class DocumentsPanel {
         h(
           "tr",
           { class: f.passed === false ? "fail-row" : "", "data-field": f.field },
-          h("td", {}, visibleName(f.field)),
-          valueCell(f.got, "(missing from the report)", f.passed === false ? "fail" : ""),
-          valueCell(f.expected, "(not recorded)"),
-          h(
-            "td",
-            { class: f.passed ? "pass" : f.passed === false ? "fail" : "" },
-            f.passed === null ? (f.score?.toFixed(2) ?? "–") : f.passed ? "✓" : "✗",
-          ),
-          h("td", { class: "meta-item" }, f.reason ?? ""),
+          clipped(f.field, ""),
+          clipped(f.got, "(missing from the report)", f.passed === false ? "fail" : ""),
+          clipped(f.expected, "(not recorded)"),
+          verdict(f),
+          h("td", { class: "reason meta-item" }, f.reason ?? ""),
           this.goldCell(f, v.pages),
         ),
       );
+    // Fixed column widths: a long value ellipsizes (its tooltip holds it) instead of squeezing the reason to a word per line.
     this.report.appendChild(
       h(
-        "table",
-        { class: "grid fields" },
-        h("thead", {}, h("tr", {}, ...["field", "submitted", "gold", "", "reason", "where the gold is"].map((t) => h("th", {}, t)))),
-        body,
+        "div",
+        { class: "table-scroll" },
+        h(
+          "table",
+          { class: "grid fields" },
+          h(
+            "colgroup",
+            {},
+            h("col", { class: "c-field" }),
+            h("col", { class: "c-value" }),
+            h("col", { class: "c-value" }),
+            h("col", { class: "c-verdict" }),
+            h("col", { class: "c-reason" }),
+            h("col", { class: "c-where" }),
+          ),
+          h(
+            "thead",
+            {},
+            h("tr", {}, ...["field", "submitted", "gold", "verdict", "reason", "where the gold is"].map((t) => h("th", {}, t))),
+          ),
+          body,
+        ),
       ),
     );
   }
@@ -180,14 +191,7 @@ export class DocumentsPanel {
       );
       const p = c.page_index === null ? undefined : v.pages[c.page_index];
       if (!p || c.page_index === null) {
-        card.appendChild(
-          h(
-            "div",
-            { class: "missing" },
-            `The agent did not read this page in the rollout; cited characters ${c.start}–${c.end}${c.text ? `: “${c.text}”` : ""}.`,
-          ),
-        );
-        this.report.appendChild(card);
+        this.report.appendChild(this.neverRead(card, c, v.pages));
         continue;
       }
       card.querySelector(".ch")!.append(" · ", this.pageLink(c.page_index, v.pages));
@@ -210,5 +214,23 @@ export class DocumentsPanel {
         card.appendChild(h("div", { class: "meta-item" }, "The citation names the whole page; the figures the report states are marked."));
       this.report.appendChild(card);
     }
+  }
+
+  /** A citation of a page the agent never read: flagged, with the search results where it saw the words, if any. */
+  private neverRead(card: HTMLElement, c: DocumentsView["citations"][number], pages: DocPage[]): HTMLElement {
+    card.classList.add("never-read");
+    card.querySelector(".ch")!.append(" ", h("span", { class: "badge warn" }, "cited but never read"));
+    card.appendChild(
+      h(
+        "div",
+        { class: "missing" },
+        `The agent did not read this page in the rollout; cited characters ${c.start}–${c.end}${c.text ? `: “${visibleName(c.text)}”` : ""}.`,
+      ),
+    );
+    if (c.search_index !== null && pages[c.search_index])
+      card.appendChild(
+        h("div", { class: "meta-item" }, "Its words appeared only in search results: ", this.pageLink(c.search_index, pages)),
+      );
+    return card;
   }
 }

@@ -12,7 +12,8 @@ import { renderAnsi } from "../../shared/ansi-dom";
 import { fmtCount, fmtMs, fmtNum, h, jsonText } from "../../shared/dom";
 import { renderImage, renderImageUrl } from "../../shared/image-dom";
 import { renderMarkdown } from "../../shared/markdown-dom";
-import { STEP_PAGE, type StepDetail, type StepEntry } from "./protocol";
+import { type FieldResult, STEP_PAGE, type StepDetail, type StepEntry } from "./protocol";
+import { fieldRows } from "./reward-fields";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 
 function card(kind: string, cls: string, head: Array<Node | string | null>, ...body: Array<Node | null>): HTMLElement {
@@ -128,35 +129,12 @@ function renderObservation(e: ObservationEvent): HTMLElement {
   );
 }
 
-export function renderReward(e: RewardEvent): HTMLElement {
-  const rows = e.components.map((c) =>
-    h(
-      "tr",
-      {},
-      h("td", {}, c.name, h("div", { class: "meta-item" }, c.type)),
-      h("td", { class: "num" }, fmtNum(c.score)),
-      h(
-        "td",
-        {},
-        h(
-          "div",
-          { class: "bar" },
-          (() => {
-            const s = h("span");
-            s.style.width = `${Math.round(c.score * 100)}%`;
-            return s;
-          })(),
-        ),
-      ),
-      h("td", { class: "num" }, fmtNum(c.weight, 1)),
-      h(
-        "td",
-        { class: c.passed === false ? "fail" : c.passed ? "pass" : "" },
-        c.skipped ? `skipped: ${c.skipped}` : c.passed === undefined ? "–" : c.passed ? "passed" : "failed",
-      ),
-      h("td", {}, c.reason ?? "", c.error ? h("div", { class: "fail" }, c.error) : null),
-    ),
-  );
+/** The reward's components, each followed by the fields it graded (`fields`, from the documents view) when it graded a report. */
+export function renderReward(e: RewardEvent, fields: readonly FieldResult[] = []): HTMLElement {
+  const rows = e.components.flatMap((c) => {
+    const own = fields.filter((f) => f.component === c.name);
+    return [componentRow(c), own.length ? h("tr", { class: "field-rows-row" }, h("td", { colspan: 6 }, fieldRows(own))) : null];
+  });
   return card(
     "reward",
     "reward",
@@ -167,6 +145,35 @@ export function renderReward(e: RewardEvent): HTMLElement {
       h("thead", {}, h("tr", {}, ...["verifier", "score", "", "weight", "result", "reason / errors"].map((t) => h("th", {}, t)))),
       h("tbody", {}, ...rows),
     ),
+  );
+}
+
+function componentRow(c: RewardEvent["components"][number]): HTMLElement {
+  return h(
+    "tr",
+    {},
+    h("td", {}, c.name, h("div", { class: "meta-item" }, c.type)),
+    h("td", { class: "num" }, fmtNum(c.score)),
+    h(
+      "td",
+      {},
+      h(
+        "div",
+        { class: "bar" },
+        (() => {
+          const s = h("span");
+          s.style.width = `${Math.round(c.score * 100)}%`;
+          return s;
+        })(),
+      ),
+    ),
+    h("td", { class: "num" }, fmtNum(c.weight, 1)),
+    h(
+      "td",
+      { class: c.passed === false ? "fail" : c.passed ? "pass" : "" },
+      c.skipped ? `skipped: ${c.skipped}` : c.passed === undefined ? "–" : c.passed ? "passed" : "failed",
+    ),
+    h("td", {}, c.reason ?? "", c.error ? h("div", { class: "fail" }, c.error) : null),
   );
 }
 

@@ -46,6 +46,8 @@ export class StepsPanel {
   private readonly detail = h("div", { class: "detail", "aria-live": "polite" });
   private readonly count = h("div", { class: "count" });
   private requestSeq = 0;
+  /** The step on screen and the window of its events shown (null before the first is drawn). */
+  private drawn: { row: number; from: number } | null = null;
   private readonly tokens: TokenToggle;
   /** Called after a step is drawn (the benchmark and the live panel listen). */
   onDrawn: (row: number) => void = () => {};
@@ -71,17 +73,32 @@ export class StepsPanel {
     this.count.textContent = `${fmtCount(rows)} steps${indexing ? " · reading the file…" : complete ? "" : " · live"}`;
   }
 
-  private async show(row: number, from = 0): Promise<void> {
+  /**
+   * The file gained lines (`lines` went up) while it had `oldRows` rows: the last of those
+   * may have grown (the prompt row of a file whose large second line was read after the
+   * first step was drawn, a live turn gaining its observation), so it and every row after
+   * it are fetched again, and the step on screen is drawn again when it is among them.
+   */
+  linesGrew(oldRows: number): void {
+    const from = Math.max(0, oldRows - 1);
+    this.list.invalidateFrom(from);
+    if (this.drawn && this.drawn.row >= from) void this.show(this.drawn.row, this.drawn.from, true);
+  }
+
+  private async show(row: number, from = 0, again = false): Promise<void> {
     const seq = ++this.requestSeq;
     if (from === 0) this.onSelect(row);
     try {
       const step = await this.api.request("step", { file: this.file, row, from });
       if (seq !== this.requestSeq) return;
+      // Drawn again in place (the step grew): the reader keeps the scroll position.
+      const scroll = again ? this.detail.scrollTop : 0;
       clear(this.detail);
       const drawn = renderStep(step, (next) => void this.show(row, next));
       this.tokens.attach(drawn, row);
       this.detail.appendChild(drawn);
-      this.detail.scrollTop = 0;
+      this.detail.scrollTop = scroll;
+      this.drawn = { row, from };
       this.onDrawn(row);
     } catch (err) {
       clear(this.detail);
