@@ -56,7 +56,7 @@ const SCALE_WORD: Record<string, QuestionUnit["scale"]> = {
   bn: "billion",
 };
 const CURRENCY_WORD = String.raw`(?:USD|US\$|\$|U\.S\.\s*dollars?|dollars?)`;
-const SCALE = String.raw`(thousands?|millions?|billions?|mn|mm|bn)`;
+const SCALE = "(thousands?|millions?|billions?|mn|mm|bn)";
 
 /**
  * Reads the answer's unit from the question's wording. A scale counts only where it names

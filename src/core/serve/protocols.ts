@@ -4,4 +4,8 @@ import { rolloutsMount } from "./rollouts/rollouts-mount";
 import type { ProtocolMount, ServeContext } from "./serve-context";
 
 /** Every protocol `rlenv serve` answers, on one listener and one session table (add a line for a new one). */
-export const SERVE_PROTOCOLS: ReadonlyArray<(ctx: ServeContext) => ProtocolMount> = [openEnvMount, (ctx) => nemoGymMount(ctx), rolloutsMount];
+export const SERVE_PROTOCOLS: ReadonlyArray<(ctx: ServeContext) => ProtocolMount> = [
+  openEnvMount,
+  (ctx) => nemoGymMount(ctx),
+  rolloutsMount,
+];
