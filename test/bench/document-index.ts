@@ -80,8 +80,8 @@ async function main(): Promise<void> {
       before.push(measure(dir, cache));
       warm.push(measure(dir, cache));
     }
-    before.forEach((r) => console.log(line("before", r)));
-    warm.forEach((r) => console.log(line("warm", r)));
+    for (const r of before) console.log(line("before", r));
+    for (const r of warm) console.log(line("warm", r));
     const median = (xs: Once[]) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!.ms / 1000;
     console.log(`median: rebuild from the parse cache ${median(before).toFixed(2)} s, saved index ${median(warm).toFixed(2)} s`);
     const same = before.every((b) => b.top === warm[0]!.top) && warm.every((w) => w.top === warm[0]!.top);

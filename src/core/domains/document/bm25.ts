@@ -34,7 +34,7 @@ export class Bm25Index {
 
   constructor(source: Units | Bm25Snapshot, k1 = 1.2, b = 0.75) {
     this.data = isSnapshot(source) ? source : flatten(source, k1, b);
-    this.data.terms.forEach((t, i) => this.termIds.set(t, i));
+    for (const [i, t] of this.data.terms.entries()) this.termIds.set(t, i);
     this.size = this.data.lengths.length;
     this.avgLength = this.size ? this.data.lengths.reduce((s, x) => s + x, 0) / this.size : 1;
   }
