@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit";
 import { registerCalibrate } from "./calibrate";
+import { registerCompletion } from "./completion";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
 import { registerImport } from "./import";
@@ -26,4 +27,5 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerCalibrate,
   registerIndex,
   registerReport,
+  registerCompletion,
 ];
