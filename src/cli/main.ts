@@ -14,6 +14,7 @@ Examples:
   rlenv new code my-env                      scaffold an environment that passes
   rlenv validate my-env --run                check it: the oracle passes, nop fails
   rlenv run my-env --policy openai --model Qwen/Qwen3-8B --base-url http://127.0.0.1:8000/v1 -k 4
+  rlenv run -c run.yaml -k 8                 a run's options from a file (docs/reference.md), flags override it
   rlenv view runs/<run-id>                   the run's dashboard in a browser
   rlenv export runs/<run-id> --format rl-jsonl --out run.jsonl
   rlenv jobs cancel <job-id> --runner gpu1

@@ -1,9 +1,9 @@
-import { createWriteStream, existsSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import { exportChatJsonl } from "../../core/runs/export-chat";
 import { readRun } from "../../core/runs/run-dir";
-import { rlRecordsToParquet } from "../../core/runs/export-parquet";
-import { exportRlRecords, exportTrlRecords, type RlExportOptions } from "../../core/runs/export-rl";
+import { writeRlParquet } from "../../core/runs/export-parquet";
+import { exportRlRecords, exportTrlRecords, type RlExportOptions, streamRlRecords } from "../../core/runs/export-rl";
 import { atifLines, writeAtifFolder } from "./atif";
 import { exportVerlCommand } from "./export-verl";
 import { exportHarborCommand } from "./import";
@@ -87,9 +87,11 @@ async function exportRun(run: string, o: ExportOptions): Promise<void> {
     return report(written, "", broken);
   }
   if (o.format === "parquet") {
-    const { records, note, broken } = rlLines(run, filters);
-    writeFileSync(o.out as string, rlRecordsToParquet(records));
-    return report(records.length, note, broken);
+    // A stream: one trajectory and one row group in memory at a time, however large the run.
+    const tally = { withoutTokens: 0, broken: [] as string[] };
+    const n = writeRlParquet(o.out as string, streamRlRecords(run, filters, tally));
+    const note = tally.withoutTokens > 0 ? `; ${tally.withoutTokens} left out: their policy server returned no token ids` : "";
+    return report(n, note, tally.broken);
   }
   // A closed pipe (`| head`) is the reader saying it has enough, not an error.
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {

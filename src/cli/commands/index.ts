@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit";
 import { registerCalibrate } from "./calibrate";
+import { registerCompletion } from "./completion";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
 import { registerImport } from "./import";
@@ -28,4 +29,5 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerIndex,
   registerReport,
   registerServe,
+  registerCompletion,
 ];

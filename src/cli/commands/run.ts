@@ -10,6 +10,7 @@ import { formatProblem } from "../../core/model/problem";
 import { checkTasksFile, readTasksFile } from "../../core/report/tasks-file";
 import type { RunEnvironmentResult } from "../../core/rollout/run-environment";
 import { type PolicyConfig, RunConfig } from "../../core/schema/run";
+import { applyRunFile } from "./run-config-file";
 import { progressPrinter } from "./run-progress";
 import { runsTarget } from "./runs-target";
 
@@ -203,23 +204,30 @@ export function registerRun(program: Command): void {
   const cmd = program
     .command("run")
     .description("Roll out a policy on an environment's tasks; writes runs/<run-id>/ (trajectories, summary)")
-    .argument("[dir]", "environment folder", ".");
-  placeOptions(selectionOptions(policyOptions(cmd))).action(async (dir: string, o: Omit<RunOptions, "k"> & { samples: number }) => {
-    const opts: RunOptions = { ...o, k: o.samples };
-    // A local folder or s3://bucket/prefix (checked now, before any sandbox starts).
-    const target = runsTarget(opts.runs);
-    const { request, opened } = opts.request ? fromRequestFile(opts.request) : fromFlags(dir, opts, target.localDir);
-    const r = await withInterrupt((signal, onProgress) => startRun(request, { opened, signal, onProgress }), opts.progressJsonl === true);
-    const url = await target.publish(r.runDir).catch((e: unknown) => {
-      throw new Error(`the run is in ${r.runDir}, but its upload to ${opts.runs} failed: ${(e as Error).message}`);
-    });
-    if (opts.json)
-      process.stdout.write(
-        `${JSON.stringify({ run_dir: r.runDir, ...(url ? { url } : {}), status: r.record.status, summary: r.summary }, null, 2)}\n`,
-      );
-    else printSummary(r, url);
-    process.exitCode = exitCodeOf(r);
-  });
+    .argument("[dir]", "environment folder (default: the config file's env, else .)")
+    .option(
+      "-c, --config <file>",
+      "run options from a YAML or JSON file: the flags in snake_case (base_url, samples); flags given here override it",
+    );
+  placeOptions(selectionOptions(policyOptions(cmd))).action(
+    async (arg: string | undefined, o: Omit<RunOptions, "k"> & { samples: number; config?: string }, self: Command) => {
+      const dir = o.config && !o.request ? applyRunFile(o.config, arg, o, self) : (arg ?? ".");
+      const opts: RunOptions = { ...o, k: o.samples };
+      // A local folder or s3://bucket/prefix (checked now, before any sandbox starts).
+      const target = runsTarget(opts.runs);
+      const { request, opened } = opts.request ? fromRequestFile(opts.request) : fromFlags(dir, opts, target.localDir);
+      const r = await withInterrupt((signal, onProgress) => startRun(request, { opened, signal, onProgress }), opts.progressJsonl === true);
+      const url = await target.publish(r.runDir).catch((e: unknown) => {
+        throw new Error(`the run is in ${r.runDir}, but its upload to ${opts.runs} failed: ${(e as Error).message}`);
+      });
+      if (opts.json)
+        process.stdout.write(
+          `${JSON.stringify({ run_dir: r.runDir, ...(url ? { url } : {}), status: r.record.status, summary: r.summary }, null, 2)}\n`,
+        );
+      else printSummary(r, url);
+      process.exitCode = exitCodeOf(r);
+    },
+  );
 }
 
 /** The environment the run takes (a resumed run's own), or its problems on stderr and an error. */

@@ -21,6 +21,7 @@ import { VERSION } from "../version";
 import { registerJobs } from "./jobs";
 import { registerLogs } from "./logs";
 import { registerPull } from "./pull";
+import { registerRunnerConfig } from "./runner-config";
 import { registerSubmit } from "./submit";
 
 interface ServeOptions {
@@ -66,6 +67,7 @@ export function registerRunner(program: Command): void {
     .action((o: { data: string }) => {
       process.stdout.write(`${loadOrCreateToken(path.resolve(o.data)).token}\n`);
     });
+  registerRunnerConfig(runner);
 }
 
 function serveOptions(cmd: Command): Command {

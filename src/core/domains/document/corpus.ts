@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { Bm25Index } from "./bm25";
 import { readCached, sha256, writeCached } from "./cache";
+import { corpusKey, loadIndex, type SavedIndex, saveIndex } from "./index-store";
 import { type Chunk, chunkPage } from "./chunk";
 import { formatOf } from "./parse";
 import { parseInWorkers } from "./parse/pool";
@@ -21,6 +22,8 @@ export interface Corpus {
   ranker: PageRanker;
   /** How many documents were parsed now rather than read from the cache. */
   parsed: number;
+  /** Whether the index was loaded as saved by an earlier build rather than built now. */
+  fromIndex: boolean;
 }
 
 /** Files under `dir` the domain reads, relative with '/' separators, sorted. */
@@ -50,24 +53,50 @@ export interface BuildCorpusOptions {
   onProgress?: (p: CorpusProgress) => void;
 }
 
-/**
- * Parse (or fetch from the content-hash cache) and index every document under `dir`.
- * Files not in the cache are parsed in worker threads, one per core.
- */
-export async function buildCorpus(dir: string, chunkTokens: number, opts: BuildCorpusOptions = {}): Promise<Corpus> {
+interface FoundFile {
+  name: string;
+  format: DocumentFormat;
+  file: string;
+  bytes: number;
+  hash: string;
+  pages?: DocumentPage[];
+}
+
+/** Every document file under `dir` with its content hash; a file that cannot be read is a problem naming it. */
+function hashDocumentFiles(dir: string): { found: FoundFile[]; problems: DocumentError[] } {
   const problems: DocumentError[] = [];
-  const found: Array<{ name: string; format: DocumentFormat; file: string; bytes: number; hash: string; pages?: DocumentPage[] }> = [];
+  const found: FoundFile[] = [];
   for (const name of listDocumentFiles(dir)) {
     const format = formatOf(name)!;
     const file = path.join(dir, name);
     try {
       const bytes = readFileSync(file);
-      const hash = sha256(bytes);
-      const pages = readCached(hash, format);
-      found.push({ name, format, file, bytes: bytes.length, hash, ...(pages ? { pages } : {}) });
+      found.push({ name, format, file, bytes: bytes.length, hash: sha256(bytes) });
     } catch (e) {
       problems.push(new DocumentError(file, (e as Error).message));
     }
+  }
+  return { found, problems };
+}
+
+/**
+ * Parse (or fetch from the content-hash cache) and index every document under `dir`.
+ * Files not in the cache are parsed in worker threads, one per core. A corpus indexed
+ * before (same files by content hash, same chunk size, parser and index versions) loads
+ * from its saved index instead: no page is re-tokenized.
+ */
+export async function buildCorpus(dir: string, chunkTokens: number, opts: BuildCorpusOptions = {}): Promise<Corpus> {
+  const { found, problems } = hashDocumentFiles(dir);
+  const key = corpusKey(found, chunkTokens);
+  // A corpus with an unreadable file is not saved (see below), so it is never looked for.
+  const saved = problems.length ? undefined : loadIndex(key);
+  if (saved) {
+    opts.onProgress?.({ parsed: 0, toParse: 0, cached: found.length });
+    return { dir, ...saved, problems, parsed: 0, fromIndex: true };
+  }
+  for (const f of found) {
+    const pages = readCached(f.hash, f.format);
+    if (pages) f.pages = pages;
   }
   const missing = found.filter((f) => !f.pages);
   const cached = found.length - missing.length;
@@ -94,6 +123,14 @@ export async function buildCorpus(dir: string, chunkTokens: number, opts: BuildC
   }
   problems.sort((a, b) => a.file.localeCompare(b.file));
   const parsed = missing.filter((f) => f.pages).length;
+  const built = indexDocuments(documents, chunkTokens);
+  // A parse failure may not recur (a worker killed for memory): such a corpus is rebuilt next time, not saved.
+  if (!problems.length) saveIndex(key, built);
+  return { dir, ...built, problems, parsed, fromIndex: false };
+}
+
+/** Chunk, BM25-index and rank-index parsed documents. */
+export function indexDocuments(documents: ParsedDocument[], chunkTokens: number): SavedIndex {
   const chunks: Chunk[] = [];
   documents.forEach((d, i) => {
     for (const p of d.pages) chunks.push(...chunkPage(i, p, chunkTokens));
@@ -102,7 +139,7 @@ export async function buildCorpus(dir: string, chunkTokens: number, opts: BuildC
   // The index holds its own posting lists; the per-chunk term maps would double the memory.
   for (const c of chunks) c.terms.clear();
   const ranker = new PageRanker(documents);
-  return { dir, documents, problems, chunks, index, ranker, parsed };
+  return { documents, chunks, index, ranker };
 }
 
 const loaded = new Map<string, Promise<Corpus>>();

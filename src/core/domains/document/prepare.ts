@@ -30,8 +30,9 @@ export async function prepareDocuments(env: Environment, log: (message: string) 
   const unreadable = corpus.problems.length
     ? `; ${corpus.problems.length} unreadable: ${corpus.problems.map((p) => p.message).join("; ")}`
     : "";
+  const how = corpus.fromIndex ? "loaded from the saved index" : `${corpus.parsed} parsed now`;
   log(
-    `documents: ${corpus.documents.length} indexed (${pages} pages, ${corpus.parsed} parsed now) in ${((performance.now() - t0) / 1000).toFixed(1)} s${unreadable}`,
+    `documents: ${corpus.documents.length} indexed (${pages} pages, ${how}) in ${((performance.now() - t0) / 1000).toFixed(1)} s${unreadable}`,
   );
   return corpus;
 }

@@ -1,4 +1,4 @@
-import { Bm25Index } from "../bm25";
+import { Bm25Index, type Bm25Snapshot } from "../bm25";
 import { isStopWord, tokenize } from "../tokenize";
 import type { ParsedDocument } from "../types";
 import { type FilingId, filingMatch, filingOf } from "./filing";
@@ -48,51 +48,57 @@ const CANDIDATES = 120;
 export class PageRanker {
   private readonly pageDoc: Int32Array;
   private readonly pageNumber: Int32Array;
-  private readonly pageText: string[] = [];
-  private readonly tags: StatementKind[][] = [];
+  /** Each page's text as printed, and through normalizePhrase once a query first looks at the page. */
+  private readonly rawText: string[];
+  private readonly normalized: Array<string | undefined>;
+  private readonly tags: StatementKind[][];
   private readonly pageIndex: Bm25Index;
   private readonly rowIndex: Bm25Index;
-  private readonly rows: TableRow[] = [];
+  private readonly rows: TableRow[];
   private readonly rowPage: Int32Array;
-  private readonly rowLabel: string[] = [];
+  private readonly rowLabel: string[];
   private readonly filings: FilingId[];
   private readonly docStart: Int32Array;
 
+  /**
+   * Index `documents`; with `snapshot` (what `snapshot()` gave for the same documents and
+   * vocabulary, from the persisted corpus index) take the built arrays instead of rebuilding.
+   */
   constructor(
     documents: readonly ParsedDocument[],
     private readonly vocab: Vocabulary = FINANCE_VOCABULARY,
+    snapshot?: RankerSnapshot,
   ) {
-    const pageDoc: number[] = [];
-    const pageNumber: number[] = [];
-    const rowPage: number[] = [];
-    const pageUnits: Array<{ terms: Map<string, number>; length: number }> = [];
-    const rowUnits: Array<{ terms: Map<string, number>; length: number }> = [];
-    this.docStart = new Int32Array(documents.length + 1);
-    documents.forEach((d, di) => {
-      this.docStart[di] = pageDoc.length;
-      for (const p of d.pages) {
-        const pi = pageDoc.length;
-        pageDoc.push(di);
-        pageNumber.push(p.number);
-        const normalized = normalizePhrase(p.text);
-        this.pageText.push(normalized);
-        this.tags.push(tagStatements(p.text, vocab, normalized));
-        pageUnits.push(termCounts(p.text));
-        for (const r of tableRows(p.text)) {
-          this.rows.push(r);
-          rowPage.push(pi);
-          this.rowLabel.push(normalizePhrase(r.label));
-          rowUnits.push(termCounts(p.text.slice(r.start, r.end)));
-        }
-      }
-    });
-    this.docStart[documents.length] = pageDoc.length;
-    this.pageDoc = Int32Array.from(pageDoc);
-    this.pageNumber = Int32Array.from(pageNumber);
-    this.rowPage = Int32Array.from(rowPage);
-    this.pageIndex = new Bm25Index(pageUnits);
-    this.rowIndex = new Bm25Index(rowUnits, 1.2, 0.5);
+    const s = snapshot ?? buildRankerData(documents, vocab);
+    this.pageDoc = s.pageDoc;
+    this.pageNumber = s.pageNumber;
+    this.rawText = documents.flatMap((d) => d.pages.map((p) => p.text));
+    this.normalized = new Array(this.rawText.length);
+    this.tags = s.tags;
+    this.pageIndex = new Bm25Index(s.pageIndex);
+    this.rowIndex = new Bm25Index(s.rowIndex);
+    this.rows = s.rowLabels.map((label, i) => ({ label, start: s.rowStart[i]!, end: s.rowEnd[i]! }));
+    this.rowPage = s.rowPage;
+    this.rowLabel = s.rowLabel;
+    this.docStart = s.docStart;
     this.filings = documents.map((d) => filingOf(d.name));
+  }
+
+  /** The built arrays, for the persisted corpus index. */
+  snapshot(): RankerSnapshot {
+    return {
+      pageDoc: this.pageDoc,
+      pageNumber: this.pageNumber,
+      tags: this.tags,
+      pageIndex: this.pageIndex.snapshot(),
+      rowIndex: this.rowIndex.snapshot(),
+      rowLabels: this.rows.map((r) => r.label),
+      rowStart: Int32Array.from(this.rows, (r) => r.start),
+      rowEnd: Int32Array.from(this.rows, (r) => r.end),
+      rowPage: this.rowPage,
+      rowLabel: this.rowLabel,
+      docStart: this.docStart,
+    };
   }
 
   get pageCount(): number {
@@ -154,8 +160,17 @@ export class PageRanker {
     return hits.slice(0, k);
   }
 
+  private normalizedPage(p: number): string {
+    let text = this.normalized[p];
+    if (text === undefined) {
+      text = normalizePhrase(this.rawText[p] ?? "");
+      this.normalized[p] = text;
+    }
+    return text;
+  }
+
   private bonus(p: number, row: number, q: AnalyzedQuery, numberPages: Array<Int32Array | undefined>): number {
-    const text = this.pageText[p] ?? "";
+    const text = this.normalizedPage(p);
     let phrase = 0;
     for (const ph of q.phrases) if (text.includes(ph)) phrase += PHRASE_BONUS;
     let b = Math.min(PHRASE_BONUS_MAX, phrase);
@@ -166,6 +181,65 @@ export class PageRanker {
     for (const units of numberPages) if (units && binaryHas(units, p)) nums += NUMBER_BONUS;
     return b + Math.min(NUMBER_BONUS_MAX, nums);
   }
+}
+
+/** What the ranker builds from the documents: pages, statement tags, rows and both BM25 indexes. */
+export interface RankerSnapshot {
+  pageDoc: Int32Array;
+  pageNumber: Int32Array;
+  tags: StatementKind[][];
+  pageIndex: Bm25Snapshot;
+  rowIndex: Bm25Snapshot;
+  rowLabels: string[];
+  rowStart: Int32Array;
+  rowEnd: Int32Array;
+  rowPage: Int32Array;
+  /** Each row's label through normalizePhrase. */
+  rowLabel: string[];
+  docStart: Int32Array;
+}
+
+function buildRankerData(documents: readonly ParsedDocument[], vocab: Vocabulary): RankerSnapshot {
+  const pageDoc: number[] = [];
+  const pageNumber: number[] = [];
+  const tags: StatementKind[][] = [];
+  const rows: TableRow[] = [];
+  const rowPage: number[] = [];
+  const rowLabel: string[] = [];
+  const pageUnits: Array<{ terms: Map<string, number>; length: number }> = [];
+  const rowUnits: Array<{ terms: Map<string, number>; length: number }> = [];
+  const docStart = new Int32Array(documents.length + 1);
+  documents.forEach((d, di) => {
+    docStart[di] = pageDoc.length;
+    for (const p of d.pages) {
+      const pi = pageDoc.length;
+      pageDoc.push(di);
+      pageNumber.push(p.number);
+      const normalized = normalizePhrase(p.text);
+      tags.push(tagStatements(p.text, vocab, normalized));
+      pageUnits.push(termCounts(p.text));
+      for (const r of tableRows(p.text)) {
+        rows.push(r);
+        rowPage.push(pi);
+        rowLabel.push(normalizePhrase(r.label));
+        rowUnits.push(termCounts(p.text.slice(r.start, r.end)));
+      }
+    }
+  });
+  docStart[documents.length] = pageDoc.length;
+  return {
+    pageDoc: Int32Array.from(pageDoc),
+    pageNumber: Int32Array.from(pageNumber),
+    tags,
+    pageIndex: new Bm25Index(pageUnits).snapshot(),
+    rowIndex: new Bm25Index(rowUnits, 1.2, 0.5).snapshot(),
+    rowLabels: rows.map((r) => r.label),
+    rowStart: Int32Array.from(rows, (r) => r.start),
+    rowEnd: Int32Array.from(rows, (r) => r.end),
+    rowPage: Int32Array.from(rowPage),
+    rowLabel,
+    docStart,
+  };
 }
 
 function termCounts(text: string): { terms: Map<string, number>; length: number } {

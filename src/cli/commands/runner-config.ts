@@ -1,0 +1,105 @@
+import type { Command } from "commander";
+import { credentialsFile, loadRunners, runnersFile } from "../../core/remote/client/client-config";
+import { addRunner, removeRunner, storeToken, tokenSource } from "../../core/remote/client/runner-store";
+
+/**
+ * A token from stdin: piped (`rlenv runner token | rlenv runner login gpu1`, `… < file`), or
+ * typed at a terminal with echo off. Never from an argument: argv is visible to every user
+ * in `ps` and kept in shell history.
+ */
+export async function readTokenFromStdin(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const c of stdin) chunks.push(c as Buffer);
+    return (Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "").trim();
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  let typed = "";
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      stdin.on("data", (d: Buffer) => {
+        for (const ch of d.toString("utf8")) {
+          if (ch === "\r" || ch === "\n") return resolve(typed.trim());
+          if (ch === "\u0003") return reject(new Error("cancelled"));
+          if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+          else typed += ch;
+        }
+      });
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    process.stderr.write("\n");
+  }
+}
+
+/** The token for `add --token` / `login`: from --token-env VAR, else stdin. */
+async function tokenFor(name: string, tokenEnv: string | undefined): Promise<string> {
+  if (tokenEnv) {
+    const t = process.env[tokenEnv];
+    if (!t) throw new Error(`--token-env ${tokenEnv}: that variable is not set`);
+    return t;
+  }
+  return readTokenFromStdin(`token for runner ${name} (from \`rlenv runner token\` on the runner; not shown): `);
+}
+
+/** `rlenv runner add/login/list/remove`: the CLI's runners, as the editor's Add Runner keeps its own. */
+export function registerRunnerConfig(runner: Command): void {
+  runner
+    .command("add")
+    .description("Add (or replace) a runner in runners.yaml; with --token also store its token, as `login` does")
+    .argument("<name>", "the name --runner will take")
+    .argument("<url>", "the runner's URL, e.g. https://gpu1:7800")
+    .option("--ca <file>", "PEM file of a CA to trust for a self-signed runner certificate")
+    .option("--token", "read the token from stdin (piped, or typed with echo off) and store it 0600")
+    .option("--token-env <var>", "store the token held in this environment variable")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  rlenv runner add gpu1 https://gpu1:7800 --ca gpu1-ca.pem --token\n  ssh gpu1 rlenv runner token | rlenv runner add gpu1 https://gpu1:7800 --token",
+    )
+    .action(async (name: string, url: string, o: { ca?: string; token?: boolean; tokenEnv?: string }) => {
+      addRunner(name, url, o.ca);
+      if (o.token || o.tokenEnv) storeToken(name, await tokenFor(name, o.tokenEnv));
+      process.stderr.write(`runner ${name} → ${url} in ${runnersFile()}; token: ${tokenSource(name)}\n`);
+    });
+  runner
+    .command("login")
+    .description("Store a runner's token (from stdin, or typed with echo off) in the 0600 credentials file")
+    .argument("<name>", "a runner in runners.yaml")
+    .option("--token-env <var>", "take the token from this environment variable instead")
+    .action(async (name: string, o: { tokenEnv?: string }) => {
+      if (!loadRunners()[name]) throw new Error(`no runner "${name}" in ${runnersFile()}: rlenv runner add ${name} URL first`);
+      storeToken(name, await tokenFor(name, o.tokenEnv));
+      process.stderr.write(`token for ${name} stored in ${credentialsFile()}\n`);
+    });
+  runner
+    .command("list")
+    .description("The runners in runners.yaml, and where each one's token comes from (never the token)")
+    .option("--json", "print JSON")
+    .action((o: { json?: boolean }) => {
+      const rows = Object.entries(loadRunners()).map(([name, e]) => ({
+        name,
+        url: e.url,
+        ...(e.ca ? { ca: e.ca } : {}),
+        token: tokenSource(name),
+      }));
+      if (o.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else if (rows.length === 0) process.stderr.write(`no runners in ${runnersFile()}: rlenv runner add NAME URL\n`);
+      else for (const r of rows) process.stdout.write(`${r.name}\t${r.url}\ttoken: ${r.token}${r.ca ? `\tca: ${r.ca}` : ""}\n`);
+    });
+  runner
+    .command("remove")
+    .description("Remove a runner from runners.yaml and its token from the credentials file")
+    .argument("<name>", "the runner")
+    .action((name: string) => {
+      if (!removeRunner(name)) {
+        process.stderr.write(`no runner "${name}" in ${runnersFile()}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      process.stderr.write(`runner ${name} removed\n`);
+    });
+}
