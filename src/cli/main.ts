@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { sweepProcessOrphans } from "../core/sandbox/process/sweep";
 import { COMMANDS } from "./commands";
 import { VERSION } from "./version";
@@ -27,7 +27,10 @@ async function main(argv: string[]): Promise<void> {
     .version(VERSION, "-V, --version")
     .showHelpAfterError("(run with --help for usage)")
     .configureHelp({ sortSubcommands: true })
-    .addHelpText("after", HELP_AFTER);
+    .addHelpText("after", HELP_AFTER)
+    // Commander's own errors (an unknown option, a missing argument) are misuse: exit 2, as documented
+    // above, not commander's default 1. Subcommands made after this inherit it.
+    .exitOverride();
   for (const register of COMMANDS) register(program);
   // Whatever a killed run of the process backend left (sandbox folders, cgroups) goes at the
   // next command of any kind, not only at the next process-backend run.
@@ -38,6 +41,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv).catch((err: unknown) => {
+  if (err instanceof CommanderError) {
+    // Commander has printed the message (or the help, or the version) itself.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+    return;
+  }
   process.stderr.write(`rlenv: ${err instanceof Error ? err.message : String(err)}\n`);
   if (process.env.RLENV_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   process.exitCode = process.exitCode || 2;
