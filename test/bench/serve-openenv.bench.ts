@@ -24,7 +24,8 @@ import { OpenEnvWsClient } from "../support/openenv-client";
 const STEPS = Number(process.argv[2] ?? 40);
 const IDLE_SESSIONS = Number(process.argv[3] ?? 256);
 const REPO = path.resolve(import.meta.dirname, "..", "..");
-const TOOL_COMMAND = 'python3 -c \'import json,sys; a=json.load(sys.stdin); print(open(a["path"]).read(), end="")\'';
+/** A cheap tool (one short process), so the figure shows what serving adds rather than the tool's own cost. */
+const TOOL_COMMAND = "cat a.txt";
 
 function makeEnv(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-serve-"));
@@ -38,7 +39,7 @@ tools:
   - submit
   - name: show
     description: Print a file of the workdir.
-    parameters: { type: object, properties: { path: { type: string } }, required: [path] }
+    parameters: { type: object, properties: { path: { type: string } } }
     command: ${JSON.stringify(TOOL_COMMAND)}
 max_turns: 100000
 reward:
@@ -213,13 +214,20 @@ async function main(): Promise<void> {
   const envDir = makeEnv();
   const runs = mkdtempSync(path.join(tmpdir(), "rlenv-bench-serve-runs-"));
   const { url, child } = await startServer(envDir, runs, Math.max(64, IDLE_SESSIONS) + 8);
+  // Interrupted: the server closes its sessions and sandboxes before this process goes.
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      child.kill("SIGTERM");
+      child.once("exit", () => process.exit(130));
+    });
+  }
   const provider = new ProcessSandboxProvider({ baseDir: mkdtempSync(path.join(tmpdir(), "rlenv-bench-sb-")) });
   console.log(
     `serve-openenv: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, process sandbox (${provider.mode}); ${STEPS} steps per session`,
   );
   try {
     for (const c of [1, 64]) {
-      const steps = c === 1 ? STEPS * 4 : STEPS;
+      const steps = c === 1 ? STEPS * 4 : Math.max(5, Math.round(STEPS / 4));
       // Interleaved, baseline first then the server, twice, so both see the same machine.
       const ws: number[] = [];
       const dx: number[] = [];
