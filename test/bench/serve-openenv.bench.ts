@@ -207,7 +207,8 @@ function perSession(label: string, before: ReturnType<typeof treeMemory>, after:
  * the warm pass then draws from.
  */
 async function idleSessions(url: string, serverPid: number, n: number): Promise<void> {
-  const open = async () => Promise.all(Array.from({ length: n }, () => new OpenEnvWsClient(url).connect()));
+  // Starting hundreds of sandboxes at once on two cores can take minutes: the replies may take that long.
+  const open = async () => Promise.all(Array.from({ length: n }, () => new OpenEnvWsClient(url, {}, "", 900_000).connect()));
   const show = (c: OpenEnvWsClient) => c.callTool("show", { path: "a.txt" });
   await settle();
   const before = treeMemory(serverPid);
