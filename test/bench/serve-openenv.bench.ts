@@ -23,8 +23,11 @@ import { OpenEnvWsClient } from "../support/openenv-client";
 
 const STEPS = Number(process.argv[2] ?? 40);
 const IDLE_SESSIONS = Number(process.argv[3] ?? 256);
+/** Only part (b): `... serve-openenv.bench.ts 40 256 idle`. */
+const ONLY_IDLE = process.argv[4] === "idle";
 const REPO = path.resolve(import.meta.dirname, "..", "..");
-const TOOL_COMMAND = 'python3 -c \'import json,sys; a=json.load(sys.stdin); print(open(a["path"]).read(), end="")\'';
+/** A cheap tool (one short process), so the figure shows what serving adds rather than the tool's own cost. */
+const TOOL_COMMAND = "cat a.txt";
 
 function makeEnv(): string {
   const dir = mkdtempSync(path.join(tmpdir(), "rlenv-bench-serve-"));
@@ -38,7 +41,7 @@ tools:
   - submit
   - name: show
     description: Print a file of the workdir.
-    parameters: { type: object, properties: { path: { type: string } }, required: [path] }
+    parameters: { type: object, properties: { path: { type: string } } }
     command: ${JSON.stringify(TOOL_COMMAND)}
 max_turns: 100000
 reward:
@@ -172,39 +175,62 @@ async function settle(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000));
 }
 
-async function idleSessions(url: string, serverPid: number, n: number): Promise<void> {
-  const open = async () => Promise.all(Array.from({ length: n }, () => new OpenEnvWsClient(url).connect()));
-  await settle();
-  const before = treeMemory(serverPid);
-  // Cold: every session's first reset starts a sandbox; closing them hands the sandboxes back to the pool.
-  let clients = await open();
-  const cold0 = performance.now();
-  await Promise.all(clients.map((c) => c.reset({ task_id: "t" })));
-  const coldMs = performance.now() - cold0;
-  await Promise.all(clients.map((c) => c.close()));
-  await settle();
-  // Warm: n sessions again, each reset timed on its own (all at once, as a trainer's batch starts).
-  clients = await open();
-  const resets: number[] = [];
-  const warm0 = performance.now();
+/** Each client's call of `fn`, timed on its own, all at once (as a trainer's batch starts). */
+async function timedAll(
+  clients: OpenEnvWsClient[],
+  fn: (c: OpenEnvWsClient) => Promise<unknown>,
+): Promise<{ each: number[]; allMs: number }> {
+  const each: number[] = [];
+  const t0 = performance.now();
   await Promise.all(
     clients.map(async (c) => {
       const s = performance.now();
-      await c.reset({ task_id: "t" });
-      resets.push(performance.now() - s);
+      await fn(c);
+      each.push(performance.now() - s);
     }),
   );
-  const warmMs = performance.now() - warm0;
-  await settle();
-  const idle = treeMemory(serverPid);
-  const perRss = (idle.rssKb - before.rssKb) / n / 1024;
-  const perPss = (idle.pssKb - before.pssKb) / n / 1024;
-  console.log(`(b) ${n} open idle sessions, each with an episode and its sandbox (process tree ${before.pids} → ${idle.pids} processes)`);
+  return { each, allMs: performance.now() - t0 };
+}
+
+function perSession(label: string, before: ReturnType<typeof treeMemory>, after: ReturnType<typeof treeMemory>, n: number): void {
+  const pss = (after.pssKb - before.pssKb) / n / 1024;
+  const rss = (after.rssKb - before.rssKb) / n / 1024;
   console.log(
-    `    memory per idle session: ${perPss.toFixed(2)} MiB PSS, ${perRss.toFixed(2)} MiB RSS (tree total ${(idle.pssKb / 1024).toFixed(0)} MiB PSS)`,
+    `    ${label}: ${pss.toFixed(2)} MiB PSS, ${rss.toFixed(2)} MiB RSS per session (process tree ${before.pids} → ${after.pids} processes, ${(after.pssKb / 1024).toFixed(0)} MiB PSS in all)`,
   );
+}
+
+/**
+ * An episode takes its sandbox at its first tool call (the engine acquires it lazily), so an
+ * idle session is measured twice: reset only, and after one tool call (holding its sandbox).
+ * The cold pass starts the sandboxes; closing its sessions hands them back to the pool, which
+ * the warm pass then draws from.
+ */
+async function idleSessions(url: string, serverPid: number, n: number): Promise<void> {
+  // Starting hundreds of sandboxes at once on two cores can take minutes: the replies may take that long.
+  const open = async () => Promise.all(Array.from({ length: n }, () => new OpenEnvWsClient(url, {}, "", 900_000).connect()));
+  const show = (c: OpenEnvWsClient) => c.callTool("show", { path: "a.txt" });
+  await settle();
+  const before = treeMemory(serverPid);
+  let clients = await open();
+  await Promise.all(clients.map((c) => c.reset({ task_id: "t" })));
+  const cold = await timedAll(clients, show);
+  await Promise.all(clients.map((c) => c.close()));
+  await settle();
+  const pooled = treeMemory(serverPid);
+  clients = await open();
+  const resets = await timedAll(clients, (c) => c.reset({ task_id: "t" }));
+  await settle();
+  const resetOnly = treeMemory(serverPid);
+  const firstSteps = await timedAll(clients, show);
+  await settle();
+  const holding = treeMemory(serverPid);
+  console.log(`(b) ${n} concurrent open sessions, idle`);
+  perSession("reset, no tool call yet (no sandbox)", pooled, resetOnly, n);
+  perSession("after one tool call (its sandbox held)", before, holding, n);
+  console.log(`    reset: p50 ${ms(pct(resets.each, 50))}, p99 ${ms(pct(resets.each, 99))} (${n} at once, ${ms(resets.allMs)} for all)`);
   console.log(
-    `    reset from the warm pool: p50 ${ms(pct(resets, 50))}, p99 ${ms(pct(resets, 99))} (${n} at once, ${ms(warmMs)} for all; cold first resets ${ms(coldMs)} for all)`,
+    `    first tool call, sandbox from the warm pool: p50 ${ms(pct(firstSteps.each, 50))}, p99 ${ms(pct(firstSteps.each, 99))} (${ms(firstSteps.allMs)} for all; cold, starting ${n} sandboxes: p50 ${ms(pct(cold.each, 50))}, ${ms(cold.allMs)} for all)`,
   );
   await Promise.all(clients.map((c) => c.close()));
 }
@@ -213,13 +239,20 @@ async function main(): Promise<void> {
   const envDir = makeEnv();
   const runs = mkdtempSync(path.join(tmpdir(), "rlenv-bench-serve-runs-"));
   const { url, child } = await startServer(envDir, runs, Math.max(64, IDLE_SESSIONS) + 8);
+  // Interrupted: the server closes its sessions and sandboxes before this process goes.
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.once(sig, () => {
+      child.kill("SIGTERM");
+      child.once("exit", () => process.exit(130));
+    });
+  }
   const provider = new ProcessSandboxProvider({ baseDir: mkdtempSync(path.join(tmpdir(), "rlenv-bench-sb-")) });
   console.log(
     `serve-openenv: ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, process sandbox (${provider.mode}); ${STEPS} steps per session`,
   );
   try {
-    for (const c of [1, 64]) {
-      const steps = c === 1 ? STEPS * 4 : STEPS;
+    for (const c of ONLY_IDLE ? [] : [1, 64]) {
+      const steps = c === 1 ? STEPS * 4 : Math.max(5, Math.round(STEPS / 4));
       // Interleaved, baseline first then the server, twice, so both see the same machine.
       const ws: number[] = [];
       const dx: number[] = [];

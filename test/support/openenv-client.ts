@@ -31,6 +31,8 @@ export class OpenEnvWsClient {
     private readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
     private readonly query = "",
+    /** OpenEnv's message_timeout_s (60 s there too): how long a reply may take. */
+    private readonly messageTimeoutMs = 60_000,
   ) {}
 
   get url(): string {
@@ -58,7 +60,7 @@ export class OpenEnvWsClient {
   }
 
   /** The next message from the server, parsed (throws once the socket closed with nothing queued). */
-  async receive(timeoutMs = 60_000): Promise<Record<string, unknown>> {
+  async receive(timeoutMs = this.messageTimeoutMs): Promise<Record<string, unknown>> {
     const queued = this.inbox.shift();
     if (queued !== undefined) return JSON.parse(queued);
     if (this.closedWith) throw this.closedWith;
