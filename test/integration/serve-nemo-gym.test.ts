@@ -11,7 +11,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { OraclePolicy } from "../../src/core/policy/oracle";
 import { runRollout } from "../../src/core/rollout/run-rollout";
-import { nemoGymMount } from "../../src/core/serve/nemo-gym";
+import { nemoGymMount } from "../../src/core/serve/nemo-gym/nemo-gym-mount";
 import type { ServePolicy } from "../../src/core/serve/serve-context";
 import { startServeServer, type ServeServer } from "../../src/core/serve/serve-server";
 import { blenderSandboxSkip } from "./scene3d-support";

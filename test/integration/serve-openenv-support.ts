@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { openEnvMount } from "../../src/core/serve/openenv";
+import { openEnvMount } from "../../src/core/serve/openenv/openenv-mount";
 import { type ServeServer, startServeServer } from "../../src/core/serve/serve-server";
 import type { TrajectoryEvent } from "../../src/core/schema/trajectory";
 

@@ -1,5 +1,5 @@
-import { nemoGymMount } from "./nemo-gym";
-import { openEnvMount } from "./openenv";
+import { nemoGymMount } from "./nemo-gym/nemo-gym-mount";
+import { openEnvMount } from "./openenv/openenv-mount";
 import { rolloutsMount } from "./rollouts/rollouts-mount";
 import type { ProtocolMount, ServeContext } from "./serve-context";
 

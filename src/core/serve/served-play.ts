@@ -36,7 +36,8 @@ export class ServedPlay {
   private seen = 0;
   private sandbox: (() => Promise<Sandbox>) | null = null;
   private domainState: (() => Promise<unknown>) | null = null;
-  private readonly toolStatus = new Map<string, boolean>();
+  /** Each answered tool call's name and whether it failed, by call id (from its observation event: no scan of the messages per step). */
+  private readonly toolCalls = new Map<string, { name: string; isError: boolean }>();
   private result: RolloutResult | Error | null = null;
   stepCount = 0;
 
@@ -69,7 +70,8 @@ export class ServedPlay {
           this.domainState = live.domainState;
         },
         onEvent: (e: TrajectoryEvent) => {
-          if (e.type === "observation") this.toolStatus.set(e.tool_call_id, e.status !== "ok" || e.error !== undefined);
+          if (e.type === "observation")
+            this.toolCalls.set(e.tool_call_id, { name: e.name, isError: e.status !== "ok" || e.error !== undefined });
         },
       },
     }).then(
@@ -119,9 +121,9 @@ export class ServedPlay {
           ? [
               {
                 tool_call_id: m.tool_call_id,
-                name: this.toolName(m.tool_call_id),
+                name: this.toolCalls.get(m.tool_call_id)?.name ?? "",
                 content: textOf(m.content),
-                is_error: this.toolStatus.get(m.tool_call_id) ?? false,
+                is_error: this.toolCalls.get(m.tool_call_id)?.isError ?? false,
               },
             ]
           : [],
@@ -180,13 +182,6 @@ export class ServedPlay {
     if (this.turns.answer(reply)) return;
     if (this.result) throw new ServeError("no_episode", "the episode is over: reset to play another");
     throw new ServeError("invalid", "a step of this session is still being played: wait for its observation");
-  }
-
-  private toolName(id: string): string {
-    for (const m of this.messages) {
-      if (m.role === "assistant") for (const c of m.tool_calls ?? []) if (c.id === id) return c.name;
-    }
-    return "";
   }
 }
 

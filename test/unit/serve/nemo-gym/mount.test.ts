@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { nemoGymMount } from "../../../../src/core/serve/nemo-gym";
+import { nemoGymMount } from "../../../../src/core/serve/nemo-gym/nemo-gym-mount";
 import {
   ServeError,
   type ServedObservation,

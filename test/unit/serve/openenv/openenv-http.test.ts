@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import WebSocket from "ws";
-import { openEnvMount } from "../../../../src/core/serve/openenv";
+import { openEnvMount } from "../../../../src/core/serve/openenv/openenv-mount";
 import { mcpPost } from "../../../support/openenv-client";
 import { fakeContext, serveMount } from "./fake-serve";
 

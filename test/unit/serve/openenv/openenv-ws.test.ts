@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openEnvMount } from "../../../../src/core/serve/openenv";
+import { openEnvMount } from "../../../../src/core/serve/openenv/openenv-mount";
 import { type OpenEnvServerError, OpenEnvWsClient } from "../../../support/openenv-client";
 import { fakeContext, serveMount } from "./fake-serve";
 
