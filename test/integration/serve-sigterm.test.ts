@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { OpenEnvWsClient } from "../support/openenv-client";
+import { REPO } from "./code-rollouts";
+
+/** tsx by absolute URL, as test/support/cli.ts runs the CLI from source. */
+const TSX = pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
+
+/** Every process below `root`, read from /proc. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {}
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").slice(0, 200);
+  } catch {
+    return "";
+  }
+};
+
+/** Running or sleeping: a zombie (state Z) has ended, and waits only for whoever reaps orphans here. */
+const alive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+};
+
+test("SIGTERM to rlenv serve closes every session: episodes end cancelled and written, sandboxes gone, run folders closed, exit 0", {
+  timeout: 180_000,
+}, async () => {
+  const runs = mkdtempSync(path.join(tmpdir(), "rlenv-serve-term-"));
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      TSX,
+      path.join(REPO, "src/cli/main.ts"),
+      "serve",
+      path.join(REPO, "environments/code-stdio"),
+      "--port",
+      "0",
+      "--sandbox",
+      "process",
+      "--runs",
+      runs,
+      "--json",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  try {
+    let err = "";
+    child.stderr.on("data", (b: Buffer) => {
+      err += b.toString();
+    });
+    const first = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (b: Buffer) => {
+        out += b.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0] ?? "");
+      });
+      child.once("exit", (code) => reject(new Error(`rlenv serve exited ${code} before listening: ${err}`)));
+    });
+    const { url, runs: runDirs } = JSON.parse(first) as { url: string; runs: string[] };
+    const clients = await Promise.all([0, 1].map(() => new OpenEnvWsClient(url).connect()));
+    const files: string[] = [];
+    for (const [i, c] of clients.entries()) {
+      const r = await c.reset({ seed: i });
+      files.push((r.observation.metadata as { trajectory: string }).trajectory);
+      // A tool call: the episode now holds a sandbox.
+      await c.callTool("bash", { command: "echo working > w.txt" });
+    }
+    const sandboxes = descendants(child.pid ?? 0);
+    assert.ok(sandboxes.length > 0, "the sessions' sandboxes run below the server");
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
+    for (const f of files) {
+      const end = JSON.parse(readFileSync(f, "utf8").trim().split("\n").at(-1) ?? "{}") as {
+        type: string;
+        status: string;
+        reward: unknown;
+      };
+      assert.deepEqual([end.type, end.status, end.reward], ["end", "cancelled", null], f);
+    }
+    assert.deepEqual(sandboxes.filter(alive), [], "no sandbox process outlives the server");
+    for (const dir of runDirs) {
+      const record = JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as { status: string; ended?: string };
+      assert.notEqual(record.status, "running");
+      assert.ok(record.ended);
+    }
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(runs, { recursive: true, force: true });
+  }
+});
