@@ -36,6 +36,7 @@ interface ServeOptions {
   idleTimeoutS: string;
   resume: boolean;
   slurmUrl?: string;
+  slurmApiVersion: string;
   slurmUser: string;
   slurmTokenFile?: string;
   slurmPartition?: string;
@@ -88,6 +89,7 @@ function serveOptions(cmd: Command): Command {
     .option("--no-resume", "leave interrupted jobs interrupted at start-up")
     .option("--slurm-url <url>", "slurmrestd URL: enables the slurm executor")
     .option("--slurm-user <name>", "X-SLURM-USER-NAME", process.env.USER ?? "root")
+    .option("--slurm-api-version <v>", "slurmrestd's openapi version (v0.0.38 … v0.0.44), or auto: the newest it answers", "auto")
     .option("--slurm-token-file <file>", "file holding the Slurm JWT (else $SLURM_JWT)")
     .option("--slurm-partition <name>", "default partition")
     .option("--slurm-poll-ms <ms>", "how often shard states are read", "1000")
@@ -104,7 +106,7 @@ async function executorsFor(o: ServeOptions): Promise<Partial<Record<"local" | "
   if (!o.slurmUrl) return executors;
   const jwt = o.slurmTokenFile ? readFileSync(o.slurmTokenFile, "utf8").trim() : process.env.SLURM_JWT;
   if (!jwt) throw new Error("--slurm-url needs --slurm-token-file or $SLURM_JWT");
-  const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt });
+  const client = new SlurmClient({ url: o.slurmUrl, user: o.slurmUser, token: jwt, version: o.slurmApiVersion });
   await client.ping();
   executors.slurm = new SlurmExecutor({
     client,

@@ -1,12 +1,15 @@
+import { jobDescription, noVal, readNode, readTask, SLURM_API_VERSIONS } from "./slurm-shapes";
+
 /**
- * The slice of slurmrestd's REST API (openapi/v0.0.38, JWT auth) the slurm executor
- * uses: submit a batch script (an array), read the states of its tasks, cancel it.
+ * The slice of slurmrestd's REST API (JWT auth) the slurm executor uses: submit a batch script
+ * (an array), read the states of its tasks and the nodes, cancel it. The openapi version is the
+ * one asked for, or (`auto`) the newest the daemon answers; slurm-shapes.ts reads each version's JSON.
  */
 export interface SlurmConnection {
   url: string;
   user: string;
   token: string;
-  /** openapi plugin version in the path. */
+  /** openapi plugin version in the path (v0.0.38 … v0.0.44), or `auto` (the default): the newest slurmrestd answers. */
   version?: string;
 }
 
@@ -67,10 +70,39 @@ export const SLURM_DONE = new Set([
 ]);
 
 export class SlurmClient {
+  private resolved: Promise<string> | null = null;
+
   constructor(private readonly conn: SlurmConnection) {}
 
-  private get base(): string {
-    return `${this.conn.url.replace(/\/$/, "")}/slurm/${this.conn.version ?? "v0.0.38"}`;
+  /** The openapi version in use: the one asked for, else the newest whose /diag answers (asked once). */
+  version(): Promise<string> {
+    const asked = this.conn.version;
+    if (asked && asked !== "auto") return Promise.resolve(asked);
+    this.resolved ??= this.detect().catch((e: unknown) => {
+      this.resolved = null;
+      throw e;
+    });
+    return this.resolved;
+  }
+
+  private async detect(): Promise<string> {
+    const tried: string[] = [];
+    for (const v of SLURM_API_VERSIONS) {
+      const res = await fetch(`${this.root}/slurm/${v}/diag`, {
+        headers: { "X-SLURM-USER-NAME": this.conn.user, "X-SLURM-USER-TOKEN": this.conn.token },
+        signal: AbortSignal.timeout(30_000),
+      });
+      await res.text();
+      if (res.ok) return v;
+      tried.push(`${v}: HTTP ${res.status}`);
+    }
+    throw new SlurmError(
+      `slurmrestd at ${this.conn.url} answers none of the openapi versions rlenv speaks (${tried.join(", ")}); name one with --slurm-api-version`,
+    );
+  }
+
+  private get root(): string {
+    return this.conn.url.replace(/\/$/, "");
   }
 
   private async call(
@@ -80,7 +112,7 @@ export class SlurmClient {
     /** Errors that are news, not failures (a held job's "pending scheduler release"). */
     benign: (e: { error?: string; description?: string }) => boolean = () => false,
   ): Promise<Record<string, unknown>> {
-    const res = await fetch(`${this.base}${path}`, {
+    const res = await fetch(`${this.root}/slurm/${await this.version()}${path}`, {
       method,
       headers: {
         "X-SLURM-USER-NAME": this.conn.user,
@@ -116,17 +148,7 @@ export class SlurmClient {
   }
 
   async submit(s: SlurmSubmit): Promise<number> {
-    const job: Record<string, unknown> = {
-      name: s.name,
-      current_working_directory: s.cwd,
-      standard_output: s.stdout,
-      environment: s.environment,
-    };
-    if (s.array) job.array = s.array;
-    if (s.partition) job.partition = s.partition;
-    if (s.gres) job.gres = s.gres;
-    if (s.timeLimitMin) job.time_limit = s.timeLimitMin;
-    if (s.hold) job.hold = true;
+    const job = jobDescription(s, await this.version());
     // A held job is accepted with an "error" saying it waits for a release: that is what was asked.
     const r = await this.call(
       "POST",
@@ -134,8 +156,9 @@ export class SlurmClient {
       { script: s.script, job },
       (e) => s.hold === true && /held state/i.test(e.error ?? ""),
     );
-    if (typeof r.job_id !== "number") throw new SlurmError("slurmrestd accepted the job but returned no job_id");
-    return r.job_id;
+    const id = noVal(r.job_id);
+    if (id === undefined) throw new SlurmError("slurmrestd accepted the job but returned no job_id");
+    return id;
   }
 
   /** Task records of a job (every array task once it is split); [] when Slurm no longer knows it. */
@@ -149,29 +172,14 @@ export class SlurmClient {
       throw e;
     }
     const jobs = Array.isArray(r.jobs) ? (r.jobs as Array<Record<string, unknown>>) : [];
-    return jobs.map((j) => ({
-      jobId: Number(j.job_id),
-      arrayJobId: Number(j.array_job_id ?? 0),
-      arrayTaskId: typeof j.array_task_id === "number" ? j.array_task_id : null,
-      ...(typeof j.array_task_string === "string" && j.array_task_string ? { arrayTaskString: j.array_task_string } : {}),
-      state: String(j.job_state ?? "UNKNOWN"),
-      exitCode: Number(j.exit_code ?? 0),
-      ...(typeof j.batch_host === "string" && j.batch_host ? { node: j.batch_host } : {}),
-    }));
+    return jobs.map(readTask);
   }
 
   /** Every node of the cluster with its state and partitions. */
   async nodes(): Promise<SlurmNode[]> {
     const r = await this.call("GET", "/nodes");
     const nodes = Array.isArray(r.nodes) ? (r.nodes as Array<Record<string, unknown>>) : [];
-    return nodes.map((n) => ({
-      name: String(n.name ?? ""),
-      // Flags such as DRAIN come apart from the state in v0.0.38: joined as sinfo shows them (idle+drain).
-      state: [String(n.state ?? "unknown"), ...(Array.isArray(n.state_flags) ? n.state_flags.map(String) : [])].join("+").toLowerCase(),
-      partitions: Array.isArray(n.partitions) ? n.partitions.map(String) : [],
-      cpus: Number(n.cpus ?? 0),
-      allocCpus: Number(n.alloc_cpus ?? 0),
-    }));
+    return nodes.map(readNode);
   }
 
   /** Cancels a job, or one array task as "ARRAYID_INDEX" (a plain array id cancels every task). */
