@@ -108,7 +108,8 @@ test("SIGTERM to rlenv serve closes every session: episodes end cancelled and wr
       };
       assert.deepEqual([end.type, end.status, end.reward], ["end", "cancelled", null], f);
     }
-    assert.deepEqual(sandboxes.filter(alive), [], "no sandbox process outlives the server");
+    const left = sandboxes.filter(alive).map((pid) => `${pid}: ${cmdline(pid)}`);
+    assert.deepEqual(left, [], "no sandbox process outlives the server");
     for (const dir of runDirs) {
       const record = JSON.parse(readFileSync(path.join(dir, "run.json"), "utf8")) as { status: string; ended?: string };
       assert.notEqual(record.status, "running");
