@@ -60,8 +60,9 @@ for (const backend of ["process", "docker"] as const) {
       test(`${name}: the oracle played through a session scores what rlenv run scores`, { skip, timeout: 600_000 }, async () => {
         const served = server.ctx.environments.list.find((e) => e.dir.endsWith(`/${name}`));
         assert.ok(served, name);
-        const task = served.tasks[0];
-        assert.ok(task);
+        // A task graded without an LLM judge (none runs here): its oracle must score, so equal rewards mean something.
+        const task = served.tasks.find((t) => !JSON.stringify(t.target ?? {}).includes('"judge"'));
+        assert.ok(task, `${name} has a task graded without a judge`);
         const session = server.ctx.sessions.open({ protocol: "test" }) as ServedSession;
         try {
           const first = await session.reset({ environment: served.name, task_id: task.id });
@@ -73,6 +74,7 @@ for (const backend of ["process", "docker"] as const) {
           const last = await playOracleServed(task, first, { step: (c) => session.step(c), finish: (t) => session.finish(t) });
           assert.equal(last.done, true);
           const want = await runReward(served.dir, task.id, backend);
+          assert.ok(want !== null && want > 0, `${name}/${task.id}: rlenv run's oracle scores (${want})`);
           assert.equal(last.score?.reward, want, `${name}/${task.id}: served ${last.score?.reward}, run ${want}`);
           // The served episode's trajectory is a rollout file of the environment's run folder.
           const lines = readFileSync(last.trajectory, "utf8").trim().split("\n");
