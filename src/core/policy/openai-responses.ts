@@ -1,23 +1,14 @@
 import { randomUUID } from "node:crypto";
-import OpenAI, { APIError } from "openai";
+import OpenAI from "openai";
 import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
 import type { SampledTokens } from "../tokens/types";
-import { abortReason, DEFAULT_BACKOFF, sleep } from "../util/backoff";
-import { observe } from "../util/observations";
-import { apiKeyFromEnv, isRetryable } from "./openai";
+import { apiKeyFromEnv } from "./openai";
+import { retriedRequest } from "./retried-request";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
-import { retryDelay, UnreadableReplyError } from "./server-reply";
-import {
-  type ChatMessage,
-  type Policy,
-  PolicyInfraError,
-  type PolicyReply,
-  type PolicyRequest,
-  PolicyRequestError,
-  type ToolSpec,
-} from "./types";
+import { UnreadableReplyError } from "./server-reply";
+import type { ChatMessage, Policy, PolicyReply, PolicyRequest, ToolSpec } from "./types";
 
 /**
  * A policy behind an OpenAI Responses API server (`POST {baseURL}/responses`): OpenAI's, vLLM's,
@@ -147,32 +138,9 @@ export class OpenAIResponsesPolicy implements Policy {
   }
 
   async next(req: PolicyRequest): Promise<PolicyReply> {
-    const retries = this.opts.retries ?? 3;
-    let last: unknown;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (req.signal.aborted) throw abortReason(req.signal);
-      const started = performance.now();
-      try {
-        const { output, ...reply } = await this.once(req);
-        const latencyMs = performance.now() - started;
-        observe({ kind: "policy-request", ms: latencyMs });
-        this.held.push(output);
-        return { ...reply, latencyMs };
-      } catch (e) {
-        if (req.signal.aborted) throw abortReason(req.signal);
-        if (!isRetryable(e)) {
-          if (e instanceof APIError)
-            throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
-          throw e;
-        }
-        last = e;
-        const status = e instanceof APIError ? e.status : undefined;
-        const retryAfter = e instanceof APIError ? e.headers?.get("retry-after") : undefined;
-        if (attempt < retries) await sleep(retryDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF, status, retryAfter), req.signal);
-      }
-    }
-    const why = last instanceof Error ? last.message : String(last);
-    throw new PolicyInfraError(`policy server at ${this.opts.baseURL} failed ${retries + 1} times: ${why}`);
+    const { output, ...reply } = await retriedRequest(this.opts, req.signal, () => this.once(req));
+    this.held.push(output);
+    return reply;
   }
 
   private body(req: PolicyRequest): Record<string, unknown> {

@@ -1,13 +1,12 @@
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import OpenAI, { APIError } from "openai";
 import type { ChatToolCall, Usage } from "../schema/trajectory";
-import { observe } from "../util/observations";
-import { abortReason, DEFAULT_BACKOFF, sleep } from "../util/backoff";
 import { accumulateChunk, CAPTURE_REQUEST, tokensFromResponse, type WireChoice, type WireResponse } from "../tokens/server-capture";
 import { toOpenAIMessages, toOpenAITools } from "./openai-messages";
 import { type OpenAIServerOptions, recordedParams } from "./openai-options";
 import { requestSignal } from "./request-signal";
-import { readCompletionBody, retryDelay, UnreadableReplyError } from "./server-reply";
-import { type Policy, PolicyInfraError, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
+import { retriedRequest } from "./retried-request";
+import { readCompletionBody, UnreadableReplyError } from "./server-reply";
+import { type Policy, type PolicyReply, type PolicyRequest, PolicyRequestError } from "./types";
 
 export interface OpenAIPolicyOptions extends OpenAIServerOptions {
   /** Use server-sent events; the reply is assembled from the deltas. */
@@ -26,15 +25,6 @@ const REFUSED_FIELD =
 /** The key from the environment: RLENV_API_KEY first, then OPENAI_API_KEY; local servers accept any. */
 export function apiKeyFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.RLENV_API_KEY ?? env.OPENAI_API_KEY ?? "EMPTY";
-}
-
-/** Whether a failed request is worth another try: rate limits, server errors, the network, a 2xx body that is no completion. Never a 4xx. */
-export function isRetryable(e: unknown): boolean {
-  if (e instanceof UnreadableReplyError) return true;
-  if (e instanceof APIUserAbortError) return false;
-  if (e instanceof APIConnectionError) return true; // includes APIConnectionTimeoutError
-  if (e instanceof APIError) return e.status === undefined || e.status === 429 || e.status >= 500;
-  return false;
 }
 
 /** Any OpenAI-compatible Chat Completions server (vLLM, SGLang, Ollama, TGI, OpenAI). */
@@ -59,40 +49,19 @@ export class OpenAIPolicy implements Policy {
     this.params = recordedParams(opts, { stream: opts.stream, logprobs: this.capture ? true : undefined });
   }
 
-  async next(req: PolicyRequest): Promise<PolicyReply> {
-    const retries = this.opts.retries ?? 3;
-    let last: unknown;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (req.signal.aborted) throw abortReason(req.signal);
-      const started = performance.now();
-      try {
-        const reply = this.opts.stream ? await this.streamOnce(req) : await this.once(req);
-        const latencyMs = performance.now() - started;
-        observe({ kind: "policy-request", ms: latencyMs });
-        return { ...reply, latencyMs };
-      } catch (e) {
-        if (req.signal.aborted) throw abortReason(req.signal);
-        if (this.capture && e instanceof APIError && e.status === 400 && REFUSED_FIELD.test(e.message)) {
-          // The capture fields refused (OpenAI's API does not know return_token_ids): the same request
-          // without them, not counted as a retry. Any other 400 (context too long) fails as before.
-          this.capture = false;
-          attempt--;
-          continue;
-        }
-        if (!isRetryable(e)) {
-          if (e instanceof APIError)
-            throw new PolicyRequestError(`policy server refused the request (HTTP ${e.status}): ${e.message}`, e.status);
-          throw e;
-        }
-        last = e;
-        // A 429 or 503 may say when to come back (Retry-After); asking sooner only adds to its queue.
-        const status = e instanceof APIError ? e.status : undefined;
-        const retryAfter = e instanceof APIError ? e.headers?.get("retry-after") : undefined;
-        if (attempt < retries) await sleep(retryDelay(attempt, this.opts.backoff ?? DEFAULT_BACKOFF, status, retryAfter), req.signal);
-      }
-    }
-    const why = last instanceof Error ? last.message : String(last);
-    throw new PolicyInfraError(`policy server at ${this.opts.baseURL} failed ${retries + 1} times: ${why}`);
+  next(req: PolicyRequest): Promise<PolicyReply> {
+    return retriedRequest(
+      this.opts,
+      req.signal,
+      () => (this.opts.stream ? this.streamOnce(req) : this.once(req)),
+      (e) => {
+        if (!(this.capture && e instanceof APIError && e.status === 400 && REFUSED_FIELD.test(e.message))) return false;
+        // The capture fields refused (OpenAI's API does not know return_token_ids): the same request
+        // without them, not counted as a retry. Any other 400 (context too long) fails as before.
+        this.capture = false;
+        return true;
+      },
+    );
   }
 
   private body(req: PolicyRequest) {

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import OpenAI, { APIError } from "openai";
 import { abortReason, backoffDelay, sleep } from "../util/backoff";
 import { VerifierInfraError } from "../model/errors";
-import { apiKeyFromEnv, isRetryable } from "../policy/openai";
+import { apiKeyFromEnv } from "../policy/openai";
+import { isRetryable } from "../policy/retried-request";
 import { countJudgeCall } from "./judge-meter";
 
 export interface JudgeRequest {
