@@ -1,3 +1,4 @@
+import { servedRollout } from "./served-rollout";
 import { forkState } from "../debug/fork-state";
 import type { LoadedTask } from "../model/environment";
 import type { Sandbox } from "../model/sandbox";
@@ -43,22 +44,10 @@ export class ServedPlay {
 
   constructor(readonly o: PlayOptions) {
     this.turns = new ClientTurns(o.protocol);
-    const next = o.served.nextRollout(o.task);
-    this.file = next.file;
-    this.rolloutId = next.rolloutId;
     const signal = AbortSignal.any([this.controller.signal, o.signal]);
-    this.ended = runRollout({
-      env: o.served.env,
-      task: o.task,
+    const options = servedRollout(o.served, o.task, {
       policy: this.turns,
-      sandboxProvider: o.served.provider,
-      file: next.file,
-      runId: o.served.runId,
-      rolloutId: next.rolloutId,
-      sample: next.sample,
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
-      domain: o.served.domain,
-      toolset: o.served.toolset,
       signal,
       ...(o.resume ? { resume: o.resume } : {}),
       hooks: {
@@ -74,7 +63,10 @@ export class ServedPlay {
             this.toolCalls.set(e.tool_call_id, { name: e.name, isError: e.status !== "ok" || e.error !== undefined });
         },
       },
-    }).then(
+    });
+    this.file = options.file;
+    this.rolloutId = options.rolloutId;
+    this.ended = runRollout(options).then(
       (r) => {
         this.result = r;
         return r;

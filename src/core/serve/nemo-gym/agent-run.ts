@@ -1,3 +1,4 @@
+import { servedRollout } from "../served-rollout";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ResponsesItem } from "../../policy/openai-responses";
 import { runRollout } from "../../rollout/run-rollout";
@@ -94,30 +95,21 @@ export class AgentRun {
       if (!res.writableEnded) abort.abort(new Error("the client closed the /run request"));
     });
     const events: TrajectoryEvent[] = [];
-    const { rolloutId, sample, file } = served.nextRollout(task);
+    const options = servedRollout(served, task, {
+      policy,
+      ...(seed !== undefined ? { seed } : {}),
+      signal: abort.signal,
+      hooks: {
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === "observation") this.ctx.metrics.step(PROTOCOL, e.duration_ms);
+        },
+      },
+    });
     this.inFlight++;
     try {
-      const result = await runRollout({
-        env: served.env,
-        task,
-        policy,
-        sandboxProvider: served.provider,
-        domain: served.domain,
-        toolset: served.toolset,
-        file,
-        runId: served.runId,
-        rolloutId,
-        sample,
-        ...(seed !== undefined ? { seed } : {}),
-        signal: abort.signal,
-        hooks: {
-          onEvent: (e) => {
-            events.push(e);
-            if (e.type === "observation") this.ctx.metrics.step(PROTOCOL, e.duration_ms);
-          },
-        },
-      });
-      return { result, events, rolloutId, file };
+      const result = await runRollout(options);
+      return { result, events, rolloutId: options.rolloutId, file: options.file };
     } finally {
       this.inFlight--;
       this.ctx.signal.removeEventListener("abort", stop);

@@ -1,3 +1,4 @@
+import { servedRollout } from "../served-rollout";
 import type { LoadedTask } from "../../model/environment";
 import { OpenAIPolicy } from "../../policy/openai";
 import type { Policy } from "../../policy/types";
@@ -113,24 +114,16 @@ export async function runBatch(o: BatchOptions): Promise<BatchSummary> {
 
   const play = async (index: number, group: BatchGroup, k: number): Promise<void> => {
     // Ids and files from the served environment's run folder, as every served episode's (never repeating within a server).
-    const { rolloutId, sample, file } = served.nextRollout(group.task);
     const events: TrajectoryEvent[] = [];
-    const result = await runRollout({
-      env: served.env,
-      task: group.task,
-      policy: makePolicy(index),
-      sandboxProvider: served.provider,
-      domain: served.domain,
-      toolset: served.toolset,
-      file,
-      runId: served.runId,
-      rolloutId,
-      sample,
-      ...(req.seed !== undefined ? { seed: req.seed + index } : {}),
-      signal: o.signal,
-      hooks: { onEvent: (e) => events.push(e) },
-      meter: { policyCall: (fn, signal) => policyLimit.run(fn, signal) },
-    });
+    const result = await runRollout(
+      servedRollout(served, group.task, {
+        policy: makePolicy(index),
+        ...(req.seed !== undefined ? { seed: req.seed + index } : {}),
+        signal: o.signal,
+        hooks: { onEvent: (e) => events.push(e) },
+        meter: { policyCall: (fn, signal) => policyLimit.run(fn, signal) },
+      }),
+    );
     all.push(result);
     const members = finished.get(group.id) ?? Array.from({ length: group.size }, () => undefined);
     members[k] = { result, events };
