@@ -106,3 +106,11 @@ export async function readJsonBody(req: IncomingMessage, emptyOk = false): Promi
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A body that must be a JSON object (a pydantic model): a 422 at the body's root otherwise, as FastAPI answers. */
+export function requireObjectBody(body: unknown): Record<string, unknown> {
+  if (isObject(body)) return body;
+  throw invalidBody([
+    { type: "model_attributes_type", path: [], msg: "Input should be a valid dictionary or object to extract fields from", input: body },
+  ]);
+}

@@ -1,4 +1,4 @@
-import { invalidBody, isObject, type ValidationIssue } from "./http-errors";
+import { invalidBody, isObject, requireObjectBody, type ValidationIssue } from "./http-errors";
 
 /**
  * The request bodies of NeMo Gym's endpoints, checked as its pydantic models check them, so a
@@ -115,18 +115,21 @@ export interface RunRequest {
   [k: string]: unknown;
 }
 
-export function parseRunRequest(body: unknown): RunRequest {
+export function parseRunRequest(input: unknown): RunRequest {
+  const body = requireObjectBody(input);
+  const issues = rowIssues(body);
+  if (issues.length > 0) throw invalidBody(issues);
+  return body as RunRequest;
+}
+
+/** What is wrong with a row's own part: its create params and the fields rlenv reads. */
+function rowIssues(body: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
-  if (!isObject(body))
-    throw invalidBody([
-      { type: "model_attributes_type", path: [], msg: "Input should be a valid dictionary or object to extract fields from", input: body },
-    ]);
   if (body.responses_create_params === undefined)
     issues.push({ type: "missing", path: ["responses_create_params"], msg: "Field required", input: body });
   else checkCreateParams(body.responses_create_params, ["responses_create_params"], issues);
   rowFields(body, issues);
-  if (issues.length > 0) throw invalidBody(issues);
-  return body as RunRequest;
+  return issues;
 }
 
 /** The fields rlenv reads from a row (see taskOfRow): wrong types are 422s, not a silent default. */
@@ -164,16 +167,9 @@ const RESPONSE_REQUIRED: Array<[string, Kind]> = [
   ["tools", "list"],
 ];
 
-export function parseVerifyRequest(body: unknown): VerifyRequest {
-  const issues: Issue[] = [];
-  if (!isObject(body))
-    throw invalidBody([
-      { type: "model_attributes_type", path: [], msg: "Input should be a valid dictionary or object to extract fields from", input: body },
-    ]);
-  if (body.responses_create_params === undefined)
-    issues.push({ type: "missing", path: ["responses_create_params"], msg: "Field required", input: body });
-  else checkCreateParams(body.responses_create_params, ["responses_create_params"], issues);
-  rowFields(body, issues);
+export function parseVerifyRequest(input: unknown): VerifyRequest {
+  const body = requireObjectBody(input);
+  const issues = rowIssues(body);
   const r = body.response;
   if (r === undefined) issues.push({ type: "missing", path: ["response"], msg: "Field required", input: body });
   else if (!isObject(r))
@@ -202,11 +198,8 @@ export function parseVerifyRequest(body: unknown): VerifyRequest {
 }
 
 /** AggregateMetricsRequest: `verify_responses`, a list of dicts. */
-export function parseAggregateRequest(body: unknown): Array<Record<string, unknown>> {
-  if (!isObject(body))
-    throw invalidBody([
-      { type: "model_attributes_type", path: [], msg: "Input should be a valid dictionary or object to extract fields from", input: body },
-    ]);
+export function parseAggregateRequest(input: unknown): Array<Record<string, unknown>> {
+  const body = requireObjectBody(input);
   const list = body.verify_responses;
   if (list === undefined) throw invalidBody([{ type: "missing", path: ["verify_responses"], msg: "Field required", input: body }]);
   if (!Array.isArray(list))

@@ -3,7 +3,7 @@ import type { ChatMessage, ToolSpec } from "../../policy/types";
 import type { ServeContext } from "../serve-context";
 import type { ServedScore, SessionHandle } from "../session-types";
 import { aggregateMetrics } from "./aggregate-metrics";
-import { invalidBody, isObject, NemoHttpError, readJsonBody, sendJson } from "./http-errors";
+import { invalidBody, NemoHttpError, readJsonBody, requireObjectBody, sendJson } from "./http-errors";
 import { parseAggregateRequest, parseVerifyRequest } from "./request-bodies";
 import { finalText, promptItems, rewardComponents } from "./response-build";
 import { resetOfRow } from "./row-fields";
@@ -55,16 +55,7 @@ export class ResourcesServer {
   }
 
   async seedSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJsonBody(req, true);
-    if (!isObject(body))
-      throw invalidBody([
-        {
-          type: "model_attributes_type",
-          path: [],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          input: body,
-        },
-      ]);
+    const body = requireObjectBody(await readJsonBody(req, true));
     for (const [k, kind] of [
       ["environment", "string"],
       ["task_id", "string"],
@@ -122,17 +113,9 @@ export class ResourcesServer {
 
   /** POST /{tool}: the body is the tool's arguments; the answer is a JSON object, as NeMo Gym's tool endpoints answer. */
   async tool(name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJsonBody(req, true);
+    const raw = await readJsonBody(req, true);
     const { id, seeded } = this.session(req);
-    if (!isObject(body))
-      throw invalidBody([
-        {
-          type: "model_attributes_type",
-          path: [],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          input: body,
-        },
-      ]);
+    const body = requireObjectBody(raw);
     const t0 = performance.now();
     const obs = await seeded.handle.step([{ name, arguments: body }]);
     this.countStep(performance.now() - t0);

@@ -1,3 +1,4 @@
+import { holdSessionSocket } from "./ws-session";
 import type { IncomingMessage } from "node:http";
 import type { WebSocket } from "ws";
 import type { ServeContext, WsRoute } from "../serve-context";
@@ -5,7 +6,7 @@ import { ServeError, type SessionHandle } from "../session-types";
 import { invalid, wsError } from "./errors";
 import { handleRpc } from "./mcp";
 import { forkSession, PROTOCOL, parseForkCount, resetSession, sessionState, stepSession, countError } from "./session-ops";
-import { parseJson, sendJson, serialHandler } from "./ws-socket";
+import { sendJson } from "./ws-socket";
 import { WSErrorCode, type WsReply } from "./wire";
 
 /**
@@ -87,40 +88,25 @@ export function wsEnvRoute(ctx: ServeContext, held: Set<string>): WsRoute {
         ws.close();
         return;
       }
-      held.add(session.id);
-      let closed = false;
-      const release = () => {
-        if (closed) return;
-        closed = true;
-        held.delete(session.id);
-        void ctx.sessions.close(session.id).catch(() => undefined);
-      };
-      ws.on("close", release);
-      ws.on("error", release);
-      serialHandler(ws, async (text) => {
-        if (closed) return;
-        const parsed = parseJson(text);
-        if (!parsed.ok) {
-          ctx.metrics.error(PROTOCOL, "invalid");
-          sendJson(ws, { type: "error", data: { message: `Invalid JSON: ${parsed.error}`, code: WSErrorCode.INVALID_JSON } });
-          return;
-        }
-        const msg = parsed.value;
-        try {
-          if (typeof msg !== "object" || msg === null || Array.isArray(msg))
-            throw invalid("type", "a message must be an object {type, data}");
-          const reply = await answer(ctx, session, msg as Record<string, unknown>);
-          if (reply === "close") {
-            release();
-            ws.close();
-            return;
+      holdSessionSocket(ctx, held, ws, session.id, {
+        badJson: (error) => ({ type: "error", data: { message: `Invalid JSON: ${error}`, code: WSErrorCode.INVALID_JSON } }),
+        message: async (msg, release) => {
+          try {
+            if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+              throw invalid("type", "a message must be an object {type, data}");
+            const reply = await answer(ctx, session, msg as Record<string, unknown>);
+            if (reply === "close") {
+              release();
+              ws.close();
+              return;
+            }
+            if (reply.type === "error") ctx.metrics.error(PROTOCOL, "invalid");
+            sendJson(ws, reply);
+          } catch (e) {
+            countError(ctx, e);
+            sendJson(ws, wsError(e));
           }
-          if (reply.type === "error") ctx.metrics.error(PROTOCOL, "invalid");
-          sendJson(ws, reply);
-        } catch (e) {
-          countError(ctx, e);
-          sendJson(ws, wsError(e));
-        }
+        },
       });
     },
   };

@@ -1,10 +1,11 @@
+import { holdSessionSocket } from "./ws-session";
 import type { IncomingMessage } from "node:http";
 import type { WebSocket } from "ws";
 import type { ServeContext, WsRoute } from "../serve-context";
 import { rpcServeError } from "./errors";
 import { handleRpc } from "./mcp";
 import { PROTOCOL, countError } from "./session-ops";
-import { parseJson, sendJson, serialHandler } from "./ws-socket";
+import { sendJson } from "./ws-socket";
 import { JsonRpcErrorCode, rpcError } from "./wire";
 
 /**
@@ -26,25 +27,9 @@ export function wsMcpRoute(ctx: ServeContext, held: Set<string>): WsRoute {
         ws.close();
         return;
       }
-      held.add(sessionId);
-      let closed = false;
-      const release = () => {
-        if (closed) return;
-        closed = true;
-        held.delete(sessionId);
-        void ctx.sessions.close(sessionId).catch(() => undefined);
-      };
-      ws.on("close", release);
-      ws.on("error", release);
-      serialHandler(ws, async (text) => {
-        if (closed) return;
-        const parsed = parseJson(text);
-        if (!parsed.ok) {
-          ctx.metrics.error(PROTOCOL, "invalid");
-          sendJson(ws, rpcError(null, JsonRpcErrorCode.PARSE_ERROR, `Parse error: ${parsed.error}`));
-          return;
-        }
-        sendJson(ws, await handleRpc(ctx, parsed.value, session));
+      holdSessionSocket(ctx, held, ws, sessionId, {
+        badJson: (error) => rpcError(null, JsonRpcErrorCode.PARSE_ERROR, `Parse error: ${error}`),
+        message: async (value) => sendJson(ws, await handleRpc(ctx, value, session)),
       });
     },
   };
