@@ -1,3 +1,4 @@
+import { sandboxProcesses } from "../support/proc-tree";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -273,28 +274,3 @@ test("process backend: a sandbox whose processes are killed from outside mid-rol
     await p.provider.shutdown();
   }
 });
-
-/** Processes below `root` whose command line names `folder`, with everything below them, read from /proc. */
-function sandboxProcesses(root: number, folder: string): number[] {
-  const parent = new Map<number, number>();
-  const cmdline = new Map<number, string>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-      cmdline.set(Number(name), readFileSync(`/proc/${name}/cmdline`, "latin1"));
-    } catch {}
-  }
-  const out: number[] = [];
-  const walk = (p: number, inside: boolean) => {
-    for (const [pid, pp] of parent) {
-      if (pp !== p) continue;
-      const mine = inside || (cmdline.get(pid) ?? "").includes(folder);
-      if (mine) out.push(pid);
-      walk(pid, mine);
-    }
-  };
-  walk(root, false);
-  return out;
-}

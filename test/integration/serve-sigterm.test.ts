@@ -1,6 +1,7 @@
+import { descendants } from "../support/proc-tree";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -10,28 +11,6 @@ import { REPO } from "./code-rollouts";
 
 /** tsx by absolute URL, as test/support/cli.ts runs the CLI from source. */
 const TSX = pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
-
-/** Every process below `root`, read from /proc. */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {}
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
-}
 
 const cmdline = (pid: number) => {
   try {

@@ -60,6 +60,40 @@ export interface ScriptedServer {
 /** Either a fixed list of steps (consumed in order; the last repeats) or a function of the request. */
 export type Script = ScriptStep[] | ((req: RecordedRequest, index: number) => ScriptStep);
 
+/**
+ * A step that is no reply (hang, reset, raw bytes, an error status) answered as scripted, after
+ * its delay; a reply step is handed back for the caller to write in its own API's shape.
+ * Shared by the chat and Responses scripted servers, so both fail alike.
+ */
+export async function replyStep(
+  step: ScriptStep,
+  req: IncomingMessage,
+  res: ServerResponse,
+  hanging: Set<ServerResponse>,
+): Promise<Extract<ScriptStep, { reply: unknown }> | null> {
+  if ("hang" in step) {
+    hanging.add(res);
+    res.on("close", () => hanging.delete(res));
+    return null;
+  }
+  if ("reset" in step) {
+    req.socket.destroy();
+    return null;
+  }
+  if ("raw" in step) {
+    res.writeHead(step.raw.status, step.raw.headers ?? {}).end(step.raw.body);
+    return null;
+  }
+  if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+  if ("status" in step) {
+    res
+      .writeHead(step.status, { "content-type": "application/json", ...step.headers })
+      .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
+    return null;
+  }
+  return step;
+}
+
 export async function startScriptedServer(script: Script, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
@@ -86,27 +120,9 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
         );
       return;
     }
-    const step = typeof script === "function" ? script(body, index) : (script[Math.min(index, script.length - 1)] as ScriptStep);
-    if ("hang" in step) {
-      hanging.add(res);
-      res.on("close", () => hanging.delete(res));
-      return;
-    }
-    if ("reset" in step) {
-      req.socket.destroy();
-      return;
-    }
-    if ("raw" in step) {
-      res.writeHead(step.raw.status, step.raw.headers ?? {}).end(step.raw.body);
-      return;
-    }
-    if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
-    if ("status" in step) {
-      res
-        .writeHead(step.status, { "content-type": "application/json", ...step.headers })
-        .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
-      return;
-    }
+    const scripted = typeof script === "function" ? script(body, index) : (script[Math.min(index, script.length - 1)] as ScriptStep);
+    const step = await replyStep(scripted, req, res, hanging);
+    if (!step) return;
     const calls = (step.reply.tool_calls ?? []).map((c, i) => ({
       id: c.id ?? `call_${index}_${i}`,
       type: "function" as const,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ScriptedTokens, ScriptStep } from "./scripted-openai-server";
+import { replyStep, type ScriptedTokens, type ScriptStep } from "./scripted-openai-server";
 
 /**
  * A scripted OpenAI Responses API server on loopback (`POST /v1/responses`), answering as a
@@ -76,27 +76,9 @@ export async function startScriptedResponsesServer(script: Script): Promise<Scri
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RecordedResponsesRequest;
     const index = requests.length;
     requests.push(body);
-    const step = typeof script === "function" ? script(body, index) : (script[Math.min(index, script.length - 1)] as ScriptStep);
-    if ("hang" in step) {
-      hanging.add(res);
-      res.on("close", () => hanging.delete(res));
-      return;
-    }
-    if ("reset" in step) {
-      req.socket.destroy();
-      return;
-    }
-    if ("raw" in step) {
-      res.writeHead(step.raw.status, step.raw.headers ?? {}).end(step.raw.body);
-      return;
-    }
-    if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
-    if ("status" in step) {
-      res
-        .writeHead(step.status, { "content-type": "application/json", ...step.headers })
-        .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: "scripted", code: step.status } }));
-      return;
-    }
+    const scripted = typeof script === "function" ? script(body, index) : (script[Math.min(index, script.length - 1)] as ScriptStep);
+    const step = await replyStep(scripted, req, res, hanging);
+    if (!step) return;
     const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
     res.writeHead(200, { "content-type": "application/json" }).end(
       JSON.stringify({
