@@ -82,3 +82,39 @@ test("a torn last line and a bad line are reported; every whole event is kept", 
   assert.match(r.bad[1]?.message ?? "", /torn last line/);
   assert.equal(trajectoryToChat(r.events), null, "no end event, no chat record");
 });
+
+test("summary: a check that did not run is counted apart (not_run), neither in the means nor among the agent's failures", () => {
+  const skipped = "skipped: judge: no base URL (set base_url on the verifier or RLENV_JUDGE_BASE_URL)";
+  const judged = (task: string) => ({
+    task,
+    sample: 0,
+    status: "completed" as const,
+    reward: 0,
+    components: [
+      { name: "answer", type: "fields", weight: 1, score: 0, passed: false, reason: "0/1 fields correct", skipped: `answer: ${skipped}` },
+    ],
+  });
+  const s = summarize("r1", [
+    judged("fb-1"),
+    judged("fb-2"),
+    {
+      task: "fb-3",
+      sample: 0,
+      status: "completed",
+      reward: 1,
+      components: [{ name: "answer", type: "fields", weight: 1, score: 1, passed: true }],
+    },
+  ]);
+  assert.equal(s.mean_reward, 1 / 3, "the skipped checks still score 0 in the total");
+  assert.deepEqual(s.not_run, [{ reason: `answer: ${skipped}`, count: 2, tasks: ["fb-1", "fb-2"] }]);
+  assert.deepEqual(s.failures, [], "a check that did not run is not the agent's failure");
+  assert.deepEqual(
+    s.components?.map((c) => [c.name, c.n, c.mean]),
+    [["answer", 1, 1]],
+  );
+  assert.equal(
+    summarize("r2", [{ task: "a", sample: 0, status: "completed", reward: 1 }]).not_run,
+    undefined,
+    "absent when every check ran",
+  );
+});

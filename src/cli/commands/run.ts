@@ -337,6 +337,8 @@ function printSummary(r: RunEnvironmentResult, url: string | undefined): void {
     `${r.record.status}: ${s.rollouts} rollout${s.rollouts === 1 ? "" : "s"} (${st}); mean reward ${s.mean_reward === null ? "-" : s.mean_reward.toFixed(3)}  ${pk}\n`,
   );
   for (const f of (s.failures ?? []).slice(0, 5)) process.stderr.write(`  ${f.count}× ${f.reason}\n`);
+  for (const f of (s.not_run ?? []).slice(0, 5))
+    process.stderr.write(`  ${f.count}× not run, scored 0 (a check that did not run is never a pass): ${f.reason}\n`);
   if (s.infra_errors)
     process.stderr.write(
       `${s.infra_errors} rollout${s.infra_errors === 1 ? "" : "s"} ended on an infrastructure failure after every retry: not scored, left out of the mean and pass@k\n`,

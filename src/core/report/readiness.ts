@@ -108,6 +108,7 @@ function componentsOf(rollouts: readonly ReportRollout[], scored: ReportRollout[
       decides_fraction: short.length === 0 ? null : (decides.get(c.name) ?? 0) / short.length,
     })),
     failures: breakdown.failures,
+    ...(breakdown.not_run ? { not_run: breakdown.not_run } : {}),
   };
 }
 

@@ -35,6 +35,10 @@ export function renderReportText(r: ReadinessReport): string {
     out.push("  failures:");
     for (const f of r.failures.slice(0, 10)) out.push(`    ${f.count}× ${f.reason}`);
   }
+  if (r.not_run && r.not_run.length > 0) {
+    out.push("  not run (scored 0, never a pass):");
+    for (const f of r.not_run.slice(0, 10)) out.push(`    ${f.count}× ${f.reason}`);
+  }
   out.push(
     `  truncated: ${r.truncation.rollouts} rollouts (${pct(r.truncation.rate)}); observations cut ${r.truncation.observations_truncated}/${r.truncation.observations}`,
   );

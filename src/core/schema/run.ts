@@ -122,6 +122,12 @@ export const RunSummary = z.object({
     .describe(
       "Why rollouts fell short (a component and its reason, or a status), with how many times, most frequent first; up to 5 example tasks each",
     ),
+  not_run: z
+    .array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) }))
+    .optional()
+    .describe(
+      "Checks that did not run (a judge-graded field with no judge endpoint, say): each scored 0 in its rollout's total and is not counted as passed; the component and why, how many times, up to 5 example tasks",
+    ),
   token_drift: z
     .object({
       rollouts: z.number().int().nonnegative().describe("Rollouts with at least one drifted turn"),
