@@ -58,7 +58,10 @@ function walkArms(tree: CompletionNode[]): { value: string; sub: string } {
   });
   const sub = tree.flatMap((n) =>
     n.subcommands.length
-      ? [`                case ${n.subcommands.map((s) => sq(`${n.path} ${s.name}`)).join(" ")}`, '                    set next "$cmdpath $w"']
+      ? [
+          `                case ${n.subcommands.map((s) => sq(`${n.path} ${s.name}`)).join(" ")}`,
+          '                    set next "$cmdpath $w"',
+        ]
       : [],
   );
   return { value: value.join("\n"), sub: sub.join("\n") };

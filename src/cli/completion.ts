@@ -84,9 +84,7 @@ export function caseArms(tree: CompletionNode[], body: (n: CompletionNode) => st
 /** Arms keyed by "PATH FLAG" for each option of each command that names its values. */
 export function choiceArms(tree: CompletionNode[], body: (choices: string[]) => string): string {
   return tree
-    .flatMap((n) =>
-      n.options.flatMap((o) => (o.choices ? o.flags.map((f) => `    ${sq(`${n.path} ${f}`)}) ${body(o.choices!)} ;;`) : [])),
-    )
+    .flatMap((n) => n.options.flatMap((o) => (o.choices ? o.flags.map((f) => `    ${sq(`${n.path} ${f}`)}) ${body(o.choices!)} ;;`) : [])))
     .join("\n");
 }
 

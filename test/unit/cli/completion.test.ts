@@ -159,7 +159,9 @@ describe("fish completion (in fish)", { skip: missingShell("fish") }, () => {
   sharedCases(fish, { filesAsDirs: true });
   test("`--format=` completes the value; descriptions come with subcommands", () => {
     assert.deepEqual(fish("rlenv export --format=r"), ["--format=rl-jsonl"]);
-    const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "rlenv runner lo"', scripts.fish], { encoding: "utf8" });
+    const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "rlenv runner lo"', scripts.fish], {
+      encoding: "utf8",
+    });
     assert.match(r.stdout, /^login\tStore a runner's token/);
   });
 });
