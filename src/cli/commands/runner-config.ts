@@ -74,8 +74,8 @@ async function tokenTaken(name: string, entry: RunnerEntry, token: string, verif
   return false;
 }
 
-/** `rlenv runner add/login/list/remove`: the CLI's runners, as the editor's Add Runner keeps its own. */
-export function registerRunnerConfig(runner: Command): void {
+/** `rlenv runner add NAME URL [--token]`: the runner in runners.yaml, and its token once the runner took it. */
+function registerAdd(runner: Command): void {
   runner
     .command("add")
     .description(
@@ -107,6 +107,10 @@ Examples:
       } else addRunner(name, url, o.ca);
       process.stderr.write(`runner ${name} → ${url} in ${runnersFile()}; token: ${tokenSource(name)}\n`);
     });
+}
+
+/** `rlenv runner login NAME`: the token, once the runner took it. */
+function registerLogin(runner: Command): void {
   runner
     .command("login")
     .description("Check a runner's token against it, then store it in the 0600 credentials file (from stdin, or typed with echo off)")
@@ -132,6 +136,12 @@ Examples:
       storeToken(name, token);
       process.stderr.write(`token for ${name} stored in ${credentialsFile()}\n`);
     });
+}
+
+/** `rlenv runner add/login/list/remove`: the CLI's runners, as the editor's Add Runner keeps its own. */
+export function registerRunnerConfig(runner: Command): void {
+  registerAdd(runner);
+  registerLogin(runner);
   runner
     .command("list")
     .description("The runners in runners.yaml, and where each one's token comes from (never the token)")
