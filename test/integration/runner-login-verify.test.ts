@@ -4,8 +4,8 @@
 // the runner and its URL, exits 1 and leaves runners.yaml and the credentials file as they were;
 // --no-verify stores the token unchecked, with a warning.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -124,5 +124,34 @@ describe("runner add --token checks it the same way", () => {
     assert.match(r.stderr, /warning: the token for runner gpu5 .* stored unchecked/);
     assert.match(runnersText(), /gpu5:/);
     assert.equal(storedTokens().gpu5, "later-token-42");
+  });
+});
+
+describe("an HTTPS runner with a self-signed certificate", () => {
+  test("without --ca: its certificate is named untrusted, exit 1, nothing saved; with --ca: taken and saved", async () => {
+    const dir = path.join(work, "tls");
+    const cert = path.join(dir, "cert.pem");
+    const key = path.join(dir, "key.pem");
+    mkdirSync(dir, { recursive: true });
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"].concat([
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ]),
+      { stdio: "ignore" },
+    );
+    const tls = await startRunner(path.join(dir, "data"), ["--tls-cert", cert, "--tls-key", key]);
+    try {
+      const bare = await rlenv(["runner", "add", "tls1", tls.url, "--token"], `${tls.token}\n`);
+      assert.equal(bare.status, 1, bare.stderr);
+      assert.match(bare.stderr, new RegExp(`runner tls1 \\(${tls.url}\\): its certificate is not trusted .*--ca FILE; nothing was saved`));
+      assert.ok(!runnersText().includes("tls1"));
+      const withCa = await rlenv(["runner", "add", "tls1", tls.url, "--ca", cert, "--token"], `${tls.token}\n`);
+      assert.equal(withCa.status, 0, withCa.stderr);
+      assert.equal(storedTokens().tls1, tls.token);
+    } finally {
+      await tls.stop();
+    }
   });
 });
