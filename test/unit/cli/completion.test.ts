@@ -72,9 +72,9 @@ function bash(...words: string[]): string[] {
 }
 
 /** What zsh's completion system offers when `line` is typed and TAB pressed at its end. */
-function zsh(line: string): string[] {
+function zsh(line: string, script = scripts.zsh): string[] {
   const out = path.join(work, "zsh-matches.txt");
-  const r = spawnSync("zsh", ["-f", ZSH_DRIVER, scripts.zsh, out, line], { cwd, encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync("zsh", ["-f", ZSH_DRIVER, script, out, line], { cwd, encoding: "utf8", timeout: 60_000 });
   assert.equal(r.status, 0, `zsh driver exited ${r.status} for ${JSON.stringify(line)}: ${r.stderr}`);
   return [...new Set(readFileSync(out, "utf8").split("\n").filter(Boolean))].sort();
 }
@@ -152,6 +152,12 @@ describe("zsh completion (in zsh, through compinit)", { skip: missingShell("zsh"
   sharedCases(zsh, { filesAsDirs: false });
   test("`--format=` completes the value after the `=`", () => {
     assert.deepEqual(zsh("rlenv export --format=r"), ["rl-jsonl"]);
+  });
+  test("saved as _rlenv on $fpath, it completes from the first TAB (autoloaded, not sourced)", () => {
+    const fpath = path.join(work, "zsh-fpath");
+    mkdirSync(fpath, { recursive: true });
+    writeFileSync(path.join(fpath, "_rlenv"), readFileSync(scripts.zsh));
+    assert.deepEqual(zsh("rlenv runner lo", fpath), ["login"]);
   });
 });
 
