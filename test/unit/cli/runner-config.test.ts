@@ -43,10 +43,10 @@ function rlenvSync(args: string[], input = "", extra: NodeJS.ProcessEnv = {}) {
 }
 
 /** Async, so the fake runner in this process can answer while the CLI waits on it. */
-function rlenv(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function rlenv(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawn(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
-      env,
+      env: { ...env, ...extra },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -117,6 +117,12 @@ describe("rlenv runner add/login/list/remove", () => {
       const r = await rlenv(["jobs", "--runner", "gpu2", "--json"]);
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(seen, ["GET /v1/jobs Bearer fresh-token-42"]);
+      // Checked, the stand-in's answer to GET /v1/status is no runner's status: exit 1, the token kept.
+      const checked = await rlenv(["runner", "login", "gpu2", "--token-env", "NEW_TOKEN"], { NEW_TOKEN: "other-token-7" });
+      assert.equal(checked.status, 1, checked.stderr);
+      assert.match(checked.stderr, /runner gpu2 \(http:\/\/127\.0\.0\.1:\d+\) is not an rlenv runner.*nothing was saved/);
+      assert.equal(seen.at(-1), "GET /v1/status Bearer other-token-7");
+      assert.equal(JSON.parse(readFileSync(path.join(configDir(), "credentials.json"), "utf8")).gpu2, "fresh-token-42");
     } finally {
       server.close();
     }
