@@ -1,7 +1,7 @@
 import { collectTaskIds, unknownTaskIds, unknownTaskIdsMessage } from "../task-ids";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { openAuditProviders, prepareAuditProviders } from "../../core/audit/audit-folder";
 import { builtinProbesDir, loadProbes } from "../../core/audit/probes";
 import { auditMarkdown } from "../../core/audit/report-md";
@@ -167,7 +167,11 @@ export function registerAudit(program: Command): void {
     )
     .argument("<dirs...>", "environment folders")
     .option("--tasks <ids...>", "only these task ids (spaces or commas between them)", collectTaskIds)
-    .option("--sandbox <backend>", "docker, process, both, or auto (every backend that starts here)", "auto")
+    .addOption(
+      new Option("--sandbox <backend>", "docker, process, both, or auto (every backend that starts here)")
+        .choices(["auto", "docker", "process", "both"])
+        .default("auto"),
+    )
     .option("--json", "print audit.json to stdout")
     .option("--out <dir>", "where audit.json, audit.md and the trajectories (runs/, replaced on each audit) go", "rlenv-audit")
     .option("--runs <n>", "oracle rollouts per task and backend (flakiness)", int, 5)

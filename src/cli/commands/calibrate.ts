@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { calibrateEnvironment } from "../../core/app/calibrate-environment";
 import { kappaText, rateText, renderCalibrationMarkdown } from "../../core/calibrate/report-md";
 import type { Environment } from "../../core/model/environment";
@@ -147,7 +147,7 @@ export function registerCalibrate(program: Command): void {
     .option("--out <dir>", "also write calibration.json and calibration.md here")
     .option("--runs <dir>", "where the run folder of the graded rollouts goes", "runs")
     .option("--run-id <id>", "name of that run folder")
-    .option("--sandbox <backend>", "docker, process or auto", "auto")
+    .addOption(new Option("--sandbox <backend>", "docker, process or auto").choices(["auto", "docker", "process"]).default("auto"))
     .option("--concurrency <n>", "rollouts at once", num("--concurrency"), 8)
     .option("--judge-base-url <url>", "judge rubrics: the OpenAI-compatible judge (else RLENV_JUDGE_BASE_URL)")
     .option("--judge-model <name>", "judge rubrics: the judge's model (else RLENV_JUDGE_MODEL)")

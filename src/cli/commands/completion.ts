@@ -1,5 +1,7 @@
 import { Argument, type Command } from "commander";
-import { bashCompletion, fishCompletion, zshCompletion } from "../completion";
+import { bashCompletion } from "../completion-bash";
+import { fishCompletion } from "../completion-fish";
+import { zshCompletion } from "../completion-zsh";
 
 const SHELLS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion } as const;
 
@@ -7,14 +9,14 @@ const SHELLS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion 
 export function registerCompletion(program: Command): void {
   program
     .command("completion")
-    .description("Print a shell completion script (commands, subcommands, options) for bash, zsh or fish")
+    .description("Print a shell completion script (commands, subcommands, options, their values) for bash, zsh or fish")
     .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(Object.keys(SHELLS)))
     .addHelpText(
       "after",
       `
 Load it:
   bash   source <(rlenv completion bash)          (or save it as ~/.local/share/bash-completion/completions/rlenv)
-  zsh    source <(rlenv completion zsh)           (in ~/.zshrc)
+  zsh    source <(rlenv completion zsh)           (in ~/.zshrc after compinit, or save it as _rlenv on $fpath)
   fish   rlenv completion fish | source           (or save it as ~/.config/fish/completions/rlenv.fish)`,
     )
     .action((shell: string) => {

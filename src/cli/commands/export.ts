@@ -1,5 +1,5 @@
 import { createWriteStream, existsSync, statSync } from "node:fs";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { exportChatJsonl } from "../../core/runs/export-chat";
 import { readRun } from "../../core/runs/run-dir";
 import { writeRlParquet } from "../../core/runs/export-parquet";
@@ -112,7 +112,7 @@ export function registerExport(program: Command): void {
       "run folder (runs/<run-id>); or `harbor` / `verl` followed by environment folders: their tasks as Harbor task folders in --out, or as verl's RL dataset (Parquet) in --out",
     )
     .argument("[dirs...]", "with harbor or verl: the environment folders")
-    .option("--format <format>", FORMATS.join(" | "), "chat-jsonl")
+    .addOption(new Option("--format <format>", FORMATS.join(" | ")).choices(FORMATS).default("chat-jsonl"))
     .option("--min-reward <r>", "only rollouts with at least this reward", (v) => {
       const n = Number(v);
       if (!Number.isFinite(n)) throw new Error(`--min-reward must be a number, got '${v}'`);

@@ -175,10 +175,13 @@ function selectionOptions(cmd: Command): Command {
 /** Where the run goes, how it is shown, and how it runs. */
 function placeOptions(cmd: Command): Command {
   return cmd
-    .option(
-      "--sandbox <backend>",
-      "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
-      "auto",
+    .addOption(
+      new Option(
+        "--sandbox <backend>",
+        "docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
+      )
+        .choices(["auto", "docker", "process"])
+        .default("auto"),
     )
     .option("--runs <dir>", "where run folders go", "runs")
     .option("--run-id <id>", "name of the run folder (default: time, env, random)")

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 
 interface ServeFlags {
   port: number;
@@ -41,7 +41,7 @@ export function registerServe(program: Command): void {
       64,
     )
     .option("--idle-timeout <s>", "close a session (and its sandbox) unused this many seconds; 0: never", int("--idle-timeout", 0), 600)
-    .option("--sandbox <backend>", "auto | docker | process", "auto")
+    .addOption(new Option("--sandbox <backend>", "auto | docker | process").choices(["auto", "docker", "process"]).default("auto"))
     .option("--runs <dir>", "where the served runs' folders go", "runs")
     .option("--warm <n>", "warm sandboxes kept per shape (docker)", int("--warm", 0))
     .option("--unsafe-no-sandbox", "process backend: run commands unisolated when nothing can isolate them")

@@ -1,6 +1,6 @@
 import { collectTaskIds } from "../task-ids";
 import path from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { type JobRequest, submitJob } from "../../core/app/submit-job";
 import { loadPool } from "../../core/fleet/pool-config";
 import { runOnPool } from "../../core/fleet/pool-run";
@@ -65,7 +65,7 @@ export function registerSubmit(program: Command): void {
       "docker, process or auto, on the runner; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one (set it where the runner runs)",
       "auto",
     )
-    .option("--executor <kind>", "local or slurm", "local")
+    .addOption(new Option("--executor <kind>", "local or slurm").choices(["local", "slurm"]).default("local"))
     .option("--shards <n>", "slurm: array tasks, each rlenv run --shard i/N")
     .option("--gpus <n>", "slurm: --gres=gpu:N for each shard")
     .option("--partition <name>", "slurm partition")

@@ -1,6 +1,6 @@
 import { collectTaskIds, unknownTaskIdsMessage, unknownTaskIds } from "../task-ids";
 import path from "node:path";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { domainTaskProblems } from "../../core/domains/registry";
 import type { Environment } from "../../core/model/environment";
 import { formatProblem, type Problem } from "../../core/model/problem";
@@ -84,10 +84,13 @@ export function registerValidate(program: Command): void {
     .argument("[dirs...]", "environment folders", ["."])
     .option("--json", "print results as JSON")
     .option("--run", "also roll out the oracle (must reach the threshold) and nop (must not) on every task")
-    .option(
-      "--sandbox <backend>",
-      "sandbox backend for --run: docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
-      "auto",
+    .addOption(
+      new Option(
+        "--sandbox <backend>",
+        "sandbox backend for --run: docker, process or auto; process isolates with bubblewrap, else unshare as root: RLENV_ISOLATION=bwrap|unshare forces one",
+      )
+        .choices(["auto", "docker", "process"])
+        .default("auto"),
     )
     .option("--concurrency <n>", "concurrent rollouts for --run (default: 2 per CPU, at least 4)", (v) => Number.parseInt(v, 10))
     .option("--tasks <ids...>", "only these task ids (with --run; spaces or commas between them)", collectTaskIds)

@@ -1,20 +1,27 @@
 // `rlenv completion bash|zsh|fish`: scripts written from the commander program itself, so a new
-// command or option completes without anyone editing a script. The bash one is sourced in a
-// real bash and driven through COMP_WORDS/COMP_CWORD as bash's own completion calls it.
+// command or option completes without anyone editing a script. Each is loaded in its real shell
+// and asked for completions the way that shell asks: bash through COMP_WORDS/COMP_CWORD as its
+// `complete -F` calls the function, zsh through its completion system in a pseudo-terminal
+// (compinit, the line typed, TAB), fish through `complete -C`.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Command } from "commander";
 import { COMMANDS } from "../../../src/cli/commands";
-import { bashCompletion, completionTree, fishCompletion, zshCompletion } from "../../../src/cli/completion";
+import { completionTree } from "../../../src/cli/completion";
+import { bashCompletion } from "../../../src/cli/completion-bash";
+import { fishCompletion } from "../../../src/cli/completion-fish";
+import { zshCompletion } from "../../../src/cli/completion-zsh";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const TSX = require.resolve("tsx");
+const ZSH_DRIVER = path.join(ROOT, "test", "fixtures", "completion", "zsh-complete.zsh");
 let work: string;
-let script: string;
+let cwd: string;
+const scripts = { bash: "", zsh: "", fish: "" };
 
 function program(): Command {
   const p = new Command("rlenv");
@@ -22,16 +29,32 @@ function program(): Command {
   return p;
 }
 
+/** Why a shell's tests skip: only that the shell is not installed here. */
+function missingShell(shell: string): string | false {
+  const r = spawnSync("sh", ["-c", `command -v ${shell}`], { encoding: "utf8" });
+  return r.status === 0 ? false : `${shell} is not installed (test/setup/apt.sh installs it)`;
+}
+
 before(() => {
   work = mkdtempSync(path.join(tmpdir(), "rlenv-completion-"));
-  script = path.join(work, "rlenv.bash");
-  writeFileSync(script, bashCompletion(program()));
-  writeFileSync(path.join(work, "env.yaml"), "");
+  cwd = path.join(work, "cwd");
+  mkdirSync(path.join(cwd, "envs"), { recursive: true });
+  writeFileSync(path.join(cwd, "env.yaml"), "");
+  writeFileSync(path.join(cwd, "notes.txt"), "");
+  const p = program();
+  for (const [shell, write] of [
+    ["bash", bashCompletion],
+    ["zsh", zshCompletion],
+    ["fish", fishCompletion],
+  ] as const) {
+    scripts[shell] = path.join(work, `rlenv.${shell}`);
+    writeFileSync(scripts[shell], write(p));
+  }
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
 /** What bash offers for the words typed (the last one is the word being completed). */
-function complete(...words: string[]): string[] {
+function bash(...words: string[]): string[] {
   const r = spawnSync(
     "bash",
     [
@@ -39,35 +62,116 @@ function complete(...words: string[]): string[] {
       "-c",
       `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _rlenv; printf '%s\\n' "\${COMPREPLY[@]}"`,
       "_",
-      script,
+      scripts.bash,
       ...words,
     ],
-    { cwd: work, encoding: "utf8" },
+    { cwd, encoding: "utf8" },
   );
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.split("\n").filter(Boolean).sort();
 }
 
-describe("bash completion", () => {
-  test("`rlenv ru` completes to run and runner", () => {
-    assert.deepEqual(complete("rlenv", "ru"), ["run", "runner"]);
-  });
+/** What zsh's completion system offers when `line` is typed and TAB pressed at its end. */
+function zsh(line: string, script = scripts.zsh): string[] {
+  const out = path.join(work, "zsh-matches.txt");
+  const r = spawnSync("zsh", ["-f", ZSH_DRIVER, script, out, line], { cwd, encoding: "utf8", timeout: 60_000 });
+  assert.equal(r.status, 0, `zsh driver exited ${r.status} for ${JSON.stringify(line)}: ${r.stderr}`);
+  return [...new Set(readFileSync(out, "utf8").split("\n").filter(Boolean))].sort();
+}
 
-  test("subcommands of a subcommand, options after '-', and an argument's choices", () => {
-    const runner = program().commands.find((c) => c.name() === "runner")!;
-    const subs = runner.commands.map((c) => c.name()).sort();
-    assert.ok(subs.includes("serve") && subs.includes("login"));
-    assert.deepEqual(complete("rlenv", "runner", ""), subs);
-    assert.deepEqual(complete("rlenv", "runner", "lo"), ["login"]);
-    assert.deepEqual(complete("rlenv", "run", "--sa"), ["--samples", "--sandbox"]);
-    assert.deepEqual(complete("rlenv", "completion", ""), ["bash", "fish", "zsh"]);
-    assert.ok(complete("rlenv", "").includes("validate"));
+/** What fish offers for `line` (`complete -C`), the names without their descriptions. */
+function fish(line: string): string[] {
+  const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "$argv[2]"', scripts.fish, line], {
+    cwd,
+    encoding: "utf8",
   });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, "", "the script loads without errors");
+  return r.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.split("\t")[0]!)
+    .sort();
+}
 
-  test("an option's value is skipped when finding the command, and completed as a file", () => {
-    // `--runs runner` must not make `runner` the subcommand.
-    assert.deepEqual(complete("rlenv", "run", "--runs", "runner", "--lim"), ["--limit"]);
-    assert.deepEqual(complete("rlenv", "run", "-c", "env"), ["env.yaml"]);
+const runnerSubs = () =>
+  program()
+    .commands.find((c) => c.name() === "runner")!
+    .commands.map((c) => c.name())
+    .sort();
+const FORMATS = ["atif", "chat-jsonl", "parquet", "rl-jsonl", "trl"];
+const FILES = ["env.yaml", "envs", "notes.txt"];
+
+/**
+ * The same questions for every shell. `ask(line)` completes at the end of `line`; bash's
+ * harness takes words, so its line is split on spaces (and on "=" after an option, as bash does).
+ */
+function sharedCases(ask: (line: string) => string[], opts: { filesAsDirs?: boolean } = {}) {
+  const files = (xs: string[]) => xs.map((f) => (opts.filesAsDirs && f === "envs" ? "envs/" : f));
+  test("subcommands: `rlenv ru` → run, runner; `rlenv` offers every command", () => {
+    assert.deepEqual(ask("rlenv ru"), ["run", "runner"]);
+    const top = ask("rlenv ");
+    for (const c of ["validate", "run", "runner", "export", "jobs", "completion"]) assert.ok(top.includes(c), c);
+  });
+  test("nested subcommands: runner add/login/…, and jobs cancel", () => {
+    assert.ok(runnerSubs().includes("login"));
+    assert.deepEqual(ask("rlenv runner "), runnerSubs());
+    assert.deepEqual(ask("rlenv runner lo"), ["login"]);
+    assert.deepEqual(ask("rlenv jobs "), ["cancel"]);
+    assert.ok(!ask("rlenv jobs cancel ").includes("cancel"), "the verb is offered as the first argument only");
+  });
+  test("options of a subcommand, after `-`", () => {
+    assert.deepEqual(ask("rlenv run --sa"), ["--samples", "--sandbox"]);
+    assert.deepEqual(ask("rlenv runner login --"), ["--help", "--no-verify", "--token-env"]);
+    // `--runs runner`: an option's value, not the runner subcommand.
+    assert.deepEqual(ask("rlenv run --runs runner --lim"), ["--limit"]);
+  });
+  test("an option's enumerated values, after `--opt ` and inside `--opt=`; an argument's choices", () => {
+    assert.deepEqual(ask("rlenv export --format "), FORMATS);
+    assert.deepEqual(ask("rlenv export runs/x --format r"), ["rl-jsonl"]);
+    assert.deepEqual(ask("rlenv run --sandbox "), ["auto", "docker", "process"]);
+    assert.deepEqual(ask("rlenv completion "), ["bash", "fish", "zsh"]);
+  });
+  test("file arguments and file-valued options complete file names", () => {
+    assert.deepEqual(ask("rlenv run -c en"), files(["env.yaml", "envs"]));
+    assert.deepEqual(ask("rlenv validate "), files(FILES));
+    assert.deepEqual(ask("rlenv export --format rl-jsonl --out no"), ["notes.txt"]);
+  });
+}
+
+describe("bash completion (in bash)", { skip: missingShell("bash") }, () => {
+  sharedCases((line) => bash(...line.split(" ")));
+  test("`--format=` as bash splits it: --format, =, the value", () => {
+    assert.deepEqual(bash("rlenv", "export", "--format", "=", ""), FORMATS);
+    assert.deepEqual(bash("rlenv", "export", "--format", "=", "tr"), ["trl"]);
+    assert.deepEqual(bash("rlenv", "export", "--format", "=", "trl", "--o"), ["--out", "--out-dir"]);
+  });
+});
+
+describe("zsh completion (in zsh, through compinit)", { skip: missingShell("zsh") }, () => {
+  sharedCases(zsh, { filesAsDirs: false });
+  test("`--format=` completes the value after the `=`", () => {
+    assert.deepEqual(zsh("rlenv export --format=r"), ["rl-jsonl"]);
+  });
+  test("saved as _rlenv on $fpath, it completes from the first TAB (autoloaded, not sourced)", () => {
+    const fpath = path.join(work, "zsh-fpath");
+    mkdirSync(fpath, { recursive: true });
+    writeFileSync(path.join(fpath, "_rlenv"), readFileSync(scripts.zsh));
+    assert.deepEqual(zsh("rlenv runner lo", fpath), ["login"]);
+  });
+});
+
+describe("fish completion (in fish)", { skip: missingShell("fish") }, () => {
+  sharedCases(fish, { filesAsDirs: true });
+  test("`--format=` completes the value; descriptions come with subcommands", () => {
+    assert.deepEqual(fish("rlenv export --format=r"), ["--format=rl-jsonl"]);
+    const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "rlenv runner lo"', scripts.fish], {
+      encoding: "utf8",
+    });
+    const login = program()
+      .commands.find((c) => c.name() === "runner")!
+      .commands.find((c) => c.name() === "login")!;
+    assert.ok(r.stdout.startsWith(`login\t${login.description().slice(0, 40)}`), r.stdout);
   });
 });
 
@@ -80,28 +184,22 @@ describe("the scripts come from the program", () => {
     const run = tree.find((n) => n.path === "rlenv run")!;
     assert.ok(run.options.some((o) => o.flags.includes("--config") && o.takesValue));
     assert.ok(!run.options.some((o) => o.flags.includes("--request")), "hidden options are not offered");
+    const exp = tree.find((n) => n.path === "rlenv export")!;
+    assert.deepEqual(exp.options.find((o) => o.flags.includes("--format"))?.choices?.sort(), FORMATS);
   });
 
-  test("zsh loads the same functions through bashcompinit; fish names each command's options with descriptions", () => {
-    assert.match(zshCompletion(program()), /bashcompinit[\s\S]*complete -o filenames -F _rlenv rlenv/);
-    const fish = fishCompletion(program());
-    assert.match(fish, /complete -c rlenv -n 'test "\(__rlenv_path\)" = '\\''rlenv'\\''' -a 'run' -d /);
-    assert.match(fish, /-l samples -r -F -d 'samples per task'/);
-  });
-
-  test("`rlenv completion bash` prints the script; an unknown shell is refused", () => {
-    const r = spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "completion", "bash"], {
-      encoding: "utf8",
-    });
-    assert.equal(r.status, 0, r.stderr);
+  test("`rlenv completion SHELL` prints each script; an unknown shell is misuse (exit 2)", () => {
+    const cli = (shell: string) =>
+      spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "completion", shell], { encoding: "utf8" });
+    const b = cli("bash");
+    assert.equal(b.status, 0, b.stderr);
     // main's program: the same commands, plus its --version.
-    assert.match(r.stdout, /'rlenv'\) echo '-V --version -h --help'/);
-    assert.match(r.stdout, /'rlenv run'\) echo '-c --config --policy /);
-    assert.match(r.stdout, /complete -o filenames -F _rlenv rlenv\n$/);
-    const bad = spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "completion", "tcsh"], {
-      encoding: "utf8",
-    });
-    assert.notEqual(bad.status, 0);
+    assert.match(b.stdout, /'rlenv'\) echo '-V --version -h --help'/);
+    assert.match(b.stdout, /complete -o filenames -F _rlenv rlenv\n$/);
+    assert.match(cli("zsh").stdout, /^#compdef rlenv\n[\s\S]*compdef _rlenv rlenv/);
+    assert.match(cli("fish").stdout, /complete -c rlenv -n '__rlenv_at_first '\\''rlenv'\\''' -a 'run' -d /);
+    const bad = cli("tcsh");
+    assert.equal(bad.status, 2);
     assert.match(bad.stderr, /bash, zsh, fish/);
   });
 });

@@ -43,10 +43,10 @@ function rlenvSync(args: string[], input = "", extra: NodeJS.ProcessEnv = {}) {
 }
 
 /** Async, so the fake runner in this process can answer while the CLI waits on it. */
-function rlenv(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function rlenv(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p = spawn(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
-      env,
+      env: { ...env, ...extra },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -59,8 +59,11 @@ function rlenv(args: string[]): Promise<{ status: number | null; stdout: string;
 
 describe("rlenv runner add/login/list/remove", () => {
   test("add with a piped token: runners.yaml and a 0600 credentials file, the token never printed", () => {
-    const r = rlenvSync(["runner", "add", "gpu1", "http://127.0.0.1:9", "--token"], `${TOKEN}\n`);
+    // Port 9 answers nothing: --no-verify stores the token unchecked (test/integration/runner-login-verify
+    // checks tokens against a real runner).
+    const r = rlenvSync(["runner", "add", "gpu1", "http://127.0.0.1:9", "--token", "--no-verify"], `${TOKEN}\n`);
     assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /stored unchecked \(--no-verify\)/);
     assert.ok(!r.stdout.includes(TOKEN) && !r.stderr.includes(TOKEN), "the token is not echoed");
     assert.match(readFileSync(path.join(configDir(), "runners.yaml"), "utf8"), /gpu1:\s+url: http:\/\/127\.0\.0\.1:9/);
     const creds = path.join(configDir(), "credentials.json");
@@ -108,11 +111,18 @@ describe("rlenv runner add/login/list/remove", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       assert.equal(rlenvSync(["runner", "add", "gpu2", url]).status, 0);
-      const login = rlenvSync(["runner", "login", "gpu2"], "fresh-token-42\n");
+      // This stand-in answers every route with a job list, which is not a runner's status: unchecked.
+      const login = rlenvSync(["runner", "login", "gpu2", "--no-verify"], "fresh-token-42\n");
       assert.equal(login.status, 0, login.stderr);
       const r = await rlenv(["jobs", "--runner", "gpu2", "--json"]);
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(seen, ["GET /v1/jobs Bearer fresh-token-42"]);
+      // Checked, the stand-in's answer to GET /v1/status is no runner's status: exit 1, the token kept.
+      const checked = await rlenv(["runner", "login", "gpu2", "--token-env", "NEW_TOKEN"], { NEW_TOKEN: "other-token-7" });
+      assert.equal(checked.status, 1, checked.stderr);
+      assert.match(checked.stderr, /runner gpu2 \(http:\/\/127\.0\.0\.1:\d+\) is not an rlenv runner.*nothing was saved/);
+      assert.equal(seen.at(-1), "GET /v1/status Bearer other-token-7");
+      assert.equal(JSON.parse(readFileSync(path.join(configDir(), "credentials.json"), "utf8")).gpu2, "fresh-token-42");
     } finally {
       server.close();
     }

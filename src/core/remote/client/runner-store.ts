@@ -18,19 +18,25 @@ function writePrivate(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
-/** Add or replace a runner in runners.yaml, keeping the rest of the file (pools, comments) as it is. */
-export function addRunner(name: string, url: string, ca?: string): void {
+/** The runners.yaml entry for a name, URL and CA file, or an error naming what is wrong with them. */
+export function runnerEntry(name: string, url: string, ca?: string): RunnerEntry {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name))
     throw new Error(`runner name '${name}': letters, digits, '.', '_' and '-' only, starting with a letter or digit`);
   const entry = RunnerEntry.safeParse({ url, ...(ca ? { ca: path.resolve(ca) } : {}) });
   if (!entry.success || !/^https?:\/\//.test(url)) throw new Error(`runner URL '${url}': expected http(s)://host:port`);
   if (ca && !existsSync(ca)) throw new Error(`--ca ${ca}: no such file`);
+  return entry.data;
+}
+
+/** Add or replace a runner in runners.yaml, keeping the rest of the file (pools, comments) as it is. */
+export function addRunner(name: string, url: string, ca?: string): void {
+  const entry = runnerEntry(name, url, ca);
   const file = runnersFile();
   loadRunners(file); // a broken file is reported (with why) rather than overwritten
   const text = existsSync(file) ? readFileSync(file, "utf8") : "";
   const doc = text.trim() ? parseDocument(text) : new Document({ runners: {} });
   if (!isMap(doc.get("runners"))) doc.set("runners", doc.createNode({}));
-  doc.setIn(["runners", name], doc.createNode(entry.data));
+  doc.setIn(["runners", name], doc.createNode(entry));
   writePrivate(file, doc.toString());
 }
 
@@ -68,11 +74,17 @@ function readCredentials(): Record<string, string> {
   return Object.fromEntries(Object.entries(data).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
-/** Store a runner's token in the 0600 credentials file. */
-export function storeToken(name: string, token: string): void {
+/** A token as typed or piped, trimmed; an error when it cannot be one (empty, whitespace inside). */
+export function tokenText(token: string): string {
   const t = token.trim();
   if (!t) throw new Error("the token is empty");
   if (/\s/.test(t)) throw new Error("the token has whitespace inside it: paste only the token `rlenv runner token` printed");
+  return t;
+}
+
+/** Store a runner's token in the 0600 credentials file. */
+export function storeToken(name: string, token: string): void {
+  const t = tokenText(token);
   writePrivate(credentialsFile(), `${JSON.stringify({ ...readCredentials(), [name]: t }, null, 2)}\n`);
 }
 

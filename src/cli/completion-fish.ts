@@ -1,0 +1,111 @@
+import type { Command } from "commander";
+import { brief, type CompletionNode, completionTree, sq } from "./completion";
+
+/**
+ * The walk over the words typed so far (fish's `commandline -opc`), as bash's and zsh's functions
+ * do it: prints the (sub)command they lead to, then how many positional arguments follow it.
+ * WALK stands for its name; VALUE_ARMS for the `case` lines of options that take a value, SUB_ARMS
+ * for those of subcommands. (Fish expands `(…)` only outside double quotes, so every condition
+ * calls a function rather than comparing "(…)" as text.)
+ */
+const FISH_WALK = `function WALK --description 'the (sub)command the words so far lead to, and its positional count'
+    set -l words (commandline -opc)
+    set -l cmdpath NAME
+    set -l skip 0
+    set -l args 0
+    for w in $words[2..-1]
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case '--*=*'
+                continue
+            case '-*'
+                switch "$cmdpath $w"
+VALUE_ARMS
+                end
+                continue
+        end
+        set -l next $cmdpath
+        if test $args -eq 0
+            switch "$cmdpath $w"
+SUB_ARMS
+            end
+        end
+        if test "$next" = "$cmdpath"
+            set args (math $args + 1)
+        else
+            set cmdpath $next
+        end
+    end
+    echo $cmdpath
+    echo $args
+end
+function AT --argument-names want --description 'true when the words so far lead to the (sub)command want'
+    set -l s (WALK)
+    test "$s[1]" = "$want"
+end
+function AT_FIRST --argument-names want --description 'true when at want, before any positional argument'
+    set -l s (WALK)
+    test "$s[1]" = "$want"; and test "$s[2]" -eq 0
+end`;
+
+function walkArms(tree: CompletionNode[]): { value: string; sub: string } {
+  const value = tree.flatMap((n) => {
+    const v = n.options.filter((o) => o.takesValue).flatMap((o) => o.flags.map((f) => `${n.path} ${f}`));
+    return v.length ? [`                    case ${v.map(sq).join(" ")}`, "                        set skip 1"] : [];
+  });
+  const sub = tree.flatMap((n) =>
+    n.subcommands.length
+      ? [
+          `                case ${n.subcommands.map((s) => sq(`${n.path} ${s.name}`)).join(" ")}`,
+          '                    set next "$cmdpath $w"',
+        ]
+      : [],
+  );
+  return { value: value.join("\n"), sub: sub.join("\n") };
+}
+
+/** The `complete` lines of one command: its subcommands, first argument's words or files, and options. */
+function commandLines(name: string, n: CompletionNode, at: string, atFirst: string): string[] {
+  const lines: string[] = [];
+  const when = `-n ${sq(`${at} ${sq(n.path)}`)}`;
+  const first = `-n ${sq(`${atFirst} ${sq(n.path)}`)}`;
+  for (const s of n.subcommands) lines.push(`complete -c ${name} ${first} -a ${sq(s.name)} -d ${sq(brief(s.description))}`);
+  if (n.argumentChoices.length) lines.push(`complete -c ${name} ${first} -a ${sq(n.argumentChoices.join(" "))}`);
+  // Files where the command takes them: not beside subcommands, nor where its argument names its words.
+  if (!n.subcommands.length && !n.argumentChoices.length) lines.push(`complete -c ${name} ${when} -F`);
+  for (const o of n.options) {
+    const spell = o.flags.map((f) => (f.startsWith("--") ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`)).join(" ");
+    const arg = o.takesValue ? (o.choices ? ` -x -a ${sq(o.choices.join(" "))}` : " -r -F") : "";
+    lines.push(`complete -c ${name} ${when} ${spell}${arg} -d ${sq(brief(o.description))}`);
+  }
+  return lines;
+}
+
+/**
+ * Fish: one `complete` line per subcommand and per option, each with its description, under a
+ * condition that the words typed so far lead to that command.
+ */
+export function fishCompletion(program: Command): string {
+  const name = program.name();
+  const base = `__${name.replace(/[^A-Za-z0-9_]/g, "_")}`;
+  const tree = completionTree(program);
+  const arms = walkArms(tree);
+  const walk = FISH_WALK.replaceAll("AT_FIRST", `${base}_at_first`)
+    .replaceAll("AT", `${base}_at`)
+    .replaceAll("WALK", `${base}_walk`)
+    .replaceAll("NAME", sq(name))
+    .replace("VALUE_ARMS", arms.value)
+    .replace("SUB_ARMS", arms.sub);
+  const lines = [
+    `# ${name} completion for fish. Load it with:`,
+    `#   ${name} completion fish | source`,
+    `# or save it as ~/.config/fish/completions/${name}.fish`,
+    walk,
+    `complete -c ${name} -f`,
+    ...tree.flatMap((n) => commandLines(name, n, `${base}_at`, `${base}_at_first`)),
+  ];
+  return `${lines.join("\n")}\n`;
+}
