@@ -72,7 +72,9 @@ export const ReadinessReport = z.object({
   not_run: z
     .array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) }))
     .optional()
-    .describe("Checks that did not run (a judge-graded field with no judge endpoint, say): scored 0, never a pass, not a failure of the agent"),
+    .describe(
+      "Checks that did not run (a judge-graded field with no judge endpoint, say): scored 0, never a pass, not a failure of the agent",
+    ),
   truncation: z.object({
     rollouts: z.number().int().describe("Scored rollouts that ended `truncated` (max turns)"),
     rate: z.number().nullable(),
