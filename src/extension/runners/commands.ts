@@ -1,6 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import { submitJob } from "../../core/app/submit-job";
+import { checkRunnerToken, type TokenCheck } from "../../core/remote/client/token-check";
 import type { CommandSpec } from "../commands/table";
 import type { RunnerRegistry } from "./registry";
 import type { RunnerNode, RunnersTree } from "./tree";
@@ -73,9 +74,38 @@ async function addRunner({ registry, tree }: RunnerDeps, arg?: { name: string; u
   const token =
     arg?.token ?? (await vscode.window.showInputBox({ prompt: `Token of ${name} (rlenv runner token on that host)`, password: true }));
   if (!token) return false;
+  if (!(await runnerTakesToken(name, url, token, arg === undefined))) return false;
   await registry.add(name, url, token);
   await tree.refreshRunner(name);
   return true;
+}
+
+/** What a runner's answer to a token means for the person adding it. */
+const TOKEN_PROBLEM: Record<Extract<TokenCheck, { ok: false }>["reason"], string> = {
+  "wrong-token": "refused the token: take it from `rlenv runner token` on that host",
+  unreachable: "could not be reached",
+  "untrusted-certificate": "has a certificate this machine does not trust (add the runner with `rlenv runner add NAME URL --ca FILE`)",
+  "not-a-runner": "is not an rlenv runner, or not this version's",
+};
+
+/**
+ * Asks the runner whether it takes the token (GET /v1/status), as `rlenv runner add --token` does, so a
+ * mistyped token is found now rather than at the first submit. Nothing is saved when it does not; a
+ * person may still save for a runner that is down now (asked from the palette only: code gets false).
+ */
+async function runnerTakesToken(name: string, url: string, token: string, interactive: boolean): Promise<boolean> {
+  const check = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Checking the token with runner ${name}…` },
+    () => checkRunnerToken({ url }, token),
+  );
+  if (check.ok) return true;
+  const message = `Runner ${name} (${url}) ${TOKEN_PROBLEM[check.reason]} (${check.detail}). Nothing was saved.`;
+  if (check.reason === "unreachable" && interactive) {
+    const pick = await vscode.window.showWarningMessage(message, "Save Anyway");
+    return pick === "Save Anyway";
+  }
+  void vscode.window.showErrorMessage(message);
+  return false;
 }
 
 async function removeRunner({ registry }: RunnerDeps, arg?: RunnerNode) {

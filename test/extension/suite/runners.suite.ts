@@ -103,6 +103,14 @@ for (const executor of ["local", "slurm"] as const) {
       await vscode.commands.executeCommand("rlenv.removeRunner", { kind: "runner", runner: name });
     });
 
+    test("Add Runner checks the token with the runner first: a wrong one saves nothing", async () => {
+      assert.ok(runner);
+      const added = await vscode.commands.executeCommand("rlenv.addRunner", { name, url: runner.url, token: `${runner.token}x` });
+      assert.equal(added, false);
+      const settings = JSON.stringify(vscode.workspace.getConfiguration("rlenv").get("runners") ?? []);
+      assert.ok(!settings.includes(runner.url), "a runner whose token was refused is not added");
+    });
+
     test("Add Runner keeps the token in SecretStorage, not in settings", async () => {
       assert.ok(runner);
       assert.equal(await vscode.commands.executeCommand("rlenv.addRunner", { name, url: runner.url, token: runner.token }), true);
