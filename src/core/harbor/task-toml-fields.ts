@@ -110,23 +110,25 @@ export interface TomlTable {
   doc: string;
   /** Inside a table this tool does not honour (its fields are not offered on their own). */
   withinUnsupported: boolean;
+  /** Not honoured here, itself or a table it is in: its fields are not warned about one by one. */
+  unsupported: boolean;
 }
 
 /** Every table of task.toml by its dotted name ("" is the top level; `[[steps]]` entries are "steps"). */
 export function tablesOf(root: z.ZodType = HarborTaskToml): Map<string, TomlTable> {
-  const out = new Map<string, TomlTable>([["", { schema: root, array: false, doc: "", withinUnsupported: false }]]);
+  const out = new Map<string, TomlTable>([["", { schema: root, array: false, doc: "", withinUnsupported: false, unsupported: false }]]);
   const walk = (prefix: string, schema: z.ZodType, within: boolean) => {
     for (const f of fieldsOf(schema)) {
       const name = prefix ? `${prefix}.${f.key}` : f.key;
       const d = defOf(f.schema);
-      const t = { doc: f.doc, withinUnsupported: within };
+      const t = { doc: f.doc, withinUnsupported: within, unsupported: within || f.unsupported !== undefined };
       if (d.type === "record") out.set(name, { schema: f.schema, array: false, ...t });
       if (f.type === "array of tables") out.set(name, { schema: unwrap(d.element as z.ZodType).inner, array: true, ...t });
       const element = d.type === "array" ? tableSchema(d.element as z.ZodType) : undefined;
       const table = d.type === "object" ? f.schema : element;
       if (!table) continue;
       out.set(name, { schema: table, array: element !== undefined, ...t });
-      walk(name, table, within || f.unsupported !== undefined);
+      walk(name, table, t.unsupported);
     }
   };
   walk("", root, false);

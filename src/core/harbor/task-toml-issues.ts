@@ -40,7 +40,8 @@ const oneOf = (values: readonly unknown[]) => {
 
 /** What an issue means, said for a person (without the field, which the problem's path names). */
 function describe(issue: Issue, value: unknown): string {
-  const got = `got ${JSON.stringify(value)}`;
+  // TOML's inf and nan have no JSON spelling.
+  const got = `got ${typeof value === "number" && !Number.isFinite(value) ? String(value).replace("Infinity", "inf").toLowerCase() : JSON.stringify(value)}`;
   switch (issue.code) {
     case "invalid_type":
       if (value === undefined)
@@ -90,22 +91,19 @@ export function issueProblems(file: string, text: string, raw: Record<string, un
     const known = (TASK_TOML_FIELDS[table] ?? []).map((f) => f.key);
     return issue.keys.map((key) => {
       const guess = didYouMean(key, known);
-      const where = label ? "a Harbor step" : table ? `Harbor's [${table}]` : "Harbor's task.toml";
+      const where = table === "steps" ? "a Harbor step" : table ? `Harbor's [${table}]` : "Harbor's task.toml";
       const message = `unknown field '${key}' for ${where}: ignored${guess ? ` (did you mean '${guess}'?)` : ""}`;
       return at(file, text, [...path, key], [...path, key], label ? `${label}: ${message}` : message, "warning");
     });
   }
   const { value } = valueAt(raw, path);
   const message = describe(issue, value);
-  // A missing field is placed at the table that lacks it; a field's own message needs its name inside a step.
+  // A missing field is placed at the table that lacks it.
   const place = value === undefined ? path.slice(0, -1) : path;
   const key = path[path.length - 1];
-  const text2 = !label
-    ? message
-    : issue.code === "custom" || typeof key !== "string"
-      ? `${label}: ${message}`
-      : `${label}: ${key} ${message}`;
-  return [at(file, text, path, place, text2, "error")];
+  // Inside a step the message names the field when it does not already ("timeout_sec must be …").
+  const named = typeof key === "string" && /^(must|is|not) /.test(message) ? `${key} ${message}` : message;
+  return [at(file, text, path, place, label ? `${label}: ${named}` : message, "error")];
 }
 
 function at(

@@ -98,9 +98,16 @@ export const EnvironmentTable = z.strictObject({
   }),
   gpus: doc(z.int().nonnegative().default(0), "GPUs the task needs.", { unsupported: "no GPU is given to sandboxes" }),
   gpu_types: doc(Hosts, "GPU models the task accepts (H100, A100, …).", { unsupported: "no GPU is given to sandboxes" }).optional(),
-  tpu: doc(z.strictObject({ type: z.string().optional(), topology: z.string().optional() }), "TPU type and topology.", {
-    unsupported: "no TPU is given to sandboxes",
-  }).optional(),
+  tpu: doc(
+    z.strictObject({
+      type: doc(z.string(), "The TPU type (v5e, v5p, …).").optional(),
+      topology: doc(z.string(), "The TPU slice's topology (2x2, …).").optional(),
+    }),
+    "TPU type and topology.",
+    {
+      unsupported: "no TPU is given to sandboxes",
+    },
+  ).optional(),
   network_mode: doc(NetworkMode, "The sandbox's network (Harbor's default: public); sandboxes here have none.").optional(),
   allowed_hosts: doc(Hosts, "Hosts an allowlist lets through.", { unsupported: NO_NETWORK }).optional(),
   allow_internet: doc(z.boolean(), "Deprecated: false is network_mode = no-network.", { deprecated: true }).optional(),
