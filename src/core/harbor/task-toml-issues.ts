@@ -91,7 +91,7 @@ export function issueProblems(file: string, text: string, raw: Record<string, un
     const known = (TASK_TOML_FIELDS[table] ?? []).map((f) => f.key);
     return issue.keys.map((key) => {
       const guess = didYouMean(key, known);
-      const where = table === "steps" ? "a Harbor step" : table ? `Harbor's [${table}]` : "Harbor's task.toml";
+      const where = table === "steps" ? "a Harbor step" : table ? `Harbor's task.toml ([${table}])` : "Harbor's task.toml";
       const message = `unknown field '${key}' for ${where}: ignored${guess ? ` (did you mean '${guess}'?)` : ""}`;
       return at(file, text, [...path, key], [...path, key], label ? `${label}: ${message}` : message, "warning");
     });
