@@ -207,3 +207,23 @@ test("the 8 sample tasks (TB 2.0, schema 1.0) load with no error and no unknown 
     assert.equal(config.storageMb, 10240);
   }
 });
+
+test("a [[steps]] entry in error is left out, and the steps after it keep their own entry's place", () => {
+  const { config, problems } = parseTaskConfig("/t/task.toml", '[[steps]]\nname = "../up"\n[[steps]]\nname = "b"\n[[steps]]\nname = "c"\n');
+  assert.deepEqual(
+    config?.steps.map((s) => [s.name, s.entry]),
+    [
+      ["b", 1],
+      ["c", 2],
+    ],
+  );
+  assert.deepEqual(
+    problems.map((p) => [p.line, p.severity]),
+    [[2, "error"]],
+  );
+  const clean = parseTaskConfig("/t/task.toml", '[[steps]]\nname = "a"\n[[steps]]\nname = "b"\n');
+  assert.deepEqual(
+    clean.config?.steps.map((s) => s.entry),
+    [0, 1],
+  );
+});

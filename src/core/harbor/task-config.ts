@@ -30,15 +30,27 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
   const skip = new Set(issues.map((i) => i.path.join(".")));
   problems.push(...unsupportedProblems(file, text, raw, skip));
   const { data, input } = first.success ? { data: first.data, input: raw } : repaired(raw, issues);
+  // Each step left in the checked data, by the [[steps]] entry it came from (entries in error are taken out).
+  const rawSteps = Array.isArray(raw.steps) ? raw.steps : [];
+  const inputSteps = Array.isArray(input.steps) ? input.steps : [];
+  const entries = inputSteps.map((s) => (input === raw ? rawSteps.indexOf(s) : (entryOf.get(s as object) ?? -1)));
   const at = (path: PropertyKey[], message: string, severity: Problem["severity"]) =>
     problems.push({ file, ...tomlPathSpan(text, path), path: path.filter((p) => typeof p === "string").join("."), message, severity });
   const config = configOf(raw, data, input, at);
+  config.steps.forEach((s, i) => {
+    if ((entries[i] ?? -1) >= 0) s.entry = entries[i];
+  });
   return { config, problems };
 }
 
 /** The data with every value in error taken out (a required one takes its table or entry with it), parsed again until it passes. */
+/** The [[steps]] entry each copied step came from. */
+const entryOf = new WeakMap<object, number>();
+
 function repaired(raw: Record<string, unknown>, issues: readonly Issue[]): { data: Data; input: Record<string, unknown> } {
   const input = structuredClone(raw);
+  for (const [i, s] of (Array.isArray(input.steps) ? input.steps : []).entries())
+    if (s !== null && typeof s === "object") entryOf.set(s, i);
   let pending = issues;
   for (let pass = 0; pass < 16; pass++) {
     // Deepest first, and array entries from the last, so taking one out does not move another.
