@@ -30,23 +30,23 @@ export function parseTaskConfig(file: string, text: string): { config: HarborTas
   const skip = new Set(issues.map((i) => i.path.join(".")));
   problems.push(...unsupportedProblems(file, text, raw, skip));
   const { data, input } = first.success ? { data: first.data, input: raw } : repaired(raw, issues);
-  // Each step left in the checked data, by the [[steps]] entry it came from (entries in error are taken out).
-  const rawSteps = Array.isArray(raw.steps) ? raw.steps : [];
-  const inputSteps = Array.isArray(input.steps) ? input.steps : [];
-  const entries = inputSteps.map((s) => (input === raw ? rawSteps.indexOf(s) : (entryOf.get(s as object) ?? -1)));
   const at = (path: PropertyKey[], message: string, severity: Problem["severity"]) =>
     problems.push({ file, ...tomlPathSpan(text, path), path: path.filter((p) => typeof p === "string").join("."), message, severity });
   const config = configOf(raw, data, input, at);
-  config.steps.forEach((s, i) => {
-    if ((entries[i] ?? -1) >= 0) s.entry = entries[i];
+  // Each step left in the checked data keeps the [[steps]] entry it came from (entries in error are taken out).
+  const rawSteps = Array.isArray(raw.steps) ? raw.steps : [];
+  (Array.isArray(input.steps) ? input.steps : []).forEach((s, i) => {
+    const entry = input === raw ? rawSteps.indexOf(s) : (entryOf.get(s as object) ?? -1);
+    const step = config.steps[i];
+    if (step && entry >= 0) step.entry = entry;
   });
   return { config, problems };
 }
 
-/** The data with every value in error taken out (a required one takes its table or entry with it), parsed again until it passes. */
 /** The [[steps]] entry each copied step came from. */
 const entryOf = new WeakMap<object, number>();
 
+/** The data with every value in error taken out (a required one takes its table or entry with it), parsed again until it passes. */
 function repaired(raw: Record<string, unknown>, issues: readonly Issue[]): { data: Data; input: Record<string, unknown> } {
   const input = structuredClone(raw);
   for (const [i, s] of (Array.isArray(input.steps) ? input.steps : []).entries())
