@@ -37,7 +37,7 @@ export function loadHarborSteps(o: HarborStepsOptions): { stages: TaskStages | n
   const list: TaskStage[] = [];
   config.steps.forEach((step, i) => {
     const stepDir = path.join(dir, "steps", step.name);
-    const place = tomlSpan(o.configText, ["steps"], "name", i);
+    const place = tomlSpan(o.configText, ["steps"], "name", step.entry ?? i);
     const problem = (message: string, severity: Problem["severity"] = "error") =>
       problems.push({ file: o.configPath, ...place, path: `steps.${step.name}`, message: `step '${step.name}': ${message}`, severity });
     if (!isDir(stepDir)) {

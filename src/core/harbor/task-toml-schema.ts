@@ -1,126 +1,36 @@
 /**
- * Harbor's task.toml fields (schema 1.0–1.3, as FORMAT.md reads them from Harbor's config.py)
- * for the editor: what each table holds, each field's type and meaning, and the values an
- * enumerated field takes. The completion and hover of task.toml read this table, and
- * task-config.ts's set of known fields must agree with it (test/unit/harbor-toml-schema.test.ts).
+ * Completion and hover for Harbor's task.toml. The fields, their types, meanings, defaults,
+ * enum values and examples come from task.toml's one zod schema (schema/harbor-task-toml.ts)
+ * through task-toml-fields.ts, the same walk the loader's checks read: a field the loader
+ * knows is a field the editor offers.
  */
-export interface TomlField {
-  key: string;
-  type: "string" | "number" | "integer" | "boolean" | "table" | "array" | "array of tables";
-  doc: string;
-  values?: readonly string[];
-  /** What to insert after `key = ` (a snippet). */
-  example?: string;
+import { TASK_TOML_FIELDS, type TomlField, tablesOf } from "./task-toml-fields";
+import { tableAt } from "./toml-position";
+
+export { TASK_TOML_FIELDS, tableAt, type TomlField };
+
+/** A field's value as TOML text, for a completion's snippet (a float field's whole number written 600.0). */
+function tomlValue(v: unknown, type: TomlField["type"]): string {
+  if (typeof v === "number") return type === "number" && Number.isInteger(v) ? v.toFixed(1) : String(v);
+  return JSON.stringify(v);
 }
 
-const f = (key: string, type: TomlField["type"], doc: string, more: Partial<TomlField> = {}): TomlField => ({ key, type, doc, ...more });
-const NETWORK = ["public", "no-network", "allowlist"] as const;
+/** What to insert after `key = `: an example, else the enum's values as a choice, else a placeholder of the field's type. */
+function snippetOf(x: TomlField): string {
+  if (x.values) return `"\${1|${x.values.join(",")}|}"`;
+  if (x.examples?.[0] !== undefined) return tomlValue(x.examples[0], x.type);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a VS Code snippet's choice placeholder
+  return x.type === "string" ? '"$1"' : x.type === "array" ? "[$1]" : x.type === "boolean" ? "${1|true,false|}" : "$1";
+}
 
-/** Fields by table ("" is the top level; "steps" the entries of `[[steps]]`). */
-export const TASK_TOML_FIELDS: Record<string, readonly TomlField[]> = {
-  "": [
-    f("version", "string", 'Schema version of TB 2.0 tasks ("1.0"); renamed schema_version later.', { example: '"1.0"' }),
-    f("schema_version", "string", 'Schema version ("1.1" to "1.3").', { example: '"1.3"' }),
-    f("source", "string", "Where the task comes from (a data set or URL)."),
-    f("artifacts", "array", "Paths copied out of the sandbox after the run (warned, not copied here)."),
-    f(
-      "multi_step_reward_strategy",
-      "string",
-      "How a multi-step task's reward is formed: the per-key mean over the scored steps, or the last step's.",
-      {
-        values: ["mean", "final"],
-      },
-    ),
-    f("metadata", "table", "Free-form: author_name, difficulty, category, tags, time estimates."),
-    f("task", "table", "Name, description, authors and keywords (schema 1.3)."),
-    f("verifier", "table", "How tests/test.sh runs: timeout, env, user, network."),
-    f("agent", "table", "The agent's timeout, user and network."),
-    f("solution", "table", "The oracle's env."),
-    f("environment", "table", "The sandbox: build timeout, image, cpus, memory, storage, network, workdir, env."),
-    f(
-      "steps",
-      "array of tables",
-      "`[[steps]]`: a multi-step task, each step with steps/<name>/instruction.md, its own tests, solution and gate.",
-    ),
-  ],
-  task: [
-    f("name", "string", 'The task\'s name, "org/name".'),
-    f("description", "string", "One line about the task."),
-    f("authors", "array", 'Authors as [{ name = "…", email = "…" }].'),
-    f("keywords", "array", "Search keywords."),
-  ],
-  verifier: [
-    f("timeout_sec", "number", "Seconds tests/test.sh may run (default 600).", { example: "600.0" }),
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: Harbor's own ${VAR} syntax, shown as written
-    f("env", "table", "Environment of tests/test.sh (${VAR} is read from the host)."),
-    f("user", "string", "The user test.sh runs as (warned: root here)."),
-    f("network_mode", "string", "The verifier's network (sandboxes here have none).", { values: NETWORK }),
-    f("allowed_hosts", "array", "Hosts an allowlist lets through (none here)."),
-    f("environment_mode", "string", "Whether the verifier shares the agent's sandbox (shared here).", { values: ["shared", "separate"] }),
-    f("environment", "table", "A separate verifier image, built from tests/ (warned, not built here)."),
-    f("collect", "array of tables", "Commands collecting files for the verifier (warned)."),
-  ],
-  agent: [
-    f("timeout_sec", "number", "Seconds the agent may work (1.0: default 600; later: no limit).", { example: "600.0" }),
-    f("user", "string", "The user the agent runs as (warned: root here)."),
-    f("network_mode", "string", "The agent's network (sandboxes here have none).", { values: NETWORK }),
-    f("allowed_hosts", "array", "Hosts an allowlist lets through (none here)."),
-  ],
-  solution: [f("env", "table", "Environment of solution/solve.sh, over [environment].env.")],
-  environment: [
-    f("build_timeout_sec", "number", "Seconds the image build may take (default 600; $RLENV_BUILD_TIMEOUT_MULTIPLIER scales it).", {
-      example: "600.0",
-    }),
-    f("docker_image", "string", "A prebuilt image Harbor pulls; here environment/Dockerfile is built instead (no registry)."),
-    f("cpus", "integer", "CPUs of the sandbox (default 1).", { example: "1" }),
-    f("memory", "string", 'Memory of the sandbox, "2G" (deprecated for memory_mb).', { example: '"2G"' }),
-    f("memory_mb", "integer", "Memory of the sandbox in MB.", { example: "2048" }),
-    f("storage", "string", 'Disk of the sandbox, "10G" (deprecated for storage_mb).', { example: '"10G"' }),
-    f("storage_mb", "integer", "Disk of the sandbox in MB.", { example: "10240" }),
-    f("os", "string", "The container's OS: linux (windows is not run here).", { values: ["linux", "windows"] }),
-    f("gpus", "integer", "GPUs the task needs (sandboxes here have none)."),
-    f("gpu_types", "array", "GPU models the task accepts."),
-    f("tpu", "table", "TPU type and topology."),
-    f("network_mode", "string", "The sandbox's network: sandboxes here have none, so a task that needs it fails saying so.", {
-      values: NETWORK,
-    }),
-    f("allowed_hosts", "array", "Hosts an allowlist lets through (none here)."),
-    f("allow_internet", "boolean", "Deprecated: false is network_mode = no-network."),
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: Harbor's own ${VAR} syntax, shown as written
-    f("env", "table", "The container's environment (${VAR} from the host): here solve.sh's and test.sh's."),
-    f("mcp_servers", "array of tables", "MCP servers for the agent (warned, not started)."),
-    f("skills_dir", "string", "Skills installed for the agent (warned)."),
-    f("workdir", "string", "The working directory, over the Dockerfile's WORKDIR.", { example: '"/app"' }),
-    f("healthcheck", "table", "A command that must pass before the agent starts (warned, not run)."),
-  ],
-  steps: [
-    f("name", "string", "The step's folder under steps/: its instruction.md, tests/, solution/ and workdir/."),
-    f("min_reward", "number", 'The gate: the rollout stops when the step\'s "reward" is below it; a table { key = n } gates each key.', {
-      example: "1.0",
-    }),
-    f("agent", "table", "The step's agent timeout_sec (and user)."),
-    f("verifier", "table", "The step's verifier timeout_sec and env (over the task's)."),
-    f("healthcheck", "table", "A check run before the step's agent (warned)."),
-    f("artifacts", "array", "Paths copied out after the step (warned)."),
-  ],
-  "steps.agent": [
-    f("timeout_sec", "number", "Seconds the agent may work on this step."),
-    f("user", "string", "The step's agent user (warned)."),
-  ],
-  "steps.verifier": [
-    f("timeout_sec", "number", "Seconds this step's test.sh may run."),
-    f("env", "table", "This step's test.sh environment, over [verifier].env."),
-    f("user", "string", "The step's verifier user (warned)."),
-  ],
-};
-
-/** The table a line of task.toml is in: the last `[table]` or `[[table]]` header above it ("" before any). */
-export function tableAt(lines: readonly string[], line: number): string {
-  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
-    const h = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(lines[i] ?? "");
-    if (h) return (h[1] ?? "").replace(/\s*\.\s*/g, ".").replace(/"/g, "");
-  }
-  return "";
+/** A field's documentation as the editor shows it: its meaning, values, default, and what a run here does with it. */
+export function fieldDoc(x: TomlField): string {
+  const parts = [x.doc];
+  if (x.values) parts.push(`One of: ${x.values.join(", ")}.`);
+  if (x.default !== undefined && !(typeof x.default === "object")) parts.push(`Default: ${tomlValue(x.default, x.type)}.`);
+  if (x.deprecated) parts.push("Deprecated.");
+  if (x.unsupported) parts.push(`Not honoured here: ${x.unsupported}.`);
+  return parts.join(" ");
 }
 
 export interface TomlCompletion {
@@ -141,19 +51,15 @@ export function taskTomlCompletions(text: string, line: number, column: number):
   const lines = text.split("\n");
   const before = (lines[line] ?? "").slice(0, column);
   if (/^\s*\[\[?[\w.]*$/.test(before)) {
-    const tables = Object.entries(TASK_TOML_FIELDS)
-      .filter(([t]) => t !== "")
-      .map(([t]) => t);
-    const top = (TASK_TOML_FIELDS[""] ?? []).filter((x) => x.type === "table" || x.type === "array of tables").map((x) => x.key);
-    const names = [...new Set([...top, ...tables, "verifier.env", "environment.env", "solution.env", "steps.verifier.env"])];
-    const arrays = new Set(["steps"]);
-    return names.map((n) => ({
-      label: n,
-      insert: n,
-      detail: arrays.has(n) ? "array of tables" : "table",
-      doc: (TASK_TOML_FIELDS[""] ?? []).find((x) => x.key === n)?.doc ?? `[${n}]`,
-      kind: "table" as const,
-    }));
+    return [...tablesOf()]
+      .filter(([n, t]) => n !== "" && !t.withinUnsupported)
+      .map(([n, t]) => ({
+        label: n,
+        insert: n,
+        detail: t.array ? "array of tables" : "table",
+        doc: t.doc || `[${n}]`,
+        kind: "table" as const,
+      }));
   }
   const table = tableAt(lines, line);
   const fields = TASK_TOML_FIELDS[table] ?? [];
@@ -164,7 +70,7 @@ export function taskTomlCompletions(text: string, line: number, column: number):
       label: v,
       insert: before.includes('"') ? v : `"${v}"`,
       detail: field?.key ?? "",
-      doc: field?.doc ?? "",
+      doc: field ? fieldDoc(field) : "",
       kind: "value" as const,
     }));
   }
@@ -187,10 +93,9 @@ export function taskTomlCompletions(text: string, line: number, column: number):
     .filter((x) => !set.has(x.key) && x.type !== "table" && x.type !== "array of tables")
     .map((x) => ({
       label: x.key,
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a VS Code snippet's choice placeholder
-      insert: `${x.key} = ${x.example ?? (x.values ? `"\${1|${x.values.join(",")}|}"` : x.type === "string" ? '"$1"' : x.type === "array" ? "[$1]" : x.type === "boolean" ? "${1|true,false|}" : "$1")}`,
+      insert: `${x.key} = ${snippetOf(x)}`,
       detail: x.type,
-      doc: x.doc,
+      doc: fieldDoc(x),
       kind: "field" as const,
     }));
 }
@@ -202,7 +107,5 @@ export function taskTomlHover(text: string, line: number): { key: string; table:
   if (!m?.[1]) return null;
   const table = tableAt(lines, line);
   const field = (TASK_TOML_FIELDS[table] ?? []).find((x) => x.key === m[1]);
-  return field
-    ? { key: field.key, table, doc: field.values ? `${field.doc} One of: ${field.values.join(", ")}.` : field.doc, type: field.type }
-    : null;
+  return field ? { key: field.key, table, doc: fieldDoc(field), type: field.type } : null;
 }

@@ -63,6 +63,8 @@ export interface HarborTaskConfig {
 /** One `[[steps]]` entry: Harbor's StepConfig. */
 export interface HarborStepConfig {
   name: string;
+  /** Which `[[steps]]` entry of task.toml it is (0-based): an entry in error is left out, so later steps' problems are placed by this. */
+  entry?: number;
   /** A number gates the "reward" key; a table gates each key it names. */
   minReward?: number | Record<string, number>;
   agentTimeoutSec?: number;

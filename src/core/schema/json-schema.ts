@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HarborTaskToml } from "./harbor-task-toml";
 import { Manifest } from "./manifest";
 import { RunRecord } from "./run";
 import { RunFile } from "./run-file";
@@ -13,6 +14,22 @@ const TARGETS: Array<[string, z.core.$ZodType, string]> = [
   ["run-config.schema.json", RunFile, "RL Env Studio run config file (rlenv run -c FILE)"],
 ];
 
+/**
+ * Harbor's task.toml for TOML editors (Even Better TOML / taplo), in the draft they read (7).
+ * Harbor ignores a field it does not have, so the schema lets one through (the loader warns
+ * about it instead); the tables stay strict in the zod schema for those warnings.
+ */
+function harborTaskJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(HarborTaskToml, {
+    io: "input",
+    target: "draft-7",
+    unrepresentable: "any",
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+    },
+  }) as Record<string, unknown>;
+}
+
 /** The JSON Schema files the extension contributes for completion, by file name. */
 export function renderJsonSchemas(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -20,5 +37,7 @@ export function renderJsonSchemas(): Record<string, string> {
     const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
     out[file] = `${JSON.stringify({ title, ...json }, null, 2)}\n`;
   }
+  const harbor = { title: "Harbor task config (task.toml, schema 1.0 to 1.3), as RL Env Studio reads it", ...harborTaskJsonSchema() };
+  out["harbor-task.schema.json"] = `${JSON.stringify(harbor, null, 2)}\n`;
   return out;
 }
