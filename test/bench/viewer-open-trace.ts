@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { launch } from "../e2e/support/browser";
+import { waitForPaint } from "./wait-for-paint";
 
 const argv = process.argv.slice(2);
 const opt = (name: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
       categories: ["devtools.timeline", "blink.user_timing", "loading", "v8.execute", "disabled-by-default-devtools.timeline"],
     });
     await page.goto(view.url);
-    await page.waitForSelector("body[data-first-paint-ms]");
+    await waitForPaint(page, 60_000);
     const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
     const t = (await page.evaluate(`(() => { const b = document.body.dataset; const n = performance.getEntriesByType("navigation")[0];
       return { origin: performance.timeOrigin, script: +b.scriptStartMs, step: +b.firstStepMs, paint: +b.firstPaintMs,
