@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import { sweepProcessOrphans } from "../core/sandbox/process/sweep";
 import { registerView } from "./commands/view";
 import { VERSION } from "./version";
 
@@ -20,10 +19,9 @@ async function main(argv: string[]): Promise<void> {
   // As every rlenv command does (see main.ts), but a few seconds after the server listens: just
   // after, it ran (~10 ms of CPU, 20-30 ms under load) while the API half loaded and the first
   // screen was read, the two things the page's init data block waits on.
+  // Its module (and the cgroup and process readers it imports) loads then too, not before listen.
   setTimeout(() => {
-    try {
-      sweepProcessOrphans();
-    } catch {}
+    import("../core/sandbox/process/sweep").then((m) => m.sweepProcessOrphans()).catch(() => {});
   }, SWEEP_AFTER_MS).unref();
 }
 
