@@ -1,7 +1,9 @@
 import { Command } from "commander";
-import { sweepProcessOrphans } from "../core/sandbox/process/sweep";
 import { registerView } from "./commands/view";
 import { VERSION } from "./version";
+
+/** When the sandbox orphan sweep runs, after start: once the first page has its first screen. */
+const SWEEP_AFTER_MS = 3000;
 
 /**
  * `rlenv view` on its own (dist/cli-view.js, chosen by the launcher): the same command as in
@@ -14,10 +16,13 @@ async function main(argv: string[]): Promise<void> {
   const program = new Command("rlenv").version(VERSION, "-V, --version").showHelpAfterError("(run with --help for usage)");
   registerView(program);
   await program.parseAsync(argv);
-  // As every rlenv command does (see main.ts), but once the server is listening: it is not on the way to the page.
-  try {
-    sweepProcessOrphans();
-  } catch {}
+  // As every rlenv command does (see main.ts), but a few seconds after the server listens: just
+  // after, it ran (~10 ms of CPU, 20-30 ms under load) while the API half loaded and the first
+  // screen was read, the two things the page's init data block waits on.
+  // Its module (and the cgroup and process readers it imports) loads then too, not before listen.
+  setTimeout(() => {
+    import("../core/sandbox/process/sweep").then((m) => m.sweepProcessOrphans()).catch(() => {});
+  }, SWEEP_AFTER_MS).unref();
 }
 
 main(process.argv).catch((err: unknown) => {

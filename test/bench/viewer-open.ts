@@ -26,6 +26,7 @@ import { startViewServer, targetFor } from "../../src/core/view/server/http-serv
 import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
 import { launch } from "../e2e/support/browser";
 import { writeBigRollout } from "../fixtures/trajectories";
+import { waitForPaint } from "./wait-for-paint";
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -132,7 +133,7 @@ async function fromCommand(file: string, reps: number): Promise<void> {
       const server = await startViewServer(targetFor(file), { firstScreen: mode === "ahead" });
       try {
         await page.goto(server.url);
-        await page.waitForSelector("body[data-first-paint-ms]", { timeout: 300_000 });
+        await waitForPaint(page, 300_000);
         runs[mode].wall.push(performance.now() - t0);
         runs[mode].page.push(Number(await page.getAttribute("body", "data-first-paint-ms")));
         await page.goto("about:blank");
@@ -220,7 +221,7 @@ async function fromSpawn(file: string, reps: number): Promise<number> {
         await page.goto(u, { timeout: 60_000 }).catch((e: Error) => {
           throw new Error(`${mode}: the page did not load: ${e.message}`);
         });
-        await page.waitForSelector("body[data-first-paint-ms]", { timeout: 60_000 }).catch((e: Error) => {
+        await waitForPaint(page, 60_000).catch((e: Error) => {
           throw new Error(`${mode}: no step painted: ${e.message}`);
         });
         const seen = performance.now() - t0;

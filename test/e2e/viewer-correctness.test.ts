@@ -150,8 +150,8 @@ describe("viewer correctness in Chromium", { skip }, () => {
     await page.waitForSelector(".detail .step[data-row='0']");
     await waitText(page, ".detail .step[data-row='0']", /END-OF-SYSTEM-MESSAGE/, 60_000);
     await page.click("button[data-tab='compare']");
-    await page.waitForSelector(".toolbar select");
-    const widths = await page.locator(".toolbar select").evaluateAll((ss) => ss.map((s) => s.getBoundingClientRect().width));
+    await page.waitForSelector(".compare-panel .picker");
+    const widths = await page.locator(".compare-panel .picker").evaluateAll((ss) => ss.map((s) => s.getBoundingClientRect().width));
     assert.ok(
       widths.every((w) => w <= 400),
       `pickers ${widths}`,

@@ -153,9 +153,12 @@ describe("viewer in Chromium", { skip }, () => {
     await page.waitForSelector(".compare-table .cmp-line");
     assert.ok((await page.locator(".compare-table .cmp-line").count()) >= 7);
     // The picker lists the run's other 11 rollouts (the viewer asks for them with its own method and schemas).
-    await page.waitForSelector("select[data-slot='0'] option[value$='.jsonl'] >> nth=10", { state: "attached" });
-    assert.match(String(await page.locator("select[data-slot='0'] option[value$='.jsonl']").first().textContent()), /· reward /);
+    await page.click("input[data-slot='0']");
+    await page.locator(".picker-status", { hasText: "11 rollouts" }).waitFor();
+    await page.waitForSelector(".picker-option[data-value$='.jsonl'] >> nth=10");
+    assert.match(String(await page.locator(".picker-option[data-value$='.jsonl']").first().textContent()), /· reward /);
     await screenshot(page, "compare");
+    await page.press("input[data-slot='0']", "Escape");
     await page.goBack();
     await page.waitForSelector("table.rollout-table tbody tr");
     // The filter was restored from the snapshot; clear it.

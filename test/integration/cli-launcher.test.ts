@@ -136,3 +136,27 @@ test("`rlenv view` loads the view bundle alone (its own code cache), and the who
   assert.equal(cacheFiles(cache2).length, 1);
   assert.deepEqual(viewCaches(cache2), []);
 });
+
+test("the CLI's bundles are ASCII (the launcher reads them as one-byte strings), their regexes' characters escaped to the same meaning", {
+  skip,
+}, () => {
+  for (const name of ["cli-bundle.js", "cli-view.js", "cli.js"]) {
+    const bytes = readFileSync(path.join(DIST, name));
+    const at = bytes.findIndex((b) => b > 0x7f);
+    assert.equal(at, -1, `${name} has a non-ASCII byte at ${at}: ${bytes.subarray(Math.max(0, at - 60), at + 20).toString("utf8")}`);
+  }
+  // A regex whose source holds "−", "€" and "₹" (src/core/reward/comparators/quantity.ts) matches in the bundle as in the source.
+  const source = readFileSync(path.join(__dirname, "../../src/core/reward/comparators/quantity.ts"), "utf8");
+  const bundle = readFileSync(path.join(DIST, "cli-bundle.js"), "latin1");
+  const literal = /\/\(\?<open>[^\n]*?\/giu/;
+  const [fromSource, fromBundle] = [source, bundle].map((text) => {
+    const m = literal.exec(text)?.[0];
+    assert.ok(m, "the quantity regex was not found");
+    return new Function(`return ${m}`)() as RegExp;
+  });
+  assert.match(String(fromSource?.source), /[−€₹]/);
+  const text = "revenue −$1,234 and –€5 million, ₹7 bn, (£3), 12% and ¥9";
+  const found = (r: RegExp) => [...text.matchAll(r)].map((m) => m[0]);
+  assert.deepEqual(found(fromBundle as RegExp), found(fromSource as RegExp));
+  assert.equal(found(fromBundle as RegExp).length, 6);
+});

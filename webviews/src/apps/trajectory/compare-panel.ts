@@ -1,6 +1,8 @@
+import { matchesRollout, parseRolloutQuery, rolloutHaystack } from "../../../../src/core/view/model/rollout-query";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h } from "../../shared/dom";
+import { FilterPicker, type PickerOption } from "../../shared/filter-picker";
 import { VirtualList } from "../../shared/virtual-list";
 import { MAX_COMPARE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
@@ -10,6 +12,25 @@ const PAGE = 100;
 /** How often a compare of a rollout still being read asks for the alignment again. */
 const FOLLOW_MS = 700;
 type Line = Array<RowSummary | null | undefined>;
+/** A rollout in a compare picker: its label, and what its filter reads (lower case, made once). */
+interface RolloutOption extends PickerOption {
+  id: string;
+  task: string | null;
+  reward: number | null;
+  haystack: string;
+}
+
+function rolloutOption(file: string, id: string, task: string | null, reward: number | null): RolloutOption {
+  const label = `${visibleName(id)} · ${visibleName(task ?? "?")} · reward ${reward?.toFixed(2) ?? "–"}`;
+  // The file name too: a person may type what they see in a folder listing.
+  return { value: file, label, id, task, reward, haystack: `${rolloutHaystack({ id, task, reward })}\n${file.toLowerCase()}` };
+}
+
+/** A picker's filter: words in the id, task, reward or file name, and reward bounds (reward>0.5). */
+function rolloutFilter(text: string): (o: RolloutOption) => boolean {
+  const q = parseRolloutQuery(text);
+  return (o) => matchesRollout(q, o, o.haystack);
+}
 
 /**
  * Up to four rollouts side by side, turns aligned by step on their tool calls. The
@@ -18,7 +39,7 @@ type Line = Array<RowSummary | null | undefined>;
  */
 export class ComparePanel {
   readonly el: HTMLElement;
-  private readonly pickers: HTMLSelectElement[] = [];
+  private readonly pickers: FilterPicker<RolloutOption>[] = [];
   private readonly head = h("div", { class: "cmp-head" });
   private readonly listHost = h("div", { class: "cmp-list" });
   private readonly detail = h("div", { class: "cmp-detail" });
@@ -37,18 +58,26 @@ export class ComparePanel {
   ) {
     this.others = others.slice(0, MAX_COMPARE - 1);
     for (let k = 0; k < MAX_COMPARE - 1; k++) {
-      const sel = h("select", { "aria-label": k === 0 ? "compare with" : `and rollout ${k + 2}`, "data-slot": k });
-      sel.addEventListener("change", () => {
+      const picker = new FilterPicker<RolloutOption>({
+        label: k === 0 ? "compare with" : `and rollout ${k + 2}`,
+        placeholder: k === 0 ? "choose a rollout: id, task, reward>0.5…" : "none",
+        noneLabel: k === 0 ? "— choose a rollout —" : "— none —",
+        noun: "rollout",
+        filter: rolloutFilter,
+        attrs: { "data-slot": k },
+      });
+      picker.onChange = () => {
         this.others = this.pickers.map((p) => p.value).filter((v) => v !== "");
         this.onChoose(this.others);
         void this.show();
-      });
-      this.pickers.push(sel);
+      };
+      this.pickers.push(picker);
     }
+    const [p0, p1, p2] = this.pickers.map((p) => p.el);
     this.el = h(
       "div",
       { class: "panel compare-panel", style: "flex-direction:column" },
-      h("div", { class: "toolbar" }, "Compare with ", this.pickers[0]!, " and ", this.pickers[1]!, " and ", this.pickers[2]!),
+      h("div", { class: "toolbar" }, "Compare with ", p0, " and ", p1, " and ", p2),
       this.head,
       this.listHost,
       this.detail,
@@ -66,7 +95,8 @@ export class ComparePanel {
       : this.file.startsWith("rollouts/")
         ? "."
         : null;
-    let options: Array<{ file: string; label: string }> = this.others.map((o) => ({ file: o, label: visibleName(o) }));
+    // Outside a run folder: the targets given at open time, by their file names.
+    let options: RolloutOption[] = this.others.map((o) => ({ ...rolloutOption(o, o, null, null), label: visibleName(o) }));
     if (dir !== null) {
       try {
         const rollouts = await this.api.request("rollouts", { dir });
@@ -74,19 +104,12 @@ export class ComparePanel {
         options = rollouts
           .filter((r) => r.file !== this.file || this.others.includes(r.file))
           .sort((a, b) => Number(b.task === task) - Number(a.task === task))
-          .map((r) => ({
-            file: r.file,
-            label: `${visibleName(r.id)} · ${visibleName(r.task ?? "?")} · reward ${r.reward?.toFixed(2) ?? "–"}`,
-          }));
+          .map((r) => rolloutOption(r.file, r.id, r.task, r.reward));
       } catch {
         // Not inside a run folder: only the compare targets given at open time can be shown.
       }
     }
-    for (const [k, sel] of this.pickers.entries()) {
-      clear(sel);
-      sel.appendChild(h("option", { value: "" }, k === 0 ? "— choose a rollout —" : "— none —"));
-      for (const o of options) sel.appendChild(h("option", { value: o.file, selected: o.file === this.others[k] }, o.label));
-    }
+    for (const [k, picker] of this.pickers.entries()) picker.setOptions(options, this.others[k] ?? "");
   }
 
   async show(): Promise<void> {
