@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, realpathSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { RolloutSummary } from "./rollout-summary";
+
+/** Bumped when a summary's meaning changes: an older cache is then ignored, never misread. */
+const CACHE_VERSION = 1;
+/** Files summarised at once: their reads overlap while each one's lines are parsed. */
+const AHEAD = 16;
+
+/** Where `rlenv` keeps its caches ($RLENV_CACHE_DIR, else $XDG_CACHE_HOME/rlenv, else ~/.cache/rlenv); the view's under `view/`. */
+export function viewCacheDir(): string {
+  const base = process.env.RLENV_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "rlenv");
+  return path.join(base, "view");
+}
+
+/** A version of a file: a summary made from another version is not its summary. */
+const versionOf = (st: Stats) => `${st.size}:${st.mtimeMs}:${st.ino}`;
+
+interface Entry {
+  version: string;
+  summary: RolloutSummary;
+}
+
+/**
+ * The dashboard's rollout summaries, by file and version (size, mtime, inode): a file summarised
+ * before and not changed since is not read again. Kept in memory, and on disk per run folder under
+ * the user's cache folder (never in the run folder: a run is data another tool may hash, archive or
+ * serve read-only), so a new `rlenv view` of a run opened before reads no rollout file at all. The
+ * disk copy is a hint: one that does not parse, or an entry that does not fit the schema, is
+ * summarised again; one that cannot be written leaves the cache in memory only.
+ */
+export class SummaryCache {
+  private readonly mem = new Map<string, Entry>();
+  /** Run folders whose disk cache was read (or found missing). */
+  private readonly loaded = new Set<string>();
+  private readonly dirty = new Set<string>();
+
+  /** `dir`: the folder of the disk caches; null keeps them in memory only. */
+  constructor(private readonly dir: string | null = viewCacheDir()) {}
+
+  /** Each file's summary, in the files' order: cached ones as they are, the others made by `summarise` (and cached). */
+  async summaries(
+    runDir: string,
+    files: readonly string[],
+    summarise: (file: string) => Promise<RolloutSummary>,
+  ): Promise<RolloutSummary[]> {
+    this.load(runDir);
+    const out: RolloutSummary[] = new Array(files.length);
+    const todo: Array<{ i: number; file: string; version: string }> = [];
+    for (const [i, file] of files.entries()) {
+      let version: string;
+      try {
+        version = versionOf(statSync(file));
+      } catch {
+        version = "gone";
+      }
+      const hit = this.mem.get(file);
+      if (hit && hit.version === version) out[i] = hit.summary;
+      else todo.push({ i, file, version });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const t = todo[next++]!;
+        const summary = await summarise(t.file);
+        out[t.i] = summary;
+        // A file still being written is summarised again on its next change; it is cached all the same.
+        this.mem.set(t.file, { version: t.version, summary });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(AHEAD, todo.length) }, worker));
+    if (todo.length > 0) this.dirty.add(runDir);
+    return out;
+  }
+
+  /** Writes the disk cache of a run folder whose summaries changed (a no-op otherwise). Never throws. */
+  save(runDir: string, files: readonly string[]): void {
+    if (!this.dir || !this.dirty.delete(runDir)) return;
+    const entries: Record<string, Entry> = {};
+    for (const f of files) {
+      const e = this.mem.get(f);
+      if (e) entries[path.basename(f)] = e;
+    }
+    try {
+      const file = this.fileOf(runDir);
+      mkdirSync(path.dirname(file), { recursive: true });
+      // Written beside and renamed: a reader (another `rlenv view`) sees the old cache or the new, never half of one.
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, runDir, entries }));
+      renameSync(tmp, file);
+    } catch {
+      // A read-only or full cache folder: the summaries stay cached in memory.
+    }
+  }
+
+  /** The disk cache of a run folder read into memory, once. */
+  private load(runDir: string): void {
+    if (!this.dir || this.loaded.has(runDir)) return;
+    this.loaded.add(runDir);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(this.fileOf(runDir), "utf8"));
+    } catch {
+      return;
+    }
+    if (!raw || typeof raw !== "object") return;
+    const c = raw as { version?: unknown; runDir?: unknown; entries?: unknown };
+    if (c.version !== CACHE_VERSION || c.runDir !== runDir || !c.entries || typeof c.entries !== "object") return;
+    const rollouts = path.join(runDir, "rollouts");
+    for (const [name, e] of Object.entries(c.entries as Record<string, unknown>)) {
+      if (!e || typeof e !== "object") continue;
+      const { version, summary } = e as { version?: unknown; summary?: unknown };
+      const s = RolloutSummary.safeParse(summary);
+      if (typeof version === "string" && s.success) this.mem.set(path.join(rollouts, name), { version, summary: s.data });
+    }
+  }
+
+  /** One cache file per run folder, named by a hash of its real path. */
+  private fileOf(runDir: string): string {
+    let real = runDir;
+    try {
+      real = realpathSync(runDir);
+    } catch {}
+    const name = createHash("sha256").update(real).digest("hex").slice(0, 32);
+    return path.join(this.dir!, `rollouts-${name}.v${CACHE_VERSION}.json`);
+  }
+}
