@@ -51,6 +51,8 @@ export async function runDashboard(
   readable: (file: string) => boolean = () => true,
   /** The run's rollout files known readable in bulk (ViewService.readableRollouts); the others are checked one by one. */
   readableFiles?: (runDir: string) => string[],
+  /** Given the rows as soon as they are made, before the aggregates (the table's first page need not wait for those). */
+  onRows?: (rows: RolloutRow[]) => void,
 ): Promise<DashboardWithRows> {
   const problems: string[] = [];
   const confined = (name: string) => {
@@ -91,6 +93,11 @@ export async function runDashboard(
       if (iv.end > lastEnd) lastEnd = iv.end;
     }
     if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
+  }
+  if (onRows) {
+    onRows(rows);
+    // A turn of the event loop: a page waiting for the rows is answered before the aggregates are computed.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const rewards = rows.flatMap((r) => (r.reward === null ? [] : [r.reward]));
   const durations = rows.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms / 1000]));

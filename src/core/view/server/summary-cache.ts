@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { RolloutSummary } from "./rollout-summary";
+import type { RolloutSummary } from "./rollout-summary";
 
 /** Bumped when a summary's meaning changes: an older cache is then ignored, never misread. */
 const CACHE_VERSION = 1;
@@ -17,6 +17,30 @@ export function viewCacheDir(): string {
 
 /** A version of a file: a summary made from another version is not its summary. */
 const versionOf = (st: Stats) => `${st.size}:${st.mtimeMs}:${st.ino}`;
+
+const isNumOrNull = (v: unknown) => v === null || typeof v === "number";
+
+/**
+ * A cached summary's shape, checked by hand: the schema's check of 10,000 of them cost as much as
+ * the read (the cache is this program's own writing, in the user's folder; a wrong one is
+ * summarised again, and every row a page sends is checked against its schema on the way out).
+ */
+function looksLikeSummary(v: unknown): v is RolloutSummary {
+  if (!v || typeof v !== "object") return false;
+  const { row, report, policy } = v as Record<string, unknown>;
+  if (!row || typeof row !== "object" || !Array.isArray(policy) || (report !== null && typeof report !== "object")) return false;
+  const r = row as Record<string, unknown>;
+  return (
+    typeof r.id === "string" &&
+    typeof r.status === "string" &&
+    (r.task === null || typeof r.task === "string") &&
+    ["sample", "reward", "turns", "duration_ms", "tokens", "started", "ended"].every((k) => isNumOrNull(r[k])) &&
+    Array.isArray(r.problems) &&
+    typeof r.problemCount === "number" &&
+    Array.isArray(r.meta) &&
+    (report === null || Array.isArray((report as Record<string, unknown>).components))
+  );
+}
 
 interface Entry {
   version: string;
@@ -112,8 +136,7 @@ export class SummaryCache {
     for (const [name, e] of Object.entries(c.entries as Record<string, unknown>)) {
       if (!e || typeof e !== "object") continue;
       const { version, summary } = e as { version?: unknown; summary?: unknown };
-      const s = RolloutSummary.safeParse(summary);
-      if (typeof version === "string" && s.success) this.mem.set(path.join(rollouts, name), { version, summary: s.data });
+      if (typeof version === "string" && looksLikeSummary(summary)) this.mem.set(path.join(rollouts, name), { version, summary });
     }
   }
 

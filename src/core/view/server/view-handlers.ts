@@ -29,12 +29,18 @@ function dashboardOf(svc: ViewService, rel: string): Promise<DashboardWithRows> 
   // Requests that come while a build is under way (the page's first rows beside its `run`) share it.
   const under = svc.building.get(runDir);
   if (under) return under;
-  const built = buildDashboard(svc, rel, runDir).finally(() => svc.building.delete(runDir));
+  let rowsReady: () => void = () => {};
+  svc.rowsReady.set(runDir, new Promise<void>((resolve) => (rowsReady = resolve)));
+  const built = buildDashboard(svc, rel, runDir, rowsReady).finally(() => {
+    svc.building.delete(runDir);
+    svc.rowsReady.delete(runDir);
+    rowsReady();
+  });
   svc.building.set(runDir, built);
   return built;
 }
 
-async function buildDashboard(svc: ViewService, rel: string, runDir: string): Promise<DashboardWithRows> {
+async function buildDashboard(svc: ViewService, rel: string, runDir: string, rowsReady: () => void): Promise<DashboardWithRows> {
   const [{ runDashboard, rolloutFiles }, { RolloutTable }] = await Promise.all([import("./run-folder"), import("./rollout-table")]);
   const d = await runDashboard(
     runDir,
@@ -42,18 +48,23 @@ async function buildDashboard(svc: ViewService, rel: string, runDir: string): Pr
     (files) => svc.summaries(runDir, files),
     (f) => svc.readable(f),
     (dir) => svc.readableRollouts(dir, rolloutFiles),
+    (rows) => {
+      svc.tables.set(runDir, new RolloutTable(rows, ++svc.tableBuilds));
+      rowsReady();
+    },
   );
-  svc.tables.set(runDir, new RolloutTable(d.rollouts, ++svc.tableBuilds));
   return d;
 }
 
-/** The run folder's table as its dashboard last built it (the build under way, if any; built now if it never was). */
+/** The run folder's table as its dashboard last built it (the rows of the build under way, if any; built now if it never was). */
 async function tableOf(svc: ViewService, rel: string) {
-  await svc.building.get(svc.resolve(rel));
-  const built = svc.tables.get(svc.resolve(rel));
-  if (built) return built;
-  await dashboardOf(svc, rel);
-  return svc.tables.get(svc.resolve(rel))!;
+  const runDir = svc.resolve(rel);
+  // The build under way, or one started now when there is no table: its rows, not its aggregates, are awaited.
+  const building = svc.building.get(runDir) ?? (svc.tables.has(runDir) ? null : dashboardOf(svc, rel));
+  if (building) await Promise.race([svc.rowsReady.get(runDir), building]);
+  const table = svc.tables.get(runDir);
+  if (!table) throw new ViewRequestError(`${rel}: the run's rollouts could not be read`);
+  return table;
 }
 
 /**

@@ -34,6 +34,8 @@ export class ViewService {
   tableBuilds = 0;
   /** Dashboards being built, by absolute run folder. */
   readonly building = new Map<string, Promise<DashboardWithRows>>();
+  /** Resolves once the build under way has made its rows (its table), before its aggregates. */
+  readonly rowsReady = new Map<string, Promise<void>>();
 
   /**
    * `tokenPieces`: the text of a rollout's tokens where its run's tokenizer is at hand (the

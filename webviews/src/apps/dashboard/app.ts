@@ -73,7 +73,7 @@ export class DashboardApp {
     // the build under way). A live run's refresh asks for the rows once the new build is done.
     const rows = this.data === null ? this.table.reload() : null;
     this.data = await this.api.request("run", { dir: this.ctx.target });
-    this.render(this.data);
+    await this.render(this.data);
     this.table.setChoices(
       this.data.statuses.map(([s]) => s),
       this.data.metaKeys,
@@ -81,11 +81,14 @@ export class DashboardApp {
     await (rows ?? this.table.reload());
   }
 
-  private render(d: Dashboard): void {
+  /** Draws the run's parts a few at a time, giving the page back between them (each is a task of its own). */
+  private async render(d: Dashboard): Promise<void> {
+    const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
     clear(this.header);
     append(this.header, ...runHeader(d));
     clear(this.cards);
     this.cards.append(...summaryCards(d));
+    await nextTask();
     clear(this.calibration);
     if (d.calibration)
       this.calibration.append(
@@ -94,6 +97,7 @@ export class DashboardApp {
       );
     clear(this.readiness);
     this.readiness.append(...readinessCards(d.readiness));
+    await nextTask();
     this.cards.appendChild(passAtKCard(d));
   }
 }

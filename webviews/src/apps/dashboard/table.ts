@@ -18,7 +18,7 @@ const COLUMNS: Array<{ key: Key; label: string; num?: boolean; width: string }> 
   { key: "tokens", label: "tokens", num: true, width: "9%" },
 ];
 /** Rows asked for at once: a screenful is about 30, so one page covers a scroll of several screens. */
-const PAGE = 200;
+const PAGE = 100;
 
 /** A page of the table as the server sorts and filters it (the `rolloutPage` method). */
 export type PageSource = (q: { sort: Key; desc: boolean; where: RolloutWhere; from: number; count: number }) => Promise<RolloutPage>;
