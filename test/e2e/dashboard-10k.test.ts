@@ -86,6 +86,7 @@ describe("a 10,000-rollout dashboard in Chromium", { skip }, () => {
     const firstTask = await page.locator(".card-passk tbody tr").first().locator("td").allTextContents();
     assert.equal(firstTask[0], "task-0000");
     assert.equal(Number(firstTask[1]), SPEC.rollouts / SPEC.tasks, "pass@k's n counts every sample of the task");
+    await screenshot(page, "dashboard-10k-top");
     await page.locator(".rollouts").scrollIntoViewIfNeeded();
     await screenshot(page, "dashboard-10k");
 

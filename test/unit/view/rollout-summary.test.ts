@@ -85,7 +85,9 @@ test("unfinished, infrastructure-failed and torn rollouts are summarised as the 
   // An error the infrastructure caused: infra_error, never a score.
   writeFileSync(
     path.join(dir, "infra.jsonl"),
-    [line(start("infra"), 0), line({ type: "error", where: "sandbox", message: "gone", infra: true }, 1), line(end("error", null), 2)].join(""),
+    [line(start("infra"), 0), line({ type: "error", where: "sandbox", message: "gone", infra: true }, 1), line(end("error", null), 2)].join(
+      "",
+    ),
   );
   const infra = await summariseFile(path.join(dir, "infra.jsonl"));
   assert.equal(infra.row.status, "infra_error");
@@ -162,7 +164,10 @@ test("the summary cache: a file not changed is not read again, in this process o
 
   // A cache file that is not JSON, or whose entries are not summaries, is ignored: every file is read.
   const cacheFile = path.join(cacheDir, readdirSync(cacheDir)[0]!);
-  for (const bad of ["{not json", JSON.stringify({ version: 1, runDir: run, entries: { "a.jsonl": { version: "x", summary: { row: 1 } } } })]) {
+  for (const bad of [
+    "{not json",
+    JSON.stringify({ version: 1, runDir: run, entries: { "a.jsonl": { version: "x", summary: { row: 1 } } } }),
+  ]) {
     writeFileSync(cacheFile, bad);
     read.length = 0;
     await new SummaryCache(cacheDir).summaries(run, [a, b], counting);

@@ -40,6 +40,33 @@ function readJson<T>(
 export { rolloutFiles };
 export { reportRollout, rolloutRow, startMeta } from "./rollout-summary";
 
+/** The table's rows and what the aggregates need, from each served file's summary. */
+function rowsOf(served: string[], summarised: RolloutSummary[], relDir: string, interrupted: boolean) {
+  const rows: RolloutRow[] = [];
+  const report: ReportRollout[] = [];
+  const metaKeys = new Set<string>();
+  const policy: Interval[] = [];
+  const spans: Interval[] = [];
+  for (const [i, file] of served.entries()) {
+    const s = summarised[i]!;
+    // A copy: the summary is cached, and a run's interruption is no part of it.
+    const row: RolloutRow = { ...s.row, file: path.posix.join(relDir, "rollouts", path.basename(file)) };
+    if (interrupted && row.status === "running") row.status = "interrupted";
+    rows.push(row);
+    if (s.report) report.push(s.report);
+    for (const [k] of row.meta) metaKeys.add(k);
+    // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
+    let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
+    for (let p = 0; p + 1 < s.policy.length; p += 2) {
+      const iv = { start: s.policy[p]!, end: s.policy[p + 1]! };
+      policy.push(iv);
+      if (iv.end > lastEnd) lastEnd = iv.end;
+    }
+    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
+  }
+  return { rows, report, metaKeys, policy, spans };
+}
+
 /**
  * The dashboard of a run folder: its record, summary and a row per rollout, with derived charts.
  * `summaries` gives each rollout file's summary (cached by the view service: see SummaryCache).
@@ -67,33 +94,10 @@ export async function runDashboard(
   const written = runJson ? readJson(runJson, RunRecord, problems) : null;
   const record = written ? shownRecord(written) : null;
   const summary = summaryJson ? readJson(summaryJson, RunSummary, problems) : null;
-  const rows: RolloutRow[] = [];
-  const policy: Interval[] = [];
-  const spans: Interval[] = [];
   const files = confined("rollouts") ? rolloutFiles(runDir) : [];
   const readableNow = new Set(readableFiles ? readableFiles(runDir) : []);
   const served = files.filter((file) => readableNow.has(file) || confined(path.join("rollouts", path.basename(file))));
-  const summarised = await summaries(served);
-  const report: ReportRollout[] = [];
-  const metaKeys = new Set<string>();
-  for (const [i, file] of served.entries()) {
-    const s = summarised[i]!;
-    const rel = path.posix.join(relDir, "rollouts", path.basename(file));
-    // A copy: the summary is cached, and a run's interruption is no part of it.
-    const row: RolloutRow = { ...s.row, file: rel };
-    if (record?.status === "interrupted" && row.status === "running") row.status = "interrupted";
-    rows.push(row);
-    if (s.report) report.push(s.report);
-    for (const [k] of row.meta) metaKeys.add(k);
-    // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
-    let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
-    for (let p = 0; p + 1 < s.policy.length; p += 2) {
-      const iv = { start: s.policy[p]!, end: s.policy[p + 1]! };
-      policy.push(iv);
-      if (iv.end > lastEnd) lastEnd = iv.end;
-    }
-    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
-  }
+  const { rows, report, metaKeys, policy, spans } = rowsOf(served, await summaries(served), relDir, record?.status === "interrupted");
   if (onRows) {
     onRows(rows);
     // A turn of the event loop: a page waiting for the rows is answered before the aggregates are computed.
