@@ -174,6 +174,8 @@ export class RolloutTable {
     this.metaError.textContent = parseMetaConditions(this.state.meta ?? "").errors.join("; ");
     const gen = ++this.gen;
     this.asked.clear();
+    // Busy until the rows of this sort and filter are drawn (assistive technology, and tests, wait on it).
+    this.view.table.setAttribute("aria-busy", "true");
     const first = toTop ? 0 : Math.floor(this.view.firstInView() / PAGE);
     let page: RolloutPage;
     try {
@@ -189,6 +191,7 @@ export class RolloutTable {
     this.onFilter(page.matched === page.total ? null : whereOf(this.state));
     this.counter.textContent = `${page.matched.toLocaleString()} of ${page.total.toLocaleString()} rollouts`;
     this.view.setCount(page.matched, toTop);
+    this.view.table.setAttribute("aria-busy", "false");
   }
 
   /** Row `i` as shown: drawn when its page is here, else a placeholder while its page is asked for. */
