@@ -128,7 +128,7 @@ test("the summary cache: a file not changed is not read again, in this process o
   assert.deepEqual(read.sort(), ["a.jsonl", "b.jsonl"]);
   await first.summaries(run, [a, b], counting);
   assert.equal(read.length, 2, "nothing read again while nothing changed");
-  first.save(run, [a, b]);
+  await first.save(run, [a, b]);
   assert.equal(readdirSync(cacheDir).length, 1, "one cache file per run folder, outside it");
   assert.deepEqual(readdirSync(run).sort(), ["rollouts"], "nothing written into the run folder");
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { RolloutSummary } from "./rollout-summary";
@@ -8,6 +9,8 @@ import type { RolloutSummary } from "./rollout-summary";
 const CACHE_VERSION = 1;
 /** Files summarised at once: their reads overlap while each one's lines are parsed. */
 const AHEAD = 16;
+/** Summaries written to the disk cache's text between two turns of the event loop. */
+const SAVE_SLICE = 500;
 
 /** Where `rlenv` keeps its caches ($RLENV_CACHE_DIR, else $XDG_CACHE_HOME/rlenv, else ~/.cache/rlenv); the view's under `view/`. */
 export function viewCacheDir(): string {
@@ -60,6 +63,8 @@ export class SummaryCache {
   /** Run folders whose disk cache was read (or found missing). */
   private readonly loaded = new Set<string>();
   private readonly dirty = new Set<string>();
+  /** The disk write under way per run folder. */
+  private readonly saving = new Map<string, Promise<void>>();
 
   /** `dir`: the folder of the disk caches; null keeps them in memory only. */
   constructor(private readonly dir: string | null = viewCacheDir()) {}
@@ -99,21 +104,34 @@ export class SummaryCache {
     return out;
   }
 
-  /** Writes the disk cache of a run folder whose summaries changed (a no-op otherwise). Never throws. */
-  save(runDir: string, files: readonly string[]): void {
-    if (!this.dir || !this.dirty.delete(runDir)) return;
-    const entries: Record<string, Entry> = {};
-    for (const f of files) {
+  /**
+   * Writes the disk cache of a run folder whose summaries changed (a no-op otherwise); never rejects.
+   * The text is made a slice of entries at a time, giving the event loop back between slices: one
+   * JSON.stringify of 10,000 summaries held up the requests that came meanwhile (the table's next page).
+   */
+  save(runDir: string, files: readonly string[]): Promise<void> {
+    if (!this.dir || !this.dirty.delete(runDir)) return this.saving.get(runDir) ?? Promise.resolve();
+    // One write at a time per run folder: the next waits for the one under way.
+    const next = (this.saving.get(runDir) ?? Promise.resolve()).then(() => this.write(runDir, files)).catch(() => {});
+    this.saving.set(runDir, next);
+    return next;
+  }
+
+  private async write(runDir: string, files: readonly string[]): Promise<void> {
+    const parts: string[] = [];
+    for (const [i, f] of files.entries()) {
       const e = this.mem.get(f);
-      if (e) entries[path.basename(f)] = e;
+      if (e) parts.push(`${JSON.stringify(path.basename(f))}:${JSON.stringify(e)}`);
+      if (i % SAVE_SLICE === SAVE_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    const text = `{"version":${CACHE_VERSION},"runDir":${JSON.stringify(runDir)},"entries":{${parts.join(",")}}}`;
     try {
       const file = this.fileOf(runDir);
-      mkdirSync(path.dirname(file), { recursive: true });
+      await mkdir(path.dirname(file), { recursive: true });
       // Written beside and renamed: a reader (another `rlenv view`) sees the old cache or the new, never half of one.
       const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, runDir, entries }));
-      renameSync(tmp, file);
+      await writeFile(tmp, text);
+      await rename(tmp, file);
     } catch {
       // A read-only or full cache folder: the summaries stay cached in memory.
     }

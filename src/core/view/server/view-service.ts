@@ -61,7 +61,7 @@ export class ViewService {
    */
   async summaries(runDir: string, files: string[]): Promise<RolloutSummary[]> {
     const out = await this.summaryCache.summaries(runDir, files, (f) => this.summarise(f));
-    setImmediate(() => this.summaryCache.save(runDir, files));
+    setImmediate(() => void this.summaryCache.save(runDir, files));
     return out;
   }
 
