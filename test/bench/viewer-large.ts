@@ -12,12 +12,16 @@
  * larger run costs), opening one rollout (what a compare should match), and with
  * `--before DIST` the same pages from an earlier build's dist/ (before / after), alternated.
  *
- *   npx tsx test/bench/viewer-large.ts [--rollouts 10000] [--reps 3] [--before /path/to/old/dist] [--skip-compare] [--skip-dashboard]
+ *   npx tsx test/bench/viewer-large.ts [--rollouts 10000] [--reps 3] [--before /path/to/old/dist] [--skip-compare] [--skip-dashboard] [--cold]
+ *
+ * The view caches each rollout's dashboard summary by file version (under $RLENV_CACHE_DIR/view; here a
+ * folder of the bench's own): an open after the first of a run reads no rollout file. `--cold` gives each
+ * dashboard open an empty cache, so every open reads and parses every rollout, as a run's first open does.
  *
  * Needs `npm run build` and /usr/bin/chromium. Prints figures and ratios; asserts nothing.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -32,6 +36,7 @@ const arg = (name: string, dflt: string | undefined) => {
 const ROLLOUTS = Number(arg("rollouts", "10000"));
 const REPS = Number(arg("reps", "3"));
 const BEFORE = arg("before", undefined);
+const COLD = process.argv.includes("--cold");
 const DIST = path.join(__dirname, "../../dist");
 const WORK = path.join(tmpdir(), "rlenv-bench-viewer");
 
@@ -43,8 +48,11 @@ const longestSince = (page: Page, from: number) =>
   page.evaluate<number>(`Math.max(0, ...window.__long.filter(([s, d]) => s + d >= ${from}).map(([, d]) => d))`);
 
 /** Starts `node CLI view TARGET --json` and resolves with the URL it prints. */
-function view(cli: string, target: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, "view", target, "--json"], { stdio: ["ignore", "pipe", "pipe"] });
+function view(cli: string, target: string, cacheDir = path.join(WORK, "view-cache")): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [cli, "view", target, "--json"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, RLENV_CACHE_DIR: cacheDir },
+  });
   let out = "";
   let err = "";
   return new Promise((resolve, reject) => {
@@ -95,7 +103,8 @@ interface DashboardRun {
 
 /** One dashboard: open it, filter to one task, clear the filter. */
 async function dashboard(page: Page, cli: string, dir: string, n: number): Promise<DashboardRun> {
-  const { url, child } = await view(cli, dir);
+  const cold = COLD ? mkdtempSync(path.join(WORK, "cold-cache-")) : undefined;
+  const { url, child } = await view(cli, dir, cold);
   try {
     await page.goto(url, { waitUntil: "commit" });
     const open = await page.evaluate<number>(paintedWhen(`${TABLE_ROWS}.length > 0 && ${COUNTER}.includes("of ${n} ")`));
@@ -116,6 +125,7 @@ async function dashboard(page: Page, cli: string, dir: string, n: number): Promi
     return { open, openLong, clear: cleared, clearLong };
   } finally {
     await stop(child);
+    if (cold) rmSync(cold, { recursive: true, force: true });
   }
 }
 

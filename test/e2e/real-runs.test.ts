@@ -83,6 +83,7 @@ describe("example runs in the viewer", { skip: missing("chromium") }, () => {
     await screenshot(page, "real-code-diff");
     assert.deepEqual(errors, []);
     const dash = await open(path.join(runsDir, "real-code"));
+    await dash.page.waitForSelector("table.rollout-table[aria-busy=false]");
     assert.equal(await dash.page.locator("table.rollout-table tbody tr").count(), 4);
     assert.deepEqual(await dash.page.locator("table.passk tbody td:first-child").allTextContents(), ["humaneval-000", "humaneval-001"]);
     await screenshot(dash.page, "real-dashboard");

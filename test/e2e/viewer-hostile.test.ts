@@ -165,6 +165,8 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     for (const t of await page.locator(".search-results .hit .snippet").allTextContents()) assert.match(t.toLowerCase(), /def|mean/);
     // Filters narrow the table and the search with it.
     await page.fill("input.meta-filter", "task.id=stats-mean");
+    // The server filters: the rows are drawn once its page is back.
+    await page.waitForSelector("table.rollout-table[aria-busy=false]");
     assert.equal(
       await page.locator("table.rollout-table tbody tr").count(),
       4,
@@ -172,11 +174,13 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     );
     await waitText(page, ".search-status", /in 4 rollouts/);
     await page.fill("input[data-key='rewardMin']", "1");
+    await page.waitForSelector("table.rollout-table[aria-busy=false]");
     const shown = await page.locator("table.rollout-table tbody tr").count();
     assert.ok(shown <= 4);
     await screenshot(page, "dashboard-search");
     await page.fill("input[data-key='rewardMin']", "");
     await page.fill("input.meta-filter", "");
+    await page.waitForSelector("table.rollout-table[aria-busy=false]");
     for (let i = 0; i < 4; i++) await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(i).check();
     await page.click("text=Compare selected");
     await page.waitForSelector(".compare-table .cmp-line");

@@ -74,6 +74,8 @@ describe("large runs in Chromium", { skip }, () => {
     await counter(page).filter({ hasText: "2,000 of 2,000 rollouts" }).waitFor();
     await page.click("table.rollout-table th[data-key=id]");
     await page.waitForSelector("table.rollout-table th[data-key=id]:has-text('▼')");
+    // The server sorts: the rows are drawn once its page is back.
+    await page.waitForSelector("table.rollout-table[aria-busy=false]");
     const top = await page.locator("table.rollout-table tbody tr td:nth-child(2)").first().textContent();
     assert.equal(top, [...facts.map((f) => f.id)].sort(new Intl.Collator(undefined, { numeric: true }).compare).at(-1));
     await page.locator(".rollouts .vt-scroll").evaluate((el) => {

@@ -139,6 +139,9 @@ describe("viewer in Chromium", { skip }, () => {
     await screenshot(page, "dashboard");
     await page.click("th[data-key='reward']");
     await page.click("th[data-key='reward']");
+    // The server sorts: the rows are drawn once its page is back.
+    await page.waitForSelector("th[data-key='reward']:has-text('▼')");
+    await page.waitForSelector("table.rollout-table[aria-busy=false]");
     const rewards = (await page.locator("table.rollout-table tbody tr td:nth-child(6)").allTextContents()).map(Number);
     assert.deepEqual(
       rewards,
@@ -146,6 +149,7 @@ describe("viewer in Chromium", { skip }, () => {
       "sorted by reward, descending",
     );
     await page.fill(".rollouts input[type=search]", "stats-median");
+    await page.locator(".rollouts .toolbar .meta-item", { hasText: "4 of 12 rollouts" }).waitFor();
     assert.equal(await page.locator("table.rollout-table tbody tr").count(), 4);
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(0).check();
     await page.locator("table.rollout-table tbody tr input[type=checkbox]").nth(1).check();

@@ -9,7 +9,7 @@ import { readRun, rolloutFiles } from "../../src/core/runs/run-dir";
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { currentOwner } from "../../src/core/util/owner";
 import { runDashboard } from "../../src/core/view/server/run-folder";
-import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
+import { summariseFile } from "../../src/core/view/server/rollout-summary";
 import { listRunFolders } from "../../src/core/runs/run-listing";
 import { writeRunFolder } from "../support/run-folder";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
@@ -122,7 +122,7 @@ test("kill -9 of rlenv run: the run reads as interrupted with the rollouts that 
   assert.equal((read.summary?.statuses as Record<string, number> | undefined)?.interrupted, unfinished.length);
   assert.equal(read.summary?.mean_reward, 1, "the rollouts that ended, scored");
   assert.equal(listRunFolders(runsDir)[0]?.record?.status, "interrupted");
-  const dash = await runDashboard(runDir, "r1", (f) => TrajectoryIndex.open(f));
+  const dash = await runDashboard(runDir, "r1", (files) => Promise.all(files.map(summariseFile)));
   assert.equal(dash.record?.status, "interrupted");
   assert.deepEqual(
     dash.rollouts.map((row) => row.status).sort(),

@@ -17,6 +17,9 @@ before(() => {
   writeFileSync(outside, `${JSON.stringify({ secret: "do not serve" })}\n`);
 });
 
+/** The run folder's table rows (the `run` reply carries only their count). */
+const rowsOf = async (svc: ViewService) => (await svc.handle("rollouts", { dir: "." })) as Array<{ file: string }>;
+
 test("links out of the run folder are refused, by request and in the run listing", async () => {
   const run = runs.code;
   symlinkSync(outside, path.join(run, "rollouts", "zz-link-out.jsonl"));
@@ -28,9 +31,11 @@ test("links out of the run folder are refused, by request and in the run listing
   // A link that stays inside is followed.
   const m = (await svc.handle("meta", { file: "inside-link/stats-mean-s0.jsonl" })) as { rows: number };
   assert.equal(m.rows, 7);
-  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: Array<{ file: string }>; problems: string[] };
-  assert.equal(dash.rollouts.length, 12, "the links out are not listed");
-  assert.ok(!dash.rollouts.some((r) => r.file.includes("zz-")));
+  const dash = (await svc.handle("run", { dir: "." })) as { rolloutCount: number; problems: string[] };
+  const rows = await rowsOf(svc);
+  assert.equal(dash.rolloutCount, 12, "the links out are not listed");
+  assert.equal(rows.length, 12);
+  assert.ok(!rows.some((r) => r.file.includes("zz-")));
   assert.deepEqual(dash.problems.filter((p) => /links outside/.test(p)).sort(), [
     "rollouts/zz-link-out.jsonl: links outside the served folder; not read",
     "rollouts/zz-passwd.jsonl: links outside the served folder; not read",
@@ -43,8 +48,9 @@ test("a run folder whose rollouts folder links out serves no rollouts", async ()
   writeFileSync(path.join(run, "run.json"), "{}");
   symlinkSync(path.join(runs.document, "rollouts"), path.join(run, "rollouts"));
   const svc = new ViewService(run);
-  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: unknown[]; problems: string[] };
-  assert.equal(dash.rollouts.length, 0);
+  const dash = (await svc.handle("run", { dir: "." })) as { rolloutCount: number; problems: string[] };
+  assert.equal(dash.rolloutCount, 0);
+  assert.equal((await rowsOf(svc)).length, 0);
   assert.ok(
     dash.problems.some((p) => p === "rollouts: links outside the served folder; not read"),
     dash.problems.join("\n"),
@@ -96,15 +102,15 @@ test("a runner's merged run folder follows its rollouts link within the job fold
   renameSync(path.join(job, "units", "u0", "rollouts", "zz-link-out.jsonl"), path.join(job, "units", "u0", "rollouts", "zz-out.jsonl"));
   symlinkSync(path.join("..", "units", "u0", "rollouts"), path.join(job, "run", "rollouts"), "dir");
   const svc = new ViewService(path.join(job, "run"));
-  const dash = (await svc.handle("run", { dir: "." })) as { rollouts: Array<{ file: string }>; problems: string[] };
-  assert.equal(dash.rollouts.length, 12);
+  const dash = (await svc.handle("run", { dir: "." })) as { rolloutCount: number; problems: string[] };
+  assert.equal((await rowsOf(svc)).length, 12);
   assert.ok(dash.problems.some((p) => /zz-out\.jsonl: links outside/.test(p)));
   await assert.rejects(svc.handle("meta", { file: "rollouts/zz-passwd.jsonl" }), /links outside/);
   // The same layout without job.json is an ordinary folder: its link out is refused.
   const plain = path.join(dir, "plain", "run");
   mkdirSync(plain, { recursive: true });
   symlinkSync(path.join(job, "units", "u0", "rollouts"), path.join(plain, "rollouts"), "dir");
-  assert.equal(((await new ViewService(plain).handle("run", { dir: "." })) as { rollouts: unknown[] }).rollouts.length, 0);
+  assert.equal((await rowsOf(new ViewService(plain))).length, 0);
 });
 
 let server: Awaited<ReturnType<typeof startViewServer>> | null = null;

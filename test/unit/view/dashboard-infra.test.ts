@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import type { Dashboard } from "../../../src/core/view/protocol/dashboard";
+import type { Dashboard, RolloutRow } from "../../../src/core/view/protocol/dashboard";
 import { ViewService } from "../../../src/core/view/server/view-service";
 
 const line = (e: Record<string, unknown>, seq: number) => `${JSON.stringify({ ...e, seq, t: 1 + seq })}\n`;
@@ -43,12 +43,14 @@ test("dashboard: a rollout the infrastructure failed shows as infra_error and is
     path.join(run, "rollouts", "c.jsonl"),
     [line(start("c"), 0), line({ type: "error", where: "tool", message: "boom", infra: false }, 1), line(end("error", 0), 2)].join(""),
   );
-  const d = (await new ViewService(run).handle("run", { dir: "." })) as Dashboard;
+  const svc = new ViewService(run, { summaryCache: null });
+  const d = (await svc.handle("run", { dir: "." })) as Dashboard;
+  const rollouts = (await svc.handle("rollouts", { dir: "." })) as RolloutRow[];
   assert.deepEqual(
-    d.rollouts.flatMap((r) => r.problems),
+    rollouts.flatMap((r) => r.problems),
     [],
   );
-  const status = new Map(d.rollouts.map((r) => [r.id, r.status]));
+  const status = new Map(rollouts.map((r) => [r.id, r.status]));
   assert.equal(status.get("a"), "completed");
   assert.equal(status.get("b"), "infra_error");
   assert.equal(status.get("c"), "error");

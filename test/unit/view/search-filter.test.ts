@@ -5,7 +5,7 @@ import path from "node:path";
 import { before, test } from "node:test";
 import { filterRollouts, parseMetaConditions } from "../../../src/core/view/model/rollout-filter";
 import { eachToken, snippet, tokens } from "../../../src/core/view/model/search-text";
-import type { Dashboard, SearchResults } from "../../../src/core/view/protocol/dashboard";
+import type { RolloutRow, SearchResults } from "../../../src/core/view/protocol/dashboard";
 import { ViewService } from "../../../src/core/view/server/view-service";
 import { type FixtureRuns, writeFixtureRuns } from "../../fixtures/trajectories";
 
@@ -105,9 +105,8 @@ test("search: a rollout still being written is searched as it grows, query after
 });
 
 test("filters: status, reward, duration, tokens and metadata fields", async () => {
-  const svc = new ViewService(runs.code);
-  const d = (await svc.handle("run", { dir: "." })) as Dashboard;
-  const rows = d.rollouts;
+  const svc = new ViewService(runs.code, { summaryCache: null });
+  const rows = (await svc.handle("rollouts", { dir: "." })) as RolloutRow[];
   assert.ok(rows[0]!.meta.some(([k, v]) => k === "policy.model" && v === "fixture-model"));
   assert.equal(filterRollouts(rows, {}).length, 12);
   assert.equal(filterRollouts(rows, { meta: "task.id=stats-mean" }).length, 4);

@@ -123,11 +123,12 @@ test("service: requests confined to the root; bad params named; results parsed",
     ["stats.py", "test_empty.py"],
   );
   const dash = (await svc.handle("run", { dir: "." })) as {
-    rollouts: unknown[];
+    rolloutCount: number;
     perTask: Array<{ task: string; n: number }>;
     statuses: Array<[string, number]>;
   };
-  assert.equal(dash.rollouts.length, 12);
+  assert.equal(dash.rolloutCount, 12);
+  assert.equal(((await svc.handle("rollouts", { dir: "." })) as unknown[]).length, 12);
   assert.deepEqual(
     dash.perTask.map((t) => [t.task, t.n]),
     [

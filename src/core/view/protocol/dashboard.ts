@@ -24,12 +24,20 @@ export type TaskPass = z.infer<typeof TaskPass>;
 export const UtilisationPoint = z.object({ t: z.number(), policy_in_flight: z.number(), rollouts_running: z.number() });
 export type UtilisationPoint = z.infer<typeof UtilisationPoint>;
 
+/**
+ * The run dashboard as `run` sends it: the run's record and every aggregate (histograms, statuses,
+ * pass@k, utilisation, readiness), each over every rollout, but not the rollouts' rows: the table
+ * asks for the rows it shows (`rolloutPage`), so opening a run of 10,000 rollouts sends a screenful.
+ */
 export const Dashboard = z.object({
   dir: z.string(),
   record: RunRecord.nullable(),
   summary: RunSummary.nullable(),
   problems: z.array(z.string()),
-  rollouts: z.array(RolloutRow),
+  /** How many rollouts the run has (the table's rows, before any filter). */
+  rolloutCount: z.number().int(),
+  /** The keys of the rollouts' metadata (`policy.model`, `seed`…), sorted: what the metadata filter offers. */
+  metaKeys: z.array(z.string()),
   rewardHistogram: z.array(Bin),
   durationHistogram: z.array(Bin),
   /** Rollouts per status, sorted by status (pairs, not an object: names never become keys). */
@@ -63,22 +71,65 @@ export type SearchHit = z.infer<typeof SearchHit>;
 export const SearchResults = z.object({ hits: z.array(SearchHit), total: z.number().int(), files: z.number().int() });
 export type SearchResults = z.infer<typeof SearchResults>;
 
-/**
- * The dashboard as `run` sends it: every part checked on both sides except the rollout rows, which
- * the app checks itself a slice at a time (webviews' parseRowsInSlices): on 10,000 rollouts one
- * parse of them all was the page's longest task, and the host built the rows itself.
- */
-export const DashboardReply = Dashboard.extend({ rollouts: z.array(z.unknown()) });
-export type DashboardReply = z.infer<typeof DashboardReply>;
+/** The dashboard with its rows, as the server builds it (the rows stay on the server's side: see Dashboard). */
+export type DashboardWithRows = Dashboard & { rollouts: RolloutRow[] };
+
+/** The table's sortable columns (rollout-order.ts's RolloutKey). */
+export const RolloutKey = z.enum(["id", "task", "sample", "status", "reward", "turns", "duration_ms", "tokens"]);
+
+const Range = z.object({ min: z.number().nullable().optional(), max: z.number().nullable().optional() });
+
+/** What the table's filters keep (rollout-filter.ts's RolloutFilter): every part given must hold. */
+export const RolloutWhere = z.object({
+  text: z.string().max(1000).optional(),
+  status: z.string().max(200).optional(),
+  reward: Range.optional(),
+  /** Seconds. */
+  duration: Range.optional(),
+  tokens: Range.optional(),
+  /** `key=value` or `key~text` conditions on the rollouts' metadata. */
+  meta: z.string().max(10_000).optional(),
+});
+export type RolloutWhere = z.infer<typeof RolloutWhere>;
+
+/** Rows a page may hold: a screenful and its margins, never the run. */
+export const MAX_PAGE_ROWS = 500;
+
+/** Rows [from, from + count) of the run's rollouts filtered by `where` and sorted by `sort` (missing values last). */
+export const RolloutQuery = z.object({
+  dir: z.string(),
+  sort: RolloutKey.default("id"),
+  desc: z.boolean().default(false),
+  where: RolloutWhere.default({}),
+  from: z.number().int().nonnegative(),
+  count: z.number().int().nonnegative().max(MAX_PAGE_ROWS),
+});
+export type RolloutQuery = z.input<typeof RolloutQuery>;
+
+export const RolloutPage = z.object({
+  /** Rollouts in the run. */
+  total: z.number().int(),
+  /** Rollouts the filter keeps. */
+  matched: z.number().int(),
+  from: z.number().int(),
+  rows: z.array(RolloutRow),
+  /** Which build of the run's table answered (a live run's grows): rows of two builds are not mixed. */
+  version: z.number().int(),
+});
+export type RolloutPage = z.infer<typeof RolloutPage>;
 
 export const DashboardMethods = {
-  run: { params: z.object({ dir: z.string() }), result: DashboardReply },
+  run: { params: z.object({ dir: z.string() }), result: Dashboard },
+  /** A page of the run's table, sorted and filtered on the server's side over every rollout. */
+  rolloutPage: { params: RolloutQuery, result: RolloutPage },
   /** Full-text search over a run's messages, tool calls and observations; `files` limits it to some rollouts (the filtered table). */
   search: {
     params: z.object({
       dir: z.string(),
       query: z.string().max(1000),
       files: z.array(z.string()).optional(),
+      /** Only the rollouts the table's filter keeps (resolved on the server's side, over every rollout). */
+      where: RolloutWhere.optional(),
       limit: z.number().int().positive().max(1000).default(100),
     }),
     result: SearchResults,

@@ -6,11 +6,9 @@ import { CONCURRENCY_FILE } from "../../rollout/concurrency-controller";
 import { rolloutFiles } from "../../runs/run-dir";
 import { shownRecord } from "../../runs/run-state";
 import { RunRecord, RunSummary } from "../../schema/run";
-import type { EndEvent, RewardEvent, StartEvent } from "../../schema/trajectory";
-import type { Dashboard, RolloutRow } from "../protocol/dashboard";
+import type { Dashboard, DashboardWithRows, RolloutRow } from "../protocol/dashboard";
 import { histogram, type Interval, perTask, statusCounts, utilisationSeries } from "../model/dashboard";
-import type { TrajectoryIndex } from "./trajectory-index";
-import { INFRA_STATUS } from "../../runs/summarize";
+import type { RolloutSummary } from "./rollout-summary";
 import { findRunAudit } from "./audit-report";
 import { CALIBRATION_FILE, CalibrationReport } from "../../schema/calibration";
 
@@ -40,110 +38,49 @@ function readJson<T>(
 
 /** The view service lists a run's rollouts the way every other reader does. */
 export { rolloutFiles };
+export { reportRollout, rolloutRow, startMeta } from "./rollout-summary";
 
-/** The start event's settings as flat pairs, nested objects as dotted keys (values as text). */
-export function startMeta(start: StartEvent): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const walk = (prefix: string, v: unknown, depth: number) => {
-    if (v === undefined || v === null || out.length >= 200) return;
-    if (typeof v === "object" && !Array.isArray(v) && depth < 4) {
-      for (const [k, x] of Object.entries(v)) walk(prefix ? `${prefix}.${k}` : k, x, depth + 1);
-    } else out.push([prefix, typeof v === "string" ? v : JSON.stringify(v)]);
-  };
-  walk(
-    "",
-    {
-      env: start.env,
-      task: { id: start.task.id },
-      policy: start.policy,
-      sample: start.sample,
-      seed: start.seed,
-      sandbox: start.sandbox,
-      forked_from: start.forked_from?.rollout_id,
-    },
-    0,
-  );
-  return out;
-}
-
-/** One table row from an indexed rollout file. */
-export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): RolloutRow {
-  const m = idx.meta(rel);
-  const start = m.start?.type === "start" ? m.start : null;
-  const end = m.end?.type === "end" ? m.end : null;
-  const reward = m.reward?.type === "reward" ? m.reward.total : (end?.reward ?? null);
-  return {
-    file: rel,
-    id: start?.rollout_id ?? path.basename(file, ".jsonl"),
-    task: start?.task.id ?? null,
-    sample: start?.sample ?? null,
-    // Shown as the run summary counts it: an error the infrastructure caused is infra_error, never a score.
-    status: end?.status === "error" && m.infra ? INFRA_STATUS : (end?.status ?? "running"),
-    reward,
-    turns: end?.turns ?? null,
-    duration_ms: end?.timings.total_ms ?? null,
-    tokens: end ? end.usage.prompt_tokens + end.usage.completion_tokens : null,
-    started: start?.t ?? null,
-    ended: end?.t ?? null,
-    problems: m.problems.slice(0, 20).map((p) => `line ${p.line}: ${p.message}`),
-    problemCount: m.problemCount,
-    meta: start ? startMeta(start) : [],
-  };
+/** The table's rows and what the aggregates need, from each served file's summary. */
+function rowsOf(served: string[], summarised: RolloutSummary[], relDir: string, interrupted: boolean) {
+  const rows: RolloutRow[] = [];
+  const report: ReportRollout[] = [];
+  const metaKeys = new Set<string>();
+  const policy: Interval[] = [];
+  const spans: Interval[] = [];
+  for (const [i, file] of served.entries()) {
+    const s = summarised[i]!;
+    // A copy: the summary is cached, and a run's interruption is no part of it.
+    const row: RolloutRow = { ...s.row, file: path.posix.join(relDir, "rollouts", path.basename(file)) };
+    if (interrupted && row.status === "running") row.status = "interrupted";
+    rows.push(row);
+    if (s.report) report.push(s.report);
+    for (const [k] of row.meta) metaKeys.add(k);
+    // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
+    let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
+    for (let p = 0; p + 1 < s.policy.length; p += 2) {
+      const iv = { start: s.policy[p]!, end: s.policy[p + 1]! };
+      policy.push(iv);
+      if (iv.end > lastEnd) lastEnd = iv.end;
+    }
+    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
+  }
+  return { rows, report, metaKeys, policy, spans };
 }
 
 /**
- * One rollout as the readiness report reads it (readReportRollouts' fields), from its index: the
- * index parsed every line once already, so the report does not read the run's files a second time
- * (on a 10,000-rollout run that second read was most of the dashboard's time). Null without a start event.
+ * The dashboard of a run folder: its record, summary and a row per rollout, with derived charts.
+ * `summaries` gives each rollout file's summary (cached by the view service: see SummaryCache).
  */
-export function reportRollout(idx: TrajectoryIndex): ReportRollout | null {
-  const m = idx.meta("");
-  const start = m.start?.type === "start" ? (m.start as StartEvent) : null;
-  if (!start) return null;
-  const end = m.end?.type === "end" ? (m.end as EndEvent) : null;
-  const reward = m.reward?.type === "reward" ? (m.reward as RewardEvent) : null;
-  return {
-    task: start.task.id,
-    sample: start.sample,
-    status: end ? end.status : "interrupted",
-    infra: end !== null && end.status === "error" && m.infra,
-    reward: end ? end.reward : null,
-    reason: end?.reason,
-    components: reward ? reward.components : [],
-    turns: end ? end.turns : null,
-    usage: end ? end.usage : null,
-    timings: end ? end.timings : null,
-    observations: idx.observations,
-    observationsTruncated: idx.observationsTruncated,
-  };
-}
-
-/** Files indexed at once: their reads overlap while each one's lines are parsed. */
-const INDEX_AHEAD = 16;
-
-/** The indexes of `files`, in their order, up to INDEX_AHEAD opened at once. */
-async function indexAll(files: string[], index: (file: string) => Promise<TrajectoryIndex>): Promise<TrajectoryIndex[]> {
-  const out: TrajectoryIndex[] = new Array(files.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const i = next++;
-      out[i] = await index(files[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(INDEX_AHEAD, files.length) }, worker));
-  return out;
-}
-
-/** The dashboard of a run folder: its record, summary and a row per rollout, with derived charts. */
 export async function runDashboard(
   runDir: string,
   relDir: string,
-  index: (file: string) => Promise<TrajectoryIndex>,
+  summaries: (files: string[]) => Promise<RolloutSummary[]>,
   readable: (file: string) => boolean = () => true,
   /** The run's rollout files known readable in bulk (ViewService.readableRollouts); the others are checked one by one. */
   readableFiles?: (runDir: string) => string[],
-): Promise<Dashboard> {
+  /** Given the rows as soon as they are made, before the aggregates (the table's first page need not wait for those). */
+  onRows?: (rows: RolloutRow[]) => void,
+): Promise<DashboardWithRows> {
   const problems: string[] = [];
   const confined = (name: string) => {
     const file = path.join(runDir, name);
@@ -157,29 +94,14 @@ export async function runDashboard(
   const written = runJson ? readJson(runJson, RunRecord, problems) : null;
   const record = written ? shownRecord(written) : null;
   const summary = summaryJson ? readJson(summaryJson, RunSummary, problems) : null;
-  const rows: RolloutRow[] = [];
-  const policy: Interval[] = [];
-  const spans: Interval[] = [];
   const files = confined("rollouts") ? rolloutFiles(runDir) : [];
   const readableNow = new Set(readableFiles ? readableFiles(runDir) : []);
   const served = files.filter((file) => readableNow.has(file) || confined(path.join("rollouts", path.basename(file))));
-  const indexes = await indexAll(served, index);
-  const report: ReportRollout[] = [];
-  for (const [i, file] of served.entries()) {
-    const idx = indexes[i]!;
-    const rel = path.posix.join(relDir, "rollouts", path.basename(file));
-    const row = rolloutRow(file, rel, idx);
-    if (record?.status === "interrupted" && row.status === "running") row.status = "interrupted";
-    rows.push(row);
-    const r = reportRollout(idx);
-    if (r) report.push(r);
-    // Loops, not spreads: a rollout may hold hundreds of thousands of intervals (a spread is one call's arguments).
-    let lastEnd = row.started ?? Number.NEGATIVE_INFINITY;
-    for (const iv of idx.policyIntervals) {
-      policy.push(iv);
-      if (iv.end > lastEnd) lastEnd = iv.end;
-    }
-    if (row.started !== null) spans.push({ start: row.started, end: row.ended ?? lastEnd });
+  const { rows, report, metaKeys, policy, spans } = rowsOf(served, await summaries(served), relDir, record?.status === "interrupted");
+  if (onRows) {
+    onRows(rows);
+    // A turn of the event loop: a page waiting for the rows is answered before the aggregates are computed.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   const rewards = rows.flatMap((r) => (r.reward === null ? [] : [r.reward]));
   const durations = rows.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms / 1000]));
@@ -199,6 +121,8 @@ export async function runDashboard(
     record,
     summary,
     problems,
+    rolloutCount: rows.length,
+    metaKeys: [...metaKeys].sort(),
     rollouts: rows,
     rewardHistogram: histogram(rewards, 10, 0, 1),
     durationHistogram: histogram(durations, 12, 0, maxDuration || 1),

@@ -8,6 +8,7 @@ import { markCitations } from "../model/citations";
 import { ViewRequestError } from "./request-error";
 import { stepTokens } from "./turn-tokens";
 import type { ViewService } from "./view-service";
+import type { DashboardWithRows } from "../protocol/dashboard";
 
 /** A method's params once its schema parsed them. */
 type Parsed<M extends MethodName> = z.output<(typeof METHODS)[M]["params"]>;
@@ -19,16 +20,51 @@ function checkRow(row: number, rowCount: number): void {
   if (row >= rowCount) throw new ViewRequestError(`step ${row}: the file has ${rowCount} steps`);
 }
 
-/** The run dashboard of a run folder (the `run` method; `rollouts` answers its rollouts). */
-async function dashboardOf(svc: ViewService, rel: string) {
-  const { runDashboard, rolloutFiles } = await import("./run-folder");
-  return runDashboard(
-    svc.resolve(rel),
+/**
+ * The run dashboard of a run folder (the `run` method), built from its rollouts' cached summaries;
+ * its rows become the folder's table, which `rolloutPage`, `rollouts` and a filtered search read.
+ */
+function dashboardOf(svc: ViewService, rel: string): Promise<DashboardWithRows> {
+  const runDir = svc.resolve(rel);
+  // Requests that come while a build is under way (the page's first rows beside its `run`) share it.
+  const under = svc.building.get(runDir);
+  if (under) return under;
+  let rowsReady: () => void = () => {};
+  svc.rowsReady.set(runDir, new Promise<void>((resolve) => (rowsReady = resolve)));
+  const built = buildDashboard(svc, rel, runDir, rowsReady).finally(() => {
+    svc.building.delete(runDir);
+    svc.rowsReady.delete(runDir);
+    rowsReady();
+  });
+  svc.building.set(runDir, built);
+  return built;
+}
+
+async function buildDashboard(svc: ViewService, rel: string, runDir: string, rowsReady: () => void): Promise<DashboardWithRows> {
+  const [{ runDashboard, rolloutFiles }, { RolloutTable }] = await Promise.all([import("./run-folder"), import("./rollout-table")]);
+  const d = await runDashboard(
+    runDir,
     rel,
-    (f) => svc.fullIndex(f),
+    (files) => svc.summaries(runDir, files),
     (f) => svc.readable(f),
     (dir) => svc.readableRollouts(dir, rolloutFiles),
+    (rows) => {
+      svc.tables.set(runDir, new RolloutTable(rows, ++svc.tableBuilds));
+      rowsReady();
+    },
   );
+  return d;
+}
+
+/** The run folder's table as its dashboard last built it (the rows of the build under way, if any; built now if it never was). */
+async function tableOf(svc: ViewService, rel: string) {
+  const runDir = svc.resolve(rel);
+  // The build under way, or one started now when there is no table: its rows, not its aggregates, are awaited.
+  const building = svc.building.get(runDir) ?? (svc.tables.has(runDir) ? null : dashboardOf(svc, rel));
+  if (building) await Promise.race([svc.rowsReady.get(runDir), building]);
+  const table = svc.tables.get(runDir);
+  if (!table) throw new ViewRequestError(`${rel}: the run's rollouts could not be read`);
+  return table;
 }
 
 /**
@@ -114,7 +150,12 @@ export const VIEW_HANDLERS: { [M in MethodName]: Handler<M> } = {
   async search(svc, params) {
     const rel = String(params.dir);
     const runDir = svc.resolve(rel);
-    const only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
+    // Limited to the files listed, and to the rows the table's filter keeps (both when both are given).
+    let only = Array.isArray(params.files) ? new Set(params.files as string[]) : null;
+    if (params.where) {
+      const kept = (await tableOf(svc, rel)).files(params.where);
+      only = new Set(only ? kept.filter((f) => only!.has(f)) : kept);
+    }
     const { rolloutFiles } = await import("../../runs/run-dir");
     const files = svc
       .readableRollouts(runDir, rolloutFiles)
@@ -122,6 +163,11 @@ export const VIEW_HANDLERS: { [M in MethodName]: Handler<M> } = {
       .filter((f) => !only || only.has(f.rel));
     return svc.search.search(files, String(params.query), Number(params.limit ?? 100));
   },
-  run: (svc, params) => dashboardOf(svc, String(params.dir)),
+  async run(svc, params) {
+    // The rows stay here: the table asks for the page it shows.
+    const { rollouts: _rows, ...dashboard } = await dashboardOf(svc, String(params.dir));
+    return dashboard;
+  },
   rollouts: async (svc, params) => (await dashboardOf(svc, String(params.dir))).rollouts,
+  rolloutPage: async (svc, params) => (await tableOf(svc, params.dir)).page(params),
 };

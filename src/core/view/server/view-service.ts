@@ -1,11 +1,15 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import type { DashboardWithRows } from "../protocol/dashboard";
 import type { MethodName, Params, Result } from "../protocol/methods";
 import { isViewerMethod, VIEWER_METHODS } from "../protocol/viewer-methods";
 import type { RowEvents } from "../model/artifacts";
 import { Confinement, isInside } from "./confine";
 import { ViewRequestError } from "./request-error";
+import { type RolloutSummary, summaryOf } from "./rollout-summary";
+import type { RolloutTable } from "./rollout-table";
 import { RunSearch } from "./search-index";
+import { SummaryCache, viewCacheDir } from "./summary-cache";
 import { TrajectoryIndex } from "./trajectory-index";
 import type { TokenPieces } from "./token-text";
 import { VIEW_HANDLERS } from "./view-handlers";
@@ -23,6 +27,15 @@ export class ViewService {
   private readonly confinement: Confinement;
   /** Full-text search of the run folders served, built on first use. */
   readonly search = new RunSearch();
+  /** The dashboard's rollout summaries, by file version (see SummaryCache). */
+  private readonly summaryCache: SummaryCache;
+  /** Each run folder's rollout table as its dashboard last built it (by absolute folder), and how many were built. */
+  readonly tables = new Map<string, RolloutTable>();
+  tableBuilds = 0;
+  /** Dashboards being built, by absolute run folder. */
+  readonly building = new Map<string, Promise<DashboardWithRows>>();
+  /** Resolves once the build under way has made its rows (its table), before its aggregates. */
+  readonly rowsReady = new Map<string, Promise<void>>();
 
   /**
    * `tokenPieces`: the text of a rollout's tokens where its run's tokenizer is at hand (the
@@ -34,9 +47,34 @@ export class ViewService {
       tokenPieces?: (rollout: string) => TokenPieces | null | Promise<TokenPieces | null>;
       /** A file's index reads past its first chunk once this resolves (see TrajectoryIndex.open). */
       restAfter?: Promise<void>;
+      /** The folder of the rollout summaries' disk cache (default: viewCacheDir()); null keeps them in memory only. */
+      summaryCache?: string | null;
     } = {},
   ) {
     this.confinement = new Confinement(root);
+    this.summaryCache = new SummaryCache(opts.summaryCache === undefined ? viewCacheDir() : opts.summaryCache);
+  }
+
+  /**
+   * The summary of each rollout file of a run folder (absolute paths), cached by file version: a
+   * file the cache holds is not read. The disk cache is written after the reply has gone.
+   */
+  async summaries(runDir: string, files: string[]): Promise<RolloutSummary[]> {
+    const out = await this.summaryCache.summaries(runDir, files, (f) => this.summarise(f));
+    setImmediate(() => void this.summaryCache.save(runDir, files));
+    return out;
+  }
+
+  /**
+   * One file read whole and summarised. Its index is kept only while the rollout has no end (a
+   * live run's file grows, and the kept index reads only what was appended); a finished
+   * rollout's summary is all the dashboard needs of it.
+   */
+  private async summarise(abs: string): Promise<RolloutSummary> {
+    if (this.indexes.has(abs)) return summaryOf(abs, await this.fullIndex(abs));
+    const idx = await TrajectoryIndex.open(abs);
+    if (!idx.complete) this.indexes.set(abs, { idx: Promise.resolve(idx), size: idx.meta("").bytes });
+    return summaryOf(abs, idx);
   }
 
   /** Resolves a request path inside the root, links included, or throws. */

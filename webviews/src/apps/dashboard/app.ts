@@ -8,7 +8,6 @@ import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { readinessCards } from "./readiness";
 import { SearchPanel } from "./search";
-import { parseRowsInSlices } from "./rows-in-slices";
 import { RolloutTable, type TableState } from "./table";
 import { VirtualTable } from "./virtual-table";
 
@@ -39,15 +38,12 @@ export class DashboardApp {
     const saved = (snapshot?.table ?? {}) as Partial<TableState>;
     this.table = new RolloutTable(
       { ...saved, sort: saved.sort ?? "id", desc: saved.desc ?? false, filter: saved.filter ?? "", status: saved.status ?? "" },
+      (q) => api.request("rolloutPage", { dir: ctx.target, ...q }),
       (file, compare, more) => api.open("trajectory", file, compare, more),
       (state) => api.saveState({ table: state }),
     );
     this.search = new SearchPanel(api, ctx.target, (file, row) => api.open("trajectory", file, undefined, undefined, row));
-    this.table.onFilter = (rows) =>
-      this.search.setFiles(
-        rows.map((r) => r.file),
-        rows.length === (this.data?.rollouts.length ?? 0),
-      );
+    this.table.onFilter = (where) => this.search.setWhere(where);
   }
 
   async start(): Promise<void> {
@@ -68,23 +64,31 @@ export class DashboardApp {
       ),
     );
     await this.refresh();
-    const running = () => this.data?.record?.status === "running" || (this.data?.rollouts.some((r) => r.status === "running") ?? false);
+    const running = () => this.data?.record?.status === "running" || (this.data?.statuses.some(([s]) => s === "running") ?? false);
     if (running()) pollWhileLive(() => this.refresh(), running, { ...LIVE_POLL, everyMs: 2000 });
   }
 
   private async refresh(): Promise<void> {
-    const reply = await this.api.request("run", { dir: this.ctx.target });
-    const { rows, problems } = await parseRowsInSlices(reply.rollouts);
-    this.data = { ...reply, rollouts: rows, problems: [...reply.problems, ...problems] };
-    this.render(this.data);
-    this.table.setRows(this.data.rollouts);
+    // On opening, both at once: the server builds the run's table once for the two (a page waits for
+    // the build under way). A live run's refresh asks for the rows once the new build is done.
+    const rows = this.data === null ? this.table.reload() : null;
+    this.data = await this.api.request("run", { dir: this.ctx.target });
+    await this.render(this.data);
+    this.table.setChoices(
+      this.data.statuses.map(([s]) => s),
+      this.data.metaKeys,
+    );
+    await (rows ?? this.table.reload());
   }
 
-  private render(d: Dashboard): void {
+  /** Draws the run's parts a few at a time, giving the page back between them (each is a task of its own). */
+  private async render(d: Dashboard): Promise<void> {
+    const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
     clear(this.header);
     append(this.header, ...runHeader(d));
     clear(this.cards);
     this.cards.append(...summaryCards(d));
+    await nextTask();
     clear(this.calibration);
     if (d.calibration)
       this.calibration.append(
@@ -93,6 +97,7 @@ export class DashboardApp {
       );
     clear(this.readiness);
     this.readiness.append(...readinessCards(d.readiness));
+    await nextTask();
     this.cards.appendChild(passAtKCard(d));
   }
 }
@@ -128,7 +133,7 @@ function summaryCards(d: Dashboard): HTMLElement[] {
     card(
       "Rollouts",
       "card-status",
-      h("div", { class: "big" }, String(d.rollouts.length)),
+      h("div", { class: "big" }, String(d.rolloutCount)),
       h("div", {}, ...statuses.map(([s, n]) => h("span", { class: `badge ${s}`, "data-status": s }, `${s} ${n}`))),
       h("div", { class: "meta-item" }, "mean reward ", h("b", { class: "mean-reward" }, fmtNum(d.meanReward))),
       d.policyBusy !== null

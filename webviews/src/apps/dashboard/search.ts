@@ -1,7 +1,7 @@
 import { visibleBidi, visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
 import { clear, h } from "../../shared/dom";
-import type { SearchHit } from "./protocol";
+import type { RolloutWhere, SearchHit } from "./protocol";
 
 /** A snippet with the searched words marked (text nodes only). */
 function marked(hit: SearchHit): HTMLElement {
@@ -31,7 +31,8 @@ export class SearchPanel {
   });
   private readonly status = h("span", { class: "meta-item search-status" });
   private readonly results = h("div", { class: "search-results" });
-  private files: string[] | null = null;
+  /** The table's filter; null when it keeps every rollout. */
+  private where: RolloutWhere | null = null;
   private seq = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -50,11 +51,10 @@ export class SearchPanel {
     this.el = h("div", { class: "search" }, h("div", { class: "toolbar" }, this.input, this.status), this.results);
   }
 
-  /** The rollouts the table shows now: a search looks only in them. */
-  setFiles(files: string[], all: boolean): void {
-    const next = all ? null : files;
-    if (JSON.stringify(next) === JSON.stringify(this.files)) return;
-    this.files = next;
+  /** The table's filter now: a search looks only in the rollouts it keeps (the server resolves it over every rollout). */
+  setWhere(where: RolloutWhere | null): void {
+    if (JSON.stringify(where) === JSON.stringify(this.where)) return;
+    this.where = where;
     if (this.input.value.trim()) void this.run();
   }
 
@@ -68,7 +68,7 @@ export class SearchPanel {
     }
     this.status.textContent = "searching…";
     try {
-      const r = await this.api.request("search", { dir: this.dir, query, ...(this.files ? { files: this.files } : {}), limit: 100 });
+      const r = await this.api.request("search", { dir: this.dir, query, ...(this.where ? { where: this.where } : {}), limit: 100 });
       if (seq !== this.seq) return;
       this.status.textContent = `${r.total.toLocaleString()} match${r.total === 1 ? "" : "es"} in ${r.files.toLocaleString()} rollout${r.files === 1 ? "" : "s"}${r.total > r.hits.length ? ` · first ${r.hits.length} shown` : ""}`;
       for (const hit of r.hits)

@@ -1,7 +1,7 @@
 import { clear, fmtMs, fmtNum, h } from "../../shared/dom";
-import { parseMetaConditions, rolloutTest } from "../../../../src/core/view/model/rollout-filter";
-import { filterInSlices, type RolloutKey as Key, sortedOrder } from "../../../../src/core/view/model/rollout-order";
-import type { RolloutRow } from "./protocol";
+import { parseMetaConditions } from "../../../../src/core/view/model/rollout-filter";
+import type { RolloutKey as Key } from "../../../../src/core/view/model/rollout-order";
+import type { RolloutPage, RolloutRow, RolloutWhere } from "./protocol";
 import { MAX_COMPARE } from "../../../../src/core/view/protocol/trajectory";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 import { VirtualTable } from "./virtual-table";
@@ -17,9 +17,11 @@ const COLUMNS: Array<{ key: Key; label: string; num?: boolean; width: string }> 
   { key: "duration_ms", label: "duration", num: true, width: "9%" },
   { key: "tokens", label: "tokens", num: true, width: "9%" },
 ];
-/** A filter's slice of rows before it gives the page back (a task over 50 ms is one a person feels). */
-const FILTER_SLICE_MS = 8;
-const nextTask = () => new Promise<void>((r) => setTimeout(r, 0));
+/** Rows asked for at once: a screenful is about 30, so one page covers a scroll of several screens. */
+const PAGE = 100;
+
+/** A page of the table as the server sorts and filters it (the `rolloutPage` method). */
+export type PageSource = (q: { sort: Key; desc: boolean; where: RolloutWhere; from: number; count: number }) => Promise<RolloutPage>;
 
 export interface TableState {
   sort: Key;
@@ -40,10 +42,31 @@ const RANGE_KEYS = ["rewardMin", "rewardMax", "durationMin", "durationMax", "tok
 const num = (s: string | undefined): number | null =>
   s === undefined || s.trim() === "" || !Number.isFinite(Number(s)) ? null : Number(s);
 
+/** The filter the state describes, as the server takes it (empty parts left out). */
+export function whereOf(s: TableState): RolloutWhere {
+  const range = (lo: string | undefined, hi: string | undefined) => {
+    const min = num(lo);
+    const max = num(hi);
+    return min === null && max === null ? undefined : { min, max };
+  };
+  const where: RolloutWhere = {};
+  if (s.filter.trim()) where.text = s.filter;
+  if (s.status) where.status = s.status;
+  const reward = range(s.rewardMin, s.rewardMax);
+  if (reward) where.reward = reward;
+  const duration = range(s.durationMin, s.durationMax);
+  if (duration) where.duration = duration;
+  const tokens = range(s.tokensMin, s.tokensMax);
+  if (tokens) where.tokens = tokens;
+  if (s.meta?.trim()) where.meta = s.meta;
+  return where;
+}
+
 /**
  * The rollouts of a run: sortable by any column, filtered by text, status, ranges and metadata; a
- * click opens the viewer. The table draws only the rows in view (VirtualTable); each sort order is
- * computed once per set of rows, and a filter walks it in slices that give the page back between them.
+ * click opens the viewer. The rows live on the server's side, which sorts and filters all of them
+ * (RolloutTable there); this table asks for the pages of the rows in view (VirtualTable draws only
+ * those), so neither opening a run of 10,000 rollouts nor a filter costs the page more than a page.
  */
 export class RolloutTable {
   readonly el: HTMLElement;
@@ -52,14 +75,16 @@ export class RolloutTable {
   private readonly compareBtn = h("button", { disabled: true, title: "Select two to four rollouts" }, "Compare selected");
   private readonly thead = h("thead");
   private readonly view: VirtualTable;
-  /** Indexes into `rows` of the rows shown, in the order shown. */
-  private shown: Int32Array = new Int32Array(0);
-  /** Sort orders computed for the current rows, by `key:desc`. */
-  private readonly orders = new Map<string, Int32Array>();
-  /** Bumped by each filter run: a slower earlier run stops at its next slice. */
-  private filterSeq = 0;
+  /** The rows fetched for the current sort and filter, by page. */
+  private pages = new Map<number, RolloutRow[]>();
+  /** Pages asked for and not answered yet (of the current generation). */
+  private readonly asked = new Set<number>();
+  /** Bumped by each new sort, filter or refresh: replies to an older one are dropped. */
+  private gen = 0;
+  /** The server's build of the table the pages came from (a live run's is rebuilt as it grows). */
+  private version = -1;
+  private matched = 0;
   private readonly counter = h("span", { class: "meta-item" });
-  private rows: RolloutRow[] = [];
   private readonly metaInput = h("input", {
     type: "text",
     placeholder: "metadata: policy.model=…, task.id~…",
@@ -69,12 +94,13 @@ export class RolloutTable {
   });
   private readonly metaError = h("span", { class: "fail meta-item" });
   private readonly metaKeys = h("datalist", { id: "meta-keys" });
-  /** Called when the visible rows change (the search is limited to them). */
-  onFilter: (rows: RolloutRow[]) => void = () => {};
+  /** Called when the filter changes (the search is limited to its rollouts): null when it keeps every rollout. */
+  onFilter: (where: RolloutWhere | null) => void = () => {};
   private readonly chosen = new Set<string>();
 
   constructor(
     public state: TableState,
+    private readonly fetchPage: PageSource,
     private readonly onOpen: (file: string, compare?: string, more?: string[]) => void,
     private readonly onState: (s: TableState) => void,
   ) {
@@ -102,9 +128,9 @@ export class RolloutTable {
         this.metaInput,
         this.metaError,
       ),
-      null,
+      this.metaKeys,
     );
-    this.view = new VirtualTable("rollout-table", this.thead, (i) => this.rowView(this.rows[this.shown[i]!]!));
+    this.view = new VirtualTable("rollout-table", this.thead, (i) => this.rowAt(i));
     this.el.appendChild(this.view.el);
   }
 
@@ -115,19 +141,18 @@ export class RolloutTable {
     return input;
   }
 
-  setRows(rows: RolloutRow[]): void {
-    this.rows = rows;
-    this.orders.clear();
-    const keys = new Set<string>();
-    for (const r of rows) for (const [k] of r.meta) keys.add(k);
+  /** The run's statuses and metadata keys, offered by the filters. */
+  setChoices(statuses: readonly string[], metaKeys: readonly string[]): void {
     clear(this.metaKeys);
-    for (const k of [...keys].sort()) this.metaKeys.appendChild(h("option", { value: `${k}=` }));
-    if (!this.metaKeys.isConnected) this.el.appendChild(this.metaKeys);
-    const statuses = [...new Set(rows.map((r) => r.status))].sort();
+    for (const k of metaKeys) this.metaKeys.appendChild(h("option", { value: `${k}=` }));
     clear(this.statusSelect);
     this.statusSelect.appendChild(h("option", { value: "" }, "all statuses"));
     for (const s of statuses) this.statusSelect.appendChild(h("option", { value: s, selected: s === this.state.status }, s));
-    void this.render(false);
+  }
+
+  /** The rows in view asked for anew (the run is opened, or a live run grew). */
+  reload(): Promise<void> {
+    return this.render(false);
   }
 
   private update(patch: Partial<TableState>): void {
@@ -136,42 +161,69 @@ export class RolloutTable {
     void this.render(true);
   }
 
-  /** The current sort's order of all rows (nulls last), computed once per sort and set of rows. */
-  private order(): Int32Array {
-    const key = `${this.state.sort}:${this.state.desc}`;
-    let order = this.orders.get(key);
-    if (!order) {
-      order = sortedOrder(this.rows, this.state.sort, this.state.desc);
-      this.orders.set(key, order);
-    }
-    return order;
+  private query(from: number) {
+    return { sort: this.state.sort, desc: this.state.desc, where: whereOf(this.state), from, count: PAGE };
   }
 
-  /** The rows shown: filtered (in slices), then drawn; `toTop` scrolls back up (a new filter or sort). */
+  /**
+   * Asks for the page of the first row in view under the current sort and filter (the top, when
+   * `toTop`: a new filter or sort), then redraws; the other pages in view are asked for as drawn.
+   */
   private async render(toTop: boolean): Promise<void> {
     this.renderHead();
-    const s = this.state;
-    this.metaError.textContent = parseMetaConditions(s.meta ?? "").errors.join("; ");
-    const seq = ++this.filterSeq;
-    const test = rolloutTest({
-      text: s.filter,
-      status: s.status,
-      reward: { min: num(s.rewardMin), max: num(s.rewardMax) },
-      duration: { min: num(s.durationMin), max: num(s.durationMax) },
-      tokens: { min: num(s.tokensMin), max: num(s.tokensMax) },
-      meta: s.meta ?? "",
-    });
-    const shown = await filterInSlices(this.order(), this.rows, test, {
-      budgetMs: FILTER_SLICE_MS,
-      pause: nextTask,
-      stale: () => seq !== this.filterSeq,
-    });
-    if (shown === null || seq !== this.filterSeq) return;
-    this.shown = shown;
-    const rows = Array.from(shown, (k) => this.rows[k]!);
-    this.onFilter(rows);
-    this.counter.textContent = `${rows.length.toLocaleString()} of ${this.rows.length.toLocaleString()} rollouts`;
-    this.view.setCount(rows.length, toTop);
+    this.metaError.textContent = parseMetaConditions(this.state.meta ?? "").errors.join("; ");
+    const gen = ++this.gen;
+    this.asked.clear();
+    // Busy until the rows of this sort and filter are drawn (assistive technology, and tests, wait on it).
+    this.view.table.setAttribute("aria-busy", "true");
+    const first = toTop ? 0 : Math.floor(this.view.firstInView() / PAGE);
+    let page: RolloutPage;
+    try {
+      page = await this.fetchPage(this.query(first * PAGE));
+    } catch (err) {
+      if (gen === this.gen) this.counter.textContent = `rows not loaded: ${err instanceof Error ? err.message : String(err)}`;
+      return;
+    }
+    if (gen !== this.gen) return;
+    this.pages = new Map([[first, page.rows]]);
+    this.version = page.version;
+    this.matched = page.matched;
+    this.onFilter(page.matched === page.total ? null : whereOf(this.state));
+    this.counter.textContent = `${page.matched.toLocaleString()} of ${page.total.toLocaleString()} rollouts`;
+    this.view.setCount(page.matched, toTop);
+    this.view.table.setAttribute("aria-busy", "false");
+  }
+
+  /** Row `i` as shown: drawn when its page is here, else a placeholder while its page is asked for. */
+  private rowAt(i: number): HTMLElement {
+    const p = Math.floor(i / PAGE);
+    const row = this.pages.get(p)?.[i - p * PAGE];
+    if (row) return this.rowView(row);
+    this.ask(p);
+    return h(
+      "tr",
+      { class: "row-loading" },
+      h("td", {}, h("input", { type: "checkbox", disabled: true })),
+      ...COLUMNS.map(() => h("td", {}, "…")),
+    );
+  }
+
+  private ask(p: number): void {
+    if (this.asked.has(p) || p * PAGE >= this.matched) return;
+    this.asked.add(p);
+    const gen = this.gen;
+    this.fetchPage(this.query(p * PAGE)).then(
+      (page) => {
+        if (gen !== this.gen) return;
+        // The server rebuilt the table (a live run grew): the rows in view are asked for anew.
+        if (page.version !== this.version || page.matched !== this.matched) return void this.render(false);
+        this.pages.set(p, page.rows);
+        this.view.render();
+      },
+      () => {
+        if (gen === this.gen) this.asked.delete(p);
+      },
+    );
   }
 
   private renderHead(): void {

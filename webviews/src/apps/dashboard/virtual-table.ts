@@ -43,6 +43,12 @@ export class VirtualTable {
     this.render();
   }
 
+  /** The index of the first row in view (the top of the box). */
+  firstInView(): number {
+    const top = Math.max(0, this.el.scrollTop - this.thead.getBoundingClientRect().height);
+    return Math.min(Math.max(0, this.count - 1), Math.floor(top / (this.rowPx || DEFAULT_ROW_PX)));
+  }
+
   /** Redraws the rows in view now (their content may have changed). */
   render(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
