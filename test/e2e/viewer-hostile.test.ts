@@ -145,6 +145,10 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
     await page.locator(".compare-panel input[data-slot='0']").fill(path.basename(other));
     await page.locator(`.compare-panel .picker-option[data-value='rollouts/${path.basename(other)}']`).click();
     await page.waitForSelector(".compare-table .cmp-line", { timeout: 120_000 });
+    // The alignment is drawn as the files are read (partial replies, then the list grows): wait for the whole of it.
+    const spacer = async () =>
+      Number.parseFloat(String(await page.evaluate(`document.querySelector(".compare-table .vlist-spacer")?.style.height ?? "0"`)));
+    for (let i = 0; i < 1200 && (await spacer()) < 66_668 * 40; i++) await new Promise((r) => setTimeout(r, 100));
     const lines = await page.evaluate(`document.querySelector(".compare-table .vlist-spacer").style.height`);
     assert.ok(Number.parseFloat(String(lines)) >= 66_668 * 40, `the list spans every aligned line (${lines})`);
     assert.ok((await page.locator(".compare-table .cmp-line").count()) < 100, "only a screenful of lines in the DOM");
