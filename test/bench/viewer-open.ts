@@ -176,11 +176,21 @@ function spawnView(cli: string, file: string): { child: ChildProcess; url: Promi
   return { child, url };
 }
 
+/**
+ * Stops a view server between runs: SIGTERM, then SIGKILL after 5 s. The whole-CLI baseline can
+ * sit minutes on SIGTERM while the browser holds a keep-alive connection to it, which held the
+ * bench (and Chromium, idle meanwhile, was gone when the next run navigated).
+ */
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   child.kill("SIGTERM");
+  const killed = setTimeout(() => {
+    process.stderr.write(`view server ${child.pid} still up 5 s after SIGTERM: killed\n`);
+    child.kill("SIGKILL");
+  }, 5_000);
   await exited;
+  clearTimeout(killed);
 }
 
 /**
