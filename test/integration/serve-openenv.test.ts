@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import Docker from "dockerode";
+import { OWNER_LABEL } from "../../src/core/sandbox/docker/container";
 import { ProcessSandboxProvider } from "../../src/core/sandbox/process/provider";
 import { mcpPost, type OpenEnvServerError, OpenEnvWsClient } from "../support/openenv-client";
 import { NeedsSandbox, playOracle } from "../support/openenv-oracle";
@@ -281,20 +282,32 @@ describe("OpenEnv faults on the docker backend", () => {
     const why = await backendSkip("docker");
     if (why) return t.skip(why);
     const docker = new Docker();
-    const running = async () => new Set((await docker.listContainers()).map((c) => c.Id));
+    // The episode's container is the one of this process (the server runs in it) running the slow tool:
+    // a container that merely started after the reset may be the warm pool's next one, and killing that
+    // instead left the episode to finish its sleep.
+    const sleeping = async () => {
+      const ours = await docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${process.pid}`] } });
+      const ids: string[] = [];
+      for (const info of ours) {
+        const top = await docker
+          .getContainer(info.Id)
+          .top()
+          .catch(() => ({ Processes: [] as string[][] }));
+        if ((top.Processes ?? []).some((p: string[]) => p.join(" ").includes("time.sleep"))) ids.push(info.Id);
+      }
+      return ids;
+    };
     const served = await serveOpenEnv([FIXTURE], "docker");
     try {
       const c = await new OpenEnvWsClient(served.server.url).connect();
-      const before = await running();
       const reset = await c.reset({ task_id: "via-tool-calls" });
       const file = (reset.observation.metadata as { trajectory: string }).trajectory;
-      const pending = c.callTool("slow", { seconds: 4 });
+      const pending = c.callTool("slow", { seconds: 30 });
       let mine: string[] = [];
       await until(async () => {
-        mine = [...(await running())].filter((id) => !before.has(id));
+        mine = await sleeping();
         return mine.length > 0;
-      }, "the episode's container runs");
-      await new Promise((r) => setTimeout(r, 1000));
+      }, "the episode's slow tool runs in its container");
       for (const id of mine)
         await docker
           .getContainer(id)
