@@ -3,7 +3,7 @@
  * (startServeServer, in process) with only the OpenEnv mount, and the same task rolled out by
  * runRollout on a provider of the same backend, so the two rewards can be compared.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openEnvMount } from "../../src/core/serve/openenv/openenv-mount";
@@ -33,6 +33,24 @@ export async function serveOpenEnv(
       rmSync(runsDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A copy of the rollout fixture whose tool calls may take two minutes (the fixture's own step
+ * limit is 5 s). The fault tests kill a sandbox while its slow tool runs: on a loaded machine
+ * finding that sandbox can take longer than 5 s, and the step's own timeout then ended the
+ * call first, a tool error the test mistook for the engine missing the kill.
+ */
+export function patientFixture(fixture: string): { dir: string; cleanup(): void } {
+  const root = mkdtempSync(path.join(tmpdir(), "rlenv-patient-fixture-"));
+  const dir = path.join(root, path.basename(fixture));
+  cpSync(fixture, dir, { recursive: true });
+  const manifest = path.join(dir, "environment.yaml");
+  const text = readFileSync(manifest, "utf8");
+  const patient = text.replace(/timeouts: \{ step: \d+, rollout: \d+ \}/, "timeouts: { step: 120, rollout: 300 }");
+  if (patient === text) throw new Error(`${manifest}: no 'timeouts: { step: N, rollout: N }' line to lengthen`);
+  writeFileSync(manifest, patient);
+  return { dir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export { sandboxProcesses } from "../support/proc-tree";

@@ -10,7 +10,7 @@ import { NeedsSandbox, playOracle } from "../support/openenv-oracle";
 import { backendSkip, loadExample, oracle, REPO, rewardEvent, rollOut, sharedProvider, trajectoryDir } from "./code-rollouts";
 import { FIXTURE } from "./rollout-helpers";
 import { blenderSandboxSkip } from "./scene3d-support";
-import { sandboxProcesses, serveOpenEnv, trajectoryEvents, until } from "./serve-openenv-support";
+import { patientFixture, sandboxProcesses, serveOpenEnv, trajectoryEvents, until } from "./serve-openenv-support";
 
 /**
  * OpenEnv conformance against the real `rlenv serve` (the foundation's server, its sessions
@@ -88,14 +88,15 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
   test("a sandbox killed mid-episode is an error reply (infra), never a reward, and recorded in the trajectory", {
     timeout: 120_000,
   }, async () => {
-    const served = await serveOpenEnv([FIXTURE], "process");
+    const fixture = patientFixture(FIXTURE);
+    const served = await serveOpenEnv([fixture.dir], "process");
     try {
       const provider = served.server.ctx.environments.get().provider;
       assert.ok(provider instanceof ProcessSandboxProvider);
       const c = await new OpenEnvWsClient(served.server.url).connect();
       const reset = await c.reset({ task_id: "via-tool-calls" });
       const file = (reset.observation.metadata as { trajectory: string }).trajectory;
-      const pending = c.callTool("slow", { seconds: 3 });
+      const pending = c.callTool("slow", { seconds: 60 });
       await until(() => sandboxProcesses(process.pid, provider.baseDir).length > 0, "the sandbox runs");
       await new Promise((r) => setTimeout(r, 500));
       for (const pid of sandboxProcesses(process.pid, provider.baseDir)) {
@@ -124,6 +125,7 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
       await c.close();
     } finally {
       await served.close();
+      fixture.cleanup();
     }
   });
 
@@ -278,13 +280,10 @@ describe("OpenEnv faults and protocol edges on the real server (process backend)
 });
 
 describe("OpenEnv faults on the docker backend", () => {
-  // A known race, open: under concurrent docker load (2 of 2 clean-clone CI runs, 2 of 8 runs here beside
-  // sandbox-docker.test.ts) the killed container's slow call comes back as a tool error "(no output, exit
-  // code null)" instead of EXECUTION_ERROR/infra, with no reward. Run and reported as a todo until mended.
-  test("a container killed mid-episode is an error reply (infra), never a reward", {
-    timeout: 300_000,
-    todo: "known race under docker load: sometimes a tool error instead of an infra error",
-  }, async (t) => {
+  // Once a todo: the test matched "time.sleep" in any of its containers, and the agent's own source has
+  // it, so it sometimes killed the warm pool's idle container; the episode's call then ran into the
+  // fixture's 5 s step limit, a tool error. It now matches the tool's command, under a patient fixture.
+  test("a container killed mid-episode is an error reply (infra), never a reward", { timeout: 300_000 }, async (t) => {
     const why = await backendSkip("docker");
     if (why) return t.skip(why);
     const docker = new Docker();
@@ -299,11 +298,13 @@ describe("OpenEnv faults on the docker backend", () => {
           .getContainer(info.Id)
           .top()
           .catch(() => ({ Processes: [] as string[][] }));
-        if ((top.Processes ?? []).some((p: string[]) => p.join(" ").includes("time.sleep"))) ids.push(info.Id);
+        // The slow tool's own command line: the agent's source (every container's first process) says time.sleep too.
+        if ((top.Processes ?? []).some((p: string[]) => p.join(" ").includes("time.sleep(json.load"))) ids.push(info.Id);
       }
       return ids;
     };
-    const served = await serveOpenEnv([FIXTURE], "docker");
+    const fixture = patientFixture(FIXTURE);
+    const served = await serveOpenEnv([fixture.dir], "docker");
     try {
       const c = await new OpenEnvWsClient(served.server.url).connect();
       const reset = await c.reset({ task_id: "via-tool-calls" });
@@ -329,6 +330,7 @@ describe("OpenEnv faults on the docker backend", () => {
       await c.close();
     } finally {
       await served.close();
+      fixture.cleanup();
     }
   });
 });
