@@ -61,7 +61,14 @@ for (const backend of ["process", "docker"] as const) {
                 throw e;
               }
               assert.equal(last.done, true, `${name}/${task.id}: the oracle's episode ended`);
-              assert.equal(last.reward, refReward.total, `${name}/${task.id}: served reward = run reward`);
+              // On a mismatch, say why the served episode scored what it did (a verifier timeout under load reads differently from a wrong score).
+              const servedWhy = () =>
+                JSON.stringify((last.observation.metadata as { reward_components?: unknown }).reward_components ?? null).slice(0, 2000);
+              assert.equal(
+                last.reward,
+                refReward.total,
+                `${name}/${task.id}: served reward = run reward; served components ${servedWhy()}`,
+              );
               const comps = (last.observation.metadata as { reward_components: Array<{ name: string; score: number }> }).reward_components;
               assert.deepEqual(
                 comps.map((c) => [c.name, c.score]),
