@@ -83,6 +83,24 @@ suite("Harbor task folders", () => {
     await vscode.commands.executeCommand("workbench.action.files.revert");
   });
 
+  test("task.toml: a rule between fields (a shared verifier with its own image) is a diagnostic at the field it is about", async () => {
+    const doc = await vscode.workspace.openTextDocument(toml);
+    const editor = await vscode.window.showTextDocument(doc);
+    // os in any case is Harbor's "linux"; a shared verifier cannot have [verifier.environment].
+    await editor.edit((e) =>
+      e.insert(new vscode.Position(8, 0), 'os = "Linux"\n\n[verifier]\nenvironment_mode = "shared"\n\n[verifier.environment]\ncpus = 2\n'),
+    );
+    const d = await waitFor("a diagnostic on environment_mode", () =>
+      vscode.languages.getDiagnostics(toml).find((x) => x.source === "rlenv" && x.message.includes('is "shared"')),
+    );
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(doc.getText(d.range), "environment_mode");
+    assert.equal(d.range.start.line, 11);
+    assert.match(d.message, /^verifier\.environment_mode: is "shared", but \[verifier\.environment\]/);
+    assert.ok(!vscode.languages.getDiagnostics(toml).some((x) => x.range.start.line === 8), 'os = "Linux" is accepted');
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+  });
+
   test("task.toml: completion offers the fields of the table the cursor is in, and a hover explains a key", async () => {
     const doc = await vscode.workspace.openTextDocument(toml);
     await vscode.window.showTextDocument(doc);
