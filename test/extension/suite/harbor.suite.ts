@@ -86,13 +86,18 @@ suite("Harbor task folders", () => {
   test("task.toml: a rule between fields (a shared verifier with its own image) is a diagnostic at the field it is about", async () => {
     const doc = await vscode.workspace.openTextDocument(toml);
     const editor = await vscode.window.showTextDocument(doc);
-    // os in any case is Harbor's "linux"; a shared verifier cannot have [verifier.environment].
-    await editor.edit((e) =>
-      e.insert(new vscode.Position(8, 0), 'os = "Linux"\n\n[verifier]\nenvironment_mode = "shared"\n\n[verifier.environment]\ncpus = 2\n'),
-    );
-    const d = await waitFor("a diagnostic on environment_mode", () =>
-      vscode.languages.getDiagnostics(toml).find((x) => x.source === "rlenv" && x.message.includes('is "shared"')),
-    );
+    // The whole buffer, whatever an earlier test left in it: os in any case is Harbor's "linux";
+    // a shared verifier cannot have [verifier.environment].
+    const text = `${TASK_TOML}os = "Linux"\n\n[verifier]\nenvironment_mode = "shared"\n\n[verifier.environment]\ncpus = 2\n`;
+    await editor.edit((e) => e.replace(new vscode.Range(0, 0, doc.lineCount, 0), text));
+    const d = await waitFor(
+      "a diagnostic on environment_mode",
+      () => vscode.languages.getDiagnostics(toml).find((x) => x.source === "rlenv" && x.message.includes('is "shared"')),
+      30_000,
+    ).catch((e: Error) => {
+      const seen = vscode.languages.getDiagnostics(toml).map((x) => `${x.range.start.line}: ${x.message}`);
+      throw new Error(`${e.message}; the buffer: ${JSON.stringify(doc.getText())}; its diagnostics: ${JSON.stringify(seen)}`);
+    });
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(doc.getText(d.range), "environment_mode");
     assert.equal(d.range.start.line, 11);
