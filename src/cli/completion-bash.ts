@@ -1,11 +1,12 @@
 import type { Command } from "commander";
-import { caseArms, choiceArms, completionTree, functionName, sq, valueFlags } from "./completion";
+import { caseArms, choiceArms, completionTree, functionName, sourceArms, sq, valueFlags } from "./completion";
 
 /**
  * The completion function itself; FN stands for its name. It walks the words typed so far to find
  * the (sub)command, skipping the values of options that take one and counting positional
  * arguments, then offers an option's choices (after `--opt ` or `--opt=`), options (after `-`),
- * subcommands or the first argument's words, else file names. Bash splits `--format=x` into
+ * subcommands or the first argument's words, the values the program gives for an argument it
+ * names them for (job ids, from `rlenv __complete`), else file names. Bash splits `--format=x` into
  * `--format`, `=`, `x` (`=` is in COMP_WORDBREAKS), so `=` is handled as a word of its own.
  */
 const BASH_FUNCTION = `FN() {
@@ -50,6 +51,12 @@ const BASH_FUNCTION = `FN() {
     local words; words="$(FN_subcommands "$cmdpath") $(FN_arguments "$cmdpath")"
     if [[ -n "\${words// /}" ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); fi
   fi
+  # An argument the program names the values of (a job id): ask it, and offer no file names.
+  local source; source="$(FN_sources "$cmdpath $args")"
+  if [[ -n "$source" ]]; then
+    COMPREPLY+=($(compgen -W "$("\${COMP_WORDS[0]}" __complete "$source" -- "\${COMP_WORDS[@]:1:cw-1}" 2>/dev/null)" -- "$cur"))
+    return 0
+  fi
   if [[ \${#COMPREPLY[@]} -eq 0 ]]; then COMPREPLY=($(compgen -f -- "$cur")); fi
   return 0
 }`;
@@ -86,6 +93,11 @@ ${caseArms(tree, (n) => echo(n.argumentChoices.join(" ")))}
 ${fn}_choices() {
   case "$1" in
 ${choiceArms(tree, (c) => `echo ${sq(c.join(" "))}`)}
+  esac
+}
+${fn}_sources() {
+  case "$1" in
+${sourceArms(tree, (s) => `echo ${s}`)}
   esac
 }
 ${BASH_FUNCTION.replaceAll("FN", fn).replace("cmdpath=NAME", `cmdpath=${sq(name)}`)}

@@ -49,6 +49,16 @@ end
 function AT_FIRST --argument-names want --description 'true when at want, before any positional argument'
     set -l s (WALK)
     test "$s[1]" = "$want"; and test "$s[2]" -eq 0
+end
+function AT_ARG --argument-names want pos --description 'true when at want, completing its positional argument pos (from 0)'
+    set -l s (WALK)
+    test "$s[1]" = "$want"; and test "$s[2]" -eq $pos
+end
+function SOURCE --argument-names source --description 'the values the program gives for an argument (the runner job ids)'
+    set -l words (commandline -opc)
+    # A program fish cannot find (not on PATH) offers nothing; fish itself would print an error.
+    command -q $words[1]; or return
+    $words[1] __complete $source -- $words[2..-1] 2>/dev/null
 end`;
 
 function walkArms(tree: CompletionNode[]): { value: string; sub: string } {
@@ -67,15 +77,19 @@ function walkArms(tree: CompletionNode[]): { value: string; sub: string } {
   return { value: value.join("\n"), sub: sub.join("\n") };
 }
 
-/** The `complete` lines of one command: its subcommands, first argument's words or files, and options. */
-function commandLines(name: string, n: CompletionNode, at: string, atFirst: string): string[] {
+/** The `complete` lines of one command: its subcommands, first argument's words, job ids or files, and options. */
+function commandLines(name: string, n: CompletionNode, base: string): string[] {
+  const [at, atFirst, atArg, source] = [`${base}_at`, `${base}_at_first`, `${base}_at_arg`, `${base}_source`];
   const lines: string[] = [];
   const when = `-n ${sq(`${at} ${sq(n.path)}`)}`;
   const first = `-n ${sq(`${atFirst} ${sq(n.path)}`)}`;
   for (const s of n.subcommands) lines.push(`complete -c ${name} ${first} -a ${sq(s.name)} -d ${sq(brief(s.description))}`);
   if (n.argumentChoices.length) lines.push(`complete -c ${name} ${first} -a ${sq(n.argumentChoices.join(" "))}`);
-  // Files where the command takes them: not beside subcommands, nor where its argument names its words.
-  if (!n.subcommands.length && !n.argumentChoices.length) lines.push(`complete -c ${name} ${when} -F`);
+  // Values the program gives (job ids), asked for at the argument's position.
+  for (const a of n.argumentSources)
+    lines.push(`complete -c ${name} -n ${sq(`${atArg} ${sq(n.path)} ${a.position}`)} -a ${sq(`(${source} ${a.source})`)}`);
+  // Files where the command takes them: not beside subcommands, nor where its argument names its words or the program gives them.
+  if (!n.subcommands.length && !n.argumentChoices.length && !n.argumentSources.length) lines.push(`complete -c ${name} ${when} -F`);
   for (const o of n.options) {
     const spell = o.flags.map((f) => (f.startsWith("--") ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`)).join(" ");
     const arg = o.takesValue ? (o.choices ? ` -x -a ${sq(o.choices.join(" "))}` : " -r -F") : "";
@@ -93,7 +107,9 @@ export function fishCompletion(program: Command): string {
   const base = `__${name.replace(/[^A-Za-z0-9_]/g, "_")}`;
   const tree = completionTree(program);
   const arms = walkArms(tree);
-  const walk = FISH_WALK.replaceAll("AT_FIRST", `${base}_at_first`)
+  const walk = FISH_WALK.replaceAll("AT_ARG", `${base}_at_arg`)
+    .replaceAll("AT_FIRST", `${base}_at_first`)
+    .replaceAll("SOURCE", `${base}_source`)
     .replaceAll("AT", `${base}_at`)
     .replaceAll("WALK", `${base}_walk`)
     .replaceAll("NAME", sq(name))
@@ -105,7 +121,7 @@ export function fishCompletion(program: Command): string {
     `# or save it as ~/.config/fish/completions/${name}.fish`,
     walk,
     `complete -c ${name} -f`,
-    ...tree.flatMap((n) => commandLines(name, n, `${base}_at`, `${base}_at_first`)),
+    ...tree.flatMap((n) => commandLines(name, n, base)),
   ];
   return `${lines.join("\n")}\n`;
 }

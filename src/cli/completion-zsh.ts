@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { brief, type CompletionNode, caseArms, choiceArms, completionTree, functionName, sq } from "./completion";
+import { brief, type CompletionNode, caseArms, choiceArms, completionTree, functionName, sourceArms, sq } from "./completion";
 
 /** `name:description` as `_describe` reads it (a colon inside the name escaped). */
 function described(name: string, description: string): string {
@@ -20,7 +20,8 @@ function optionEntries(n: CompletionNode): string[] {
  * words[2,CURRENT-1] finds the (sub)command as the bash function does (skipping options' values,
  * counting positional arguments), then it offers an option's choices (after `--opt ` or inside
  * `--opt=`), options with their descriptions (after `-`), subcommands with theirs, the first
- * argument's words, else files. `cmdpath`, not `path`: zsh ties `path` to $PATH.
+ * argument's words and the values the program gives for an argument it names them for (job ids,
+ * from `rlenv __complete`), else files. `cmdpath`, not `path`: zsh ties `path` to $PATH.
  */
 const ZSH_FUNCTION = `FN() {
   local cmdpath=NAME w value_of= i skip=0 args=0
@@ -58,12 +59,21 @@ const ZSH_FUNCTION = `FN() {
     _describe -t options option reply
     return
   fi
+  local -a found
   if (( args == 0 )); then
     FN_subcommands $cmdpath
     if (( $#reply )); then _describe -t commands command reply; return; fi
     FN_arguments $cmdpath
-    if (( $#reply )); then _wanted arguments expl argument compadd -a reply && return; fi
+    found=($reply)
   fi
+  # An argument the program names the values of (a job id): ask it, and offer no files.
+  FN_sources "$cmdpath $args"
+  if (( $#reply )); then
+    found+=(\${(f)"$(\${words[1]} __complete $reply[1] -- \${words[2,CURRENT-1]} 2>/dev/null)"})
+    (( $#found )) && _wanted values expl value compadd -a found
+    return
+  fi
+  if (( $#found )); then _wanted arguments expl argument compadd -a found && return; fi
   _files
 }`;
 
@@ -104,6 +114,12 @@ ${fn}_choices() {
   reply=()
   case "$1" in
 ${choiceArms(tree, (c) => `reply=(${c.map(sq).join(" ")})`)}
+  esac
+}
+${fn}_sources() {
+  reply=()
+  case "$1" in
+${sourceArms(tree, (s) => `reply=(${s})`)}
   esac
 }
 ${ZSH_FUNCTION.replaceAll("FN", fn).replace("cmdpath=NAME", `cmdpath=${sq(name)}`)}

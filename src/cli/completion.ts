@@ -1,4 +1,5 @@
 import type { Argument, Command, Option } from "commander";
+import { type CompletionSource, sourceOf } from "./completion-sources";
 
 /** One command of the program as completion needs it: its path, subcommands and options. */
 export interface CompletionNode {
@@ -13,6 +14,11 @@ export interface CompletionNode {
    * or the words a command suggested without enforcing them (`jobs [job]`: cancel, beside any id).
    */
   argumentChoices: string[];
+  /**
+   * By position, the arguments whose values the program is asked for while completing
+   * (`jobs cancel ID`: the runner's job ids); completion offers no file names for them.
+   */
+  argumentSources: Array<{ position: number; source: CompletionSource }>;
 }
 
 /** Words offered for an argument that also takes other values (so commander's `.choices()` would be wrong). */
@@ -49,6 +55,10 @@ export function completionTree(program: Command): CompletionNode[] {
       subcommands: visible.map((c) => ({ name: c.name(), description: c.description() })),
       options,
       argumentChoices: first ? [...(first.argChoices ?? SUGGESTED.get(first) ?? [])] : [],
+      argumentSources: cmd.registeredArguments.flatMap((a, position) => {
+        const source = sourceOf(a);
+        return source ? [{ position, source }] : [];
+      }),
     });
     for (const c of visible) walk(c, `${path} ${c.name()}`);
   };
@@ -94,4 +104,9 @@ export function valueFlags(n: CompletionNode): string {
     .filter((o) => o.takesValue)
     .flatMap((o) => o.flags)
     .join(" ");
+}
+
+/** Arms keyed by "PATH POSITION" for each argument whose values the program gives while completing. */
+export function sourceArms(tree: CompletionNode[], body: (source: CompletionSource) => string): string {
+  return tree.flatMap((n) => n.argumentSources.map((a) => `    ${sq(`${n.path} ${a.position}`)}) ${body(a.source)} ;;`)).join("\n");
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerAudit } from "./audit";
 import { registerCalibrate } from "./calibrate";
+import { registerCompleteSource } from "../completion-sources";
 import { registerCompletion } from "./completion";
 import { registerExport } from "./export";
 import { registerImage } from "./image";
@@ -30,4 +31,5 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerReport,
   registerServe,
   registerCompletion,
+  registerCompleteSource,
 ];

@@ -1,13 +1,14 @@
 import { Argument, type Command } from "commander";
 import { suggestWords } from "../completion";
+import { jobIdArgument } from "../completion-sources";
 import { runnerClientFor } from "../../core/remote/client/client-config";
 
 export function registerJobs(program: Command): void {
   program
     .command("jobs")
     .description("List a runner's jobs, show one, or cancel one (`jobs cancel ID`)")
-    .addArgument(suggestWords(new Argument("[job]", "one job id, or `cancel`"), ["cancel"]))
-    .argument("[id]", "with cancel: the job to cancel")
+    .addArgument(jobIdArgument(suggestWords(new Argument("[job]", "one job id, or `cancel`"), ["cancel"])))
+    .addArgument(jobIdArgument(new Argument("[id]", "with cancel: the job to cancel")))
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
     .option("--cancel", "cancel the job (its Slurm jobs and containers too); the same as `jobs cancel ID`")
     .option("--json", "print JSON")

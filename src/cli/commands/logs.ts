@@ -1,4 +1,5 @@
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
+import { jobIdArgument } from "../completion-sources";
 import type { JobEvent } from "../../core/remote/api";
 import { runnerClientFor } from "../../core/remote/client/client-config";
 
@@ -23,7 +24,7 @@ export function registerLogs(program: Command): void {
   program
     .command("logs")
     .description("Print a job's events (state, progress, rollout ends, logs); -f follows until it ends")
-    .argument("<job>", "job id")
+    .addArgument(jobIdArgument(new Argument("<job>", "job id")))
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
     .option("-f, --follow", "keep streaming until the job ends")
     .option("--after <id>", "only events after this event id", "0")

@@ -1,5 +1,6 @@
 import path from "node:path";
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
+import { jobIdArgument } from "../completion-sources";
 import { runnerClientFor } from "../../core/remote/client/client-config";
 import { runsTarget } from "./runs-target";
 
@@ -7,7 +8,7 @@ export function registerPull(program: Command): void {
   program
     .command("pull")
     .description("Download a job's run folder into runs/ (while it runs: a snapshot, or -f to fill it as rollouts end)")
-    .argument("<job>", "job id")
+    .addArgument(jobIdArgument(new Argument("<job>", "job id")))
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
     .option("--runs <dir>", "runs folder, or s3://bucket/prefix (uploaded once pulled)", "runs")
     .option("-f, --follow", "keep pulling rollouts as they end until the job ends")

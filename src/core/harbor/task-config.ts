@@ -112,7 +112,6 @@ function configOf(raw: Record<string, unknown>, data: Data, input: Record<string
   const given = (input.environment ?? {}) as Record<string, unknown>;
   const memoryMb = given.memory_mb !== undefined || env.memory === undefined ? env.memory_mb : sizeOf(env.memory);
   const storageMb = given.storage_mb !== undefined || env.storage === undefined ? env.storage_mb : sizeOf(env.storage);
-  if (env.os === "windows") at(["environment", "os"], "Windows containers are not supported: the task cannot run here", "error");
   if (env.docker_image)
     at(
       ["environment", "docker_image"],

@@ -72,6 +72,9 @@ export function tomlTypeOf(s: z.ZodType): { type: TomlField["type"]; values?: st
     }
     case "union":
       return tomlTypeOf((d.options as z.ZodType[])[0] as z.ZodType);
+    case "pipe":
+      // A value normalised on input (os in any case): the type and values are those it yields.
+      return tomlTypeOf(d.out as z.ZodType);
     default:
       return { type: "string" };
   }

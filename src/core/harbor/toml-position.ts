@@ -5,7 +5,7 @@ import type { Span } from "../model/problem";
  * scanned: each `[table]` / `[[array]]` header is resolved to the data path it opens (the n-th
  * `[[steps]]` is `steps.n`, a `[steps.verifier]` under it `steps.n.verifier`), each `key =` line
  * (dotted keys too) to the path it sets, and a key inside an inline table is found on its
- * line. A path is placed at the line that sets the most of it, else at the header of the
+ * line. An array of tables is placed at its first `[[…]]` entry. A path is placed at the line that sets the most of it, else at the header of the
  * closest table that holds it, else at the start of the file: a problem always has a place.
  */
 
@@ -54,8 +54,12 @@ export function tomlPathSpan(text: string, path: readonly PropertyKey[]): Span {
     const h = HEADER.exec(line);
     if (h) {
       header = resolveHeader(h, counts);
+      const span = { line: i + 1, column: 1, endLine: i + 1, endColumn: line.length + 1 };
       const n = prefixLength(header, want);
-      if (n >= 0) offer(n * 2, { line: i + 1, column: 1, endLine: i + 1, endColumn: line.length + 1 });
+      if (n >= 0) offer(n * 2, span);
+      // The first `[[name]]` entry stands for the array of tables `name` itself.
+      else if (h[1] === "[[" && header.length === want.length + 1 && prefixLength(header.slice(0, -1), want) === want.length)
+        offer(want.length * 2, span);
       return;
     }
     const k = KEY_LINE.exec(line);

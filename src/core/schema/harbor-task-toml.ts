@@ -10,13 +10,15 @@ import {
   StepVerifierTable,
   VerifierTable,
 } from "./harbor-task-tables";
+import { linuxOnlyRule, withRules } from "./harbor-task-rules";
 
 /**
  * Harbor's task.toml as one schema (1.0 to 1.3): what the loader checks a task against
  * (src/core/harbor/task-config.ts), what the editor completes and explains
  * (src/core/harbor/task-toml-schema.ts), and schemas/harbor-task.schema.json for TOML editors
  * (Even Better TOML / taplo). Tables are strict, so a field Harbor does not have is reported
- * (a warning: Harbor ignores it); metadata is free-form.
+ * (a warning: Harbor ignores it); metadata is free-form. The rules tying fields together
+ * (schema/harbor-task-rules.ts) are refinements of the tables, placed at the field they are about.
  */
 
 const ORG_NAME = /^[a-zA-Z0-9_-][a-zA-Z0-9._-]*\/[a-zA-Z0-9_-][a-zA-Z0-9._-]*$/;
@@ -84,7 +86,10 @@ export const HarborTaskToml = z.strictObject({
   verifier: doc(VerifierTable, "How tests/test.sh runs: timeout, env, user, network.").prefault({}),
   agent: doc(AgentTable, "The agent's timeout, user and network.").prefault({}),
   solution: doc(SolutionTable, "The oracle's environment.").prefault({}),
-  environment: doc(EnvironmentTable, "The sandbox: build timeout, image, cpus, memory, storage, network, workdir, env.").prefault({}),
+  environment: doc(
+    withRules(EnvironmentTable, [linuxOnlyRule]),
+    "The sandbox: build timeout, image, cpus, memory, storage, network, workdir, env.",
+  ).prefault({}),
   steps: doc(
     z.array(HarborStep),
     "[[steps]]: a multi-step task, each step with steps/<name>/instruction.md, its own tests, solution and gate.",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACCEPTS } from "./harbor-task-rules";
 import { HarborTaskToml } from "./harbor-task-toml";
 import { Manifest } from "./manifest";
 import { RunRecord } from "./run";
@@ -17,7 +18,8 @@ const TARGETS: Array<[string, z.core.$ZodType, string]> = [
 /**
  * Harbor's task.toml for TOML editors (Even Better TOML / taplo), in the draft they read (7).
  * Harbor ignores a field it does not have, so the schema lets one through (the loader warns
- * about it instead); the tables stay strict in the zod schema for those warnings.
+ * about it instead); the tables stay strict in the zod schema for those warnings. A field whose
+ * value is normalised on input (os in any case) is written as what it accepts, not what it yields.
  */
 function harborTaskJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(HarborTaskToml, {
@@ -26,6 +28,13 @@ function harborTaskJsonSchema(): Record<string, unknown> {
     unrepresentable: "any",
     override: ({ jsonSchema }) => {
       if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+      const accepts = jsonSchema[ACCEPTS];
+      if (accepts && typeof accepts === "object") {
+        delete jsonSchema[ACCEPTS];
+        delete jsonSchema.type;
+        delete jsonSchema.enum;
+        Object.assign(jsonSchema, accepts);
+      }
     },
   }) as Record<string, unknown>;
 }

@@ -83,6 +83,29 @@ suite("Harbor task folders", () => {
     await vscode.commands.executeCommand("workbench.action.files.revert");
   });
 
+  test("task.toml: a rule between fields (a shared verifier with its own image) is a diagnostic at the field it is about", async () => {
+    const doc = await vscode.workspace.openTextDocument(toml);
+    const editor = await vscode.window.showTextDocument(doc);
+    // The whole buffer, whatever an earlier test left in it: os in any case is Harbor's "linux";
+    // a shared verifier cannot have [verifier.environment].
+    const text = `${TASK_TOML}os = "Linux"\n\n[verifier]\nenvironment_mode = "shared"\n\n[verifier.environment]\ncpus = 2\n`;
+    await editor.edit((e) => e.replace(new vscode.Range(0, 0, doc.lineCount, 0), text));
+    const d = await waitFor(
+      "a diagnostic on environment_mode",
+      () => vscode.languages.getDiagnostics(toml).find((x) => x.source === "rlenv" && x.message.includes('is "shared"')),
+      30_000,
+    ).catch((e: Error) => {
+      const seen = vscode.languages.getDiagnostics(toml).map((x) => `${x.range.start.line}: ${x.message}`);
+      throw new Error(`${e.message}; the buffer: ${JSON.stringify(doc.getText())}; its diagnostics: ${JSON.stringify(seen)}`);
+    });
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(doc.getText(d.range), "environment_mode");
+    assert.equal(d.range.start.line, 11);
+    assert.match(d.message, /^verifier\.environment_mode: is "shared", but \[verifier\.environment\]/);
+    assert.ok(!vscode.languages.getDiagnostics(toml).some((x) => x.range.start.line === 8), 'os = "Linux" is accepted');
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+  });
+
   test("task.toml: completion offers the fields of the table the cursor is in, and a hover explains a key", async () => {
     const doc = await vscode.workspace.openTextDocument(toml);
     await vscode.window.showTextDocument(doc);

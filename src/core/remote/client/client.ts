@@ -78,8 +78,14 @@ export class RunnerClient {
     });
   }
 
-  private async json<T>(method: string, path: string, headers: Record<string, string> = {}, body?: Readable): Promise<T> {
-    const res = await this.request(method, path, headers, body);
+  private async json<T>(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: Readable,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const res = await this.request(method, path, headers, body, signal);
     const text = await readAll(res);
     let parsed: unknown;
     try {
@@ -114,8 +120,9 @@ export class RunnerClient {
     await readAll(res);
   }
 
-  async jobs(): Promise<JobRecord[]> {
-    return (await this.json<{ jobs: JobRecord[] }>("GET", "/v1/jobs")).jobs;
+  /** The runner's jobs; with a signal (a timeout), a runner that does not answer in time is an error. */
+  async jobs(signal?: AbortSignal): Promise<JobRecord[]> {
+    return (await this.json<{ jobs: JobRecord[] }>("GET", "/v1/jobs", {}, undefined, signal)).jobs;
   }
 
   job(id: string): Promise<JobRecord> {
