@@ -17,10 +17,10 @@ import { runnerFromWords } from "../../../src/cli/completion-sources";
 import { zshCompletion } from "../../../src/cli/completion-zsh";
 import type { JobRecord } from "../../../src/core/remote/api";
 import { JobJournal } from "../../../src/core/remote/jobs/journal";
+import { bashOffers, fishOffers, zshOffers } from "../../support/completion-shells";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const TSX = require.resolve("tsx");
-const ZSH_DRIVER = path.join(ROOT, "test", "fixtures", "completion", "zsh-complete.zsh");
 const IDS = ["j-older", "j-newer"];
 let work: string;
 let cwd: string;
@@ -121,43 +121,10 @@ function env(runnerName: string | undefined): NodeJS.ProcessEnv {
   return e;
 }
 
-function bash(runnerName: string | undefined, ...words: string[]): string[] {
-  const r = spawnSync(
-    "bash",
-    [
-      "--norc",
-      "-c",
-      `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _rlenv; printf '%s\\n' "\${COMPREPLY[@]}"`,
-      "_",
-      scripts.bash,
-      ...words,
-    ],
-    { cwd, encoding: "utf8", env: env(runnerName) },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.split("\n").filter(Boolean).sort();
-}
-
-function zsh(runnerName: string | undefined, line: string): string[] {
-  const out = path.join(work, "zsh-matches.txt");
-  const r = spawnSync("zsh", ["-f", ZSH_DRIVER, scripts.zsh, out, line], { cwd, encoding: "utf8", timeout: 60_000, env: env(runnerName) });
-  assert.equal(r.status, 0, `zsh driver exited ${r.status}: ${r.stderr}`);
-  return [...new Set(readFileSync(out, "utf8").split("\n").filter(Boolean))].sort();
-}
-
-function fish(runnerName: string | undefined, line: string): string[] {
-  const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "$argv[2]"', scripts.fish, line], {
-    cwd,
-    encoding: "utf8",
-    env: env(runnerName),
-  });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => l.split("\t")[0] ?? "")
-    .sort();
-}
+const bash = (runnerName: string | undefined, ...words: string[]) => bashOffers({ script: scripts.bash, cwd, env: env(runnerName) }, words);
+const zsh = (runnerName: string | undefined, line: string) =>
+  zshOffers({ script: scripts.zsh, cwd, env: env(runnerName) }, line, path.join(work, "zsh-matches.txt"));
+const fish = (runnerName: string | undefined, line: string) => fishOffers({ script: scripts.fish, cwd, env: env(runnerName) }, line);
 
 const sorted = (xs: string[]) => [...xs].sort();
 

@@ -15,10 +15,10 @@ import { completionTree } from "../../../src/cli/completion";
 import { bashCompletion } from "../../../src/cli/completion-bash";
 import { fishCompletion } from "../../../src/cli/completion-fish";
 import { zshCompletion } from "../../../src/cli/completion-zsh";
+import { bashOffers, fishOffers, zshOffers } from "../../support/completion-shells";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const TSX = require.resolve("tsx");
-const ZSH_DRIVER = path.join(ROOT, "test", "fixtures", "completion", "zsh-complete.zsh");
 let work: string;
 let cwd: string;
 const scripts = { bash: "", zsh: "", fish: "" };
@@ -53,46 +53,9 @@ before(() => {
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** What bash offers for the words typed (the last one is the word being completed). */
-function bash(...words: string[]): string[] {
-  const r = spawnSync(
-    "bash",
-    [
-      "--norc",
-      "-c",
-      `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _rlenv; printf '%s\\n' "\${COMPREPLY[@]}"`,
-      "_",
-      scripts.bash,
-      ...words,
-    ],
-    { cwd, encoding: "utf8" },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.split("\n").filter(Boolean).sort();
-}
-
-/** What zsh's completion system offers when `line` is typed and TAB pressed at its end. */
-function zsh(line: string, script = scripts.zsh): string[] {
-  const out = path.join(work, "zsh-matches.txt");
-  const r = spawnSync("zsh", ["-f", ZSH_DRIVER, script, out, line], { cwd, encoding: "utf8", timeout: 60_000 });
-  assert.equal(r.status, 0, `zsh driver exited ${r.status} for ${JSON.stringify(line)}: ${r.stderr}`);
-  return [...new Set(readFileSync(out, "utf8").split("\n").filter(Boolean))].sort();
-}
-
-/** What fish offers for `line` (`complete -C`), the names without their descriptions. */
-function fish(line: string): string[] {
-  const r = spawnSync("fish", ["--no-config", "-c", 'source $argv[1]; complete -C "$argv[2]"', scripts.fish, line], {
-    cwd,
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stderr, "", "the script loads without errors");
-  return r.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => l.split("\t")[0]!)
-    .sort();
-}
+const bash = (...words: string[]) => bashOffers({ script: scripts.bash, cwd }, words);
+const zsh = (line: string, script = scripts.zsh) => zshOffers({ script, cwd }, line, path.join(work, "zsh-matches.txt"));
+const fish = (line: string) => fishOffers({ script: scripts.fish, cwd }, line);
 
 const runnerSubs = () =>
   program()
