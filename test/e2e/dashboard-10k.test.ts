@@ -87,6 +87,32 @@ describe("a 10,000-rollout dashboard in Chromium", { skip }, () => {
     assert.equal(firstTask[0], "task-0000");
     assert.equal(Number(firstTask[1]), SPEC.rollouts / SPEC.tasks, "pass@k's n counts every sample of the task");
     await screenshot(page, "dashboard-10k-top");
+    // Every pass@k header shows whole (none cut to "pass@…"), and every count over a histogram bar lies inside its chart.
+    const heads = await page.evaluate<Array<[string, boolean]>>(
+      `[...document.querySelectorAll(".card-passk th, .card-passk tbody tr:first-child td")].map((c) => [c.textContent, c.scrollWidth > c.clientWidth])`,
+    );
+    assert.ok(heads.filter(([t]) => t.startsWith("pass@")).length >= 3, `pass@k columns: ${heads.map(([t]) => t).join(", ")}`);
+    assert.deepEqual(
+      heads.filter(([, cut]) => cut).map(([t]) => t),
+      [],
+      "no pass@k header is cut",
+    );
+    const labels = await page.evaluate<Array<[string, boolean]>>(
+      `[...document.querySelectorAll("svg.chart")].flatMap((chart) => {
+        const v = chart.viewBox.baseVal;
+        const boxes = [...chart.querySelectorAll("text.count")].map((t) => [t.textContent, t.getBBox()]);
+        return boxes.map(([text, b], i) => {
+          const next = boxes[i + 1]?.[1];
+          return [text, b.x >= 0 && b.y >= 0 && b.x + b.width <= v.width && b.y + b.height <= v.height && (!next || b.x + b.width <= next.x)];
+        });
+      })`,
+    );
+    assert.ok(labels.length >= 10, "the histograms' bars carry their counts");
+    assert.deepEqual(
+      labels.filter(([, inside]) => !inside).map(([t]) => t),
+      [],
+      "every bar's count lies inside its chart, clear of the next one",
+    );
     await page.locator(".rollouts").scrollIntoViewIfNeeded();
     await screenshot(page, "dashboard-10k");
 

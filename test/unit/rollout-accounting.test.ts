@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import type { Policy } from "../../src/core/policy/types";
 import { compareRuns } from "../../src/core/report/compare";
-import type { ReportRollout } from "../../src/core/report/read-rollouts";
+import type { ReportRollout } from "../../src/core/report/report-rollout";
 import { buildReadiness } from "../../src/core/report/readiness";
 import { judgeRubric } from "../../src/core/reward/judge-client";
 import { emptyJudgeUsage, meteringJudges } from "../../src/core/reward/judge-meter";

@@ -2,7 +2,7 @@ import { rewardBreakdown } from "../runs/breakdown";
 import { PASS_REWARD } from "../runs/summarize";
 import type { Band, ConcurrencyDecision, ReadinessReport, TaskReadiness } from "../schema/report";
 import { allEqual, mean, passAtK, passHatK, quantile, std } from "./estimators";
-import type { ReportRollout } from "./read-rollouts";
+import type { ReportRollout } from "./report-rollout";
 
 export interface ReadinessMeta {
   runId: string;

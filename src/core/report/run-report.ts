@@ -4,7 +4,8 @@ import { CONCURRENCY_FILE } from "../rollout/concurrency-controller";
 import { readRun } from "../runs/run-dir";
 import { type Band, ConcurrencyDecision, type ReadinessReport } from "../schema/report";
 import type { RunRecord, RunSummary } from "../schema/run";
-import { type ReportRollout, readReportRollouts } from "./read-rollouts";
+import { readReportRollouts } from "./read-rollouts";
+import type { ReportRollout } from "./report-rollout";
 import { buildReadiness } from "./readiness";
 
 /** The decisions a run recorded; lines that are not decisions (a torn last line) are skipped. */

@@ -1,85 +1,91 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import { described } from "./zod-mini";
+
+// Written with zod/mini (see zod-mini.ts): the run dashboard's webview parses the readiness report.
+
+const int = () => z.number().check(z.int());
+const count = () => z.number().check(z.int(), z.nonnegative());
 
 /** Difficulty band of a task by how many of its samples reached full marks. */
 export const Band = z.enum(["always", "learnable", "never"]);
 export type Band = z.infer<typeof Band>;
 
-const Spread = z.object({ mean: z.number().nullable(), p50: z.number().nullable(), max: z.number().nullable() });
+const Spread = z.object({ mean: z.nullable(z.number()), p50: z.nullable(z.number()), max: z.nullable(z.number()) });
 
 /** One adaptive-concurrency decision, as the run recorded it (see rollout/concurrency-controller.ts). */
 export const ConcurrencyDecision = z.object({
-  t_ms: z.number().nonnegative().describe("Since the run started"),
-  limit: z.number().int().positive().describe("Rollouts allowed in flight from here on"),
-  throughput: z.number().nonnegative().describe("Policy replies per second over the window that led to it"),
-  latency_ms: z.number().nonnegative().describe("Mean policy latency over that window"),
+  t_ms: described(z.number().check(z.nonnegative()), "Since the run started"),
+  limit: described(z.number().check(z.int(), z.positive()), "Rollouts allowed in flight from here on"),
+  throughput: described(z.number().check(z.nonnegative()), "Policy replies per second over the window that led to it"),
+  latency_ms: described(z.number().check(z.nonnegative()), "Mean policy latency over that window"),
   reason: z.string(),
 });
 export type ConcurrencyDecision = z.infer<typeof ConcurrencyDecision>;
 
 export const TaskReadiness = z.object({
   task: z.string(),
-  n: z.number().int().nonnegative().describe("Scored samples (infrastructure failures, cancelled and interrupted left out)"),
-  passed: z.number().int().nonnegative(),
-  mean_reward: z.number().nullable(),
+  n: described(count(), "Scored samples (infrastructure failures, cancelled and interrupted left out)"),
+  passed: count(),
+  mean_reward: z.nullable(z.number()),
   std_reward: z.number(),
-  zero_variance: z.boolean().describe("Two or more samples, all with the same reward: no advantage for GRPO"),
+  zero_variance: described(z.boolean(), "Two or more samples, all with the same reward: no advantage for GRPO"),
   band: Band,
   pass_at_k: z.record(z.string(), z.number()),
   pass_hat_k: z.record(z.string(), z.number()),
-  infra_errors: z.number().int().nonnegative(),
+  infra_errors: count(),
 });
 export type TaskReadiness = z.infer<typeof TaskReadiness>;
+
+const Reasons = z.array(z.object({ reason: z.string(), count: int(), tasks: z.array(z.string()) }));
 
 /** `rlenv report RUN`: is this task set worth training on, and where did the run's time go. */
 export const ReadinessReport = z.object({
   run_id: z.string(),
   dir: z.string(),
-  env: z.object({ name: z.string(), hash: z.string(), reward_hash: z.string().optional() }),
+  env: z.object({ name: z.string(), hash: z.string(), reward_hash: z.optional(z.string()) }),
   policy: z.string(),
   rollouts: z.object({
-    total: z.number().int(),
-    scored: z.number().int(),
-    infra_errors: z.number().int(),
-    unscored: z.number().int().describe("Cancelled or interrupted"),
+    total: int(),
+    scored: int(),
+    infra_errors: int(),
+    unscored: described(int(), "Cancelled or interrupted"),
   }),
-  ks: z.array(z.number().int()),
-  pass_at_k: z.record(z.string(), z.number()).describe("Mean over tasks with at least k scored samples"),
+  ks: z.array(int()),
+  pass_at_k: described(z.record(z.string(), z.number()), "Mean over tasks with at least k scored samples"),
   pass_hat_k: z.record(z.string(), z.number()),
   reward: z.object({
-    mean: z.number().nullable(),
+    mean: z.nullable(z.number()),
     std: z.number(),
-    histogram: z.array(z.number().int()).describe("Ten bins over [0, 1]; 1 falls in the last"),
+    histogram: described(z.array(int()), "Ten bins over [0, 1]; 1 falls in the last"),
   }),
   zero_variance: z.object({
-    groups: z.number().int().describe("Tasks with two or more scored samples"),
-    zero: z.number().int(),
-    fraction: z.number().nullable(),
-    rollouts: z.number().int().describe("Scored rollouts spent on zero-variance groups"),
-    rollouts_fraction: z.number().nullable(),
+    groups: described(int(), "Tasks with two or more scored samples"),
+    zero: int(),
+    fraction: z.nullable(z.number()),
+    rollouts: described(int(), "Scored rollouts spent on zero-variance groups"),
+    rollouts_fraction: z.nullable(z.number()),
   }),
-  bands: z.object({ always: z.number().int(), learnable: z.number().int(), never: z.number().int() }),
+  bands: z.object({ always: int(), learnable: int(), never: int() }),
   components: z.array(
     z.object({
       name: z.string(),
       type: z.string(),
-      n: z.number().int(),
+      n: int(),
       mean: z.number(),
-      decides: z.number().int().describe("Rollouts short of full marks where this component lost the most weighted reward"),
-      decides_fraction: z.number().nullable(),
+      decides: described(int(), "Rollouts short of full marks where this component lost the most weighted reward"),
+      decides_fraction: z.nullable(z.number()),
     }),
   ),
-  failures: z.array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) })),
-  not_run: z
-    .array(z.object({ reason: z.string(), count: z.number().int(), tasks: z.array(z.string()) }))
-    .optional()
-    .describe(
-      "Checks that did not run (a judge-graded field with no judge endpoint, say): scored 0, never a pass, not a failure of the agent",
-    ),
+  failures: Reasons,
+  not_run: described(
+    z.optional(Reasons),
+    "Checks that did not run (a judge-graded field with no judge endpoint, say): scored 0, never a pass, not a failure of the agent",
+  ),
   truncation: z.object({
-    rollouts: z.number().int().describe("Scored rollouts that ended `truncated` (max turns)"),
-    rate: z.number().nullable(),
-    observations: z.number().int(),
-    observations_truncated: z.number().int(),
+    rollouts: described(int(), "Scored rollouts that ended `truncated` (max turns)"),
+    rate: z.nullable(z.number()),
+    observations: int(),
+    observations_truncated: int(),
   }),
   per_rollout: z.object({ turns: Spread, prompt_tokens: Spread, completion_tokens: Spread }),
   time: z.object({
@@ -87,9 +93,9 @@ export const ReadinessReport = z.object({
     policy_ms: z.number(),
     sandbox_ms: z.number(),
     verify_ms: z.number(),
-    queue_ms: z.number().describe("The rest of each rollout's wall time: waiting for a slot, bookkeeping"),
+    queue_ms: described(z.number(), "The rest of each rollout's wall time: waiting for a slot, bookkeeping"),
   }),
-  utilisation: z.object({ policy: z.number(), sandbox_busy_ms: z.number(), max_queue_depth: z.number(), wall_ms: z.number() }).nullable(),
+  utilisation: z.nullable(z.object({ policy: z.number(), sandbox_busy_ms: z.number(), max_queue_depth: z.number(), wall_ms: z.number() })),
   concurrency: z.array(ConcurrencyDecision),
   tasks: z.array(TaskReadiness),
 });
@@ -102,25 +108,23 @@ export const RunComparison = z.object({
   tasks: z.array(
     z.object({
       task: z.string(),
-      a_mean: z.number().nullable(),
-      b_mean: z.number().nullable(),
-      delta: z.number().nullable(),
+      a_mean: z.nullable(z.number()),
+      b_mean: z.nullable(z.number()),
+      delta: z.nullable(z.number()),
       a_band: Band,
       b_band: Band,
     }),
   ),
   only_a: z.array(z.string()),
   only_b: z.array(z.string()),
-  mean_delta: z.number().nullable().describe("Mean over shared tasks of b's mean reward minus a's"),
-  sign_test: z.object({ better: z.number().int(), worse: z.number().int(), ties: z.number().int(), p: z.number() }),
-  bootstrap: z.object({ lo: z.number(), hi: z.number(), resamples: z.number().int(), confidence: z.number() }).nullable(),
-  significant: z.boolean().describe("The bootstrap interval leaves out 0"),
-  reward_changed: z
-    .object({ a: z.string(), b: z.string() })
-    .optional()
-    .describe(
-      "Set when the two runs were scored by different reward definitions (their reward hashes): a delta may be the reward's, not the policy's",
-    ),
+  mean_delta: described(z.nullable(z.number()), "Mean over shared tasks of b's mean reward minus a's"),
+  sign_test: z.object({ better: int(), worse: int(), ties: int(), p: z.number() }),
+  bootstrap: z.nullable(z.object({ lo: z.number(), hi: z.number(), resamples: int(), confidence: z.number() })),
+  significant: described(z.boolean(), "The bootstrap interval leaves out 0"),
+  reward_changed: described(
+    z.optional(z.object({ a: z.string(), b: z.string() })),
+    "Set when the two runs were scored by different reward definitions (their reward hashes): a delta may be the reward's, not the policy's",
+  ),
   verdict: z.string(),
 });
 export type RunComparison = z.infer<typeof RunComparison>;

@@ -1,4 +1,4 @@
-import { config } from "zod/mini";
+import { config, describe, type ZodMiniType } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
 /**
@@ -13,3 +13,8 @@ import en from "zod/v4/locales/en.js";
  * lets the bundler drop what is not used (one re-exported as a value would keep all of zod).
  */
 config(en());
+
+/** `schema` with a description, as classic zod's `.describe` gives it (the JSON Schemas and the docs read it). */
+export function described<T extends ZodMiniType>(schema: T, description: string): T {
+  return schema.check(describe(description)) as T;
+}

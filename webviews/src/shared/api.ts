@@ -19,8 +19,8 @@ export interface HostApi {
 
 /**
  * The methods an app asks for, with their schemas: each app passes its own, so its bundle
- * holds only the schemas it parses (the trajectory viewer's are built with zod/mini, and
- * classic zod, which the dashboard's need, stays out of its first bundle).
+ * holds only the schemas it parses (the trajectory viewer's and the dashboard's are built with
+ * zod/mini: classic zod, which the audit report's need, stays out of their bundles).
  */
 export type MethodTable = { readonly [M in MethodName]?: (typeof METHODS)[M] };
 

@@ -1,22 +1,29 @@
-import { z } from "zod";
+import * as z from "zod/mini";
+import "../../schema/zod-mini";
 import { CalibrationReport } from "../../schema/calibration";
 import { ReadinessReport } from "../../schema/report";
-import { RunAudit } from "./audit";
+import { RunAudit } from "./run-audit";
 import { RolloutRow } from "./rollouts";
 import { RunRecord, RunSummary } from "../../schema/run";
 
-/** Messages of the run dashboard app. */
+/**
+ * Messages of the run dashboard app, written with zod/mini (see schema/zod-mini.ts) as are the schemas
+ * they embed (the run record and summary, the readiness and calibration reports, the audit verdicts):
+ * the host and the webview parse them with the same schemas, and the dashboard's bundle carries no classic zod.
+ */
+
+const int = () => z.number().check(z.int());
 
 export { RolloutRow };
 
-export const Bin = z.object({ from: z.number(), to: z.number(), count: z.number().int() });
+export const Bin = z.object({ from: z.number(), to: z.number(), count: int() });
 export type Bin = z.infer<typeof Bin>;
 
 export const TaskPass = z.object({
   task: z.string(),
-  n: z.number().int(),
-  passed: z.number().int(),
-  mean_reward: z.number().nullable(),
+  n: int(),
+  passed: int(),
+  mean_reward: z.nullable(z.number()),
   pass_at_k: z.record(z.string(), z.number()),
 });
 export type TaskPass = z.infer<typeof TaskPass>;
@@ -31,44 +38,44 @@ export type UtilisationPoint = z.infer<typeof UtilisationPoint>;
  */
 export const Dashboard = z.object({
   dir: z.string(),
-  record: RunRecord.nullable(),
-  summary: RunSummary.nullable(),
+  record: z.nullable(RunRecord),
+  summary: z.nullable(RunSummary),
   problems: z.array(z.string()),
   /** How many rollouts the run has (the table's rows, before any filter). */
-  rolloutCount: z.number().int(),
+  rolloutCount: int(),
   /** The keys of the rollouts' metadata (`policy.model`, `seed`…), sorted: what the metadata filter offers. */
   metaKeys: z.array(z.string()),
   rewardHistogram: z.array(Bin),
   durationHistogram: z.array(Bin),
   /** Rollouts per status, sorted by status (pairs, not an object: names never become keys). */
-  statuses: z.array(z.tuple([z.string(), z.number().int()])),
+  statuses: z.array(z.tuple([z.string(), int()])),
   perTask: z.array(TaskPass),
-  meanReward: z.number().nullable(),
+  meanReward: z.nullable(z.number()),
   utilisation: z.array(UtilisationPoint),
   /** Fraction of wall time with at least one policy request in flight. */
-  policyBusy: z.number().nullable(),
+  policyBusy: z.nullable(z.number()),
   /** `rlenv report` of the run (null while it has no run.json); its concurrency decisions also mark the utilisation chart. */
-  readiness: ReadinessReport.nullable().default(null),
+  readiness: z._default(z.nullable(ReadinessReport), null),
   /** The audit of the run's environment, when one is found beside the run (see runAuditCandidates): a verdict per task. */
-  audit: RunAudit.nullable().default(null),
+  audit: z._default(z.nullable(RunAudit), null),
   /** `rlenv calibrate`'s report when the run is a calibration (calibration.json); its disagreements' rollouts relative to the served root. */
-  calibration: CalibrationReport.nullable().default(null),
+  calibration: z._default(z.nullable(CalibrationReport), null),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 
 /** One event that holds every word of a search, linking to its step. */
 export const SearchHit = z.object({
   file: z.string(),
-  row: z.number().int(),
-  line: z.number().int(),
+  row: int(),
+  line: int(),
   kind: z.enum(["message", "tool_call", "observation"]),
   snippet: z.string(),
   /** Where the words are in the snippet. */
-  ranges: z.array(z.tuple([z.number().int(), z.number().int()])),
+  ranges: z.array(z.tuple([int(), int()])),
 });
 export type SearchHit = z.infer<typeof SearchHit>;
 
-export const SearchResults = z.object({ hits: z.array(SearchHit), total: z.number().int(), files: z.number().int() });
+export const SearchResults = z.object({ hits: z.array(SearchHit), total: int(), files: int() });
 export type SearchResults = z.infer<typeof SearchResults>;
 
 /** The dashboard with its rows, as the server builds it (the rows stay on the server's side: see Dashboard). */
@@ -77,18 +84,18 @@ export type DashboardWithRows = Dashboard & { rollouts: RolloutRow[] };
 /** The table's sortable columns (rollout-order.ts's RolloutKey). */
 export const RolloutKey = z.enum(["id", "task", "sample", "status", "reward", "turns", "duration_ms", "tokens"]);
 
-const Range = z.object({ min: z.number().nullable().optional(), max: z.number().nullable().optional() });
+const Range = z.object({ min: z.optional(z.nullable(z.number())), max: z.optional(z.nullable(z.number())) });
 
 /** What the table's filters keep (rollout-filter.ts's RolloutFilter): every part given must hold. */
 export const RolloutWhere = z.object({
-  text: z.string().max(1000).optional(),
-  status: z.string().max(200).optional(),
-  reward: Range.optional(),
+  text: z.optional(z.string().check(z.maxLength(1000))),
+  status: z.optional(z.string().check(z.maxLength(200))),
+  reward: z.optional(Range),
   /** Seconds. */
-  duration: Range.optional(),
-  tokens: Range.optional(),
+  duration: z.optional(Range),
+  tokens: z.optional(Range),
   /** `key=value` or `key~text` conditions on the rollouts' metadata. */
-  meta: z.string().max(10_000).optional(),
+  meta: z.optional(z.string().check(z.maxLength(10_000))),
 });
 export type RolloutWhere = z.infer<typeof RolloutWhere>;
 
@@ -98,23 +105,23 @@ export const MAX_PAGE_ROWS = 500;
 /** Rows [from, from + count) of the run's rollouts filtered by `where` and sorted by `sort` (missing values last). */
 export const RolloutQuery = z.object({
   dir: z.string(),
-  sort: RolloutKey.default("id"),
-  desc: z.boolean().default(false),
-  where: RolloutWhere.default({}),
-  from: z.number().int().nonnegative(),
-  count: z.number().int().nonnegative().max(MAX_PAGE_ROWS),
+  sort: z._default(RolloutKey, "id"),
+  desc: z._default(z.boolean(), false),
+  where: z._default(RolloutWhere, {}),
+  from: int().check(z.nonnegative()),
+  count: int().check(z.nonnegative(), z.lte(MAX_PAGE_ROWS)),
 });
 export type RolloutQuery = z.input<typeof RolloutQuery>;
 
 export const RolloutPage = z.object({
   /** Rollouts in the run. */
-  total: z.number().int(),
+  total: int(),
   /** Rollouts the filter keeps. */
-  matched: z.number().int(),
-  from: z.number().int(),
+  matched: int(),
+  from: int(),
   rows: z.array(RolloutRow),
   /** Which build of the run's table answered (a live run's grows): rows of two builds are not mixed. */
-  version: z.number().int(),
+  version: int(),
 });
 export type RolloutPage = z.infer<typeof RolloutPage>;
 
@@ -126,11 +133,11 @@ export const DashboardMethods = {
   search: {
     params: z.object({
       dir: z.string(),
-      query: z.string().max(1000),
-      files: z.array(z.string()).optional(),
+      query: z.string().check(z.maxLength(1000)),
+      files: z.optional(z.array(z.string())),
       /** Only the rollouts the table's filter keeps (resolved on the server's side, over every rollout). */
-      where: RolloutWhere.optional(),
-      limit: z.number().int().positive().max(1000).default(100),
+      where: z.optional(RolloutWhere),
+      limit: z._default(int().check(z.positive(), z.lte(1000)), 100),
     }),
     result: SearchResults,
   },

@@ -3,8 +3,8 @@ import "../../schema/zod-mini";
 
 /**
  * A run's rollouts, one row each: the dashboard's table, and the list the trajectory viewer's
- * compare panel picks from. Apart from the dashboard's other schemas (built on the run record's,
- * in classic zod) so the viewer parses the list without bundling those.
+ * compare panel picks from. Apart from the dashboard's other schemas (built on the run record's
+ * and the reports') so the viewer parses the list without bundling those.
  */
 export const RolloutRow = z.object({
   /** Path of the rollout file relative to the served root: what the viewer opens. */

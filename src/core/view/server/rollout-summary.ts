@@ -1,9 +1,9 @@
 import path from "node:path";
 import * as z from "zod/mini";
 import "../../schema/zod-mini";
-import type { ReportRollout } from "../../report/read-rollouts";
+import { type ReportRollout, reportRolloutOf } from "../../report/report-rollout";
 import { INFRA_STATUS } from "../../runs/summarize";
-import { EndEvent, type RewardEvent, RewardComponent, type StartEvent, Usage } from "../../schema/trajectory";
+import { EndEvent, RewardComponent, type StartEvent, Usage } from "../../schema/trajectory";
 import { RolloutRow } from "../protocol/rollouts";
 import { TrajectoryIndex } from "./trajectory-index";
 
@@ -90,30 +90,21 @@ export function rolloutRow(file: string, rel: string, idx: TrajectoryIndex): Rol
 }
 
 /**
- * One rollout as the readiness report reads it (readReportRollouts' fields), from its index: the
- * index parsed every line once already, so the report does not read the run's files a second time.
+ * One rollout as the readiness report reads it, from its index: the index parsed every line once
+ * already, so the report does not read the run's files a second time. The same builder as
+ * `rlenv report`'s (reportRolloutOf), so the dashboard's readiness cards and the report agree.
  * Null without a start event.
  */
 export function reportRollout(idx: TrajectoryIndex): ReportRollout | null {
   const m = idx.meta("");
-  const start = m.start?.type === "start" ? (m.start as StartEvent) : null;
-  if (!start) return null;
-  const end = m.end?.type === "end" ? (m.end as EndEvent) : null;
-  const reward = m.reward?.type === "reward" ? (m.reward as RewardEvent) : null;
-  return {
-    task: start.task.id,
-    sample: start.sample,
-    status: end ? end.status : "interrupted",
-    infra: end !== null && end.status === "error" && m.infra,
-    reward: end ? end.reward : null,
-    reason: end?.reason,
-    components: reward ? reward.components : [],
-    turns: end ? end.turns : null,
-    usage: end ? end.usage : null,
-    timings: end ? end.timings : null,
+  return reportRolloutOf({
+    start: m.start?.type === "start" ? m.start : null,
+    end: m.end?.type === "end" ? m.end : null,
+    reward: m.reward?.type === "reward" ? m.reward : null,
+    infraError: m.infra,
     observations: idx.observations,
     observationsTruncated: idx.observationsTruncated,
-  };
+  });
 }
 
 /** The summary of an indexed file (every line read). */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readConcurrencyDecisions, readinessOf } from "../../report/run-report";
-import type { ReportRollout } from "../../report/read-rollouts";
+import type { ReportRollout } from "../../report/report-rollout";
 import { CONCURRENCY_FILE } from "../../rollout/concurrency-controller";
 import { rolloutFiles } from "../../runs/run-dir";
 import { shownRecord } from "../../runs/run-state";

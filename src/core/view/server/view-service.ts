@@ -155,7 +155,7 @@ export class ViewService {
 
   /**
    * A method's params and result schemas. The viewer's are at hand; the others (the dashboard's,
-   * the audit report's: classic zod, slower to build) load on their first request, so a server
+   * and the audit report's in classic zod, slower to build) load on their first request, so a server
    * that opens one trajectory answers its first screen without building them.
    */
   private async schemasOf(method: string) {

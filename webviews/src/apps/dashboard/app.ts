@@ -71,7 +71,7 @@ export class DashboardApp {
   private async refresh(): Promise<void> {
     // On opening, both at once: the server builds the run's table once for the two (a page waits for
     // the build under way). A live run's refresh asks for the rows once the new build is done.
-    const rows = this.data === null ? this.table.reload() : null;
+    const rows = this.data === null ? this.table.reload(true) : null;
     this.data = await this.api.request("run", { dir: this.ctx.target });
     await this.render(this.data);
     this.table.setChoices(
@@ -181,8 +181,14 @@ function passAtKCard(d: Dashboard): HTMLElement {
       d.audit ? h("th", { title: d.audit.file }, "audit") : null,
     ),
   );
-  // The layout is fixed (widths hold as rows scroll by): the task names get the room.
-  head.querySelector("th")?.style.setProperty("width", "30%");
+  // The layout is fixed (widths hold as rows scroll by). Each number column is as wide as its header
+  // (pass@16, say) or its widest value, whichever is more; the task names get the rest of the room.
+  const cells = [...head.querySelectorAll("th")];
+  for (const th of cells.slice(1)) {
+    // The audit's cells hold a badge ("not-judged" at most); a number fits in five characters (0.667, 1,000).
+    const chars = th.classList.contains("num") ? Math.max((th.textContent ?? "").length, 5) + 1 : 12;
+    th.style.setProperty("width", `calc(${chars}ch + 16px)`);
+  }
   const table = new VirtualTable(
     "passk",
     head,

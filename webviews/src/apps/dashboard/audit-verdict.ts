@@ -1,5 +1,5 @@
 import { h } from "../../shared/dom";
-import type { RunAudit } from "../../../../src/core/view/protocol/audit";
+import type { RunAudit } from "../../../../src/core/view/protocol/run-audit";
 
 /** How the audit was known to be of this run's environment, for the note's tooltip. */
 const MATCHED = {

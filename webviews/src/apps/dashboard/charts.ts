@@ -3,7 +3,24 @@ import type { Bin, UtilisationPoint } from "./protocol";
 
 const W = 320;
 const H = 140;
-const PAD = { l: 28, r: 6, t: 8, b: 20 };
+/** The top pad holds the tallest bar's count above it (10px text). */
+const PAD = { l: 28, r: 6, t: 14, b: 20 };
+/** A digit of the charts' 10px text, in the viewBox's units (a label is placed by its length: no layout is read). */
+const CHAR_W = 6;
+
+/** A count in five characters at most, so it fits over its bar (the bar's title holds the exact count): 1249, 12.3k, 123k, 1.2M. */
+function shortCount(n: number): string {
+  if (n < 10_000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** A bar's count, centred over it but kept inside the chart: the last bar's (often the tallest, at reward 1) is not cut at the right edge. */
+function countLabel(text: string, centre: number, y: number): SVGTextElement {
+  const half = (text.length * CHAR_W) / 2;
+  const x = Math.min(Math.max(centre, PAD.l + half), W - 1 - half);
+  return svg("text", { x: x.toFixed(1), y, "text-anchor": "middle", class: "count" }, text);
+}
 
 /** A bar chart of histogram bins, counts as text above each bar. */
 export function barChart(bins: Bin[], label: (b: Bin) => string): SVGSVGElement {
@@ -20,7 +37,7 @@ export function barChart(bins: Bin[], label: (b: Bin) => string): SVGSVGElement 
     const rect = svg("rect", { class: "b", x: x + 1, y: PAD.t + ih - bh, width: Math.max(1, bw - 2), height: bh });
     rect.appendChild(svg("title", {}, `${label(b)}: ${b.count}`));
     root.appendChild(rect);
-    if (b.count) root.appendChild(svg("text", { x: x + bw / 2 - 3, y: PAD.t + ih - bh - 2 }, String(b.count)));
+    if (b.count) root.appendChild(countLabel(shortCount(b.count), x + bw / 2, PAD.t + ih - bh - 2));
     if (i % Math.ceil(bins.length / 5) === 0) root.appendChild(svg("text", { x, y: H - 6 }, label(b)));
   });
   return root;

@@ -10,6 +10,8 @@ async function main(): Promise<void> {
   const api = createApi(DashboardMethods);
   try {
     const { context, snapshot } = await api.init();
+    // The page back before the app is built: the bundle's evaluation and the first render are two tasks, not one.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     await new DashboardApp(api, context, snapshot, mount).start();
   } catch (err) {
     mount.replaceChildren(

@@ -150,9 +150,12 @@ export class RolloutTable {
     for (const s of statuses) this.statusSelect.appendChild(h("option", { value: s, selected: s === this.state.status }, s));
   }
 
-  /** The rows in view asked for anew (the run is opened, or a live run grew). */
-  reload(): Promise<void> {
-    return this.render(false);
+  /**
+   * The rows in view asked for anew (a live run grew), or the first rows (`fromTop`: the run is opened;
+   * nothing is measured then, so the opening does not wait on a layout of the page).
+   */
+  reload(fromTop = false): Promise<void> {
+    return this.render(fromTop);
   }
 
   private update(patch: Partial<TableState>): void {

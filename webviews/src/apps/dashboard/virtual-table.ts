@@ -21,6 +21,11 @@ export class VirtualTable {
   private count = 0;
   private rowPx = 0;
   private frame = 0;
+  /** The rows in the DOM by index, [first, last). */
+  private drawn = new Map<number, HTMLElement>();
+  private first = 0;
+  private last = 0;
+  private head: number | undefined;
 
   constructor(
     className: string,
@@ -45,34 +50,55 @@ export class VirtualTable {
 
   /** The index of the first row in view (the top of the box). */
   firstInView(): number {
-    const top = Math.max(0, this.el.scrollTop - this.thead.getBoundingClientRect().height);
+    const top = Math.max(0, this.el.scrollTop - this.headPx());
     return Math.min(Math.max(0, this.count - 1), Math.floor(top / (this.rowPx || DEFAULT_ROW_PX)));
   }
 
   /** Redraws the rows in view now (their content may have changed). */
   render(): void {
+    this.draw(true);
+  }
+
+  /**
+   * Draws rows [first, last) of the box's view and its margins. `fresh`: every row is made anew (the
+   * content changed); otherwise (a scroll, a resize, the row height measured) the rows already drawn
+   * are kept and only those that came into view are made, so the frame after a scroll or after the
+   * box is first laid out costs the new rows, not a screenful.
+   */
+  private draw(fresh: boolean): void {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
     const rowPx = this.rowPx || DEFAULT_ROW_PX;
-    const head = this.thead.getBoundingClientRect().height;
     const view = this.el.clientHeight || 600;
-    const top = Math.max(0, this.el.scrollTop - head);
+    const top = Math.max(0, this.el.scrollTop - this.headPx());
     const first = Math.max(0, Math.min(this.count, Math.floor(top / rowPx) - OVERSCAN));
     const last = Math.min(this.count, Math.ceil((top + view) / rowPx) + OVERSCAN);
-    const rows: HTMLElement[] = [];
-    for (let i = first; i < last; i++) rows.push(this.renderRow(i));
-    this.tbody.replaceChildren(...rows);
+    if (fresh || first !== this.first || last !== this.last) {
+      const drawn = new Map<number, HTMLElement>();
+      for (let i = first; i < last; i++) drawn.set(i, (!fresh && this.drawn.get(i)) || this.renderRow(i));
+      this.drawn = drawn;
+      this.first = first;
+      this.last = last;
+      this.tbody.replaceChildren(...drawn.values());
+    }
     this.above.style.height = `${first * rowPx}px`;
     this.below.style.height = `${(this.count - last) * rowPx}px`;
-    // The first row drawn gives the height of all (one line each); redraw once if the guess was off.
-    const measured = rows[0]?.getBoundingClientRect().height ?? 0;
-    if (measured > 0 && Math.abs(measured - rowPx) > 0.5) {
-      this.rowPx = measured;
-      this.schedule();
-    } else if (measured > 0) this.rowPx = measured;
+    // The first row drawn in the page gives the height of all (one line each), measured once: each
+    // measure is a layout of the page. Redrawn (keeping its rows) when the guess was off.
+    if (this.rowPx || !this.el.isConnected) return;
+    const measured = this.drawn.get(first)?.getBoundingClientRect().height ?? 0;
+    if (measured <= 0) return;
+    this.rowPx = measured;
+    this.head = this.thead.getBoundingClientRect().height;
+    if (Math.abs(measured - DEFAULT_ROW_PX) > 0.5) this.schedule();
+  }
+
+  /** The header's height (measured with the first row; until then, one row's). */
+  private headPx(): number {
+    return this.head ?? DEFAULT_ROW_PX;
   }
 
   private schedule(): void {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw(false));
   }
 }
