@@ -1,11 +1,11 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
 import { type LineRead, parseEventLine } from "../../runs/trajectory-reader";
 import type { TrajectoryEvent } from "../../schema/trajectory";
 import type { LineProblem, RowSummary, StepEntry, TrajectoryMeta } from "../protocol/trajectory";
 import { ARTIFACT_BITS, type ArtifactKind, artifactFlags } from "../model/line-tag";
 import { RowGrouper } from "../model/rows";
 import { summariseRow } from "../model/summarise";
+import { ReadFile } from "./file-calls";
 
 // 1 MB reads keep the event loop free to answer requests while a large file is indexed.
 const CHUNK = 1024 * 1024;
@@ -125,9 +125,9 @@ export class TrajectoryIndex {
       }
       return;
     }
-    const fh = await open(this.path, "r");
+    const fh = await ReadFile.open(this.path);
     try {
-      await this.scanWith((await fh.stat()).size, async (buf, pos) => (await fh.read(buf, 0, buf.length, pos)).bytesRead, onChunk);
+      await this.scanWith(await fh.size(), (buf, pos) => fh.read(buf, pos), onChunk);
     } finally {
       await fh.close();
     }
@@ -349,10 +349,10 @@ export class TrajectoryIndex {
   private async readLines(from: number, to: number): Promise<string[]> {
     const start = this.lineStart[from]!;
     const end = this.lineStart[to] ?? this.scanned;
-    const fh: FileHandle = await open(this.path, "r");
+    const fh = await ReadFile.open(this.path);
     try {
       const buf = Buffer.allocUnsafe(end - start);
-      await fh.read(buf, 0, buf.length, start);
+      await fh.read(buf, start);
       const text = buf.toString("utf8");
       const lines = text.split("\n");
       if (lines[lines.length - 1] === "") lines.pop();
