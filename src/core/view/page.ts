@@ -14,6 +14,13 @@ export interface PageOptions {
   connectSrc?: string;
   /** The modules the bundle imports statically: fetched alongside it rather than once it has arrived and been read. */
   modulePreloads?: string[];
+  /**
+   * Run the bundle as soon as it and its modules have loaded (`async`), not once the whole page
+   * has been parsed: the HTTP server sends the init data block after the bundle's tag, a moment
+   * later, and the app's modules are evaluated meanwhile instead of after it (the app waits for
+   * the document's end before it reads the block, see webviews/src/shared/api.ts).
+   */
+  asyncScript?: boolean;
 }
 
 export const nonce = (): string => randomBytes(18).toString("base64");
@@ -59,7 +66,7 @@ export function renderPageWithCsp(o: PageOptions): { html: string; csp: string }
 ${(o.modulePreloads ?? []).map((u) => `<link rel="modulepreload" href="${escapeAttr(u)}">\n`).join("")}</head>
 <body data-app="${o.app}" data-backend="${o.backend}" data-worker="${escapeAttr(o.scriptUri.replace(/[^/]*$/, "editor.worker.js"))}">
 <div id="app"><p class="loading">Loading…</p></div>
-<script type="module" nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
+<script type="module"${o.asyncScript ? " async" : ""} nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
 </body>
 </html>
 `;

@@ -150,6 +150,10 @@ class HttpApi implements HostApi {
 
   /** The init reply the server sent inside the page (read once), else asked for. */
   private async initMessage(): Promise<unknown> {
+    // The bundle may run (async) before the rest of the page has arrived: the block follows its tag.
+    if (document.readyState === "loading") {
+      await new Promise<void>((resolve) => document.addEventListener("DOMContentLoaded", () => resolve(), { once: true }));
+    }
     const sent = document.getElementById(INIT_ELEMENT_ID);
     if (sent) {
       sent.remove();

@@ -154,7 +154,7 @@ async function sendPage(res: ServerResponse, url: URL, s: Serving): Promise<void
     scriptUri: `/assets/${app}.js`,
     styleUri: `/assets/${app}.css`,
     backend: "http",
-    ...(s.firstScreenAhead ? { modulePreloads: staticImports(s.assets, `${app}.js`).map((n) => `/assets/${n}`) } : {}),
+    ...(s.firstScreenAhead ? { modulePreloads: staticImports(s.assets, `${app}.js`).map((n) => `/assets/${n}`), asyncScript: true } : {}),
   });
   const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
   if (!s.firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { mkdirs, renameFile, writeText } from "./file-calls";
 import type { RolloutSummary } from "./rollout-summary";
 
 /** Bumped when a summary's meaning changes: an older cache is then ignored, never misread. */
@@ -127,11 +127,11 @@ export class SummaryCache {
     const text = `{"version":${CACHE_VERSION},"runDir":${JSON.stringify(runDir)},"entries":{${parts.join(",")}}}`;
     try {
       const file = this.fileOf(runDir);
-      await mkdir(path.dirname(file), { recursive: true });
+      await mkdirs(path.dirname(file));
       // Written beside and renamed: a reader (another `rlenv view`) sees the old cache or the new, never half of one.
       const tmp = `${file}.${process.pid}.tmp`;
-      await writeFile(tmp, text);
-      await rename(tmp, file);
+      await writeText(tmp, text);
+      await renameFile(tmp, file);
     } catch {
       // A read-only or full cache folder: the summaries stay cached in memory.
     }

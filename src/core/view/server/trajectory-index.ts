@@ -1,11 +1,11 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
 import { type LineRead, parseEventLine } from "../../runs/trajectory-reader";
 import type { TrajectoryEvent } from "../../schema/trajectory";
 import type { LineProblem, RowSummary, StepEntry, TrajectoryMeta } from "../protocol/trajectory";
 import { ARTIFACT_BITS, type ArtifactKind, artifactFlags } from "../model/line-tag";
 import { RowGrouper } from "../model/rows";
 import { summariseRow } from "../model/summarise";
+import { ReadFile } from "./file-calls";
 
 // 1 MB reads keep the event loop free to answer requests while a large file is indexed.
 const CHUNK = 1024 * 1024;
@@ -18,6 +18,17 @@ const hasBom = (b: Buffer) => b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 /** One line of a trajectory: the event, or why it is not one (the CLI's reader and this index share it). */
 export function parseLine(text: string): LineRead {
   return parseEventLine(text);
+}
+
+/** The entries of lines [a, b), from `parsed` (lines from `base` on; null for a blank line). */
+function stepEntries(parsed: Array<LineRead | null>, base: number, a: number, b: number): StepEntry[] {
+  const entries: StepEntry[] = [];
+  for (let l = a; l < b; l++) {
+    const p = parsed[l - base];
+    if (!p) continue;
+    entries.push(p.ok ? { line: l + 1, event: p.event } : { line: l + 1, problem: p.message });
+  }
+  return entries;
 }
 
 /** What else wants to see each event as the index reads it (the run's search index). */
@@ -61,6 +72,15 @@ export class TrajectoryIndex {
   observations = 0;
   observationsTruncated = 0;
 
+  /**
+   * The first chunk's lines as indexing parsed them (null: a blank line), while the first screen
+   * may ask for them: its page of rows and its first step are those lines, and reading them from
+   * disk and parsing them twice more was most of its work. Filled only by the first chunk of a
+   * `firstChunk` open (so at most FIRST_CHUNK bytes of lines), dropped when the rest is read.
+   */
+  private early: Map<number, LineRead | null> | null = null;
+  private fillingEarly = false;
+
   private constructor(readonly path: string) {}
 
   /**
@@ -85,6 +105,8 @@ export class TrajectoryIndex {
       await idx.refresh();
       return idx;
     }
+    idx.early = new Map();
+    idx.fillingEarly = true;
     let firstChunk: () => void = () => {};
     const ready = new Promise<void>((resolve) => {
       firstChunk = resolve;
@@ -125,9 +147,9 @@ export class TrajectoryIndex {
       }
       return;
     }
-    const fh = await open(this.path, "r");
+    const fh = await ReadFile.open(this.path);
     try {
-      await this.scanWith((await fh.stat()).size, async (buf, pos) => (await fh.read(buf, 0, buf.length, pos)).bytesRead, onChunk);
+      await this.scanWith(await fh.size(), (buf, pos) => fh.read(buf, pos), onChunk);
     } finally {
       await fh.close();
     }
@@ -153,6 +175,9 @@ export class TrajectoryIndex {
       pending = Buffer.from(data.subarray(lineAt));
       pendingAt += lineAt;
       this.scanned = pendingAt;
+      // Only the first chunk's lines are kept (see `early`), and only until a further chunk is read.
+      if (this.fillingEarly) this.fillingEarly = false;
+      else this.early = null;
       // More to read: let the caller answer now. (A file read in one chunk finishes the scan first.)
       if (pos < size) onChunk?.();
       if (pos < size && this.restAfter) {
@@ -188,9 +213,13 @@ export class TrajectoryIndex {
       // Blank lines keep their number (for problem positions) but join the previous row.
       this.lineStart.push(offset);
       this.flags.push(0);
+      if (this.fillingEarly) this.early?.set(line, null);
       return;
     }
-    const parsed = parseLine(bytes.toString("utf8"));
+    const text = bytes.toString("utf8");
+    const parsed = parseLine(text);
+    // As entries() reads it: a line of spaces is a problem to the index, and nothing in a step.
+    if (this.fillingEarly) this.early?.set(line, text.trim() === "" ? null : parsed);
     let type: string | null = null;
     let role: string | null = null;
     let flags = 0;
@@ -271,18 +300,11 @@ export class TrajectoryIndex {
     if (from >= to) return [];
     const firstLine = this.grouper.lines(from, this.lineStart.length)[0];
     const lastLine = this.grouper.lines(to - 1, this.lineStart.length)[1];
-    const texts = await this.readLines(firstLine, lastLine);
+    const parsed = await this.parsedLines(firstLine, lastLine);
     const out: Array<{ row: number; entries: StepEntry[] }> = [];
     for (let row = from; row < to; row++) {
       const [a, b] = this.grouper.lines(row, this.lineStart.length);
-      const entries: StepEntry[] = [];
-      for (let l = a; l < b; l++) {
-        const text = texts[l - firstLine] ?? "";
-        if (text.trim() === "") continue;
-        const p = parseLine(text);
-        entries.push(p.ok ? { line: l + 1, event: p.event } : { line: l + 1, problem: p.message });
-      }
-      out.push({ row, entries });
+      out.push({ row, entries: stepEntries(parsed, firstLine, a, b) });
     }
     return out;
   }
@@ -298,15 +320,7 @@ export class TrajectoryIndex {
     const first = Math.min(b, a + from);
     const last = Math.min(b, first + limit);
     if (first >= last) return { entries: [], total: b - a };
-    const texts = await this.readLines(first, last);
-    const entries: StepEntry[] = [];
-    for (let l = first; l < last; l++) {
-      const text = texts[l - first] ?? "";
-      if (text.trim() === "") continue;
-      const p = parseLine(text);
-      entries.push(p.ok ? { line: l + 1, event: p.event } : { line: l + 1, problem: p.message });
-    }
-    return { entries, total: b - a };
+    return { entries: stepEntries(await this.parsedLines(first, last), first, first, last), total: b - a };
   }
 
   async rows(from: number, to: number): Promise<RowSummary[]> {
@@ -346,13 +360,24 @@ export class TrajectoryIndex {
     }
   }
 
+  /** Lines [from, to) parsed (null: blank), from `early` when it holds them all, else read again. */
+  private async parsedLines(from: number, to: number): Promise<Array<LineRead | null>> {
+    const early = this.early;
+    if (early?.has(from) && early.has(to - 1)) {
+      const out: Array<LineRead | null> = [];
+      for (let l = from; l < to; l++) out.push(early.get(l) ?? null);
+      return out;
+    }
+    return (await this.readLines(from, to)).map((text) => (text.trim() === "" ? null : parseLine(text)));
+  }
+
   private async readLines(from: number, to: number): Promise<string[]> {
     const start = this.lineStart[from]!;
     const end = this.lineStart[to] ?? this.scanned;
-    const fh: FileHandle = await open(this.path, "r");
+    const fh = await ReadFile.open(this.path);
     try {
       const buf = Buffer.allocUnsafe(end - start);
-      await fh.read(buf, 0, buf.length, start);
+      await fh.read(buf, start);
       const text = buf.toString("utf8");
       const lines = text.split("\n");
       if (lines[lines.length - 1] === "") lines.pop();
