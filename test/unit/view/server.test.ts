@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -218,4 +219,20 @@ test("http: loopback only, token required for the page and the API", async () =>
   const bad = await call("meta", { file: "../../x" });
   assert.equal(bad.ok, false);
   assert.match(bad.error ?? "", /outside/);
+});
+
+test("http: stopping the viewer does not wait for a page's open connection", { timeout: 30_000 }, async () => {
+  const assets = mkdtempSync(path.join(tmpdir(), "rlenv-view-assets-"));
+  writeFileSync(path.join(assets, "trajectory.js"), "/* bundle */");
+  const s = await startViewServer(targetFor(path.join(runs.document, "rollouts", "acme-10k-s0.jsonl")), { assetsDir: assets });
+  const { port } = new URL(s.url);
+  // A request whose body never ends (a page still talking to the server), and a kept-alive socket.
+  const sock = net.connect(Number(port), "127.0.0.1");
+  await new Promise<void>((resolve) => sock.once("connect", () => resolve()));
+  sock.write(`POST /api/request HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${s.token}\r\ncontent-length: 1000\r\n\r\n{`);
+  const ended = new Promise<void>((resolve) => sock.once("close", () => resolve()));
+  await new Promise((r) => setTimeout(r, 50));
+  // close() resolves (the test's own timeout bounds it) and the open connection is ended by it.
+  await s.close();
+  await ended;
 });

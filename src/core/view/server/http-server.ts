@@ -217,7 +217,12 @@ export async function startViewServer(t: ViewTarget, opts: ViewServerOptions = {
     close: () => {
       clearTimeout(restTimer);
       readRest();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A page left open holds a live connection (its polls, a stream of a growing file):
+      // server.close alone waited for the browser to let go, so Ctrl-C or SIGTERM left the
+      // viewer up (the bench killed it after 5 s). Stopping the viewer ends its pages' requests.
+      server.closeAllConnections();
+      return closed;
     },
   };
 }
