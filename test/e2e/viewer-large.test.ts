@@ -99,10 +99,10 @@ describe("large runs in Chromium", { skip }, () => {
     assert.deepEqual(cells, ["Turn 1", "Turn 1"]);
     await page.click(".cmp-line[data-line='2']");
     await page.waitForSelector(".cmp-detail .cmp-step[data-col='1'] .step");
-    assert.equal(
-      await page.locator(".compare-panel .picker:has(input[aria-label='compare with'])").getAttribute("data-value"),
-      "rollouts/big.jsonl",
-    );
+    // The picker names the rollout compared with (waited for: the run's list that fills it may come after the lines).
+    await page.waitForSelector(".compare-panel .picker[data-value='rollouts/big.jsonl']:has(input[aria-label='compare with'])", {
+      timeout: 60_000,
+    });
     await screenshot(page, "large-compare-self");
     assert.deepEqual(errors, []);
   });

@@ -97,6 +97,9 @@ export class ComparePanel {
         : null;
     // Outside a run folder: the targets given at open time, by their file names.
     let options: RolloutOption[] = this.others.map((o) => ({ ...rolloutOption(o, o, null, null), label: visibleName(o) }));
+    // The targets show at once; the run's list (a request the server may answer late, while it
+    // still reads a large file) replaces them when it comes.
+    for (const [k, picker] of this.pickers.entries()) picker.setOptions(options, this.others[k] ?? "");
     if (dir !== null) {
       try {
         const rollouts = await this.api.request("rollouts", { dir });
