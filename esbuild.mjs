@@ -238,6 +238,46 @@ for (const name of webApps) {
   });
 }
 
+/**
+ * `rlenv view` sends each app's page with the app inside it (src/core/view/server/page-bundle.ts):
+ * one module with no static imports, so the browser compiles it while the server still computes
+ * the first screen, instead of fetching the bundle and its chunks once the page has arrived. Its
+ * lazy parts stay the split build's files, reached at the server's `/assets/` route (the inline
+ * module has the page's URL as its base, so a relative path would miss). The shared chunks those
+ * parts import are pure helpers (DOM building, text), so their second copy holds no state.
+ * Written outside dist/webviews so the .vsix (which never serves pages) leaves them out.
+ */
+const ASSETS_ROUTE = "/assets/";
+const lazyPartsAtAssets = {
+  name: "lazy-parts-at-assets",
+  setup(build) {
+    build.onResolve({ filter: /\.lazy(\.ts)?$/ }, (args) => {
+      if (args.kind !== "dynamic-import") return undefined;
+      const file = path.resolve(args.resolveDir, args.path);
+      const app = path.relative(appsDir, path.dirname(file));
+      if (app.startsWith("..") || app.includes(path.sep) || !webApps.includes(app)) return undefined;
+      return { path: `${ASSETS_ROUTE}${app}-${path.basename(file).replace(/\.lazy(\.ts)?$/, "")}.js`, external: true };
+    });
+  },
+};
+for (const name of webApps.filter((n) => n !== "play")) {
+  configs.push({
+    ...common,
+    entryPoints: { [name]: path.join(appsDir, name, "main.ts") },
+    platform: "browser",
+    format: "esm",
+    target: "es2022",
+    outdir: "dist/view-pages",
+    minify: !watch,
+    sourcemap: false,
+    // Fonts and images the page's inline CSS names are the split build's, at the assets route.
+    loader: { ".ttf": "file", ".css": "css" },
+    assetNames: "[name]",
+    publicPath: ASSETS_ROUTE,
+    plugins: [...(common.plugins ?? []), lazyPartsAtAssets],
+  });
+}
+
 // Monaco's editor worker is its own bundle, loaded by the webview from the extension.
 if (existsSync("node_modules/monaco-editor/esm/vs/editor/editor.worker.js") && webApps.length > 0) {
   configs.push({
@@ -257,6 +297,7 @@ if (watch) {
   // Chunk names carry content hashes: without this the chunks of every earlier build stay
   // beside the new ones (and would ride along into the .vsix).
   rmSync("dist/webviews", { recursive: true, force: true });
+  rmSync("dist/view-pages", { recursive: true, force: true });
   await Promise.all(configs.map((c) => esbuild.build(c)));
 }
 

@@ -10,10 +10,9 @@ import { launch, rlenvView, screenshot, type ViewProcess, watchErrors } from "./
 
 /**
  * What the trajectory viewer does on its way to the first painted step, opened through
- * `rlenv view` (the built CLI) in Chromium: no request of its own (init and the first
- * screen come inside the page), every chunk of the bundle fetched as the page names it (not
- * found level by level), and no locale number formatting, whose set-up costs tens of ms
- * on a page's first call.
+ * `rlenv view` (the built CLI) in Chromium: no request of its own (init, the first screen and
+ * the app's bundle and styles all come inside the page), and no locale number formatting,
+ * whose set-up costs tens of ms on a page's first call.
  */
 const skip = missing("chromium");
 let browser: Browser;
@@ -32,7 +31,7 @@ after(async () => {
   await browser?.close();
 });
 
-test("first step of a large rollout: painted with no request from the page, its chunks preloaded, no locale formatting, no classic zod", {
+test("first step of a large rollout: painted with no request from the page, the app inside the page, no locale formatting, no classic zod", {
   skip,
 }, async () => {
   const v = await rlenvView(file);
@@ -65,20 +64,21 @@ test("first step of a large rollout: painted with no request from the page, its 
     [],
     `the page asked the server before its first paint: ${beforePaint.join(", ")}`,
   );
-  // Every chunk the bundle imports is named in the page as a module preload.
-  const preloads = await page.evaluate<string[]>(
-    `[...document.querySelectorAll("link[rel=modulepreload]")].map((l) => new URL(l.href).pathname)`,
+  // The app comes inside the page: no script or stylesheet is fetched before the first paint.
+  assert.deepEqual(
+    beforePaint.filter((p) => p.startsWith("/assets/")),
+    [],
+    `the page fetched assets before its first paint: ${beforePaint.join(", ")}`,
   );
-  const chunks = beforePaint.filter((p) => /^\/assets\/chunk-[\w-]+\.js$/.test(p));
-  assert.ok(chunks.length > 0, beforePaint.join(", "));
-  for (const c of chunks) assert.ok(preloads.includes(c), `${c} was fetched but not preloaded (${preloads.join(", ")})`);
-  // The scripts run before the first paint parse with zod/mini: classic zod (192 KB, and the cost of
-  // building each schema with its methods) is not among them. Classic zod attaches `superRefine` to every schema.
-  for (const p of beforePaint.filter((x) => x.endsWith(".js"))) {
-    const text = await (await fetch(new URL(p, v.url))).text();
-    assert.ok(text.length > 0, p);
-    assert.doesNotMatch(text, /superRefine/, `${p} carries classic zod`);
-  }
+  const inline = await page.evaluate<{ src: string; text: string }[]>(
+    `[...document.querySelectorAll("script[type=module]")].map((s) => ({ src: s.getAttribute("src") ?? "", text: s.textContent ?? "" }))`,
+  );
+  assert.equal(inline.length, 1, JSON.stringify(inline.map((s) => s.src)));
+  assert.equal(inline[0]?.src, "");
+  assert.ok((inline[0]?.text.length ?? 0) > 10_000, "the app's bundle is not inside the page");
+  // The script run before the first paint parses with zod/mini: classic zod (192 KB, and the cost of
+  // building each schema with its methods) is not in it. Classic zod attaches `superRefine` to every schema.
+  assert.doesNotMatch(inline[0]?.text ?? "", /superRefine/, "the page's app carries classic zod");
   assert.equal(await page.evaluate<number>("window.__localeCalls"), 0, "locale number formatting before the first paint");
   assert.deepEqual(errors, []);
   await screenshot(page, "viewer-first-paint");

@@ -21,6 +21,12 @@ export interface PageOptions {
    * the document's end before it reads the block, see webviews/src/shared/api.ts).
    */
   asyncScript?: boolean;
+  /**
+   * The app itself, inside the page (`rlenv view`): its bundle as the nonced module script and its
+   * stylesheet as a style element, in place of scriptUri and styleUri (which still name where the
+   * bundles sit, for the parts loaded later). See src/core/view/server/page-bundle.ts.
+   */
+  inline?: { script: string; style: string };
 }
 
 export const nonce = (): string => randomBytes(18).toString("base64");
@@ -62,11 +68,11 @@ export function renderPageWithCsp(o: PageOptions): { html: string; csp: string }
 <meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeAttr(o.title)}</title>
-<link rel="stylesheet" href="${escapeAttr(o.styleUri)}">
+${o.inline ? `<style>${o.inline.style}</style>` : `<link rel="stylesheet" href="${escapeAttr(o.styleUri)}">`}
 ${(o.modulePreloads ?? []).map((u) => `<link rel="modulepreload" href="${escapeAttr(u)}">\n`).join("")}</head>
-<body data-app="${o.app}" data-backend="${o.backend}" data-worker="${escapeAttr(o.scriptUri.replace(/[^/]*$/, "editor.worker.js"))}">
+<body data-app="${o.app}" data-backend="${o.backend}" data-assets="${escapeAttr(o.scriptUri.replace(/[^/]*$/, ""))}" data-worker="${escapeAttr(o.scriptUri.replace(/[^/]*$/, "editor.worker.js"))}">
 <div id="app"><p class="loading">Loading…</p></div>
-<script type="module"${o.asyncScript ? " async" : ""} nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
+${o.inline ? `<script type="module"${o.asyncScript ? " async" : ""} nonce="${n}">${o.inline.script}</script>` : `<script type="module"${o.asyncScript ? " async" : ""} nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>`}
 </body>
 </html>
 `;

@@ -87,9 +87,13 @@ export function isDark(): boolean {
   return true;
 }
 
-/** Links a stylesheet that sits beside the app's bundle (a lazily loaded part's CSS), once. */
+/**
+ * Links a stylesheet that sits beside the app's bundles (a lazily loaded part's CSS), once.
+ * `rlenv view` sends the app inside its page, where this module's URL is the page's: there
+ * the page names the bundles' folder (`data-assets`).
+ */
 export function loadStyle(file: string): void {
-  const href = new URL(file, import.meta.url).toString();
+  const href = new URL(file, new URL(document.body.dataset.assets ?? "", import.meta.url)).toString();
   if ([...document.querySelectorAll("link[rel=stylesheet]")].some((l) => (l as HTMLLinkElement).href === href)) return;
   document.head.appendChild(h("link", { rel: "stylesheet", href }));
 }

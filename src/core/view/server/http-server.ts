@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { initDataBlock, renderPageWithCsp } from "../page";
+import { initDataBlock, type PageOptions, renderPageWithCsp } from "../page";
 import { type AppName, isAppName } from "../protocol/names";
 import { ASSET_TYPES, findAssetsDir, staticImports } from "./assets";
+import { inlineApp } from "./page-bundle";
 import { ViewRequestError } from "./request-error";
 import type { TokenPieces } from "./token-text";
 import type { ViewApi } from "./view-api";
@@ -143,6 +144,17 @@ function sendAsset(res: ServerResponse, assets: string, name: string): void {
   else send(res, 200, type, readFileSync(path.join(assets, name)));
 }
 
+/**
+ * How the page brings its app when the first screen is sent ahead: inside the page where the
+ * build wrote a page bundle (the browser compiles it while this server computes the first
+ * screen), else the split bundle with its chunks as module preloads.
+ */
+function aheadOfTheBundle(assets: string, app: string): Partial<PageOptions> {
+  const inline = inlineApp(assets, app);
+  if (inline) return { inline, asyncScript: true };
+  return { modulePreloads: staticImports(assets, `${app}.js`).map((n) => `/assets/${n}`), asyncScript: true };
+}
+
 /** The app's page, with its CSP; with the first screen ahead, the init reply follows inside it. */
 async function sendPage(res: ServerResponse, url: URL, s: Serving): Promise<void> {
   if (!s.authorised(url.searchParams.get("token"))) return send(res, 403, "text/plain", "missing or wrong token");
@@ -154,7 +166,7 @@ async function sendPage(res: ServerResponse, url: URL, s: Serving): Promise<void
     scriptUri: `/assets/${app}.js`,
     styleUri: `/assets/${app}.css`,
     backend: "http",
-    ...(s.firstScreenAhead ? { modulePreloads: staticImports(s.assets, `${app}.js`).map((n) => `/assets/${n}`), asyncScript: true } : {}),
+    ...(s.firstScreenAhead ? aheadOfTheBundle(s.assets, app) : {}),
   });
   const headers = { "content-security-policy": `${page.csp}; frame-ancestors 'none'` };
   if (!s.firstScreenAhead) return send(res, 200, "text/html; charset=utf-8", page.html, headers);
