@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { COMPARE_PAGE, rowRangesFor } from "../../../src/core/view/model/compare-window";
 import { FromHost, requestKey } from "../../../src/core/view/protocol/envelope";
 import { type RunningViewServer, startViewServer, targetFor } from "../../../src/core/view/server/http-server";
 import { ViewService } from "../../../src/core/view/server/view-service";
@@ -62,6 +63,48 @@ test("http: init carries the first screen (meta, the first page of rows, the fir
   assert.deepEqual(stepAhead.result, await svc.handle("step", stepAhead.params));
   const rows = m.preload![1]!.result as Array<{ index: number }>;
   assert.ok(rows.length > 0 && rows[0]!.index === 0);
+});
+
+test("http: with a compare in the URL, init also carries the alignment and the row summaries of the compare list's first page, as the compare panel asks for them", async () => {
+  // A second rollout beside the first, so the alignment has two different files to line up.
+  const other = path.join(path.dirname(file), "other.jsonl");
+  await writeBigRollout(other, 120, 256 * 1024);
+  const server = await startViewServer(targetFor(file), { assetsDir: assets });
+  servers.push(server);
+  const m = await init(server, `compare=${encodeURIComponent("rollouts/other.jsonl")}`);
+  const files = [m.context.target, "rollouts/other.jsonl"];
+  const preload = m.preload ?? [];
+  // The first screen of the rollout itself still comes first.
+  assert.deepEqual(
+    preload.slice(0, 3).map((p) => p.method),
+    ["meta", "rows", "step"],
+  );
+  const align = preload.find((p) => p.method === "align");
+  assert.ok(align, "no alignment in init");
+  assert.deepEqual(align.params, { files });
+  const lines = (align.result as { lines: Array<Array<number | null>> }).lines;
+  assert.ok(lines.length > 0);
+  // Exactly the rows requests the panel makes for its first page (the same function names them), each answered.
+  const page = lines.slice(0, COMPARE_PAGE);
+  const asked = files.flatMap((f, k) => rowRangesFor(page, k).map((r) => requestKey("rows", { file: f, ...r })));
+  assert.ok(asked.length >= 2);
+  assert.deepEqual(
+    preload.filter((p) => p.method === "rows" && p !== preload[1]).map((p) => requestKey(p.method, p.params)),
+    asked,
+  );
+  for (const p of preload.filter((x) => x.method === "rows" && x !== preload[1])) {
+    const got = p.result as Array<{ index: number }>;
+    const { from, to } = p.params as { from: number; to: number };
+    assert.ok(got.length > 0 && got.every((r) => r.index >= from && r.index < to), JSON.stringify(p.params));
+  }
+  // Each line names a row of each file, or none; every row is in order.
+  for (let k = 0; k < files.length; k++) {
+    const rows = lines.map((l) => l[k]).filter((r): r is number => r !== null && r !== undefined);
+    assert.deepEqual(
+      rows,
+      [...rows].sort((a, b) => a - b),
+    );
+  }
 });
 
 test("http: a search hit's row is the first screen's step, its page of rows with it; off, init carries nothing", async () => {

@@ -34,21 +34,28 @@ function parseResult<M extends MethodName>(table: MethodTable, method: M, value:
 
 /** Replies the host sent with `init`, each given once to the first request that matches it. */
 class PreloadedReplies {
-  private readonly byKey = new Map<string, unknown>();
+  /** Each request's replies in the order sent: a page asks some twice (a rollout compared with itself), and each ask takes one. */
+  private readonly byKey = new Map<string, unknown[]>();
 
   constructor(private readonly methods: MethodTable) {}
 
   add(list: Preloaded[] | undefined): void {
-    for (const p of list ?? []) this.byKey.set(requestKey(p.method, p.params), p.result);
+    for (const p of list ?? []) {
+      const key = requestKey(p.method, p.params);
+      const queued = this.byKey.get(key);
+      if (queued) queued.push(p.result);
+      else this.byKey.set(key, [p.result]);
+    }
   }
 
   /** The reply to this request if the host sent it ahead, parsed like any reply; undefined otherwise. */
   take<M extends MethodName>(method: M, params: Params<M>): { result: Result<M> } | undefined {
     if (!this.byKey.size) return undefined;
     const key = requestKey(method, params as Record<string, unknown>);
-    if (!this.byKey.has(key)) return undefined;
-    const value = this.byKey.get(key);
-    this.byKey.delete(key);
+    const queued = this.byKey.get(key);
+    if (!queued?.length) return undefined;
+    const value = queued.shift();
+    if (!queued.length) this.byKey.delete(key);
     return { result: parseResult(this.methods, method, value) };
   }
 }

@@ -1,6 +1,6 @@
-import { FromApp, type FromHost, InitContext } from "../protocol/envelope";
+import { FromApp, type FromHost, InitContext, type Preloaded } from "../protocol/envelope";
 import type { AppName } from "../protocol/names";
-import { firstScreen } from "./first-screen";
+import { compareScreen, firstScreen } from "./first-screen";
 import { ViewRequestError } from "./request-error";
 import type { TokenPieces } from "./token-text";
 import type { ViewTarget } from "./view-target";
@@ -51,8 +51,7 @@ export function createViewApi(t: ViewTarget, appOf: (asked: string | null) => Ap
         assetBase: "/assets/",
         backend: "http",
       });
-      const preload =
-        app === "trajectory" && opts.firstScreen ? await firstScreen(service, context.target, context.row).catch(() => []) : [];
+      const preload = app === "trajectory" && opts.firstScreen ? await firstScreens(service, context) : [];
       return { kind: "init", context, snapshot: null, ...(preload.length ? { preload } : {}) };
     },
 
@@ -67,4 +66,18 @@ export function createViewApi(t: ViewTarget, appOf: (asked: string | null) => Ap
       }
     },
   };
+}
+
+/**
+ * What a trajectory page's first screen asks for: its first step, and with a compare in the
+ * URL (the tab it opens on) the compare's first lines. A part that fails is left out; the
+ * page then asks for it, and sees why.
+ */
+async function firstScreens(service: ViewService, context: InitContext): Promise<Preloaded[]> {
+  const others = [...(context.compare ? [context.compare] : []), ...(context.more ?? [])];
+  const parts = await Promise.all([
+    firstScreen(service, context.target, context.row).catch(() => []),
+    others.length ? compareScreen(service, [context.target, ...others]).catch(() => []) : [],
+  ]);
+  return parts.flat();
 }

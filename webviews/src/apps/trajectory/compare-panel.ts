@@ -1,3 +1,4 @@
+import { COMPARE_PAGE, rowRangesFor } from "../../../../src/core/view/model/compare-window";
 import { matchesRollout, parseRolloutQuery, rolloutHaystack } from "../../../../src/core/view/model/rollout-query";
 import { visibleName } from "../../../../src/core/view/model/visible-text";
 import type { HostApi } from "../../shared/api";
@@ -8,7 +9,6 @@ import { MAX_COMPARE, type RowSummary } from "./protocol";
 import { renderStep } from "./step-render";
 
 const LINE_HEIGHT = 46;
-const PAGE = 100;
 /** How often a compare of a rollout still being read asks for the alignment again. */
 const FOLLOW_MS = 700;
 type Line = Array<RowSummary | null | undefined>;
@@ -161,7 +161,7 @@ export class ComparePanel {
     this.lines = lines;
     this.list = new VirtualList<Line>(
       LINE_HEIGHT,
-      PAGE,
+      COMPARE_PAGE,
       (from, to) => this.load(from, to),
       (line, i, selected) => this.lineView(line, i, selected),
       (i) => void this.showLine(i),
@@ -179,15 +179,9 @@ export class ComparePanel {
     const window = this.lines.slice(from, to);
     const byFile = await Promise.all(
       this.files.map(async (file, k) => {
-        const rows = window.map((l) => l[k]).filter((r): r is number => r !== null && r !== undefined);
         const got = new Map<number, RowSummary>();
-        if (!rows.length) return got;
-        let lo = rows[0]!;
-        const hi = rows[rows.length - 1]!;
-        while (lo <= hi) {
-          const part = await this.api.request("rows", { file, from: lo, to: Math.min(hi + 1, lo + 500) });
-          for (const r of part) got.set(r.index, r);
-          lo += 500;
+        for (const range of rowRangesFor(window, k)) {
+          for (const r of await this.api.request("rows", { file, ...range })) got.set(r.index, r);
         }
         return got;
       }),
