@@ -9,15 +9,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
-import { COMMANDS } from "../../../src/cli/commands";
-import { bashCompletion } from "../../../src/cli/completion-bash";
-import { fishCompletion } from "../../../src/cli/completion-fish";
 import { runnerFromWords } from "../../../src/cli/completion-sources";
-import { zshCompletion } from "../../../src/cli/completion-zsh";
 import type { JobRecord } from "../../../src/core/remote/api";
 import { JobJournal } from "../../../src/core/remote/jobs/journal";
-import { bashOffers, fishOffers, zshOffers } from "../../support/completion-shells";
+import { bashOffers, fishOffers, type Shell, writeCompletionScripts, zshOffers } from "../../support/completion-shells";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const TSX = require.resolve("tsx");
@@ -25,7 +20,7 @@ const IDS = ["j-older", "j-newer"];
 let work: string;
 let cwd: string;
 let runner: ChildProcess | undefined;
-const scripts = { bash: "", zsh: "", fish: "" };
+let scripts: Record<Shell, string>;
 const saved = { ...process.env };
 
 const has = (shell: string) => spawnSync("sh", ["-c", `command -v ${shell}`]).status === 0;
@@ -94,16 +89,7 @@ before(async () => {
     RLENV_RUNNER_TOKEN_LAB: token,
   });
   delete process.env.RLENV_RUNNER;
-  const p = new Command("rlenv");
-  for (const register of COMMANDS) register(p);
-  for (const [shell, write] of [
-    ["bash", bashCompletion],
-    ["zsh", zshCompletion],
-    ["fish", fishCompletion],
-  ] as const) {
-    scripts[shell] = path.join(work, `rlenv.${shell}`);
-    writeFileSync(scripts[shell], write(p));
-  }
+  scripts = writeCompletionScripts(work);
 });
 
 after(() => {
