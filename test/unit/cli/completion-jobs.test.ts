@@ -140,6 +140,8 @@ describe("bash", { skip: has("bash") ? false : "bash is not installed" }, () => 
     assert.deepEqual(bash("lab", "rlenv", "jobs", "cancel", ""), sorted(IDS));
     assert.deepEqual(bash("lab", "rlenv", "jobs", "cancel", "j-n"), ["j-newer"]);
     assert.deepEqual(bash("lab", "rlenv", "jobs", ""), sorted(["cancel", ...IDS]));
+    // `jobs ID` is the whole command: a second id only after `cancel`, and no file names.
+    assert.deepEqual(bash("lab", "rlenv", "jobs", "j-older", ""), []);
     assert.deepEqual(bash(undefined, "rlenv", "logs", "--runner", "lab", ""), sorted(IDS));
     assert.deepEqual(bash(undefined, "rlenv", "pull", "--runner", "=", "lab", ""), sorted(IDS));
   });
@@ -156,6 +158,7 @@ describe("zsh", { skip: has("zsh") ? false : "zsh is not installed" }, () => {
     assert.deepEqual(zsh("lab", "rlenv jobs cancel "), sorted(IDS));
     assert.deepEqual(zsh(undefined, "rlenv logs --runner lab "), sorted(IDS));
     assert.deepEqual(zsh("lab", "rlenv jobs "), sorted(["cancel", ...IDS]));
+    assert.deepEqual(zsh("lab", "rlenv jobs j-older "), [], "a second id only after cancel");
     assert.deepEqual(zsh(undefined, "rlenv jobs cancel "), []);
   });
 });
@@ -163,6 +166,7 @@ describe("zsh", { skip: has("zsh") ? false : "zsh is not installed" }, () => {
 describe("fish", { skip: has("fish") ? false : "fish is not installed" }, () => {
   test("jobs cancel and pull offer the job ids; nothing without a runner", () => {
     assert.deepEqual(fish("lab", "rlenv jobs cancel "), sorted(IDS));
+    assert.deepEqual(fish("lab", "rlenv jobs j-older "), [], "a second id only after cancel");
     assert.deepEqual(fish(undefined, "rlenv pull --runner lab "), sorted(IDS));
     assert.deepEqual(fish(undefined, "rlenv jobs cancel "), []);
   });
