@@ -12,10 +12,9 @@ import { after, before, describe, test } from "node:test";
 import { runnerFromWords } from "../../../src/cli/completion-sources";
 import type { JobRecord } from "../../../src/core/remote/api";
 import { JobJournal } from "../../../src/core/remote/jobs/journal";
+import { rlenvCommand } from "../../support/cli";
 import { bashOffers, fishOffers, type Shell, writeCompletionScripts, zshOffers } from "../../support/completion-shells";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 const IDS = ["j-older", "j-newer"];
 let work: string;
 let cwd: string;
@@ -24,6 +23,8 @@ let scripts: Record<Shell, string>;
 const saved = { ...process.env };
 
 const has = (shell: string) => spawnSync("sh", ["-c", `command -v ${shell}`]).status === 0;
+/** A word as sh reads it back: single-quoted. */
+const shellWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
 function job(id: string, created: string): JobRecord {
   return {
@@ -44,13 +45,8 @@ async function startRunner(data: string): Promise<{ url: string; token: string }
   const journal = new JobJournal(data);
   journal.save(job("j-older", "2026-01-01T00:00:00Z"));
   journal.save(job("j-newer", "2026-02-01T00:00:00Z"));
-  runner = spawn(
-    process.execPath,
-    ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "runner", "serve", "--port", "0", "--data", data],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const [node, ...cli] = rlenvCommand();
+  runner = spawn(node as string, [...cli, "runner", "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "pipe"] });
   const child = runner;
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -75,10 +71,8 @@ before(async () => {
   writeFileSync(path.join(cwd, "notes.txt"), "");
   const bin = path.join(work, "bin");
   mkdirSync(bin);
-  writeFileSync(
-    path.join(bin, "rlenv"),
-    `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${path.join(ROOT, "src/cli/main.ts")}" "$@"\n`,
-  );
+  // Each TAB that asks for job ids starts it: the built CLI when it is up to date (test/support/cli.ts).
+  writeFileSync(path.join(bin, "rlenv"), `#!/bin/sh\nexec ${rlenvCommand().map(shellWord).join(" ")} "$@"\n`);
   chmodSync(path.join(bin, "rlenv"), 0o755);
   const { url, token } = await startRunner(path.join(work, "runner-data"));
   writeFileSync(path.join(work, "runners.yaml"), `runners:\n  lab:\n    url: ${url}\n`);

@@ -10,10 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { completionTree } from "../../../src/cli/completion";
+import { rlenvCommand } from "../../support/cli";
 import { bashOffers, fishOffers, rlenvProgram, type Shell, writeCompletionScripts, zshOffers } from "../../support/completion-shells";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 let work: string;
 let cwd: string;
 let scripts: Record<Shell, string>;
@@ -134,8 +133,8 @@ describe("the scripts come from the program", () => {
   });
 
   test("`rlenv completion SHELL` prints each script; an unknown shell is misuse (exit 2)", () => {
-    const cli = (shell: string) =>
-      spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "completion", shell], { encoding: "utf8" });
+    const [node, ...args] = rlenvCommand();
+    const cli = (shell: string) => spawnSync(node as string, [...args, "completion", shell], { encoding: "utf8" });
     const b = cli("bash");
     assert.equal(b.status, 0, b.stderr);
     // main's program: the same commands, plus its --version.
