@@ -4,13 +4,13 @@ import { caseArms, choiceArms, completionTree, functionName, sourceArms, sq, val
 /**
  * The completion function itself; FN stands for its name. It walks the words typed so far to find
  * the (sub)command, skipping the values of options that take one and counting positional
- * arguments, then offers an option's choices (after `--opt ` or `--opt=`), options (after `-`),
+ * arguments (and noting the first), then offers an option's choices (after `--opt ` or `--opt=`), options (after `-`),
  * subcommands or the first argument's words, the values the program gives for an argument it
  * names them for (job ids, from `rlenv __complete`), else file names. Bash splits `--format=x` into
  * `--format`, `=`, `x` (`=` is in COMP_WORDBREAKS), so `=` is handled as a word of its own.
  */
 const BASH_FUNCTION = `FN() {
-  local cw=$COMP_CWORD cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath=NAME i w skip=0 args=0 value_of="" end
+  local cw=$COMP_CWORD cur="\${COMP_WORDS[COMP_CWORD]}" cmdpath=NAME i w skip=0 args=0 first="" value_of="" end
   end=$cw
   if [[ "$cur" == "=" ]]; then
     value_of="\${COMP_WORDS[cw - 1]}" cur="" end=$((cw - 1))
@@ -29,7 +29,7 @@ const BASH_FUNCTION = `FN() {
         [[ " $(FN_value_options "$cmdpath") " == *" $w "* ]] && skip=1
         continue ;;
     esac
-    if ((args == 0)) && [[ " $(FN_subcommands "$cmdpath") " == *" $w "* ]]; then cmdpath="$cmdpath $w"; else args=$((args + 1)); fi
+    if ((args == 0)) && [[ " $(FN_subcommands "$cmdpath") " == *" $w "* ]]; then cmdpath="$cmdpath $w"; else ((args == 0)) && first="$w"; args=$((args + 1)); fi
   done
   COMPREPLY=()
   # The word before the cursor (or before "="): an option that takes a value, or one more word of the walk.
@@ -40,7 +40,7 @@ const BASH_FUNCTION = `FN() {
       return 0
     fi
     if ((!skip)) && [[ "$value_of" != -* && "$value_of" != "=" ]]; then
-      if ((args == 0)) && [[ " $(FN_subcommands "$cmdpath") " == *" $value_of "* ]]; then cmdpath="$cmdpath $value_of"; else args=$((args + 1)); fi
+      if ((args == 0)) && [[ " $(FN_subcommands "$cmdpath") " == *" $value_of "* ]]; then cmdpath="$cmdpath $value_of"; else ((args == 0)) && first="$value_of"; args=$((args + 1)); fi
     fi
   fi
   if [[ "$cur" == -* ]]; then
@@ -52,9 +52,10 @@ const BASH_FUNCTION = `FN() {
     if [[ -n "\${words// /}" ]]; then COMPREPLY=($(compgen -W "$words" -- "$cur")); fi
   fi
   # An argument the program names the values of (a job id): ask it, and offer no file names.
-  local source; source="$(FN_sources "$cmdpath $args")"
+  # "-": the position takes nothing after this first argument (jobs ID <TAB>).
+  local source; source="$(FN_sources "$cmdpath $args $first")"
   if [[ -n "$source" ]]; then
-    COMPREPLY+=($(compgen -W "$("\${COMP_WORDS[0]}" __complete "$source" -- "\${COMP_WORDS[@]:1:cw-1}" 2>/dev/null)" -- "$cur"))
+    [[ "$source" != - ]] && COMPREPLY+=($(compgen -W "$("\${COMP_WORDS[0]}" __complete "$source" -- "\${COMP_WORDS[@]:1:cw-1}" 2>/dev/null)" -- "$cur"))
     return 0
   fi
   if [[ \${#COMPREPLY[@]} -eq 0 ]]; then COMPREPLY=($(compgen -f -- "$cur")); fi
@@ -97,7 +98,7 @@ ${choiceArms(tree, (c) => `echo ${sq(c.join(" "))}`)}
 }
 ${fn}_sources() {
   case "$1" in
-${sourceArms(tree, (s) => `echo ${s}`)}
+${sourceArms(tree, (s) => `echo ${s ?? "-"}`)}
   esac
 }
 ${BASH_FUNCTION.replaceAll("FN", fn).replace("cmdpath=NAME", `cmdpath=${sq(name)}`)}

@@ -3,16 +3,18 @@ import { brief, type CompletionNode, completionTree, sq } from "./completion";
 
 /**
  * The walk over the words typed so far (fish's `commandline -opc`), as bash's and zsh's functions
- * do it: prints the (sub)command they lead to, then how many positional arguments follow it.
+ * do it: prints the (sub)command they lead to, how many positional arguments follow it, and the
+ * first of them (an empty line before it).
  * WALK stands for its name; VALUE_ARMS for the `case` lines of options that take a value, SUB_ARMS
  * for those of subcommands. (Fish expands `(…)` only outside double quotes, so every condition
  * calls a function rather than comparing "(…)" as text.)
  */
-const FISH_WALK = `function WALK --description 'the (sub)command the words so far lead to, and its positional count'
+const FISH_WALK = `function WALK --description 'the (sub)command the words so far lead to, its positional count and first argument'
     set -l words (commandline -opc)
     set -l cmdpath NAME
     set -l skip 0
     set -l args 0
+    set -l first
     for w in $words[2..-1]
         if test $skip -eq 1
             set skip 0
@@ -34,6 +36,7 @@ SUB_ARMS
             end
         end
         if test "$next" = "$cmdpath"
+            test $args -eq 0; and set first $w
             set args (math $args + 1)
         else
             set cmdpath $next
@@ -41,6 +44,7 @@ SUB_ARMS
     end
     echo $cmdpath
     echo $args
+    echo $first
 end
 function AT --argument-names want --description 'true when the words so far lead to the (sub)command want'
     set -l s (WALK)
@@ -50,9 +54,9 @@ function AT_FIRST --argument-names want --description 'true when at want, before
     set -l s (WALK)
     test "$s[1]" = "$want"; and test "$s[2]" -eq 0
 end
-function AT_ARG --argument-names want pos --description 'true when at want, completing its positional argument pos (from 0)'
+function AT_ARG --argument-names want pos first --description 'true when at want, completing its positional argument pos (from 0), after the first argument first if given'
     set -l s (WALK)
-    test "$s[1]" = "$want"; and test "$s[2]" -eq $pos
+    test "$s[1]" = "$want"; and test "$s[2]" -eq $pos; and begin; test -z "$first"; or test "$s[3]" = "$first"; end
 end
 function SOURCE --argument-names source --description 'the values the program gives for an argument (the runner job ids)'
     set -l words (commandline -opc)
@@ -85,9 +89,11 @@ function commandLines(name: string, n: CompletionNode, base: string): string[] {
   const first = `-n ${sq(`${atFirst} ${sq(n.path)}`)}`;
   for (const s of n.subcommands) lines.push(`complete -c ${name} ${first} -a ${sq(s.name)} -d ${sq(brief(s.description))}`);
   if (n.argumentChoices.length) lines.push(`complete -c ${name} ${first} -a ${sq(n.argumentChoices.join(" "))}`);
-  // Values the program gives (job ids), asked for at the argument's position.
-  for (const a of n.argumentSources)
-    lines.push(`complete -c ${name} -n ${sq(`${atArg} ${sq(n.path)} ${a.position}`)} -a ${sq(`(${source} ${a.source})`)}`);
+  // Values the program gives (job ids), asked for at the argument's position (after its first argument when it names one).
+  for (const a of n.argumentSources) {
+    const after = a.afterFirst === undefined ? "" : ` ${sq(a.afterFirst)}`;
+    lines.push(`complete -c ${name} -n ${sq(`${atArg} ${sq(n.path)} ${a.position}${after}`)} -a ${sq(`(${source} ${a.source})`)}`);
+  }
   // Files where the command takes them: not beside subcommands, nor where its argument names its words or the program gives them.
   if (!n.subcommands.length && !n.argumentChoices.length && !n.argumentSources.length) lines.push(`complete -c ${name} ${when} -F`);
   for (const o of n.options) {

@@ -15,16 +15,29 @@ export type CompletionSource = (typeof SOURCES)[number];
 /** How long completion waits for the runner: a TAB must not hang on a runner that does not answer. */
 export const SOURCE_TIMEOUT_MS = 1500;
 
-const SOURCE_OF = new WeakMap<Argument, CompletionSource>();
+/** Where an argument's values come from while completing. */
+export interface ArgumentSource {
+  source: CompletionSource;
+  /**
+   * The argument takes these values only after this first argument (`jobs cancel ID`: the id after
+   * the verb); after any other first argument it takes nothing (`jobs ID` is the whole command).
+   */
+  afterFirst?: string;
+}
 
-/** Marks an argument as a job id of the runner (`jobs ID`, `jobs cancel ID`, `logs ID`, `pull ID`). */
-export function jobIdArgument<A extends Argument>(arg: A): A {
-  SOURCE_OF.set(arg, "jobs");
+const SOURCE_OF = new WeakMap<Argument, ArgumentSource>();
+
+/**
+ * Marks an argument as a job id of the runner (`jobs ID`, `jobs cancel ID`, `logs ID`, `pull ID`);
+ * `afterFirst` when it is one only after that first argument.
+ */
+export function jobIdArgument<A extends Argument>(arg: A, opts: { afterFirst?: string } = {}): A {
+  SOURCE_OF.set(arg, { source: "jobs", ...opts });
   return arg;
 }
 
 /** Where an argument's values come from while completing, if it was marked. */
-export function sourceOf(arg: Argument): CompletionSource | undefined {
+export function sourceOf(arg: Argument): ArgumentSource | undefined {
   return SOURCE_OF.get(arg);
 }
 

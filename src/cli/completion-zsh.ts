@@ -18,13 +18,13 @@ function optionEntries(n: CompletionNode): string[] {
 /**
  * The completion function; FN stands for its name. `words` and `CURRENT` are zsh's: the walk over
  * words[2,CURRENT-1] finds the (sub)command as the bash function does (skipping options' values,
- * counting positional arguments), then it offers an option's choices (after `--opt ` or inside
+ * counting positional arguments, noting the first), then it offers an option's choices (after `--opt ` or inside
  * `--opt=`), options with their descriptions (after `-`), subcommands with theirs, the first
  * argument's words and the values the program gives for an argument it names them for (job ids,
  * from `rlenv __complete`), else files. `cmdpath`, not `path`: zsh ties `path` to $PATH.
  */
 const ZSH_FUNCTION = `FN() {
-  local cmdpath=NAME w value_of= i skip=0 args=0
+  local cmdpath=NAME w value_of= i skip=0 args=0 first=
   local -a reply
   for (( i = 2; i < CURRENT; i++ )); do
     w=\${words[i]}
@@ -40,7 +40,7 @@ const ZSH_FUNCTION = `FN() {
         continue ;;
     esac
     FN_subcommands $cmdpath
-    if (( args == 0 )) && (( \${reply[(I)\${(b)w}:*]} )); then cmdpath="$cmdpath $w"; else (( args++ )); fi
+    if (( args == 0 )) && (( \${reply[(I)\${(b)w}:*]} )); then cmdpath="$cmdpath $w"; else (( args == 0 )) && first=$w; (( args++ )); fi
   done
   if [[ -z $value_of && $PREFIX == --*=* ]]; then
     FN_value_options $cmdpath
@@ -67,9 +67,10 @@ const ZSH_FUNCTION = `FN() {
     found=($reply)
   fi
   # An argument the program names the values of (a job id): ask it, and offer no files.
-  FN_sources "$cmdpath $args"
+  # "-": the position takes nothing after this first argument (jobs ID <TAB>).
+  FN_sources "$cmdpath $args $first"
   if (( $#reply )); then
-    found+=(\${(f)"$(\${words[1]} __complete $reply[1] -- \${words[2,CURRENT-1]} 2>/dev/null)"})
+    [[ $reply[1] != - ]] && found+=(\${(f)"$(\${words[1]} __complete $reply[1] -- \${words[2,CURRENT-1]} 2>/dev/null)"})
     (( $#found )) && _wanted values expl value compadd -a found
     return
   fi
@@ -119,7 +120,7 @@ ${choiceArms(tree, (c) => `reply=(${c.map(sq).join(" ")})`)}
 ${fn}_sources() {
   reply=()
   case "$1" in
-${sourceArms(tree, (s) => `reply=(${s})`)}
+${sourceArms(tree, (s) => `reply=(${s ?? "-"})`)}
   esac
 }
 ${ZSH_FUNCTION.replaceAll("FN", fn).replace("cmdpath=NAME", `cmdpath=${sq(name)}`)}

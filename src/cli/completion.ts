@@ -1,5 +1,5 @@
 import type { Argument, Command, Option } from "commander";
-import { type CompletionSource, sourceOf } from "./completion-sources";
+import { type ArgumentSource, type CompletionSource, sourceOf } from "./completion-sources";
 
 /** One command of the program as completion needs it: its path, subcommands and options. */
 export interface CompletionNode {
@@ -18,7 +18,7 @@ export interface CompletionNode {
    * By position, the arguments whose values the program is asked for while completing
    * (`jobs cancel ID`: the runner's job ids); completion offers no file names for them.
    */
-  argumentSources: Array<{ position: number; source: CompletionSource }>;
+  argumentSources: Array<{ position: number } & ArgumentSource>;
 }
 
 /** Words offered for an argument that also takes other values (so commander's `.choices()` would be wrong). */
@@ -57,7 +57,7 @@ export function completionTree(program: Command): CompletionNode[] {
       argumentChoices: first ? [...(first.argChoices ?? SUGGESTED.get(first) ?? [])] : [],
       argumentSources: cmd.registeredArguments.flatMap((a, position) => {
         const source = sourceOf(a);
-        return source ? [{ position, source }] : [];
+        return source ? [{ position, ...source }] : [];
       }),
     });
     for (const c of visible) walk(c, `${path} ${c.name()}`);
@@ -106,7 +106,20 @@ export function valueFlags(n: CompletionNode): string {
     .join(" ");
 }
 
-/** Arms keyed by "PATH POSITION" for each argument whose values the program gives while completing. */
-export function sourceArms(tree: CompletionNode[], body: (source: CompletionSource) => string): string {
-  return tree.flatMap((n) => n.argumentSources.map((a) => `    ${sq(`${n.path} ${a.position}`)}) ${body(a.source)} ;;`)).join("\n");
+/**
+ * Arms keyed by "PATH POSITION FIRST" (FIRST: the first positional argument typed, empty before
+ * it) for each argument whose values the program gives while completing. An argument that takes
+ * them only after one first argument (`jobs cancel ID`) has that arm, then one for any other
+ * first argument, where `body(undefined)` says the position takes nothing (`jobs ID <TAB>`).
+ */
+export function sourceArms(tree: CompletionNode[], body: (source: CompletionSource | undefined) => string): string {
+  return tree
+    .flatMap((n) =>
+      n.argumentSources.flatMap((a) => {
+        const at = `${n.path} ${a.position} `;
+        if (a.afterFirst === undefined) return [`    ${sq(at)}*) ${body(a.source)} ;;`];
+        return [`    ${sq(at + a.afterFirst)}) ${body(a.source)} ;;`, `    ${sq(at)}*) ${body(undefined)} ;;`];
+      }),
+    )
+    .join("\n");
 }

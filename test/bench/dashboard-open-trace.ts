@@ -19,27 +19,14 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { launch } from "../e2e/support/browser";
 import { writeLargeRun } from "../fixtures/large-run";
+import { arg } from "./options";
+import type { TraceEvent } from "./trace-event";
 
-const arg = (name: string, dflt: string | undefined) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const ROLLOUTS = Number(arg("rollouts", "10000"));
 const REPS = Number(arg("reps", "3"));
 const BEFORE = arg("before", undefined);
 const CPU_PROF = arg("cpu-prof", undefined);
 const WORK = path.join(tmpdir(), "rlenv-bench-viewer");
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  pid: number;
-  tid: number;
-  args?: { data?: { url?: string; functionName?: string; documentLoaderURL?: string } };
-}
 
 function view(cli: string, target: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [cli, "view", target, "--json"], {

@@ -28,11 +28,8 @@ import type { Browser, Page } from "playwright-core";
 import { launch } from "../e2e/support/browser";
 import { writeLargeRun } from "../fixtures/large-run";
 import { writeBigRollout } from "../fixtures/trajectories";
+import { arg } from "./options";
 
-const arg = (name: string, dflt: string | undefined) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const ROLLOUTS = Number(arg("rollouts", "10000"));
 const REPS = Number(arg("reps", "3"));
 const BEFORE = arg("before", undefined);

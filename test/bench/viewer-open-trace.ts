@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { launch } from "../e2e/support/browser";
+import type { TraceEvent } from "./trace-event";
 import { waitForPaint } from "./wait-for-paint";
 
 const argv = process.argv.slice(2);
@@ -21,18 +22,6 @@ const opt = (name: string) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`-
 const FILE = argv[0];
 const REPS = Number(opt("reps") ?? 3);
 const CLI = path.join(__dirname, "../../dist/cli.js");
-
-interface TraceEvent {
-  name: string;
-  cat: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  pid: number;
-  tid: number;
-  args?: { data?: { url?: string; frame?: string; documentLoaderURL?: string } };
-}
 
 function spawnView(file: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const prof = opt("cpu-prof");

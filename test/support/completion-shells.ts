@@ -6,8 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Command } from "commander";
+import { COMMANDS } from "../../src/cli/commands";
+import { bashCompletion } from "../../src/cli/completion-bash";
+import { fishCompletion } from "../../src/cli/completion-fish";
+import { zshCompletion } from "../../src/cli/completion-zsh";
 
 const ZSH_DRIVER = path.join(__dirname, "..", "fixtures", "completion", "zsh-complete.zsh");
 
@@ -17,6 +22,29 @@ export interface ShellAsk {
   /** The folder completion runs in (file names are offered from it). */
   cwd: string;
   env?: NodeJS.ProcessEnv;
+}
+
+export type Shell = "bash" | "zsh" | "fish";
+
+/** The program the scripts are written from: `rlenv` with every command registered. */
+export function rlenvProgram(): Command {
+  const p = new Command("rlenv");
+  for (const register of COMMANDS) register(p);
+  return p;
+}
+
+/** Writes the three scripts `rlenv completion SHELL` prints for `program` into `dir` (rlenv.bash, …); their paths. */
+export function writeCompletionScripts(dir: string, program: Command = rlenvProgram()): Record<Shell, string> {
+  const scripts = { bash: "", zsh: "", fish: "" };
+  for (const [shell, write] of [
+    ["bash", bashCompletion],
+    ["zsh", zshCompletion],
+    ["fish", fishCompletion],
+  ] as const) {
+    scripts[shell] = path.join(dir, `rlenv.${shell}`);
+    writeFileSync(scripts[shell], write(program));
+  }
+  return scripts;
 }
 
 /** What bash offers for the words typed (the last one is the word being completed). */

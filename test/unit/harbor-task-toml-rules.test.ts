@@ -198,9 +198,27 @@ const CASES: Case[] = [
     harbor: false,
   },
   {
-    what: 'transport = "http" (streamable-http) with an empty url',
+    what: 'transport = "http" (streamable-http) with an empty url: the message names "http", as the file wrote it',
     toml: '[[environment.mcp_servers]]\nname = "a"\ntransport = "http"\nurl = ""\n',
-    error: [4, 1, 4, "environment.mcp_servers.url", /^must not be empty for transport "streamable-http"/],
+    error: [
+      4,
+      1,
+      4,
+      "environment.mcp_servers.url",
+      /^must not be empty for transport "http" \(read as streamable-http; the server's URL\)$/,
+    ],
+    harbor: false,
+  },
+  {
+    what: 'transport = "http" without url',
+    toml: '[[environment.mcp_servers]]\nname = "a"\ntransport = "http"\n',
+    error: [1, 1, 28, "environment.mcp_servers.url", /^is required for transport "http" \(read as streamable-http; the server's URL\)$/],
+    harbor: false,
+  },
+  {
+    what: 'transport = "streamable-http" with an empty url: its own name, nothing read differently',
+    toml: '[[environment.mcp_servers]]\nname = "a"\ntransport = "streamable-http"\nurl = ""\n',
+    error: [4, 1, 4, "environment.mcp_servers.url", /^must not be empty for transport "streamable-http" \(the server's URL\)$/],
     harbor: false,
   },
   {

@@ -8,7 +8,7 @@ export function registerJobs(program: Command): void {
     .command("jobs")
     .description("List a runner's jobs, show one, or cancel one (`jobs cancel ID`)")
     .addArgument(jobIdArgument(suggestWords(new Argument("[job]", "one job id, or `cancel`"), ["cancel"])))
-    .addArgument(jobIdArgument(new Argument("[id]", "with cancel: the job to cancel")))
+    .addArgument(jobIdArgument(new Argument("[id]", "with cancel: the job to cancel"), { afterFirst: "cancel" }))
     .option("--runner <name>", "runner name or URL ($RLENV_RUNNER)")
     .option("--cancel", "cancel the job (its Slurm jobs and containers too); the same as `jobs cancel ID`")
     .option("--json", "print JSON")

@@ -2,8 +2,8 @@ import { z } from "zod";
 
 /**
  * The rules of Harbor's task.toml that go beyond one field's type: values Harbor normalises on
- * input (`os = "Linux"`, `transport = "http"`), and the checks that tie one field to another
- * (its pydantic validators in models/task/config.py). Each rule is a zod refinement that puts
+ * input (`os = "Linux"`) or reads under another name (`transport = "http"`), and the checks
+ * that tie one field to another (its pydantic validators in models/task/config.py). Each rule is a zod refinement that puts
  * its problem on the field it is about, so the loader and the editor's diagnostics place it at
  * that field's line; beside it is the same rule in JSON Schema (draft 7), for the schema
  * published to TOML editors, where JSON Schema can say it.
@@ -37,11 +37,20 @@ export function lowerCasedEnum<const T extends readonly [string, ...string[]]>(v
 }
 
 export const MCP_TRANSPORTS = ["sse", "streamable-http", "stdio"] as const;
-/** An MCP server's transport, "sse" unless set: Harbor reads "http" as "streamable-http". */
+/**
+ * An MCP server's transport, "sse" unless set. Harbor reads "http" as "streamable-http"; the
+ * table keeps the word the file wrote, so a message about the server can quote it (readTransport
+ * gives the transport Harbor uses). The editor offers the three names, the first of the union.
+ */
 export const McpTransport = z
-  .preprocess((v) => (v === "http" ? "streamable-http" : v), z.enum(MCP_TRANSPORTS))
+  .union([z.enum(MCP_TRANSPORTS), z.literal("http")])
   .meta({ [ACCEPTS]: { type: "string", enum: [...MCP_TRANSPORTS, "http"], default: "sse" } })
   .default("sse");
+
+/** The transport Harbor uses for the one written: "http" is its other name for "streamable-http". */
+export function readTransport(written: z.output<typeof McpTransport>): (typeof MCP_TRANSPORTS)[number] {
+  return written === "http" ? "streamable-http" : written;
+}
 
 const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
@@ -163,14 +172,21 @@ export const sharedVerifierRule: TableRule<{ environment_mode?: string | undefin
 };
 
 /** An MCP server: stdio starts a command; sse and streamable-http reach a URL (Harbor's MCPServerConfig). */
-export const mcpTransportRule: TableRule<{ transport: string; url?: string | undefined; command?: string | undefined }> = {
+export const mcpTransportRule: TableRule<{
+  transport: z.output<typeof McpTransport>;
+  url?: string | undefined;
+  command?: string | undefined;
+}> = {
   reads: ["transport", "url", "command"],
   check: (s, report) => {
     const [field, what] =
       s.transport === "stdio" ? (["command", "the command that starts the server"] as const) : (["url", "the server's URL"] as const);
     const value = s[field];
-    if (value === undefined) report(field, `is required for transport "${s.transport}" (${what})`);
-    else if (value === "") report(field, `must not be empty for transport "${s.transport}" (${what})`);
+    // The word the file wrote, and what Harbor reads it as when that is another name.
+    const read = readTransport(s.transport);
+    const why = `transport "${s.transport}" (${read === s.transport ? "" : `read as ${read}; `}${what})`;
+    if (value === undefined) report(field, `is required for ${why}`);
+    else if (value === "") report(field, `must not be empty for ${why}`);
   },
   json: [
     ifThen(

@@ -19,7 +19,8 @@ const TARGETS: Array<[string, z.core.$ZodType, string]> = [
  * Harbor's task.toml for TOML editors (Even Better TOML / taplo), in the draft they read (7).
  * Harbor ignores a field it does not have, so the schema lets one through (the loader warns
  * about it instead); the tables stay strict in the zod schema for those warnings. A field whose
- * value is normalised on input (os in any case) is written as what it accepts, not what it yields.
+ * value is normalised on input (os in any case) or has another name (transport "http") is written
+ * as what it accepts, not as zod derives it.
  */
 function harborTaskJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(HarborTaskToml, {
@@ -33,6 +34,7 @@ function harborTaskJsonSchema(): Record<string, unknown> {
         delete jsonSchema[ACCEPTS];
         delete jsonSchema.type;
         delete jsonSchema.enum;
+        delete jsonSchema.anyOf;
         Object.assign(jsonSchema, accepts);
       }
     },

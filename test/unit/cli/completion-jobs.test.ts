@@ -9,26 +9,22 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
-import { COMMANDS } from "../../../src/cli/commands";
-import { bashCompletion } from "../../../src/cli/completion-bash";
-import { fishCompletion } from "../../../src/cli/completion-fish";
 import { runnerFromWords } from "../../../src/cli/completion-sources";
-import { zshCompletion } from "../../../src/cli/completion-zsh";
 import type { JobRecord } from "../../../src/core/remote/api";
 import { JobJournal } from "../../../src/core/remote/jobs/journal";
-import { bashOffers, fishOffers, zshOffers } from "../../support/completion-shells";
+import { rlenvCommand } from "../../support/cli";
+import { bashOffers, fishOffers, type Shell, writeCompletionScripts, zshOffers } from "../../support/completion-shells";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 const IDS = ["j-older", "j-newer"];
 let work: string;
 let cwd: string;
 let runner: ChildProcess | undefined;
-const scripts = { bash: "", zsh: "", fish: "" };
+let scripts: Record<Shell, string>;
 const saved = { ...process.env };
 
 const has = (shell: string) => spawnSync("sh", ["-c", `command -v ${shell}`]).status === 0;
+/** A word as sh reads it back: single-quoted. */
+const shellWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
 function job(id: string, created: string): JobRecord {
   return {
@@ -49,13 +45,8 @@ async function startRunner(data: string): Promise<{ url: string; token: string }
   const journal = new JobJournal(data);
   journal.save(job("j-older", "2026-01-01T00:00:00Z"));
   journal.save(job("j-newer", "2026-02-01T00:00:00Z"));
-  runner = spawn(
-    process.execPath,
-    ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "runner", "serve", "--port", "0", "--data", data],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const [node, ...cli] = rlenvCommand();
+  runner = spawn(node as string, [...cli, "runner", "serve", "--port", "0", "--data", data], { stdio: ["ignore", "pipe", "pipe"] });
   const child = runner;
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -80,10 +71,8 @@ before(async () => {
   writeFileSync(path.join(cwd, "notes.txt"), "");
   const bin = path.join(work, "bin");
   mkdirSync(bin);
-  writeFileSync(
-    path.join(bin, "rlenv"),
-    `#!/bin/sh\nexec "${process.execPath}" --import "${TSX}" "${path.join(ROOT, "src/cli/main.ts")}" "$@"\n`,
-  );
+  // Each TAB that asks for job ids starts it: the built CLI when it is up to date (test/support/cli.ts).
+  writeFileSync(path.join(bin, "rlenv"), `#!/bin/sh\nexec ${rlenvCommand().map(shellWord).join(" ")} "$@"\n`);
   chmodSync(path.join(bin, "rlenv"), 0o755);
   const { url, token } = await startRunner(path.join(work, "runner-data"));
   writeFileSync(path.join(work, "runners.yaml"), `runners:\n  lab:\n    url: ${url}\n`);
@@ -94,16 +83,7 @@ before(async () => {
     RLENV_RUNNER_TOKEN_LAB: token,
   });
   delete process.env.RLENV_RUNNER;
-  const p = new Command("rlenv");
-  for (const register of COMMANDS) register(p);
-  for (const [shell, write] of [
-    ["bash", bashCompletion],
-    ["zsh", zshCompletion],
-    ["fish", fishCompletion],
-  ] as const) {
-    scripts[shell] = path.join(work, `rlenv.${shell}`);
-    writeFileSync(scripts[shell], write(p));
-  }
+  scripts = writeCompletionScripts(work);
 });
 
 after(() => {
@@ -154,6 +134,8 @@ describe("bash", { skip: has("bash") ? false : "bash is not installed" }, () => 
     assert.deepEqual(bash("lab", "rlenv", "jobs", "cancel", ""), sorted(IDS));
     assert.deepEqual(bash("lab", "rlenv", "jobs", "cancel", "j-n"), ["j-newer"]);
     assert.deepEqual(bash("lab", "rlenv", "jobs", ""), sorted(["cancel", ...IDS]));
+    // `jobs ID` is the whole command: a second id only after `cancel`, and no file names.
+    assert.deepEqual(bash("lab", "rlenv", "jobs", "j-older", ""), []);
     assert.deepEqual(bash(undefined, "rlenv", "logs", "--runner", "lab", ""), sorted(IDS));
     assert.deepEqual(bash(undefined, "rlenv", "pull", "--runner", "=", "lab", ""), sorted(IDS));
   });
@@ -170,6 +152,7 @@ describe("zsh", { skip: has("zsh") ? false : "zsh is not installed" }, () => {
     assert.deepEqual(zsh("lab", "rlenv jobs cancel "), sorted(IDS));
     assert.deepEqual(zsh(undefined, "rlenv logs --runner lab "), sorted(IDS));
     assert.deepEqual(zsh("lab", "rlenv jobs "), sorted(["cancel", ...IDS]));
+    assert.deepEqual(zsh("lab", "rlenv jobs j-older "), [], "a second id only after cancel");
     assert.deepEqual(zsh(undefined, "rlenv jobs cancel "), []);
   });
 });
@@ -177,6 +160,7 @@ describe("zsh", { skip: has("zsh") ? false : "zsh is not installed" }, () => {
 describe("fish", { skip: has("fish") ? false : "fish is not installed" }, () => {
   test("jobs cancel and pull offer the job ids; nothing without a runner", () => {
     assert.deepEqual(fish("lab", "rlenv jobs cancel "), sorted(IDS));
+    assert.deepEqual(fish("lab", "rlenv jobs j-older "), [], "a second id only after cancel");
     assert.deepEqual(fish(undefined, "rlenv pull --runner lab "), sorted(IDS));
     assert.deepEqual(fish(undefined, "rlenv jobs cancel "), []);
   });

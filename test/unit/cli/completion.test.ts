@@ -9,25 +9,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { Command } from "commander";
-import { COMMANDS } from "../../../src/cli/commands";
 import { completionTree } from "../../../src/cli/completion";
-import { bashCompletion } from "../../../src/cli/completion-bash";
-import { fishCompletion } from "../../../src/cli/completion-fish";
-import { zshCompletion } from "../../../src/cli/completion-zsh";
-import { bashOffers, fishOffers, zshOffers } from "../../support/completion-shells";
+import { rlenvCommand } from "../../support/cli";
+import { bashOffers, fishOffers, rlenvProgram, type Shell, writeCompletionScripts, zshOffers } from "../../support/completion-shells";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 let work: string;
 let cwd: string;
-const scripts = { bash: "", zsh: "", fish: "" };
-
-function program(): Command {
-  const p = new Command("rlenv");
-  for (const register of COMMANDS) register(p);
-  return p;
-}
+let scripts: Record<Shell, string>;
+const program = rlenvProgram;
 
 /** Why a shell's tests skip: only that the shell is not installed here. */
 function missingShell(shell: string): string | false {
@@ -41,15 +30,7 @@ before(() => {
   mkdirSync(path.join(cwd, "envs"), { recursive: true });
   writeFileSync(path.join(cwd, "env.yaml"), "");
   writeFileSync(path.join(cwd, "notes.txt"), "");
-  const p = program();
-  for (const [shell, write] of [
-    ["bash", bashCompletion],
-    ["zsh", zshCompletion],
-    ["fish", fishCompletion],
-  ] as const) {
-    scripts[shell] = path.join(work, `rlenv.${shell}`);
-    writeFileSync(scripts[shell], write(p));
-  }
+  scripts = writeCompletionScripts(work);
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -152,8 +133,8 @@ describe("the scripts come from the program", () => {
   });
 
   test("`rlenv completion SHELL` prints each script; an unknown shell is misuse (exit 2)", () => {
-    const cli = (shell: string) =>
-      spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "completion", shell], { encoding: "utf8" });
+    const [node, ...args] = rlenvCommand();
+    const cli = (shell: string) => spawnSync(node as string, [...args, "completion", shell], { encoding: "utf8" });
     const b = cli("bash");
     assert.equal(b.status, 0, b.stderr);
     // main's program: the same commands, plus its --version.
