@@ -56,10 +56,11 @@ healthy integration
 # Only the extension-host stage needs code-server. On a clean clone its setup compiles native
 # modules (~135 s of CPU); the integration stage mostly waits on containers and child
 # processes, so the build runs beside it rather than alone before the unit stage, at the
-# lowest CPU priority: it takes the cycles the tests leave idle and never slows a test's
-# sandbox past its timeout. Its line still goes to the services summary, and a failure is
-# named in the env the later stages read.
-begin code-server nice -n 19 bash test/setup/all.sh code-server
+# lowest CPU and I/O priority: it takes what the tests leave idle, so a test's sandbox is
+# not slowed past its timeout. Its line still goes to the services summary, and a failure
+# is named in the env the later stages read.
+idle=(nice -n 19); command -v ionice >/dev/null && idle+=(ionice -c 3)
+begin code-server "${idle[@]}" bash test/setup/all.sh code-server
 stage integration bash scripts/run-node-tests.sh test/integration
 finish code-server; services_env
 healthy extension-host; [ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
