@@ -20,12 +20,14 @@ function newestMtime(dir: string): number {
 
 /**
  * Why the built CLI cannot stand in for the sources ("" when it can): it is missing, or some
- * file under src/ (or package.json, whose version the build writes in) changed after it was built.
+ * file under src/ (or package.json, whose version the build writes in, or esbuild.mjs) changed
+ * after it was built.
  */
 function distStale(): string {
   if (!existsSync(DIST_LAUNCHER) || !existsSync(DIST_BUNDLE)) return "dist/cli.js is not built";
   const built = Math.min(statSync(DIST_LAUNCHER).mtimeMs, statSync(DIST_BUNDLE).mtimeMs);
-  const sources = Math.max(newestMtime(path.join(ROOT, "src")), statSync(path.join(ROOT, "package.json")).mtimeMs);
+  const inputs = ["package.json", "esbuild.mjs"].map((f) => statSync(path.join(ROOT, f)).mtimeMs);
+  const sources = Math.max(newestMtime(path.join(ROOT, "src")), ...inputs);
   return sources > built ? "dist/cli.js is older than src/" : "";
 }
 
