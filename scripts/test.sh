@@ -56,8 +56,8 @@ healthy integration
 # Only the extension-host stage needs code-server. On a clean clone its setup compiles native
 # modules (~135 s of CPU); the integration stage mostly waits on containers and child
 # processes, so the build runs beside it rather than alone before the unit stage, at the
-# lowest CPU and I/O priority: it takes what the tests leave idle, so a test's sandbox is
-# not slowed past its timeout. Its line still goes to the services summary, and a failure
+# lowest CPU priority (and idle I/O class, which only the BFQ I/O scheduler honours): it
+# takes the CPU the tests leave idle, so a test's sandbox is not slowed past its timeout. Its line still goes to the services summary, and a failure
 # is named in the env the later stages read.
 idle=(nice -n 19); command -v ionice >/dev/null && idle+=(ionice -c 3)
 begin code-server "${idle[@]}" bash test/setup/all.sh code-server
