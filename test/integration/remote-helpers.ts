@@ -3,13 +3,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { pathToFileURL } from "node:url";
 import { SlurmClient } from "../../src/core/remote/executors/slurm-client";
 import { missing } from "../support/services";
+import { rlenvCommand } from "../support/cli";
 
 export const REPO = path.resolve(__dirname, "../..");
-/** The CLI from source, the way `rlenv` runs it (tsx loader, by absolute URL so any cwd works). */
-export const RLENV = [process.execPath, "--import", pathToFileURL(require.resolve("tsx")).href, path.join(REPO, "src/cli/main.ts")];
+/** The CLI: dist/cli.js when it is fresh, else the sources through tsx (see test/support/cli.ts). */
+export const RLENV: readonly string[] = rlenvCommand();
 
 /**
  * A tiny environment for runner tests: `tasks` tasks whose oracle calls a custom tool

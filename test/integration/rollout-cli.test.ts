@@ -7,6 +7,7 @@ import { readOutcomes, readRun, rolloutFiles, summarizeRunDir } from "../../src/
 import { readTrajectory } from "../../src/core/runs/trajectory-reader";
 import { callTool, type ScriptedServer, startScriptedServer } from "../support/scripted-openai-server";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
+import { rlenvArgv } from "../support/cli";
 
 const ROOT = path.join(__dirname, "../..");
 const servers: ScriptedServer[] = [];
@@ -18,7 +19,7 @@ function rlenv(
   args: string[],
   env: Record<string, string> = {},
 ): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+  const child = spawn(...rlenvArgv(args), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },

@@ -13,6 +13,7 @@ import { summariseFile } from "../../src/core/view/server/rollout-summary";
 import { listRunFolders } from "../../src/core/runs/run-listing";
 import { writeRunFolder } from "../support/run-folder";
 import { FIXTURE, processProvider, tmp } from "./rollout-helpers";
+import { rlenvArgv } from "../support/cli";
 
 /**
  * A run whose process is killed outright (kill -9: no handler runs, run.json keeps saying
@@ -25,7 +26,7 @@ function rlenv(args: string[]): {
   child: ChildProcess;
   done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+  const child = spawn(...rlenvArgv(args), {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -17,6 +17,7 @@ import { builtImageTag } from "../../src/core/sandbox/request";
 import { missing } from "../support/services";
 import { makeEnvDir } from "../support/tmp-env";
 import { tmp } from "./rollout-helpers";
+import { rlenvArgv } from "../support/cli";
 
 const ROOT = path.join(__dirname, "../..");
 
@@ -44,7 +45,7 @@ function bakedEnv(): { dir: string; cleanup: () => void; nonce: string } {
 }
 
 function rlenv(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "src/cli/main.ts"), ...args], {
+  return spawnSync(...rlenvArgv(args), {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, ...env },

@@ -11,6 +11,7 @@ import { listRecipes } from "../../src/core/sandbox/image/recipe";
 import { sandboxRequest } from "../../src/core/sandbox/request";
 import { missing } from "../support/services";
 import { makeEnvDir } from "../support/tmp-env";
+import { rlenvArgv } from "../support/cli";
 
 const docker = new Docker();
 const skip = missing("docker") || missing("image");
@@ -59,7 +60,7 @@ test("an environment's sandbox/Dockerfile is built on the local base, once, and 
 
 test("`rlenv image build python` reports the image up to date, and an unknown name clearly", { skip }, () => {
   const cli = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "image", "build", ...args], {
+    spawnSync(...rlenvArgv(["image", "build", ...args]), {
       encoding: "utf8",
       cwd: path.join(__dirname, "../.."),
     });

@@ -14,12 +14,12 @@ import { sweepOrphanContainers } from "../../src/core/sandbox/docker/sweep";
 import { processStart } from "../../src/core/util/owner";
 import { detectIsolation } from "../../src/core/sandbox/process/isolation";
 import { defaultSandboxBase } from "../../src/core/sandbox/process/sweep";
+import { rlenvArgv } from "../support/cli";
 import { missing } from "../support/services";
 import { makeEnvDir } from "../support/tmp-env";
 import { tmp } from "./rollout-helpers";
 
 const ROOT = path.join(__dirname, "../..");
-const CLI = path.join(ROOT, "src/cli/main.ts");
 const IN_FLIGHT = 6;
 
 /** An environment whose oracle sits in a long command, so every rollout is in flight when the run is killed. */
@@ -44,11 +44,7 @@ function hangingEnv(): { dir: string; cleanup: () => void } {
 function startRun(env: string, backend: "docker" | "process"): { child: ChildProcess; stderr: () => string } {
   const runs = tmp("rlenv-kill-runs-");
   const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      CLI,
+    ...rlenvArgv([
       "run",
       env,
       "--policy",
@@ -61,7 +57,7 @@ function startRun(env: string, backend: "docker" | "process"): { child: ChildPro
       String(IN_FLIGHT),
       "--runs",
       runs,
-    ],
+    ]),
     {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],
@@ -183,7 +179,7 @@ test("process: after kill -9 of a run, the next rlenv command of any kind remove
   await once(child, "exit");
   const found = leftovers().length;
   assert.ok(found >= IN_FLIGHT, `the killed run left ${found} sandbox folders and cgroups`);
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, "--version"], { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(...rlenvArgv(["--version"]), { cwd: ROOT, encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(leftovers(), []);
 });

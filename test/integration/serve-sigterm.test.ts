@@ -5,12 +5,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { pathToFileURL } from "node:url";
+import { rlenvArgv } from "../support/cli";
 import { OpenEnvWsClient } from "../support/openenv-client";
 import { REPO } from "./code-rollouts";
-
-/** tsx by absolute URL, as test/support/cli.ts runs the CLI from source. */
-const TSX = pathToFileURL(path.join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
 
 const cmdline = (pid: number) => {
   try {
@@ -35,21 +32,7 @@ test("SIGTERM to rlenv serve closes every session: episodes end cancelled and wr
 }, async () => {
   const runs = mkdtempSync(path.join(tmpdir(), "rlenv-serve-term-"));
   const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      TSX,
-      path.join(REPO, "src/cli/main.ts"),
-      "serve",
-      path.join(REPO, "environments/code-stdio"),
-      "--port",
-      "0",
-      "--sandbox",
-      "process",
-      "--runs",
-      runs,
-      "--json",
-    ],
+    ...rlenvArgv(["serve", path.join(REPO, "environments/code-stdio"), "--port", "0", "--sandbox", "process", "--runs", runs, "--json"]),
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   try {

@@ -12,6 +12,7 @@ import { readTurnTokens } from "../../src/core/tokens/codec";
 import { startCompletionsServer } from "../support/qwen-completions-server";
 import { fakeLogprob, QWEN3_DIR, qwenEncode, renderQwen } from "../support/qwen-tokens";
 import { events, FIXTURE, fixtureEnv, ofType, processProvider, tmp } from "./rollout-helpers";
+import { rlenvArgv } from "../support/cli";
 
 let provider: SandboxProvider | undefined;
 let skip: string | false = false;
@@ -86,9 +87,9 @@ test("token-in/token-out: a 5-turn Qwen3 rollout sends the sequence as ids; each
   }
 });
 
-/** The CLI from source, without blocking this process (the scripted server lives in it). */
+/** The CLI, without blocking this process (the scripted server lives in it). */
 function rlenvAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "../../src/cli/main.ts"), ...args], {
+  const child = spawn(...rlenvArgv(args), {
     env: { ...process.env, RLENV_API_KEY: "x" },
   });
   let stdout = "";

@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readRunFile } from "../../../src/core/app/run-file";
+import { rlenvArgv } from "../../support/cli";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 let work: string;
 
 before(() => {
@@ -33,7 +32,7 @@ before(() => {
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function rlenv(args: string[], cwd = work) {
-  return spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
+  return spawnSync(...rlenvArgv(args), {
     cwd,
     encoding: "utf8",
     timeout: 300_000,

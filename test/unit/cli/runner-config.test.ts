@@ -9,9 +9,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { rlenvArgv } from "../../support/cli";
 
-const ROOT = path.join(__dirname, "..", "..", "..");
-const TSX = require.resolve("tsx");
 const TOKEN = "s3cret-Token-0123456789abcdef";
 let work: string;
 let env: NodeJS.ProcessEnv;
@@ -34,7 +33,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const configDir = () => path.join(work, "xdg", "rlenv");
 
 function rlenvSync(args: string[], input = "", extra: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
+  return spawnSync(...rlenvArgv(args), {
     input,
     encoding: "utf8",
     env: { ...env, ...extra },
@@ -45,7 +44,7 @@ function rlenvSync(args: string[], input = "", extra: NodeJS.ProcessEnv = {}) {
 /** Async, so the fake runner in this process can answer while the CLI waits on it. */
 function rlenv(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), ...args], {
+    const p = spawn(...rlenvArgv(args), {
       env: { ...env, ...extra },
       stdio: ["ignore", "pipe", "pipe"],
     });

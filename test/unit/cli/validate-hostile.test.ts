@@ -4,14 +4,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { pathToFileURL } from "node:url";
 import { isolated } from "../../../src/cli/commands/validate";
 import type { Problem } from "../../../src/core/model/problem";
 import { templateFiles } from "../../../src/core/environment/templates";
 import { HOSTILE_CASES, writeHostileCase } from "../environment/hostile-cases";
-
-const ROOT = path.join(__dirname, "../../..");
-const TSX = pathToFileURL(path.join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+import { rlenvArgv } from "../../support/cli";
 
 test("rlenv validate --json over every hostile folder at once: one document, every folder reported with its positioned problem", () => {
   const root = mkdtempSync(path.join(tmpdir(), "rlenv-hostile-cli-"));
@@ -23,7 +20,7 @@ test("rlenv validate --json over every hostile folder at once: one document, eve
       { name: "good", files: () => templateFiles("code", "fine"), expect: { file: "", line: 1, message: /./ } },
       path.join(root, "good"),
     ).dir;
-    const r = spawnSync(process.execPath, ["--import", TSX, path.join(ROOT, "src/cli/main.ts"), "validate", "--json", ...dirs, good], {
+    const r = spawnSync(...rlenvArgv(["validate", "--json", ...dirs, good]), {
       cwd: root,
       encoding: "utf8",
       // Generous watchdog: a hang fails the test rather than stalling the suite.
