@@ -30,6 +30,8 @@ export class VirtualTable implements FramePart {
   private fresh = false;
   /** The next frame scrolls the box back to its top (a new filter or sort). */
   private toTop = false;
+  /** Rows made ahead by render() for the next frame's fresh draw, by index. */
+  private made = new Map<number, HTMLElement>();
   /** The rows in the DOM by index, [first, last). */
   private drawn = new Map<number, HTMLElement>();
   private first = 0;
@@ -72,7 +74,22 @@ export class VirtualTable implements FramePart {
   /** Redraws the rows in view in the next frame, every one made anew (their content changed). */
   render(): void {
     this.fresh = true;
+    // The rows the frame will most likely show (the box as last read) are made now, in the task that
+    // changed them: the frame's task then only puts them in place before its layout and paint.
+    const [first, last] = this.range(this.toTop ? 0 : this.scrollPx);
+    this.made = new Map();
+    for (let i = first; i < last; i++) this.made.set(i, this.renderRow(i));
     nextFrame(this);
+  }
+
+  /** The rows [first, last) to draw with the box scrolled to `scrollPx`: those in view and the margins. */
+  private range(scrollPx: number): [number, number] {
+    const rowPx = this.rowPx || DEFAULT_ROW_PX;
+    // Before the box is laid out (not in the page yet), a screenful.
+    const view = this.viewPx || 600;
+    const top = Math.max(0, scrollPx - this.headPx());
+    const first = Math.max(0, Math.min(this.count, Math.floor(top / rowPx) - OVERSCAN));
+    return [first, Math.min(this.count, Math.ceil((top + view) / rowPx) + OVERSCAN)];
   }
 
   /**
@@ -95,7 +112,7 @@ export class VirtualTable implements FramePart {
 
   /**
    * The frame's write: rows [first, last) of the box's view and its margins. Fresh: every row is made
-   * anew; otherwise (a scroll, a resize, the row height measured) the rows already drawn are kept and
+   * anew (most of them by render() already); otherwise (a scroll, a resize, the row height measured) the rows already drawn are kept and
    * only those that came into view are made, so the frame after a scroll or after the box is first
    * laid out costs the new rows, not a screenful.
    */
@@ -103,15 +120,13 @@ export class VirtualTable implements FramePart {
     const fresh = this.fresh;
     this.fresh = false;
     const rowPx = this.rowPx || DEFAULT_ROW_PX;
-    // Before the box is laid out (not in the page yet), a screenful.
-    const view = this.viewPx || 600;
-    const top = Math.max(0, this.scrollPx - this.headPx());
-    const first = Math.max(0, Math.min(this.count, Math.floor(top / rowPx) - OVERSCAN));
-    const last = Math.min(this.count, Math.ceil((top + view) / rowPx) + OVERSCAN);
+    const [first, last] = this.range(this.scrollPx);
     const changed = fresh || first !== this.first || last !== this.last;
     if (changed) {
       const drawn = new Map<number, HTMLElement>();
-      for (let i = first; i < last; i++) drawn.set(i, (!fresh && this.drawn.get(i)) || this.renderRow(i));
+      const have = fresh ? this.made : this.drawn;
+      for (let i = first; i < last; i++) drawn.set(i, have.get(i) ?? this.renderRow(i));
+      this.made = new Map();
       this.drawn = drawn;
       this.first = first;
       this.last = last;
