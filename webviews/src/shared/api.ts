@@ -10,6 +10,12 @@ export interface HostApi {
   readonly backend: "webview" | "http";
   init(): Promise<{ context: InitContext; snapshot: Record<string, unknown> | null }>;
   request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
+  /**
+   * The reply as the host sent it, its envelope checked and its result not parsed yet: for a reply
+   * whose parse would block the page for long (the dashboard of a run of many tasks), which the
+   * caller parses in slices (parse-slices.ts) with the method's schemas.
+   */
+  requestUnparsed<M extends MethodName>(method: M, params: Params<M>): Promise<unknown>;
   /** Saves the app's state so a reload starts from it (a full snapshot, never a delta). */
   saveState(state: Record<string, unknown>): void;
   open(app: "trajectory" | "dashboard", target: string, compare?: string, more?: string[], row?: number): void;
@@ -50,13 +56,19 @@ class PreloadedReplies {
 
   /** The reply to this request if the host sent it ahead, parsed like any reply; undefined otherwise. */
   take<M extends MethodName>(method: M, params: Params<M>): { result: Result<M> } | undefined {
+    const ahead = this.takeUnparsed(method, params);
+    return ahead && { result: parseResult(this.methods, method, ahead.value) };
+  }
+
+  /** The reply to this request if the host sent it ahead, as sent; undefined otherwise. */
+  takeUnparsed<M extends MethodName>(method: M, params: Params<M>): { value: unknown } | undefined {
     if (!this.byKey.size) return undefined;
     const key = requestKey(method, params as Record<string, unknown>);
     const queued = this.byKey.get(key);
     if (!queued?.length) return undefined;
     const value = queued.shift();
     if (!queued.length) this.byKey.delete(key);
-    return { result: parseResult(this.methods, method, value) };
+    return { value };
   }
 }
 
@@ -111,11 +123,20 @@ class WebviewApi implements HostApi {
   request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
     const ahead = this.preloaded.take(method, params);
     if (ahead) return Promise.resolve(ahead.result);
+    return this.send(method, params).then((v) => parseResult(this.methods, method, v));
+  }
+
+  requestUnparsed<M extends MethodName>(method: M, params: Params<M>): Promise<unknown> {
+    const ahead = this.preloaded.takeUnparsed(method, params);
+    return ahead ? Promise.resolve(ahead.value) : this.send(method, params);
+  }
+
+  private send<M extends MethodName>(method: M, params: Params<M>): Promise<unknown> {
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.vscode.postMessage({ kind: "request", id, method, params });
-    }).then((v) => parseResult(this.methods, method, v));
+    });
   }
 
   saveState(state: Record<string, unknown>): void {
@@ -190,6 +211,15 @@ class HttpApi implements HostApi {
   async request<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
     const ahead = this.preloaded.take(method, params);
     if (ahead) return ahead.result;
+    return parseResult(this.methods, method, await this.send(method, params));
+  }
+
+  async requestUnparsed<M extends MethodName>(method: M, params: Params<M>): Promise<unknown> {
+    const ahead = this.preloaded.takeUnparsed(method, params);
+    return ahead ? ahead.value : this.send(method, params);
+  }
+
+  private async send<M extends MethodName>(method: M, params: Params<M>): Promise<unknown> {
     const res = await fetch("/api/request", {
       method: "POST",
       headers: this.headers(),
@@ -199,7 +229,7 @@ class HttpApi implements HostApi {
     const m = FromHost.parse(await res.json());
     if (m.kind !== "response") throw new Error(`${method}: unexpected reply`);
     if (!m.ok) throw new Error(m.error ?? `${method} failed`);
-    return parseResult(this.methods, method, m.result);
+    return m.result;
   }
 
   saveState(state: Record<string, unknown>): void {

@@ -1,18 +1,23 @@
 import { clear, h } from "./dom";
+import { type FramePart, nextFrame, skipFrame } from "./frame";
 
 /**
  * A list of fixed-height rows that only keeps the visible ones (plus a margin) in the
  * DOM, so 10,000 steps scroll as smoothly as 10. Rows are fetched in pages through
  * `load` and cached; a row not loaded yet shows a placeholder until its page arrives.
+ * A scroll or a page that arrived redraws in the next frame (shared/frame.ts), reading the box
+ * with the page's other lists and tables before any of them writes.
  */
-export class VirtualList<T> {
+export class VirtualList<T> implements FramePart {
   readonly el: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly cache = new Map<number, T>();
   private readonly loading = new Set<number>();
   private count = 0;
   private selected = -1;
-  private frame = 0;
+  /** The box's height and scroll offset as the frame's read found them. */
+  private viewPx = 0;
+  private scrollPx = 0;
 
   constructor(
     private readonly rowHeight: number,
@@ -85,12 +90,22 @@ export class VirtualList<T> {
     return this.cache.get(index);
   }
 
-  /** Draws now (tests and the first paint); scrolling goes through requestAnimationFrame. */
+  /** Draws now (tests and the first paint); scrolling and pages that arrive draw in the next frame. */
   render(): void {
-    this.frame = 0;
-    const height = this.el.clientHeight || 600;
-    const first = Math.max(0, Math.floor(this.el.scrollTop / this.rowHeight) - 5);
-    const last = Math.min(this.count, Math.ceil((this.el.scrollTop + height) / this.rowHeight) + 5);
+    skipFrame(this);
+    this.read();
+    this.write();
+  }
+
+  read(): void {
+    this.viewPx = this.el.clientHeight;
+    this.scrollPx = this.el.scrollTop;
+  }
+
+  write(): void {
+    const height = this.viewPx || 600;
+    const first = Math.max(0, Math.floor(this.scrollPx / this.rowHeight) - 5);
+    const last = Math.min(this.count, Math.ceil((this.scrollPx + height) / this.rowHeight) + 5);
     for (let p = Math.floor(first / this.pageSize); p * this.pageSize < last; p++) this.fetch(p);
     clear(this.spacer);
     for (let i = first; i < last; i++) {
@@ -105,7 +120,7 @@ export class VirtualList<T> {
   }
 
   private schedule(): void {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    nextFrame(this);
   }
 
   private fetch(page: number): void {

@@ -7,6 +7,7 @@ import { calibrationView } from "./calibration";
 import { barChart, type LimitStep, utilisationChart } from "./charts";
 import type { Dashboard, InitContext } from "./protocol";
 import { readinessCards } from "./readiness";
+import { parseDashboard } from "./run-reply";
 import { SearchPanel } from "./search";
 import { RolloutTable, type TableState } from "./table";
 import { VirtualTable } from "./virtual-table";
@@ -72,7 +73,7 @@ export class DashboardApp {
     // On opening, both at once: the server builds the run's table once for the two (a page waits for
     // the build under way). A live run's refresh asks for the rows once the new build is done.
     const rows = this.data === null ? this.table.reload(true) : null;
-    this.data = await this.api.request("run", { dir: this.ctx.target });
+    this.data = await parseDashboard(await this.api.requestUnparsed("run", { dir: this.ctx.target }));
     await this.render(this.data);
     this.table.setChoices(
       this.data.statuses.map(([s]) => s),
@@ -207,6 +208,6 @@ function passAtKCard(d: Dashboard): HTMLElement {
     },
     "360px",
   );
-  table.setCount(d.perTask.length);
+  void table.setCount(d.perTask.length);
   return card("pass@k per task", "card-passk", table.el);
 }

@@ -45,7 +45,7 @@ function tasksTable(tasks: Report["tasks"]): HTMLElement {
     },
     "360px",
   );
-  view.setCount(tasks.length);
+  void view.setCount(tasks.length);
   return view.el;
 }
 

@@ -192,8 +192,10 @@ export class RolloutTable {
     this.version = page.version;
     this.matched = page.matched;
     this.onFilter(page.matched === page.total ? null : whereOf(this.state));
+    await this.view.setCount(page.matched, toTop);
+    // The count and the rows in the same frame (this runs before that frame paints); a newer filter's are still to come.
+    if (gen !== this.gen) return;
     this.counter.textContent = `${page.matched.toLocaleString()} of ${page.total.toLocaleString()} rollouts`;
-    this.view.setCount(page.matched, toTop);
     this.view.table.setAttribute("aria-busy", "false");
   }
 
