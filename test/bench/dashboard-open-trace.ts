@@ -85,9 +85,14 @@ async function open(page: Page, cli: string, dir: string, profile: string | unde
     if (cdp && profile) writeFileSync(profile, JSON.stringify((await cdp.send("Profiler.stop")).profile));
     await page.goto("about:blank");
     const ev = trace.traceEvents;
-    // The page's main thread is the one that compiled the dashboard bundle (a module script); times from its navigation.
-    const bundle = ev.find((e) => e.name === "v8.compileModule" && /dashboard\.js/.test(e.args?.data?.url ?? ""));
-    if (!bundle) throw new Error("the trace has no compilation of dashboard.js");
+    // The page's main thread is the one that compiled the dashboard bundle (a module script: dashboard.js, or
+    // the page itself where the server sends the app inside it); times from its navigation.
+    const pageUrl = new URL(url);
+    const isBundle = (u: string) =>
+      /dashboard\.js/.test(u) ||
+      (u.startsWith(pageUrl.origin) && new URL(u).searchParams.get("token") === pageUrl.searchParams.get("token"));
+    const bundle = ev.find((e) => e.name === "v8.compileModule" && isBundle(e.args?.data?.url ?? ""));
+    if (!bundle) throw new Error("the trace has no compilation of the dashboard's bundle");
     const nav = ev.find((e) => e.name === "navigationStart" && e.pid === bundle.pid && e.tid === bundle.tid) ?? bundle;
     const main = ev.filter((e) => e.pid === bundle.pid && e.tid === bundle.tid && e.ph === "X");
     // Start-up: the module's compilation and its evaluation (top-level code, up to main()'s first await).
