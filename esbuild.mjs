@@ -197,20 +197,24 @@ const configs = [
  * time instead of being bundled through: esbuild puts the CSS of everything a dynamic import
  * reaches into the importing entry's stylesheet, so Monaco's (140 KB) sat in the trajectory
  * viewer's first stylesheet, parsed before its first paint, though only the code tab uses it.
+ * `at(app, part)` is where the importing bundle finds the part's file.
  */
-const lazyPartsApart = {
-  name: "lazy-parts-apart",
-  setup(build) {
-    build.onResolve({ filter: /\.lazy(\.ts)?$/ }, (args) => {
-      if (args.kind !== "dynamic-import") return undefined;
-      const file = path.resolve(args.resolveDir, args.path);
-      const app = path.relative(appsDir, path.dirname(file));
-      if (app.startsWith("..") || app.includes(path.sep) || !webApps.includes(app)) return undefined;
-      const part = path.basename(file).replace(/\.lazy(\.ts)?$/, "");
-      return { path: `./${app}-${part}.js`, external: true };
-    });
-  },
-};
+function lazyParts(name, at) {
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: /\.lazy(\.ts)?$/ }, (args) => {
+        if (args.kind !== "dynamic-import") return undefined;
+        const file = path.resolve(args.resolveDir, args.path);
+        const app = path.relative(appsDir, path.dirname(file));
+        if (app.startsWith("..") || app.includes(path.sep) || !webApps.includes(app)) return undefined;
+        return { path: at(app, path.basename(file).replace(/\.lazy(\.ts)?$/, "")), external: true };
+      });
+    },
+  };
+}
+/** The split build's bundles sit side by side: a part is beside the app that imports it. */
+const lazyPartsApart = lazyParts("lazy-parts-apart", (app, part) => `./${app}-${part}.js`);
 
 // The webview apps: ES modules with code splitting, so an app's first paint does not wait
 // for Monaco or three.js. `<app>/<part>.lazy.ts` is an extra entry `<app>-<part>` (its CSS
@@ -248,18 +252,7 @@ for (const name of webApps) {
  * Written outside dist/webviews so the .vsix (which never serves pages) leaves them out.
  */
 const ASSETS_ROUTE = "/assets/";
-const lazyPartsAtAssets = {
-  name: "lazy-parts-at-assets",
-  setup(build) {
-    build.onResolve({ filter: /\.lazy(\.ts)?$/ }, (args) => {
-      if (args.kind !== "dynamic-import") return undefined;
-      const file = path.resolve(args.resolveDir, args.path);
-      const app = path.relative(appsDir, path.dirname(file));
-      if (app.startsWith("..") || app.includes(path.sep) || !webApps.includes(app)) return undefined;
-      return { path: `${ASSETS_ROUTE}${app}-${path.basename(file).replace(/\.lazy(\.ts)?$/, "")}.js`, external: true };
-    });
-  },
-};
+const lazyPartsAtAssets = lazyParts("lazy-parts-at-assets", (app, part) => `${ASSETS_ROUTE}${app}-${part}.js`);
 for (const name of webApps.filter((n) => n !== "play")) {
   configs.push({
     ...common,
