@@ -21,6 +21,8 @@ const BEFORE_URL = [
   "src/cli/version.ts",
   "src/core/view/server/http-server.ts",
   "src/core/view/server/assets.ts",
+  // The app's page bundle, read at the first page request (not before the URL): it goes out with the page.
+  "src/core/view/server/page-bundle.ts",
   "src/core/view/server/request-error.ts",
   "src/core/view/server/view-target.ts",
   "src/core/view/page.ts",
