@@ -142,11 +142,12 @@ describe("served sessions: what a service must do (process backend)", () => {
     const deadline = Date.now() + 10_000;
     while (server.ctx.sessions.get(s.id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     assert.equal(server.ctx.sessions.get(s.id), undefined, "reaped");
-    const end = JSON.parse(readFileSync(first.trajectory, "utf8").trim().split("\n").at(-1) ?? "{}") as {
-      type: string;
-      status: string;
-      reward: unknown;
-    };
+    // The registry lets go of a session before its close (the episode cancelled, its end written)
+    // has finished: wait for the trajectory's last line to be its end, then read it.
+    type Line = { type: string; status: string; reward: unknown };
+    const last = () => JSON.parse(readFileSync(first.trajectory, "utf8").trim().split("\n").at(-1) ?? "{}") as Line;
+    while (last().type !== "end" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const end = last();
     assert.deepEqual([end.type, end.status, end.reward], ["end", "cancelled", null]);
   }
 
