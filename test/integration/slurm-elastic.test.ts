@@ -95,15 +95,28 @@ test("a node that failed two shards is excluded from the job's later shards", { 
   const failedBefore = (await client.job(job.id)).units.filter((u) => u.state === "failed");
   assert.equal(failedBefore.length, 2);
   assert.ok(failedBefore.every((u) => u.node === "vm"));
-  // Slurm holds the exclusion on the shard submitted after the second failure.
+  // Slurm holds the exclusion on the shard submitted after the second failure. The runner records
+  // the shard (its Slurm job id) as soon as Slurm took it, held, and sets the exclusion just after,
+  // before releasing it: wait for that step rather than read the record in between.
   const env = process.env;
-  const res = await fetch(`${env.RLENV_SLURM_URL}/slurm/v0.0.38/job/${excludedShard.slurm_job_id}`, {
-    headers: {
-      "X-SLURM-USER-NAME": env.RLENV_SLURM_USER ?? "root",
-      "X-SLURM-USER-TOKEN": readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim(),
+  const slurmJob = async () => {
+    const res = await fetch(`${env.RLENV_SLURM_URL}/slurm/v0.0.38/job/${excludedShard.slurm_job_id}`, {
+      headers: {
+        "X-SLURM-USER-NAME": env.RLENV_SLURM_USER ?? "root",
+        "X-SLURM-USER-TOKEN": readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim(),
+      },
+    });
+    return ((await res.json()) as { jobs: Array<{ excluded_nodes?: string; job_state?: string }> }).jobs[0];
+  };
+  const rec = await waitFor(
+    "Slurm's record of the shard to name its excluded node",
+    async () => {
+      const r = await slurmJob();
+      return r?.excluded_nodes ? r : undefined;
     },
-  });
-  const rec = ((await res.json()) as { jobs: Array<{ excluded_nodes?: string; job_state?: string }> }).jobs[0];
+    30_000,
+    200,
+  );
   assert.equal(rec?.excluded_nodes, "vm");
   assert.equal(rec?.job_state, "PENDING");
   await client.cancel(job.id);
