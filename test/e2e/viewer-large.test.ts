@@ -95,7 +95,14 @@ describe("large runs in Chromium", { skip }, () => {
     );
     await page.waitForSelector(".cmp-line[data-line='3']", { timeout: 60_000 });
     await page.locator(".cmp-line[data-line='1'] .cmp-cell .r1 b", { hasText: "Turn 0" }).first().waitFor();
-    const cells = await page.locator(".cmp-line[data-line='2'] .cmp-cell .r1 b").allTextContents();
+    // While the file is still read, the panel asks for the alignment again and refetches the list's
+    // last page, its rows shown as "#N" until their summaries come back: wait for them, then read.
+    const line2 = page.locator(".cmp-line[data-line='2'] .cmp-cell .r1 b");
+    let cells: string[] = [];
+    for (let i = 0; i < 100 && JSON.stringify(cells) !== JSON.stringify(["Turn 1", "Turn 1"]); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      cells = await line2.allTextContents();
+    }
     assert.deepEqual(cells, ["Turn 1", "Turn 1"]);
     await page.click(".cmp-line[data-line='2']");
     await page.waitForSelector(".cmp-detail .cmp-step[data-col='1'] .step");
