@@ -83,7 +83,11 @@ describe("a 10,000-rollout dashboard in Chromium", { skip }, () => {
       SPEC.rollouts,
       "the reward histogram holds every rollout",
     );
-    const firstTask = await page.locator(".card-passk tbody tr").first().locator("td").allTextContents();
+    // The pass@k table draws its rows in the frame after its card is made, which may be after the
+    // rollouts' counter shows its total: wait for its first row before reading it.
+    const firstRow = page.locator(".card-passk tbody tr").first();
+    await firstRow.locator("td").first().waitFor();
+    const firstTask = await firstRow.locator("td").allTextContents();
     assert.equal(firstTask[0], "task-0000");
     assert.equal(Number(firstTask[1]), SPEC.rollouts / SPEC.tasks, "pass@k's n counts every sample of the task");
     await screenshot(page, "dashboard-10k-top");
