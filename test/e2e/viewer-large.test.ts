@@ -95,8 +95,22 @@ describe("large runs in Chromium", { skip }, () => {
     );
     await page.waitForSelector(".cmp-line[data-line='3']", { timeout: 60_000 });
     await page.locator(".cmp-line[data-line='1'] .cmp-cell .r1 b", { hasText: "Turn 0" }).first().waitFor();
-    // While the file is still read, the panel asks for the alignment again and refetches the list's
-    // last page, its rows shown as "#N" until their summaries come back: wait for them, then read.
+    // While the file is still read, the panel asks for the alignment again and the list refetches its
+    // last page: a line once drawn with its summaries keeps them meanwhile, never going back to "#N".
+    await page.evaluate(`(() => {
+      const seen = new Set();
+      window.__lostSummaries = [];
+      const check = () => {
+        for (const line of document.querySelectorAll(".cmp-line")) {
+          const i = line.dataset.line;
+          const titles = [...line.querySelectorAll(".r1 b")].map((b) => b.textContent);
+          if (titles.some((t) => !t.startsWith("#"))) seen.add(i);
+          else if (seen.has(i)) window.__lostSummaries.push(i + ": " + titles.join(" | "));
+        }
+      };
+      check();
+      new MutationObserver(check).observe(document.body, { childList: true, subtree: true });
+    })()`);
     const line2 = page.locator(".cmp-line[data-line='2'] .cmp-cell .r1 b");
     let cells: string[] = [];
     for (let i = 0; i < 100 && JSON.stringify(cells) !== JSON.stringify(["Turn 1", "Turn 1"]); i++) {
@@ -104,6 +118,9 @@ describe("large runs in Chromium", { skip }, () => {
       cells = await line2.allTextContents();
     }
     assert.deepEqual(cells, ["Turn 1", "Turn 1"]);
+    // Past a few of the panel's follow-ups of the alignment, and the list's refetches with them.
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.deepEqual(await page.evaluate("window.__lostSummaries"), [], "no drawn line went back to placeholders");
     await page.click(".cmp-line[data-line='2']");
     await page.waitForSelector(".cmp-detail .cmp-step[data-col='1'] .step");
     // The picker names the rollout compared with (waited for: the run's list that fills it may come after the lines).

@@ -23,7 +23,7 @@ function newestMtime(dir: string): number {
  * it is built from changed after it was built: src/, webviews/ (the viewer's pages), the build
  * script, package.json (whose version the build writes in) and its lock.
  */
-function distStale(): string {
+export function distStale(): string {
   if (!existsSync(DIST_LAUNCHER) || !existsSync(DIST_BUNDLE)) return "dist/cli.js is not built";
   const built = Math.min(statSync(DIST_LAUNCHER).mtimeMs, statSync(DIST_BUNDLE).mtimeMs);
   const inputs = ["package.json", "package-lock.json", "esbuild.mjs"]

@@ -20,7 +20,10 @@ export interface RegistryOptions {
  * released; closeAll is the shutdown's. Sessions of every protocol count against one limit.
  */
 export class Sessions implements SessionRegistry {
+  /** Every session that holds (or may still hold) a sandbox: those closing stay until their close ends. */
   private readonly open_ = new Map<string, ServedSession>();
+  /** The closes under way, by session: a second close (a client's, the reaper's, the shutdown's) waits on the first. */
+  private readonly closing = new Map<string, Promise<void>>();
   private readonly reaper: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: RegistryOptions) {
@@ -45,8 +48,9 @@ export class Sessions implements SessionRegistry {
     return s as ServedSession;
   }
 
+  /** A session that takes requests: one being closed takes none. */
   get(id: string): ServedSession | undefined {
-    return this.open_.get(id);
+    return this.closing.has(id) ? undefined : this.open_.get(id);
   }
 
   touch(id: string): void {
@@ -54,15 +58,30 @@ export class Sessions implements SessionRegistry {
     if (s) s.lastUsed = Date.now();
   }
 
-  async close(id: string, why: "client" | "idle" | "shutdown" | "error" = "client"): Promise<void> {
+  /**
+   * Closes a session: its episode cancelled, its trajectory's end written, its sandbox released.
+   * The session keeps its place (and counts against --max-sessions) until all that is done, so a
+   * new session never finds the old one's sandbox still there, and the shutdown, which waits on
+   * every close, never exits while the reaper's is half way.
+   */
+  close(id: string, why: "client" | "idle" | "shutdown" | "error" = "client"): Promise<void> {
+    const under = this.closing.get(id);
+    if (under) return under;
     const s = this.open_.get(id);
-    if (!s) return;
-    this.open_.delete(id);
-    await s.close().catch(() => {});
-    this.o.metrics.sessionClosed(s.protocol, why);
+    if (!s) return Promise.resolve();
+    const done = s
+      .close()
+      .catch(() => {})
+      .then(() => this.o.metrics.sessionClosed(s.protocol, why))
+      .finally(() => {
+        this.open_.delete(id);
+        this.closing.delete(id);
+      });
+    this.closing.set(id, done);
+    return done;
   }
 
-  /** Closes every session (SIGTERM): each episode cancelled, each sandbox released. */
+  /** Closes every session (SIGTERM), those already closing included: each episode cancelled, each sandbox released. */
   async closeAll(): Promise<void> {
     await Promise.all([...this.open_.keys()].map((id) => this.close(id, "shutdown")));
   }
@@ -78,7 +97,7 @@ export class Sessions implements SessionRegistry {
       this.o.metrics.error(protocol, "capacity");
       throw new ServeError(
         "capacity",
-        `capacity reached: ${this.open_.size} of ${this.o.maxSessions} sessions are open${n > 1 ? ` (${n} asked)` : ""}`,
+        `capacity reached: ${this.open_.size} of ${this.o.maxSessions} sessions are open${this.closing.size ? ` (${this.closing.size} closing, their sandboxes not yet released)` : ""}${n > 1 ? ` (${n} asked)` : ""}`,
         undefined,
         { active: this.open_.size, max: this.o.maxSessions },
       );
@@ -101,7 +120,7 @@ export class Sessions implements SessionRegistry {
 
   private async reap(): Promise<void> {
     const now = Date.now();
-    const idle = [...this.open_.values()].filter((s) => s.idleFor(this.o.idleTimeoutMs, now));
+    const idle = [...this.open_.values()].filter((s) => !this.closing.has(s.id) && s.idleFor(this.o.idleTimeoutMs, now));
     await Promise.all(idle.map((s) => this.close(s.id, "idle")));
   }
 }

@@ -31,7 +31,7 @@ export class WebviewHost implements vscode.Disposable {
   constructor(
     private readonly webview: vscode.Webview,
     extension: vscode.ExtensionContext,
-    private readonly context: Omit<InitContext, "assetBase" | "backend" | "root"> & { root: string },
+    private readonly context: Omit<InitContext, "backend" | "root"> & { root: string },
     private readonly log: vscode.LogOutputChannel,
     snapshot: Record<string, unknown> | null = null,
   ) {
@@ -73,7 +73,7 @@ export class WebviewHost implements vscode.Disposable {
     const m = parsed.data;
     switch (m.kind) {
       case "ready":
-        this.post({ kind: "init", context: { ...this.context, assetBase: "", backend: "webview" }, snapshot: this.snapshot });
+        this.post({ kind: "init", context: { ...this.context, backend: "webview" }, snapshot: this.snapshot });
         return;
       case "snapshot":
         this.snapshot = m.state;

@@ -13,6 +13,13 @@ export class VirtualList<T> implements FramePart {
   private readonly spacer: HTMLElement;
   private readonly cache = new Map<number, T>();
   private readonly loading = new Set<number>();
+  /**
+   * Cached rows to fetch again (the last page of a list that grew: its last row may have grown too),
+   * by the mark of the setCount that made them stale. They stay shown until their page is back, so
+   * a live list never flickers to placeholders.
+   */
+  private readonly stale = new Map<number, number>();
+  private marks = 0;
   private count = 0;
   private selected = -1;
   /** The box's height and scroll offset as the frame's read found them. */
@@ -49,9 +56,10 @@ export class VirtualList<T> implements FramePart {
 
   setCount(n: number): void {
     if (n === this.count) return;
-    // The last page may have been partial (a live file): drop it so it is fetched again.
+    // The last page may have been partial (a live file): it is fetched again, its rows shown meanwhile.
     const lastPage = Math.floor(this.count / this.pageSize);
-    for (let i = lastPage * this.pageSize; i < this.count; i++) this.cache.delete(i);
+    const mark = ++this.marks;
+    for (let i = lastPage * this.pageSize; i < this.count; i++) if (this.cache.has(i)) this.stale.set(i, mark);
     this.count = n;
     this.spacer.style.height = `${n * this.rowHeight}px`;
     this.schedule();
@@ -59,7 +67,11 @@ export class VirtualList<T> implements FramePart {
 
   /** Drops the cached rows from `index` on (their lines grew: a step still being read or written) and draws again. */
   invalidateFrom(index: number): void {
-    for (const i of [...this.cache.keys()]) if (i >= index) this.cache.delete(i);
+    for (const i of [...this.cache.keys()])
+      if (i >= index) {
+        this.cache.delete(i);
+        this.stale.delete(i);
+      }
     this.schedule();
   }
 
@@ -129,12 +141,17 @@ export class VirtualList<T> implements FramePart {
     const to = Math.min(this.count, from + this.pageSize);
     if (from >= to) return;
     let complete = true;
-    for (let i = from; i < to; i++) if (!this.cache.has(i)) complete = false;
+    for (let i = from; i < to; i++) if (!this.cache.has(i) || this.stale.has(i)) complete = false;
     if (complete) return;
     this.loading.add(page);
+    const mark = this.marks;
     this.load(from, to)
       .then((items) => {
-        for (const [k, it] of items.entries()) this.cache.set(from + k, it);
+        for (const [k, it] of items.entries()) {
+          this.cache.set(from + k, it);
+          // Fresh unless the list grew again while this page was on its way.
+          if ((this.stale.get(from + k) ?? Infinity) <= mark) this.stale.delete(from + k);
+        }
         this.schedule();
       })
       .catch((err: unknown) => console.error("rows", err))

@@ -22,8 +22,6 @@ export const InitContext = z.object({
   row: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** Follow the file while a rollout writes it (live panel). */
   live: z._default(z.boolean(), false),
-  /** Where the app's own bundles live (for Monaco's worker). */
-  assetBase: z.string(),
   backend: z.enum(["webview", "http"]),
   /** The served folder (webview backend only): a restored panel re-opens from it. */
   root: z.optional(z.string()),

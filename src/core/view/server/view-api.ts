@@ -48,7 +48,6 @@ export function createViewApi(t: ViewTarget, appOf: (asked: string | null) => Ap
         ...(more.length ? { more: more.slice(0, 2) } : {}),
         ...(/^\d+$/.test(q.get("row") ?? "") ? { row: Number(q.get("row")) } : {}),
         live: q.get("live") === "1",
-        assetBase: "/assets/",
         backend: "http",
       });
       const preload = app === "trajectory" && opts.firstScreen ? await firstScreens(service, context) : [];
