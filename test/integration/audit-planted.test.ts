@@ -54,8 +54,13 @@ async function audit(e: ReturnType<typeof env>, backends: Array<"process" | "doc
   return auditEnvironment(e, { providers: list, runsDir, runs: 3, mutants: 12, seed: 0, concurrency: 4, probes, ...over });
 }
 
+/**
+ * Every verifier here is a one-line Python check that ends within a second: each gets a 10 s
+ * limit, which the sleep-past-timeout probe (it makes the verifier sleep a day) waits out in
+ * every audit, instead of the default minute.
+ */
 const codeManifest = (name: string, reward: string, tools = "[bash, write_file, submit]") =>
-  `name: ${name}\ndomain: code\nsandbox:\n  image: ${image}\n  workdir: /workspace\n  timeouts: { step: 20, rollout: 120 }\ntasks: tasks.jsonl\ntools: ${tools}\nmax_turns: 5\nreward:\n${reward}`;
+  `name: ${name}\ndomain: code\nsandbox:\n  image: ${image}\n  workdir: /workspace\n  timeouts: { step: 20, rollout: 120 }\ntasks: tasks.jsonl\ntools: ${tools}\nmax_turns: 5\nreward:\n${reward.replace(/^ {2}- type: (.*)$/gm, "  - type: $1\n    timeout: 10")}`;
 
 const weakTask = JSON.stringify({
   id: "double",
