@@ -61,16 +61,10 @@ healthy integration
 # is named in the env the later stages read.
 idle=(nice -n 19); command -v ionice >/dev/null && idle+=(ionice -c 3)
 begin code-server "${idle[@]}" bash test/setup/all.sh code-server
-# The browser suite (Chromium against `rlenv view`: no Docker, no Slurm) also runs beside the
-# integration stage, one file at a time and at a low priority (nice 10: about a tenth of a core
-# when the integration tests want both), in the CPU they leave idle while they wait on
-# containers, child processes and timeouts. Alone after the extension host it was ~170 s of
-# the critical path; its own waits are for elements, never for a time.
-[ -d test/e2e ] && begin e2e env RLENV_TEST_CONCURRENCY=1 nice -n 10 bash scripts/run-node-tests.sh test/e2e
 stage integration bash scripts/run-node-tests.sh test/integration
 finish code-server; services_env
 healthy extension-host; [ -f test/extension/run.mjs ] && stage extension-host node test/extension/run.mjs
-[ -d test/e2e ] && finish e2e
+healthy e2e; [ -d test/e2e ] && stage e2e bash scripts/run-node-tests.sh test/e2e
 
 echo
 echo "services:"; cat .test-artifacts/services/summary 2>/dev/null | sed 's/^/  /'
