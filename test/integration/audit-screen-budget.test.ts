@@ -38,9 +38,15 @@ const countdown = {
   },
 };
 
+/**
+ * The verifier's limit is 20 s: the screen's budget (SCREEN_BUDGET, 10x the gold's time, at least
+ * 1 s) must stay under it for the screen to stop a loop, and on a loaded machine the gold's step
+ * alone took over a second (a clean-clone CI run with the browser suite beside: the budget reached
+ * a 10 s limit and the loop ended as a plain timeout).
+ */
 function loadCountdown() {
   const { dir, cleanup } = makeEnvDir({
-    "environment.yaml": `name: budget\ndomain: code\nsandbox:\n  image: ${image}\n  workdir: /workspace\n  timeouts: { step: 20, rollout: 120 }\ntasks: tasks.jsonl\ntools: [bash, write_file, submit]\nmax_turns: 5\nreward:\n  - type: tests\n    command: python3 _hidden.py\n    format: exit-code\n    sentinel: true\n    timeout: 10\n`,
+    "environment.yaml": `name: budget\ndomain: code\nsandbox:\n  image: ${image}\n  workdir: /workspace\n  timeouts: { step: 20, rollout: 120 }\ntasks: tasks.jsonl\ntools: [bash, write_file, submit]\nmax_turns: 5\nreward:\n  - type: tests\n    command: python3 _hidden.py\n    format: exit-code\n    sentinel: true\n    timeout: 20\n`,
     "tasks.jsonl": `${JSON.stringify(countdown)}\n`,
   });
   cleanups.push(cleanup);
