@@ -5,12 +5,13 @@
  * none of the repository's sources, tests or source maps.
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { isolationUnavailable } from "../../src/core/sandbox/process/isolation";
+import { rlenvView } from "../e2e/support/browser";
 import { distStale } from "../support/cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -20,24 +21,6 @@ const skip = stale
   : isolationUnavailable("bwrap") && isolationUnavailable("unshare")
     ? "the process sandbox cannot isolate here"
     : false;
-
-/** `rlenv view TARGET --json` of the unpacked CLI: the URL it prints, and its stop. */
-function view(cli: string, target: string, cwd: string): Promise<{ url: string; stop: () => void }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "view", target, "--json"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      if (line) resolve({ url: (JSON.parse(line) as { url: string }).url, stop: () => child.kill("SIGTERM") });
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on("exit", (code) => reject(new Error(`rlenv view exited with ${code}: ${err}`)));
-  });
-}
 
 test("npm pack: the package alone validates, runs and views an environment it ships, with no sources, tests or maps in it", {
   skip,
@@ -96,7 +79,7 @@ test("npm pack: the package alone validates, runs and views an environment it sh
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     const [runDir] = readdirSync(path.join(work, "runs"));
     assert.ok(runDir, "the run wrote its folder under runs/");
-    const served = await view(cli, path.join("runs", runDir), work);
+    const served = await rlenvView(path.join(work, "runs", runDir), cli);
     try {
       const page = await (await fetch(served.url)).text();
       // (The page is a megabyte: a failure names what is missing, not the page.)

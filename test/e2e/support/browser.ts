@@ -27,10 +27,13 @@ export interface ViewProcess {
   stop(): void;
 }
 
-/** Starts `rlenv view PATH` (the built CLI, as a user runs it) and waits for its URL. */
-export function rlenvView(target: string): Promise<ViewProcess> {
+/**
+ * Starts `rlenv view PATH` (the built CLI, as a user runs it; `cli`: another launcher, such as an
+ * unpacked npm package's) and waits for its URL.
+ */
+export function rlenvView(target: string, cli = path.join(REPO, "dist", "cli.js")): Promise<ViewProcess> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [path.join(REPO, "dist", "cli.js"), "view", target, "--json"], {
+    const child: ChildProcess = spawn(process.execPath, [cli, "view", target, "--json"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
