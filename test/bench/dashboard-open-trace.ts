@@ -12,12 +12,11 @@
  * each rep opens the old build then this one. `--cpu-prof FILE` saves the page's CPU profile of
  * the last open of this build (open it in Chrome's DevTools). Prints; asserts nothing.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { launch } from "../e2e/support/browser";
+import { launch, rlenvView } from "../e2e/support/browser";
 import { writeLargeRun } from "../fixtures/large-run";
 import { arg } from "./options";
 import type { TraceEvent } from "./trace-event";
@@ -27,29 +26,6 @@ const REPS = Number(arg("reps", "3"));
 const BEFORE = arg("before", undefined);
 const CPU_PROF = arg("cpu-prof", undefined);
 const WORK = path.join(tmpdir(), "rlenv-bench-viewer");
-
-function view(cli: string, target: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, "view", target, "--json"], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, RLENV_CACHE_DIR: path.join(WORK, "view-cache") },
-  });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      if (line) resolve({ url: (JSON.parse(line) as { url: string }).url, child });
-    });
-    child.once("exit", (code) => reject(new Error(`rlenv view exited (${code}) before printing its URL`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 const TABLE_DONE = (n: number) =>
   `document.querySelectorAll(".rollout-table tbody tr[data-file]").length > 0 && (document.querySelector(".rollouts .toolbar .meta-item")?.textContent ?? "").replace(/,/g, "").includes("of ${n} ") && document.querySelector(".card-passk tbody tr") !== null`;
@@ -73,7 +49,8 @@ interface OpenTrace {
 }
 
 async function open(page: Page, cli: string, dir: string, profile: string | undefined): Promise<OpenTrace> {
-  const { url, child } = await view(cli, dir);
+  const served = await rlenvView(dir, cli, { RLENV_CACHE_DIR: path.join(WORK, "view-cache") });
+  const url = served.url;
   const browser = page.context().browser()!;
   const cdp = profile ? await page.context().newCDPSession(page) : null;
   try {
@@ -112,7 +89,7 @@ async function open(page: Page, cli: string, dir: string, profile: string | unde
     return { painted, startup, longest, lines };
   } finally {
     await cdp?.detach();
-    await stop(child);
+    await served.stop();
   }
 }
 

@@ -24,18 +24,21 @@ export function launch(): Promise<Browser> {
 
 export interface ViewProcess {
   url: string;
-  stop(): void;
+  /** Sends SIGTERM; resolves once the server has exited. */
+  stop(): Promise<void>;
 }
 
 /**
  * Starts `rlenv view PATH` (the built CLI, as a user runs it; `cli`: another launcher, such as an
- * unpacked npm package's) and waits for its URL.
+ * unpacked npm package's; `env`: added to this process's environment) and waits for its URL.
  */
-export function rlenvView(target: string, cli = path.join(REPO, "dist", "cli.js")): Promise<ViewProcess> {
+export function rlenvView(target: string, cli = path.join(REPO, "dist", "cli.js"), env: NodeJS.ProcessEnv = {}): Promise<ViewProcess> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [cli, "view", target, "--json"], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
     let out = "";
     let err = "";
     const timer = setTimeout(() => {
@@ -48,7 +51,13 @@ export function rlenvView(target: string, cli = path.join(REPO, "dist", "cli.js"
       if (!line) return;
       clearTimeout(timer);
       const { url } = JSON.parse(line) as { url: string };
-      resolve({ url, stop: () => child.kill("SIGTERM") });
+      resolve({
+        url,
+        stop: () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+          return exited;
+        },
+      });
     });
     child.stderr?.on("data", (d: Buffer) => {
       err += d.toString();
