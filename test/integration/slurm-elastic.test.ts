@@ -3,9 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import type { JobEvent } from "../../src/core/remote/api";
+import type { JobEvent, JobRecord } from "../../src/core/remote/api";
 import { RunnerClient } from "../../src/core/remote/client/client";
 import { SLURM_DONE } from "../../src/core/remote/executors/slurm-client";
+import { SlurmControl } from "../../src/core/remote/executors/slurm-control";
+import { releaseLeftHeld } from "../../src/core/remote/executors/slurm-elastic";
+import type { ExecutionContext } from "../../src/core/remote/jobs/executor";
 import { makeFixtureEnv, type StartedRunner, slurmClient, slurmRunnerArgs, slurmSkip, startRunner, waitFor } from "./remote-helpers";
 
 /**
@@ -125,4 +128,49 @@ test("a node that failed two shards is excluded from the job's later shards", { 
     async () => ((await slurmClient().tasks(excludedShard.slurm_job_id ?? 0)).every((t) => SLURM_DONE.has(t.state)) ? true : undefined),
     30_000,
   );
+});
+
+test("a shard left held by a runner that stopped between its submit and its release is released, with its exclusions, on the restart", {
+  skip,
+  timeout: 60_000,
+}, async () => {
+  const slurm = slurmClient();
+  const shared = mkdtempSync(path.join(process.env.RLENV_SLURM_SHARED ?? tmpdir(), "held-"));
+  cleanups.push(() => rmSync(shared, { recursive: true, force: true }));
+  const jobId = await slurm.submit({
+    name: "rlenv-held-test",
+    script: "#!/bin/sh\ntrue\n",
+    cwd: shared,
+    stdout: path.join(shared, "out.log"),
+    hold: true,
+    environment: { PATH: "/usr/bin:/bin" },
+  });
+  cleanups.push(() => slurm.cancel(jobId).catch(() => {}));
+  // The record a runner leaves when it stops right after Slurm took the shard: the shard with its
+  // exclusions still to set, and nothing else done.
+  const record = {
+    units: [{ id: "e0", state: "pending", attempts: 1, runs_dir: "e0", keep: "all", slurm_job_id: jobId, release_pending: ["vm"] }],
+  } as unknown as JobRecord;
+  const logs: string[] = [];
+  const ctx = {
+    job: () => record,
+    update: (mutate: (j: JobRecord) => void) => mutate(record),
+    log: (line: string) => logs.push(line),
+  } as unknown as ExecutionContext;
+  const control = new SlurmControl(process.env.RLENV_SLURM_CONF ? { slurmConf: process.env.RLENV_SLURM_CONF } : {});
+  await releaseLeftHeld(ctx, { client: slurm, control });
+  const env = process.env;
+  const res = await fetch(`${env.RLENV_SLURM_URL}/slurm/v0.0.38/job/${jobId}`, {
+    headers: {
+      "X-SLURM-USER-NAME": env.RLENV_SLURM_USER ?? "root",
+      "X-SLURM-USER-TOKEN": readFileSync(env.RLENV_SLURM_TOKEN_FILE ?? "", "utf8").trim(),
+    },
+  });
+  const rec = ((await res.json()) as { jobs: Array<{ excluded_nodes?: string; state_reason?: string }> }).jobs[0];
+  assert.equal(rec?.excluded_nodes, "vm", "the exclusion is set before the release");
+  assert.notEqual(rec?.state_reason, "JobHeldUser", "the shard is no longer held");
+  assert.equal(record.units[0]?.release_pending, undefined, "the release is recorded");
+  assert.match(logs.join("\n"), new RegExp(`Slurm job ${jobId} was still held .*released, excluding vm`));
+  // A second pass (the next poll) has nothing left to do.
+  await releaseLeftHeld(ctx, { client: slurm, control: { excludeAndRelease: () => assert.fail("released twice") } });
 });

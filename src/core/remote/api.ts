@@ -75,6 +75,11 @@ export const WorkUnit = z.object({
   /** Process group of a local unit, to end a stale one after a runner restart. */
   pgid: z.number().int().optional(),
   slurm_job_id: z.number().int().optional(),
+  /**
+   * An elastic shard submitted held, with the nodes it must avoid, until the runner has set
+   * them and released it (a runner that stopped in between does it on its restart).
+   */
+  release_pending: z.array(z.string()).optional(),
   /** An elastic shard's rollouts: sample numbers by task. */
   samples: z.record(z.string(), z.array(z.number().int().nonnegative())).optional(),
   /** The node its Slurm task ran on. */

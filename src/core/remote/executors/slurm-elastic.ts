@@ -117,6 +117,7 @@ async function elasticLoop(
     }
     let nodes: Awaited<ReturnType<SlurmClient["nodes"]>>;
     try {
+      await releaseLeftHeld(ctx, deps);
       await refreshStates(ctx, deps.client);
       nodes = await deps.client.nodes();
       unread.ok();
@@ -217,6 +218,35 @@ async function refreshStates(ctx: ExecutionContext, client: SlurmClient): Promis
   }
 }
 
+/**
+ * Shards submitted held whose release was never recorded: the runner stopped between the
+ * submit and the release, and Slurm would keep them waiting for good. Their exclusions are
+ * set and they are released now; one no longer pending (cancelled, say) is only marked.
+ */
+export async function releaseLeftHeld(
+  ctx: ExecutionContext,
+  deps: { client: Pick<SlurmClient, "tasks">; control: Pick<SlurmControl, "excludeAndRelease"> },
+): Promise<void> {
+  const held = ctx.job().units.filter((u) => !unitEnded(u) && u.release_pending !== undefined && u.slurm_job_id !== undefined);
+  for (const jobId of new Set(held.map((u) => u.slurm_job_id as number))) {
+    const nodes = held.find((u) => u.slurm_job_id === jobId)?.release_pending ?? [];
+    if ((await deps.client.tasks(jobId)).some((t) => t.state === "PENDING")) {
+      await deps.control.excludeAndRelease(jobId, nodes);
+      ctx.log(
+        `Slurm job ${jobId} was still held (the runner stopped between its submit and its release): released${nodes.length ? `, excluding ${nodes.join(",")}` : ""}`,
+      );
+    }
+    releaseRecorded(ctx, jobId);
+  }
+}
+
+/** The job's shards of this Slurm job are released: nothing is left to do for them on a restart. */
+function releaseRecorded(ctx: ExecutionContext, jobId: number): void {
+  ctx.update((j) => {
+    for (const u of j.units) if (u.slurm_job_id === jobId) delete u.release_pending;
+  });
+}
+
 /** One held array for the new shards: index i runs unit i's samples; exclusions are set before it is released. */
 async function submitShards(
   ctx: ExecutionContext,
@@ -252,11 +282,12 @@ async function submitShards(
     },
   });
   ctx.update((j) => {
-    j.units.push(...units.map((u) => ({ ...u, slurm_job_id: jobId })));
+    j.units.push(...units.map((u) => ({ ...u, slurm_job_id: jobId, ...(excluded.length > 0 ? { release_pending: excluded } : {}) })));
   });
   if (excluded.length > 0) {
     try {
       await deps.control.excludeAndRelease(jobId, excluded);
+      releaseRecorded(ctx, jobId);
     } catch (e) {
       ctx.log(`could not exclude ${excluded.join(",")} from Slurm job ${jobId}: ${(e as Error).message}; it is cancelled`);
       await deps.client.cancel(jobId);
