@@ -17,16 +17,13 @@ import path from "node:path";
 import { loadPool } from "../../src/core/fleet/pool-config";
 import { runOnPool } from "../../src/core/fleet/pool-run";
 import { makeFixtureEnv, REPO, type StartedRunner, startRunner } from "../integration/remote-helpers";
+import { arg } from "./options";
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
-};
-const tasks = Number(arg("--tasks", "60"));
+const tasks = Number(arg("tasks", "60"));
 const k = Number(arg("-k", "10"));
-const nap = Number(arg("--nap", "1"));
-const concurrency = Number(arg("--concurrency", "4"));
-const heartbeat = Number(arg("--heartbeat", "2"));
+const nap = Number(arg("nap", "1"));
+const concurrency = Number(arg("concurrency", "4"));
+const heartbeat = Number(arg("heartbeat", "2"));
 const total = tasks * k;
 const CLI = [process.execPath, path.join(REPO, "dist", "cli.js")];
 

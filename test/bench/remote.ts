@@ -26,20 +26,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { RunnerClient } from "../../src/core/remote/client/client";
 import { makeFixtureEnv, REPO, RLENV as RLENV_TSX, runFolderFiles, startRunner } from "../integration/remote-helpers";
+import { arg } from "./options";
 
 const CLI_MODE = process.env.BENCH_CLI === "tsx" ? "tsx" : "dist";
 const RLENV = CLI_MODE === "tsx" ? RLENV_TSX : [process.execPath, path.join(REPO, "dist", "cli.js")];
 
-const arg = (name: string, def: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? (process.argv[i + 1] ?? def) : def;
-};
-const tasks = Number(arg("--tasks", "100"));
+const tasks = Number(arg("tasks", "100"));
 const k = Number(arg("-k", "10"));
-const concurrency = Number(arg("--concurrency", "8"));
-const sandbox = arg("--sandbox", "process") as "process" | "docker" | "auto";
+const concurrency = Number(arg("concurrency", "8"));
+const sandbox = arg("sandbox", "process") as "process" | "docker" | "auto";
 /** Eight: on a shared 2-core machine one round's remote / local ranged from +0.6 to +23 % within one run; two rounds' median follows that noise. */
-const rounds = Number(arg("--rounds", "8"));
+const rounds = Number(arg("rounds", "8"));
 /**
  * Untimed rounds first: a runner is a long-lived service, and the first jobs a fresh runner
  * process serves run its code cold. V8 keeps optimising for several jobs: measured here, the
@@ -48,7 +45,7 @@ const rounds = Number(arg("--rounds", "8"));
  * runner as it serves jobs day to day; --warmup 0 times a cold one (the bench prints the
  * warm-up rounds' CPU, so the settling shows).
  */
-const warmup = Number(arg("--warmup", "8"));
+const warmup = Number(arg("warmup", "8"));
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

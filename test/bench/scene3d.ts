@@ -18,13 +18,10 @@ import { obbOf, penetrationDepth } from "../../src/core/domains/scene3d/checks/o
 import type { AddObjectArgs } from "../../src/core/domains/scene3d/tool-args";
 import { createSandboxProvider } from "../../src/core/sandbox/create-provider";
 import type { SceneNode } from "../../src/core/schema/trajectory";
+import { numArg } from "./options";
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg("objects", 1000);
-const STEPS = arg("steps", 20);
+const N = numArg("objects", 1000);
+const STEPS = numArg("steps", 20);
 const KINDS = ["box", "sphere", "cylinder", "cone", "torus"] as const;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -27,14 +27,11 @@ import { TrajectoryIndex } from "../../src/core/view/server/trajectory-index";
 import { launch } from "../e2e/support/browser";
 import { writeBigRollout } from "../fixtures/trajectories";
 import { waitForPaint } from "./wait-for-paint";
+import { numArg } from "./options";
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const STEPS = arg("steps", 10_000);
-const MB = arg("mb", 100);
-const REPS = arg("reps", 5);
+const STEPS = numArg("steps", 10_000);
+const MB = numArg("mb", 100);
+const REPS = numArg("reps", 5);
 
 /** The baseline page: everything parsed and rendered up front, as a naive viewer would. */
 const BASELINE_HTML = `<!doctype html><html><body><div id="steps"></div><script>

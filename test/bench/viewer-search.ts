@@ -13,11 +13,8 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, st
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ViewService } from "../../src/core/view/server/view-service";
+import { arg } from "./options";
 
-const arg = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? String(process.argv[i + 1]) : dflt;
-};
 const ROLLOUTS = Number(arg("rollouts", "1000"));
 const KB = Number(arg("kb", "1024"));
 const DIR = arg("dir", path.join(tmpdir(), `rlenv-search-bench-${ROLLOUTS}x${KB}`));
