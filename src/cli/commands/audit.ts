@@ -120,7 +120,7 @@ async function auditFolders(
   return done;
 }
 
-/** `rlenv audit DIRS`: audits each folder, writes audit.json and audit.md into --out, exits 1 unless every audit passed. */
+/** `rlenv audit DIRS`: audits each folder, writes audit.json and audit.md into --out, exits 1 unless every audit passed, 2 when a folder does not load or a --tasks id is not there. */
 async function runAudit(given: string[], opts: AuditCliOptions): Promise<void> {
   // A folder of Harbor tasks is audited task by task (each is an environment of its own image).
   const dirs = expandHarborFolders(given);
@@ -156,7 +156,8 @@ async function runAudit(given: string[], opts: AuditCliOptions): Promise<void> {
   writeFileSync(path.join(out, "audit.md"), auditMarkdown(report, out));
   if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stderr.write(`${report.ok ? "✓ audit passed" : "✗ audit failed"}: ${path.join(out, "audit.md")}\n`);
-  process.exitCode = report.ok ? 0 : 1;
+  // An environment that does not load, or a task id that is not there, is bad input (2); a verifier the audit fooled, a failed check (1).
+  process.exitCode = broken ? 2 : report.ok ? 0 : 1;
 }
 
 export function registerAudit(program: Command): void {

@@ -16,12 +16,13 @@ export function registerIndex(program: Command): void {
     .argument("<dirs...>", "environment folders")
     .action(async (dirs: string[]) => {
       let failed = 0;
+      let unreadable = 0;
       for (const dir of dirs) {
         const { env, problems } = loadEnvironment(dir);
         const errors = problems.filter((p) => p.severity === "error");
         if (!env || errors.length > 0) {
           for (const p of errors) process.stderr.write(`${formatProblem(p, process.cwd())}\n`);
-          failed++;
+          unreadable++;
           continue;
         }
         if (!env.paths.documents) {
@@ -36,6 +37,8 @@ export function registerIndex(program: Command): void {
         });
         if (corpus?.problems.length) failed++;
       }
-      if (failed) process.exitCode = 1;
+      // An environment that does not load is bad input (2, the others are still indexed); documents that did not parse, 1.
+      if (unreadable) process.exitCode = 2;
+      else if (failed) process.exitCode = 1;
     });
 }

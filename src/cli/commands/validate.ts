@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { collectTaskIds, unknownTaskIdsMessage, unknownTaskIds } from "../task-ids";
 import path from "node:path";
 import { type Command, Option } from "commander";
@@ -124,7 +125,9 @@ export function registerValidate(program: Command): void {
         // Results go to stdout (problems, one verdict line per environment); notes to stderr.
         if (!opts.json) printStatic(results, cwd, opts.run === true && !failed);
         const unknown = early && !failed ? unknownTaskIds(opts.tasks, early.envs.values()) : [];
-        if (unknown.length > 0) {
+        // A --tasks id no environment has is misuse (2), as in run and audit.
+        const misuse = unknown.length > 0;
+        if (misuse) {
           failed = true;
           process.stderr.write(unknownTaskIdsMessage("validate", unknown, early?.envs.values() ?? []));
         }
@@ -143,7 +146,8 @@ export function registerValidate(program: Command): void {
             `${JSON.stringify({ ok: !failed, environments: results, ...(runReport ? { run: runReport } : {}) }, null, 2)}\n`,
           );
         }
-        process.exitCode = failed ? 1 : 0;
+        // A folder that is not there is bad input (2), as in every command; problems in one that is, a failed check (1).
+        process.exitCode = misuse || given.some((d) => !existsSync(d)) ? 2 : failed ? 1 : 0;
       },
     );
 }

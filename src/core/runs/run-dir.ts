@@ -33,7 +33,7 @@ export interface RunInfo {
 /**
  * A run folder: its record, and its summary when the run got that far. A run whose owner is
  * gone shows as `interrupted` (see run-state.ts), with a summary of the rollouts that ended.
- * Throws naming the file when run.json is bad.
+ * Throws naming the folder when it is not a run, and the file when run.json is bad.
  */
 export function readRun(dir: string): RunInfo {
   const info = readRunAsWritten(dir);
@@ -45,7 +45,14 @@ export function readRun(dir: string): RunInfo {
 /** A run folder exactly as its files say (a killed run still says `running`). */
 export function readRunAsWritten(dir: string): RunInfo {
   const file = path.join(dir, RUN_FILE);
-  const raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  if (!existsSync(dir)) throw new Error(`${dir}: no such folder`);
+  if (!existsSync(file)) throw new Error(`${dir}: not a run folder (it has no ${RUN_FILE}; runs are the folders under runs/)`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  } catch (e) {
+    throw new Error(`${file}: not JSON (${(e as Error).message})`);
+  }
   const rec = RunRecordSchema.safeParse(raw);
   if (!rec.success) throw new Error(`${file}: ${rec.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   const sfile = path.join(dir, SUMMARY_FILE);

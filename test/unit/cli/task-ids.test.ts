@@ -20,7 +20,7 @@ test("--tasks takes ids with spaces or commas between them", () => {
   assert.equal(parse("--json"), undefined);
 });
 
-test("audit: a --tasks id no environment has fails and says so, with ids that exist", () => {
+test("audit: a --tasks id no environment has is misuse (exit 2), named with ids that exist", () => {
   const add = {
     id: "add-1",
     prompt: "Implement add.",
@@ -35,7 +35,7 @@ test("audit: a --tasks id no environment has fails and says so, with ids that ex
   });
   try {
     const r = rlenv(["audit", dir, "--sandbox", "process", "--out", path.join(dir, "audit"), "--tasks", "add-2,add-3"], { cwd: dir });
-    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /rlenv audit: unknown task ids 'add-2', 'add-3': no environment here has them \(tasks look like add-1\)/);
     assert.match(r.stderr, /✗ audit failed/);
   } finally {

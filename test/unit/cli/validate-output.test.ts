@@ -61,7 +61,7 @@ test("validate --run: a failed task's line names each failing component, its rea
   }
 });
 
-test("validate: '1 task', and --run --tasks with an id no environment has fails without running anything", () => {
+test("validate: '1 task', and --run --tasks with an id no environment has is misuse (exit 2), with nothing run", () => {
   const { dir, cleanup } = good();
   try {
     const v = rlenv(["validate", dir], { cwd: dir });
@@ -70,7 +70,7 @@ test("validate: '1 task', and --run --tasks with an id no environment has fails 
     const r = rlenv(["validate", dir, "--run", "--sandbox", "process", "--runs", path.join(dir, "runs"), "--tasks", "nosuch"], {
       cwd: dir,
     });
-    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /unknown task id 'nosuch'/);
     assert.doesNotMatch(r.stdout, /✓/);
     assert.equal(existsSync(path.join(dir, "runs")), false, "no rollout ran");
