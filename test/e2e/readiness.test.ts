@@ -61,6 +61,11 @@ test("dashboard: the Readiness panel shows zero-variance groups, bands, pass@k/p
     // k = 8: pass@8 is the share of tasks solved at least once (7 of 8), pass^8 of those solved every time (2 of 8).
     assert.deepEqual(await page.locator(".card-readiness-pass tbody tr:last-child td").allTextContents(), ["8", "0.875", "0.250"]);
     assert.equal(await page.locator(".card-readiness-time .time-bar span").count(), 4);
+    // Each key of the bar stays whole where the card is narrow: its swatch on the line of its name.
+    assert.deepEqual(
+      await page.$$eval(".card-readiness-time .time-key", (keys) => keys.map((k) => k.getClientRects().length)),
+      [1, 1, 1, 1],
+    );
     // A task id that looks like markup stays text.
     assert.equal(await page.locator(".card-readiness-tasks img").count(), 0);
     await page.locator(".card-readiness-tasks td", { hasText: "<img src=x>" }).waitFor();
