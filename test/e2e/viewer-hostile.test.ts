@@ -114,6 +114,12 @@ describe("viewer on hostile and huge trajectories in Chromium", { skip }, () => 
       .locator(".citation")
       .evaluateAll((cs) => cs.map((c) => [...c.querySelectorAll("mark.m-cite")].map((m) => m.textContent).join("")));
     assert.deepEqual(cited, ["$4,210 million", "Springfield, Illinois", "$1.20 per share"]);
+    // Two citations of one page are told apart by their titles: each names the words it cites.
+    assert.deepEqual(await page.locator(".citation .cite-quote").allTextContents(), [
+      " · “$4,210 million”",
+      " · “Springfield, Illinois”",
+      " · “$1.20 per share”",
+    ]);
     assert.ok((await page.locator(".citation mark.m-submitted").count()) >= 3);
     assert.match(String(await page.locator(".citation").nth(2).textContent()), /Net income attributable to shareholders was \$455 million/);
     assert.deepEqual(await page.locator(".page mark.m-gold").allTextContents(), ["$455 million"]);

@@ -194,6 +194,9 @@ export class DocumentsPanel {
         this.report.appendChild(this.neverRead(card, c, v.pages));
         continue;
       }
+      // Which words of the page this citation is: two citations of one page otherwise show as two alike cards.
+      if (c.span)
+        card.querySelector(".ch b")!.after(h("span", { class: "cite-quote" }, ` · “${quoteOf(p.text.slice(c.span[0], c.span[1]))}”`));
       card.querySelector(".ch")!.append(" · ", this.pageLink(c.page_index, v.pages));
       // The excerpt: around the cited span, else around the first submitted or gold figure on the page, else the page's start.
       const marks = p.marks ?? [];
@@ -233,4 +236,10 @@ export class DocumentsPanel {
       );
     return card;
   }
+}
+
+/** A cited span for a card's title: one line, its controls visible, at most 80 characters. */
+function quoteOf(text: string): string {
+  const line = visibleBidi(text.replace(/\s+/g, " ").trim());
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
