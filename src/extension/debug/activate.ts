@@ -110,12 +110,22 @@ function publishTaskFiles(ctx: ExtensionCtx): string[] {
   return files;
 }
 
+/** The language package.json gives the paused rollout's readable source: its long lines wrap (configurationDefaults). */
+export const ROLLOUT_LANGUAGE = "rlenv-rollout";
+
+/** The adapter's readable rollout (frames.ts names its source "rollout TASK"; it has no file, so the editor shows it as debug:). */
+function showAsRollout(doc: vscode.TextDocument): void {
+  if (doc.uri.scheme === "debug" && doc.uri.path.startsWith("rollout ") && doc.languageId !== ROLLOUT_LANGUAGE)
+    void vscode.languages.setTextDocumentLanguage(doc, ROLLOUT_LANGUAGE);
+}
+
 /** The rollout debugger: the `rlenv` debug type (inline adapter) and its configurations; returns its commands for the table. */
 export function activateDebugger(ctx: ExtensionCtx): CommandSpec[] {
   const provider = new RolloutConfigurationProvider(ctx);
   void ctx.environments.ready().then(() => publishTaskFiles(ctx));
   ctx.extension.subscriptions.push(
     ctx.environments.onDidChange(() => publishTaskFiles(ctx)),
+    vscode.workspace.onDidOpenTextDocument(showAsRollout),
     vscode.debug.registerDebugConfigurationProvider("rlenv", provider),
     // Listed in the Run and Debug dropdown; a separate object so its resolve is not run twice.
     vscode.debug.registerDebugConfigurationProvider(

@@ -171,6 +171,13 @@ suite("Rollout debugger", () => {
     assert.ok(top.source.sourceReference > 0);
     assert.match(shown.document.lineAt(top.line - 1).text, /^▶ call write_file .*paused here/);
     assert.doesNotMatch(shown.document.getText(), /^\{"type":/m, "no raw trajectory lines");
+    // Its prompts are paragraphs: the rollout's own language wraps its long lines.
+    await waitFor(
+      "the readable rollout in its own language",
+      () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === "debug" && e.document.languageId === "rlenv-rollout"),
+      10_000,
+    );
+    assert.equal(vscode.workspace.getConfiguration("editor", { languageId: "rlenv-rollout" }).get("wordWrap"), "on");
     await screenshot("debug-paused");
 
     const before2 = messages.length;
