@@ -133,6 +133,8 @@ describe("viewer in Chromium", { skip }, () => {
     const { page, errors } = await open(runs.code);
     await page.waitForSelector("table.rollout-table tbody tr");
     assert.equal(await page.locator("table.rollout-table tbody tr").count(), 12);
+    // The cards come with the run's aggregates, which may follow the table's first page: wait for the histogram.
+    await page.waitForSelector(".card-rewards svg rect", { state: "attached" });
     assert.equal(await page.locator(".card-rewards svg rect").count(), 10);
     // pass@k comes with the aggregates, which may follow the table's first page: wait for its rows.
     const passk = page.locator("table.passk tbody td:first-child");
